@@ -1,0 +1,401 @@
+"""An async streaming client for OpenAI-compatible ``/v1/chat/completions``.
+
+One client serves llama-server and Ollama (both speak this endpoint). It
+yields typed events (backends.events), turns every failure into a typed error
+with a plain message (backends.errors) that keeps the partial text, checks the
+local-only policy before it opens a connection, and writes one audit record
+per call, whatever the outcome.
+
+Streaming notes (see REFERENCE.md §1.10, §7): llama-server sends SSE comment
+pings that httpx-sse drops for us; empty ``data`` is skipped; ``[DONE]`` ends
+the stream; an ``{"error": ...}`` event can arrive after HTTP 200; ``timings``
+ride on the last JSON chunk whose ``choices`` may be empty. Cancelling the task
+that iterates the stream closes the connection, which is how llama-server
+learns to stop and free the slot (it has no cancel endpoint).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import httpx
+from httpx_sse import SSEError, aconnect_sse
+
+from backends.errors import (
+    BackendError,
+    MalformedStream,
+    ModelLoading,
+    NotAModelServer,
+    ServerHTTPError,
+    ServerTimeout,
+    ServerUnreachable,
+    StreamBroken,
+)
+from backends.events import (
+    ContentDelta,
+    Finished,
+    PromptProgress,
+    ReasoningDelta,
+    StreamEvent,
+    Timings,
+    Usage,
+)
+from backends.policy import check_backend
+from workspace.audit import AuditLog, AuditRecord
+from workspace.config import Backend, Policy, Sampling
+
+DEFAULT_TIMEOUT = httpx.Timeout(10.0, read=600.0)  # long prefill can be silent for minutes
+
+
+@dataclass
+class ChatRequest:
+    messages: list[dict[str, Any]]
+    sampling: Sampling = field(default_factory=Sampling)  # overrides the backend's own
+    json_schema: dict[str, Any] | None = None
+    schema_name: str = "answer"
+    return_progress: bool = False
+
+
+class ChatClient:
+    """Streams chat completions from one configured backend.
+
+    Args:
+        backend: the backend from the config; its URL, kind, model and sampling are used.
+        policy: the local-only policy; checked before every call.
+        audit: where to record each call (None only in benchmarks and unit checks).
+        timeout: httpx timeouts; ``read`` is the longest silence allowed between two chunks.
+    """
+
+    def __init__(
+        self,
+        backend: Backend,
+        policy: Policy,
+        audit: AuditLog | None,
+        *,
+        timeout: httpx.Timeout = DEFAULT_TIMEOUT,
+    ) -> None:
+        self.backend = backend
+        self.policy = policy
+        self.audit = audit
+        self.timeout = timeout
+        self._server_build: str | None = None
+
+    def build_body(self, request: ChatRequest) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "messages": request.messages,
+            "stream": True,
+            "stream_options": {"include_usage": True},
+        }
+        if self.backend.model:
+            body["model"] = self.backend.model
+        merged = {**self.backend.sampling.as_dict(), **request.sampling.as_dict()}
+        body.update(merged)
+        if self.backend.kind == "llamacpp" and request.return_progress:
+            body["return_progress"] = True
+        if request.json_schema is not None:
+            # The OpenAI nesting. The un-nested form is silently ignored by llama-server.
+            body["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": request.schema_name, "schema": request.json_schema, "strict": True},
+            }
+        return body
+
+    async def stream(self, request: ChatRequest, *, role: str | None = None) -> AsyncIterator[StreamEvent]:
+        """Yield events for one call; raise a BackendError subclass on failure.
+
+        Raises:
+            PolicyRefusal: the backend's address is not allowed (nothing is sent).
+            ServerUnreachable, ServerTimeout, ServerHTTPError (ModelLoading,
+            NotAModelServer), MalformedStream, StreamBroken: with ``partial`` text.
+        """
+        check_backend(self.backend, self.policy, role)
+        body = self.build_body(request)
+        record = AuditRecord(
+            backend=self.backend.name,
+            role=role,
+            url=self.backend.url,
+            model=self.backend.model,
+            messages=request.messages,
+            request={k: v for k, v in body.items() if k != "messages"},
+            sampling={k: v for k, v in body.items() if k not in ("messages", "stream", "stream_options")},
+        )
+        text: list[str] = []
+        reasoning: list[str] = []
+        try:
+            async with httpx.AsyncClient(timeout=self.timeout, trust_env=False) as client:
+                record.server_build = await self._fetch_server_build(client)
+                async for event in self._events(client, body, text, reasoning):
+                    if isinstance(event, Finished):
+                        record.model = event.model or record.model
+                        record.timings = event.timings.as_dict() if event.timings else None
+                        record.usage = _usage_dict(event.usage)
+                        record.outcome = "completed"
+                    yield event
+        except BackendError as exc:
+            exc.partial = "".join(text)
+            record.outcome, record.error = "failed", f"{type(exc).__name__}: {exc}"
+            raise
+        except BaseException as exc:  # cancellation (and anything unexpected) is audited too
+            record.outcome = "cancelled" if _is_cancel(exc) else "failed"
+            record.error = None if _is_cancel(exc) else f"{type(exc).__name__}: {exc}"
+            raise
+        finally:
+            record.response_text = "".join(text)
+            record.reasoning_text = "".join(reasoning)
+            record.finished_at = datetime.now(UTC).isoformat()
+            if record.outcome == "started":  # the consumer stopped iterating early
+                record.outcome = "cancelled"
+            if self.audit is not None:
+                self.audit.record(record)
+
+    async def complete(self, request: ChatRequest, *, role: str | None = None) -> Finished:
+        """Run a call to the end and return its Finished event."""
+        async for event in self.stream(request, role=role):
+            if isinstance(event, Finished):
+                return event
+        raise StreamBroken(  # pragma: no cover - stream() raises before this
+            "The stream ended without an answer.", backend=self.backend.name, url=self.backend.url
+        )
+
+    async def complete_json(
+        self, request: ChatRequest, schema: dict[str, Any], *, role: str | None = None
+    ) -> Any:
+        """Structured output: constrain the answer to ``schema`` and parse it."""
+        request.json_schema = schema
+        finished = await self.complete(request, role=role)
+        try:
+            return json.loads(finished.text)
+        except json.JSONDecodeError as exc:
+            raise MalformedStream(
+                f"Backend '{self.backend.name}' was asked for JSON matching a schema but sent "
+                f"text that is not JSON ({exc.msg} at character {exc.pos}).",
+                backend=self.backend.name,
+                url=self.backend.url,
+                partial=finished.text,
+            ) from exc
+
+    async def _fetch_server_build(self, client: httpx.AsyncClient) -> str | None:
+        """The server's build for the audit trail; fetched once per client.
+
+        A failure here is not the call's failure: the call itself reports why the
+        server cannot be used, so an unreachable /props only leaves the build blank.
+        """
+        if self._server_build is not None:
+            return self._server_build
+        path = "/props" if self.backend.kind == "llamacpp" else "/api/version"
+        try:
+            response = await client.get(self.backend.url + path, timeout=5.0)
+            if response.status_code == 200:
+                data = response.json()
+                self._server_build = str(data.get("build_info") or data.get("version") or "") or None
+        except (httpx.HTTPError, ValueError, AttributeError):
+            return None
+        return self._server_build
+
+    async def _events(
+        self,
+        client: httpx.AsyncClient,
+        body: dict[str, Any],
+        text: list[str],
+        reasoning: list[str],
+    ) -> AsyncIterator[StreamEvent]:
+        name, url = self.backend.name, self.backend.url
+        endpoint = f"{url}/v1/chat/completions"
+        finish_reason: str | None = None
+        timings: Timings | None = None
+        usage: Usage | None = None
+        model: str | None = None
+        try:
+            async with aconnect_sse(client, "POST", endpoint, json=body) as source:
+                response = source.response
+                if response.status_code >= 400:
+                    await response.aread()
+                    raise _http_error(name, url, response)
+                try:
+                    async for sse in source.aiter_sse():
+                        data = sse.data
+                        if not data:
+                            continue
+                        if data == "[DONE]":
+                            break
+                        try:
+                            chunk = json.loads(data)
+                        except json.JSONDecodeError:
+                            raise MalformedStream(
+                                f"Backend '{name}' at {url} sent a stream event that is not JSON: "
+                                f"{data[:80]!r}. Is this a llama-server or Ollama endpoint?",
+                                backend=name,
+                                url=url,
+                            ) from None
+                        if not isinstance(chunk, dict):
+                            raise MalformedStream(
+                                f"Backend '{name}' at {url} sent a stream event that is not a JSON object.",
+                                backend=name,
+                                url=url,
+                            )
+                        if "error" in chunk:
+                            raise _stream_error(name, url, chunk["error"])
+                        model = chunk.get("model", model)
+                        progress = chunk.get("prompt_progress")
+                        if progress:
+                            yield PromptProgress(
+                                total=int(progress.get("total", 0)),
+                                cache=int(progress.get("cache", 0)),
+                                processed=int(progress.get("processed", 0)),
+                                time_ms=float(progress.get("time_ms", 0.0)),
+                            )
+                        choices = chunk.get("choices")
+                        if choices:
+                            choice = choices[0]
+                            delta = choice.get("delta") or {}
+                            piece = delta.get("reasoning_content")
+                            if piece:
+                                reasoning.append(piece)
+                                yield ReasoningDelta(piece)
+                            piece = delta.get("content")
+                            if piece:
+                                text.append(piece)
+                                yield ContentDelta(piece)
+                            if choice.get("finish_reason"):
+                                finish_reason = choice["finish_reason"]
+                        if "timings" in chunk:
+                            timings = Timings.from_llamacpp(chunk["timings"])
+                        if chunk.get("usage"):
+                            usage = Usage.from_openai(chunk["usage"])
+                except SSEError:
+                    await response.aread()
+                    raise NotAModelServer(
+                        f"{url} answered, but not with an event stream "
+                        f"(content type '{response.headers.get('content-type', 'none')}'). "
+                        f"Check that backend '{name}' points at a llama-server or Ollama port.",
+                        backend=name,
+                        url=url,
+                        status=response.status_code,
+                        server_message=None,
+                    ) from None
+        except httpx.ConnectError as exc:
+            raise ServerUnreachable(
+                f"Nothing is answering at {url} (backend '{name}'): {_reason(exc)}. Start the "
+                "model server, or check the address in the config.",
+                backend=name,
+                url=url,
+            ) from exc
+        except httpx.TimeoutException as exc:
+            raise ServerTimeout(
+                f"Backend '{name}' at {url} went silent for longer than the timeout "
+                f"({type(exc).__name__}). The server may be overloaded or stuck; check it, then retry.",
+                backend=name,
+                url=url,
+            ) from exc
+        except (httpx.RemoteProtocolError, httpx.ReadError) as exc:
+            raise StreamBroken(
+                f"Backend '{name}' at {url} closed the connection mid-answer ({_reason(exc)}). "
+                "The server may have crashed or restarted. The text so far is kept, marked incomplete.",
+                backend=name,
+                url=url,
+            ) from exc
+        if finish_reason is None and timings is None and usage is None:
+            raise StreamBroken(
+                f"Backend '{name}' at {url} ended the stream before the answer was finished. "
+                "The text so far is kept, marked incomplete.",
+                backend=name,
+                url=url,
+            )
+        yield Finished(
+            text="".join(text),
+            reasoning="".join(reasoning),
+            finish_reason=finish_reason,
+            timings=timings,
+            usage=usage,
+            model=model,
+        )
+
+
+def _http_error(name: str, url: str, response: httpx.Response) -> ServerHTTPError:
+    status = response.status_code
+    message, error_type = _server_error_fields(response)
+    if status == 503 and message and "loading" in message.lower():
+        return ModelLoading(
+            f"Backend '{name}' at {url} is still loading its model (HTTP 503). Wait until it is "
+            "ready, then retry.",
+            backend=name,
+            url=url,
+            status=status,
+            server_message=message,
+            error_type=error_type,
+        )
+    if message is None:
+        ctype = response.headers.get("content-type", "none")
+        return NotAModelServer(
+            f"{url} answered HTTP {status} with '{ctype}', not a model server's error. Check "
+            f"that backend '{name}' points at a llama-server or Ollama port.",
+            backend=name,
+            url=url,
+            status=status,
+            server_message=None,
+        )
+    return ServerHTTPError(
+        f"Backend '{name}' at {url} refused the request (HTTP {status}): {message}",
+        backend=name,
+        url=url,
+        status=status,
+        server_message=message,
+        error_type=error_type,
+    )
+
+
+def _server_error_fields(response: httpx.Response) -> tuple[str | None, str | None]:
+    """The server's own error message: llama.cpp ``{"error":{...}}`` or Ollama ``{"error":"..."}``."""
+    try:
+        data = response.json()
+    except ValueError:
+        return None, None
+    error = data.get("error") if isinstance(data, dict) else None
+    if isinstance(error, dict):
+        return str(error.get("message", "")) or None, error.get("type")
+    if isinstance(error, str):
+        return error, None
+    return None, None
+
+
+def _stream_error(name: str, url: str, error: Any) -> ServerHTTPError:
+    if isinstance(error, dict):
+        message, error_type, code = str(error.get("message", "")), error.get("type"), error.get("code")
+    else:
+        message, error_type, code = str(error), None, None
+    return ServerHTTPError(
+        f"Backend '{name}' at {url} reported an error mid-answer: {message}",
+        backend=name,
+        url=url,
+        status=int(code) if isinstance(code, int) else 200,
+        server_message=message,
+        error_type=error_type,
+    )
+
+
+def _reason(exc: Exception) -> str:
+    text = str(exc).strip()
+    if "refused" in text.lower():
+        return "connection refused"
+    return text or type(exc).__name__
+
+
+def _is_cancel(exc: BaseException) -> bool:
+    import asyncio
+
+    return isinstance(exc, asyncio.CancelledError | GeneratorExit)
+
+
+def _usage_dict(usage: Usage | None) -> dict[str, int] | None:
+    if usage is None:
+        return None
+    return {
+        "prompt_tokens": usage.prompt_tokens,
+        "completion_tokens": usage.completion_tokens,
+        "total_tokens": usage.total_tokens,
+        "cached_tokens": usage.cached_tokens,
+    }

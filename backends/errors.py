@@ -1,0 +1,73 @@
+"""Typed failures of a model call, each with a message the attorney can act on.
+
+A failure during streaming keeps the text received so far in ``partial`` and
+marks it incomplete, so a half-drafted paragraph is never lost because a
+server died.
+"""
+
+from __future__ import annotations
+
+from workspace.errors import ChambersError
+
+
+class BackendError(ChambersError):
+    title = "The model server failed"
+
+    def __init__(self, message: str, *, backend: str, url: str, partial: str = "") -> None:
+        super().__init__(message)
+        self.backend = backend
+        self.url = url
+        self.partial = partial
+
+    @property
+    def incomplete(self) -> bool:
+        """True when some text arrived before the failure (and is kept in ``partial``)."""
+        return bool(self.partial)
+
+
+class ServerUnreachable(BackendError):
+    title = "Model server not reachable"
+
+
+class ServerTimeout(BackendError):
+    title = "Model server stopped answering"
+
+
+class ServerHTTPError(BackendError):
+    title = "The model server refused the request"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        backend: str,
+        url: str,
+        status: int,
+        server_message: str | None,
+        error_type: str | None = None,
+        partial: str = "",
+    ) -> None:
+        super().__init__(message, backend=backend, url=url, partial=partial)
+        self.status = status
+        self.server_message = server_message
+        self.error_type = error_type
+
+
+class ModelLoading(ServerHTTPError):
+    title = "The model is still loading"
+
+
+class NotAModelServer(ServerHTTPError):
+    title = "That address is not a model server"
+
+
+class MalformedStream(BackendError):
+    title = "The model server sent something unreadable"
+
+
+class StreamBroken(BackendError):
+    title = "The model server stopped mid-answer"
+
+
+class PolicyRefusal(ChambersError):
+    title = "Refused: this would leave the office"

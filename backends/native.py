@@ -1,0 +1,225 @@
+"""Native (non-OpenAI) calls: llama-server health/props/slots/metrics, Ollama version/tags/ps.
+
+These feed the backend list and, later, the fleet dashboard. Each returns a
+small typed result or raises the same typed errors as streaming calls, so a
+caller shows one kind of message whichever endpoint failed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+from prometheus_client.parser import text_string_to_metric_families
+
+from backends.errors import (
+    BackendError,
+    MalformedStream,
+    ModelLoading,
+    NotAModelServer,
+    ServerHTTPError,
+    ServerTimeout,
+    ServerUnreachable,
+)
+from backends.policy import check_backend
+from workspace.config import Backend, Policy
+
+NATIVE_TIMEOUT = httpx.Timeout(5.0)
+
+
+@dataclass(frozen=True)
+class Health:
+    ok: bool
+    status: str  # "ok", "loading model", or the server's own words
+
+
+@dataclass(frozen=True)
+class Props:
+    model: str | None
+    n_ctx: int | None
+    build: str | None
+    total_slots: int | None
+    endpoint_metrics: bool
+    raw: dict[str, Any] = field(repr=False)
+
+
+@dataclass(frozen=True)
+class Slot:
+    id: int
+    n_ctx: int
+    is_processing: bool
+    n_decoded: int
+
+
+@dataclass(frozen=True)
+class OllamaModel:
+    name: str
+    size: int
+    size_vram: int | None = None
+    context_length: int | None = None
+
+
+class NativeClient:
+    """Short, non-streaming calls to one backend; the policy is checked first."""
+
+    def __init__(
+        self, backend: Backend, policy: Policy, *, timeout: httpx.Timeout = NATIVE_TIMEOUT
+    ) -> None:
+        self.backend = backend
+        self.policy = policy
+        self.timeout = timeout
+
+    async def _get(self, path: str, *, accept_status: tuple[int, ...] = (200,)) -> httpx.Response:
+        check_backend(self.backend, self.policy)
+        name, url = self.backend.name, self.backend.url
+        try:
+            async with httpx.AsyncClient(timeout=self.timeout, trust_env=False) as client:
+                response = await client.get(url + path)
+        except httpx.ConnectError as exc:
+            raise ServerUnreachable(
+                f"Nothing is answering at {url} (backend '{name}'). Start the model server, "
+                "or check the address in the config.",
+                backend=name,
+                url=url,
+            ) from exc
+        except httpx.TimeoutException as exc:
+            raise ServerTimeout(
+                f"Backend '{name}' at {url} did not answer {path} in time.", backend=name, url=url
+            ) from exc
+        except httpx.HTTPError as exc:
+            raise BackendError(f"Backend '{name}' at {url}: {exc}", backend=name, url=url) from exc
+        if response.status_code in accept_status:
+            return response
+        raise _status_error(name, url, path, response)
+
+    def _json(self, response: httpx.Response, path: str) -> Any:
+        try:
+            return response.json()
+        except ValueError:
+            raise NotAModelServer(
+                f"{self.backend.url}{path} did not answer with JSON. Check that backend "
+                f"'{self.backend.name}' points at a {self._kind_word()} port.",
+                backend=self.backend.name,
+                url=self.backend.url,
+                status=response.status_code,
+                server_message=None,
+            ) from None
+
+    def _kind_word(self) -> str:
+        return "llama-server" if self.backend.kind == "llamacpp" else "Ollama"
+
+    # --- llama-server -------------------------------------------------------
+
+    async def health(self) -> Health:
+        response = await self._get("/health", accept_status=(200, 503))
+        data = self._json(response, "/health")
+        if response.status_code == 200:
+            return Health(ok=True, status=str(data.get("status", "ok")))
+        message = (data.get("error") or {}).get("message", "unavailable")
+        return Health(ok=False, status=str(message).lower())
+
+    async def props(self) -> Props:
+        data = self._json(await self._get("/props"), "/props")
+        if not isinstance(data, dict):
+            raise self._malformed("/props")
+        settings = data.get("default_generation_settings") or {}
+        model_path = data.get("model_path") or ""
+        return Props(
+            model=data.get("model_alias") or (model_path.rsplit("/", 1)[-1] or None),
+            n_ctx=settings.get("n_ctx"),
+            build=data.get("build_info"),
+            total_slots=data.get("total_slots"),
+            endpoint_metrics=bool(data.get("endpoint_metrics", False)),
+            raw=data,
+        )
+
+    async def slots(self) -> list[Slot]:
+        data = self._json(await self._get("/slots"), "/slots")
+        if not isinstance(data, list):
+            raise self._malformed("/slots")
+        return [
+            Slot(
+                id=int(s.get("id", i)),
+                n_ctx=int(s.get("n_ctx", 0)),
+                is_processing=bool(s.get("is_processing", False)),
+                n_decoded=int((s.get("next_token") or {}).get("n_decoded", 0)),
+            )
+            for i, s in enumerate(data)
+        ]
+
+    async def metrics(self) -> dict[str, float]:
+        """``/metrics`` as {sample name: value}, parsed by prometheus-client.
+
+        Counters appear under their ``_total`` sample names, which is how
+        llama-server spells them anyway (see REFERENCE §3.6 on renaming).
+        """
+        response = await self._get("/metrics")
+        try:
+            families = list(text_string_to_metric_families(response.text))
+        except ValueError as exc:
+            raise self._malformed("/metrics", str(exc)) from exc
+        return {sample.name: sample.value for fam in families for sample in fam.samples}
+
+    # --- Ollama -------------------------------------------------------------
+
+    async def ollama_version(self) -> str:
+        data = self._json(await self._get("/api/version"), "/api/version")
+        return str(data.get("version", ""))
+
+    async def ollama_tags(self) -> list[OllamaModel]:
+        data = self._json(await self._get("/api/tags"), "/api/tags")
+        return [OllamaModel(name=m.get("name", ""), size=int(m.get("size", 0))) for m in data.get("models", [])]
+
+    async def ollama_ps(self) -> list[OllamaModel]:
+        data = self._json(await self._get("/api/ps"), "/api/ps")
+        return [
+            OllamaModel(
+                name=m.get("name", ""),
+                size=int(m.get("size", 0)),
+                size_vram=m.get("size_vram"),
+                context_length=m.get("context_length"),
+            )
+            for m in data.get("models", [])
+        ]
+
+    def _malformed(self, path: str, detail: str = "unexpected shape") -> MalformedStream:
+        return MalformedStream(
+            f"{self.backend.url}{path} answered with something chambers cannot read ({detail}).",
+            backend=self.backend.name,
+            url=self.backend.url,
+        )
+
+
+def _status_error(name: str, url: str, path: str, response: httpx.Response) -> ServerHTTPError:
+    status = response.status_code
+    try:
+        data = response.json()
+        error = data.get("error") if isinstance(data, dict) else None
+    except ValueError:
+        error = None
+    message = error.get("message") if isinstance(error, dict) else error if isinstance(error, str) else None
+    if status == 503 and message and "loading" in str(message).lower():
+        return ModelLoading(
+            f"Backend '{name}' at {url} is still loading its model.",
+            backend=name,
+            url=url,
+            status=status,
+            server_message=message,
+        )
+    if message is None:
+        return NotAModelServer(
+            f"{url}{path} answered HTTP {status} with '{response.headers.get('content-type', 'none')}'. "
+            f"Check that backend '{name}' points at a model server port.",
+            backend=name,
+            url=url,
+            status=status,
+            server_message=None,
+        )
+    return ServerHTTPError(
+        f"Backend '{name}' at {url}{path} answered HTTP {status}: {message}",
+        backend=name,
+        url=url,
+        status=status,
+        server_message=str(message),
+    )

@@ -1,0 +1,403 @@
+"""The attorney's config: read with tomllib, written with tomli-w, checked strictly.
+
+Every error names the file, the key (``backends[2].roles[0]``) and what was
+expected, because the person reading it is not a programmer and must be able to
+fix the file by hand. Unknown keys are errors too: a misspelt ``allow_remote``
+must never silently become "not allowed" or, worse, the other way round.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from workspace.errors import ChambersError
+
+ROLES = ("router", "gate", "drafter", "heavy", "reviewer", "extractor")
+KINDS = ("llamacpp", "ollama")
+DEFAULT_MIN_DECODE_TOK_S = 40.0
+
+
+class ConfigError(ChambersError):
+    title = "The config file has a problem"
+
+    def __init__(self, file: Path | str, key: str, problem: str) -> None:
+        where = f"{file}: `{key}`" if key else f"{file}"
+        super().__init__(f"{where}: {problem}. Fix it in the file and start chambers again.")
+        self.file = str(file)
+        self.key = key
+
+
+class ConfigMissing(ChambersError):
+    title = "No config file yet"
+
+    def __init__(self, file: Path) -> None:
+        super().__init__(
+            f"There is no config at {file}. Run `chambers init` to write a starter "
+            "config, then set the addresses of your model servers in it."
+        )
+        self.file = str(file)
+
+
+class NoBackendForRole(ChambersError):
+    title = "No model server for this step"
+
+    def __init__(self, role: str, file: str) -> None:
+        super().__init__(
+            f"No backend in {file} has the role '{role}'. Add '{role}' to the roles of "
+            "one backend. chambers never sends a step to a server it was not given."
+        )
+        self.role = role
+
+
+@dataclass(frozen=True)
+class Sampling:
+    """Per-backend sampling. ``None`` leaves the server's own default in place."""
+
+    temperature: float | None = None
+    top_p: float | None = None
+    top_k: int | None = None
+    min_p: float | None = None
+    repeat_penalty: float | None = None
+    seed: int | None = None
+    max_tokens: int | None = None
+
+    def as_dict(self) -> dict[str, float | int]:
+        return {f.name: v for f in fields(self) if (v := getattr(self, f.name)) is not None}
+
+
+@dataclass(frozen=True)
+class Board:
+    name: str
+    host: str
+    gpus: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Backend:
+    name: str
+    kind: str
+    url: str
+    roles: tuple[str, ...] = ()
+    board: str | None = None
+    model: str | None = None
+    sampling: Sampling = field(default_factory=Sampling)
+    min_decode_tok_s: float = DEFAULT_MIN_DECODE_TOK_S
+    allow_remote: bool = False
+    remote_reason: str | None = None
+
+
+@dataclass(frozen=True)
+class Policy:
+    local_only: bool = True
+
+
+@dataclass(frozen=True)
+class Config:
+    file: str
+    policy: Policy
+    boards: tuple[Board, ...]
+    backends: tuple[Backend, ...]
+
+    def backend_for_role(self, role: str) -> Backend:
+        """The one backend configured for ``role``; there is no fallback."""
+        for backend in self.backends:
+            if role in backend.roles:
+                return backend
+        raise NoBackendForRole(role, self.file)
+
+    def backend_named(self, name: str) -> Backend:
+        for backend in self.backends:
+            if backend.name == name:
+                return backend
+        raise ChambersError(f"No backend named '{name}' in {self.file}.", title="Unknown backend")
+
+
+def load_config(path: Path) -> Config:
+    """Read and check the config at ``path``.
+
+    Raises:
+        ConfigMissing: the file does not exist.
+        ConfigError: the file is not valid TOML or does not match the schema.
+    """
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise ConfigMissing(path) from None
+    except OSError as exc:
+        raise ConfigError(path, "", f"cannot be read ({exc.strerror})") from exc
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ConfigError(path, "", "is not UTF-8 text; save it as UTF-8") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(path, "", f"is not valid TOML ({exc})") from None
+    return parse_config(data, str(path))
+
+
+def parse_config(data: Mapping[str, Any], file: str) -> Config:
+    reader = _Reader(file)
+    reader.no_unknown_keys(data, "", {"policy", "boards", "backends"})
+    policy_table = reader.table(data, "policy", "policy", required=False)
+    reader.no_unknown_keys(policy_table, "policy", {"local_only"})
+    policy = Policy(local_only=reader.boolean(policy_table, "local_only", "policy", default=True))
+
+    boards = tuple(
+        _parse_board(reader, item, f"boards[{i}]")
+        for i, item in enumerate(reader.array_of_tables(data, "boards"))
+    )
+    _no_duplicates(reader, [b.name for b in boards], "boards", "board name")
+    board_names = {b.name for b in boards}
+
+    backends = tuple(
+        _parse_backend(reader, item, f"backends[{i}]", board_names)
+        for i, item in enumerate(reader.array_of_tables(data, "backends"))
+    )
+    _no_duplicates(reader, [b.name for b in backends], "backends", "backend name")
+    _one_backend_per_role(reader, backends)
+    return Config(file=file, policy=policy, boards=boards, backends=backends)
+
+
+def _parse_board(reader: _Reader, item: Mapping[str, Any], key: str) -> Board:
+    reader.no_unknown_keys(item, key, {"name", "host", "gpus"})
+    gpus = reader.list_of(item, "gpus", key, int, "a list of GPU indices such as [4, 5, 8, 9]")
+    for j, gpu in enumerate(gpus):
+        if gpu < 0:
+            raise ConfigError(reader.file, f"{key}.gpus[{j}]", f"expected a GPU index >= 0, got {gpu}")
+    _no_duplicates(reader, [str(g) for g in gpus], f"{key}.gpus", "GPU index")
+    return Board(
+        name=reader.string(item, "name", key),
+        host=reader.string(item, "host", key, default="localhost"),
+        gpus=tuple(gpus),
+    )
+
+
+_BACKEND_KEYS = {
+    "name", "kind", "url", "roles", "board", "model", "sampling",
+    "min_decode_tok_s", "allow_remote", "remote_reason",
+}  # fmt: skip
+_SAMPLING_TYPES: dict[str, type] = {
+    "temperature": float, "top_p": float, "top_k": int, "min_p": float,
+    "repeat_penalty": float, "seed": int, "max_tokens": int,
+}  # fmt: skip
+
+
+def _parse_backend(
+    reader: _Reader, item: Mapping[str, Any], key: str, board_names: set[str]
+) -> Backend:
+    reader.no_unknown_keys(item, key, _BACKEND_KEYS)
+    name = reader.string(item, "name", key)
+    kind = reader.string(item, "kind", key)
+    if kind not in KINDS:
+        raise ConfigError(reader.file, f"{key}.kind", f"expected one of {', '.join(KINDS)}; got '{kind}'")
+    url = reader.string(item, "url", key)
+    _check_url(reader, url, f"{key}.url")
+    roles = reader.list_of(item, "roles", key, str, "a list of roles such as [\"drafter\"]", default=[])
+    for j, role in enumerate(roles):
+        if role not in ROLES:
+            raise ConfigError(
+                reader.file, f"{key}.roles[{j}]", f"unknown role '{role}'; expected one of {', '.join(ROLES)}"
+            )
+    board = reader.string(item, "board", key, default=None)
+    if board is not None and board not in board_names:
+        known = ", ".join(sorted(board_names)) or "none defined"
+        raise ConfigError(reader.file, f"{key}.board", f"no [[boards]] entry named '{board}' (boards: {known})")
+    sampling_table = reader.table(item, "sampling", f"{key}.sampling", required=False)
+    reader.no_unknown_keys(sampling_table, f"{key}.sampling", set(_SAMPLING_TYPES))
+    sampling = Sampling(
+        **{
+            name_: reader.number(sampling_table, name_, f"{key}.sampling", typ)
+            for name_, typ in _SAMPLING_TYPES.items()
+            if name_ in sampling_table
+        }
+    )
+    min_tok = reader.number(item, "min_decode_tok_s", key, float, default=DEFAULT_MIN_DECODE_TOK_S)
+    allow_remote = reader.boolean(item, "allow_remote", key, default=False)
+    remote_reason = reader.string(item, "remote_reason", key, default=None)
+    if allow_remote and not (remote_reason and remote_reason.strip()):
+        raise ConfigError(
+            reader.file,
+            f"{key}.remote_reason",
+            "allow_remote = true needs a remote_reason saying why this backend may leave the office",
+        )
+    return Backend(
+        name=name,
+        kind=kind,
+        url=url.rstrip("/"),
+        roles=tuple(roles),
+        board=board,
+        model=reader.string(item, "model", key, default=None),
+        sampling=sampling,
+        min_decode_tok_s=min_tok if min_tok is not None else DEFAULT_MIN_DECODE_TOK_S,
+        allow_remote=allow_remote,
+        remote_reason=remote_reason,
+    )
+
+
+def _check_url(reader: _Reader, url: str, key: str) -> None:
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError(
+            reader.file, key, f"expected a URL with a scheme, such as http://127.0.0.1:8080; got '{url}'"
+        )
+    try:
+        parts.port  # noqa: B018 - raises ValueError for a port out of range
+    except ValueError:
+        raise ConfigError(reader.file, key, f"the port in '{url}' is not a valid port number") from None
+
+
+def _no_duplicates(reader: _Reader, names: list[str], key: str, what: str) -> None:
+    seen: set[str] = set()
+    for i, name in enumerate(names):
+        if name in seen:
+            raise ConfigError(reader.file, f"{key}[{i}]", f"duplicate {what} '{name}'; each must be unique")
+        seen.add(name)
+
+
+def _one_backend_per_role(reader: _Reader, backends: tuple[Backend, ...]) -> None:
+    owner: dict[str, str] = {}
+    for i, backend in enumerate(backends):
+        for role in backend.roles:
+            if role in owner:
+                raise ConfigError(
+                    reader.file,
+                    f"backends[{i}].roles",
+                    f"role '{role}' is already given to backend '{owner[role]}'; "
+                    "each role goes to exactly one backend",
+                )
+            owner[role] = backend.name
+
+
+_TYPE_WORDS = {str: "a string", int: "a whole number", float: "a number", bool: "true or false"}
+
+
+class _Reader:
+    """Typed access to the parsed TOML with errors that name file and key."""
+
+    _MISSING = object()
+
+    def __init__(self, file: str) -> None:
+        self.file = file
+
+    def _get(self, table: Mapping[str, Any], name: str, prefix: str, default: Any) -> Any:
+        if name in table:
+            return table[name]
+        if default is self._MISSING:
+            raise ConfigError(self.file, _join(prefix, name), "is required but missing")
+        return default
+
+    def _wrong(self, key: str, expected: str, value: Any) -> ConfigError:
+        return ConfigError(self.file, key, f"expected {expected}, got {_describe(value)}")
+
+    def string(self, table: Mapping[str, Any], name: str, prefix: str, default: Any = _MISSING) -> Any:
+        value = self._get(table, name, prefix, default)
+        if value is not None and not isinstance(value, str):
+            raise self._wrong(_join(prefix, name), "a string", value)
+        return value
+
+    def boolean(self, table: Mapping[str, Any], name: str, prefix: str, default: Any = _MISSING) -> Any:
+        value = self._get(table, name, prefix, default)
+        if not isinstance(value, bool):
+            raise self._wrong(_join(prefix, name), "true or false", value)
+        return value
+
+    def number(
+        self, table: Mapping[str, Any], name: str, prefix: str, typ: type, default: Any = _MISSING
+    ) -> Any:
+        value = self._get(table, name, prefix, default)
+        ok = isinstance(value, int) if typ is int else isinstance(value, int | float)
+        if value is None or isinstance(value, bool) or not ok:
+            raise self._wrong(_join(prefix, name), _TYPE_WORDS[typ], value)
+        return typ(value)
+
+    def table(self, table: Mapping[str, Any], name: str, key: str, required: bool) -> Mapping[str, Any]:
+        value = self._get(table, name, "", self._MISSING if required else {})
+        if not isinstance(value, dict):
+            raise self._wrong(key, "a table", value)
+        return value
+
+    def array_of_tables(self, table: Mapping[str, Any], name: str) -> list[Mapping[str, Any]]:
+        value = table.get(name, [])
+        if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+            raise self._wrong(name, f"[[{name}]] tables", value)
+        return value
+
+    def list_of(
+        self,
+        table: Mapping[str, Any],
+        name: str,
+        prefix: str,
+        typ: type,
+        expected: str,
+        default: Any = _MISSING,
+    ) -> list[Any]:
+        value = self._get(table, name, prefix, default)
+        key = _join(prefix, name)
+        if not isinstance(value, list):
+            raise self._wrong(key, expected, value)
+        for j, item in enumerate(value):
+            if not isinstance(item, typ) or isinstance(item, bool) is not (typ is bool):
+                raise self._wrong(f"{key}[{j}]", _TYPE_WORDS[typ], item)
+        return value
+
+    def no_unknown_keys(self, table: Mapping[str, Any], prefix: str, known: set[str]) -> None:
+        for name in table:
+            if name not in known:
+                raise ConfigError(
+                    self.file,
+                    _join(prefix, name),
+                    f"unknown key; expected one of {', '.join(sorted(known))}",
+                )
+
+
+def _join(prefix: str, name: str) -> str:
+    return f"{prefix}.{name}" if prefix else name
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, bool):
+        return f"{str(value).lower()} (true/false)"
+    if isinstance(value, str):
+        return f"the string '{value}'"
+    if isinstance(value, int | float):
+        return f"the number {value}"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a table"
+    return type(value).__name__
+
+
+def starter_config_text() -> str:
+    """The commented starter config that ``chambers init`` writes."""
+    return (Path(__file__).with_name("starter_config.toml")).read_text(encoding="utf-8")
+
+
+def config_to_toml(config: Config) -> str:
+    """Serialise ``config`` with tomli-w (used for generated configs such as the demo's)."""
+    import tomli_w
+
+    def backend_dict(b: Backend) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": b.name, "kind": b.kind, "url": b.url, "roles": list(b.roles)}
+        if b.board:
+            out["board"] = b.board
+        if b.model:
+            out["model"] = b.model
+        out["min_decode_tok_s"] = b.min_decode_tok_s
+        if b.allow_remote:
+            out["allow_remote"] = True
+            out["remote_reason"] = b.remote_reason
+        if sampling := b.sampling.as_dict():
+            out["sampling"] = sampling
+        return out
+
+    doc: dict[str, Any] = {
+        "policy": {"local_only": config.policy.local_only},
+        "boards": [{"name": b.name, "host": b.host, "gpus": list(b.gpus)} for b in config.boards],
+        "backends": [backend_dict(b) for b in config.backends],
+    }
+    return tomli_w.dumps(doc)
