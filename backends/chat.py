@@ -34,6 +34,7 @@ from backends.errors import (
     ServerTimeout,
     ServerUnreachable,
     StreamBroken,
+    plain_cause,
 )
 from backends.events import (
     ContentDelta,
@@ -58,6 +59,8 @@ class ChatRequest:
     json_schema: dict[str, Any] | None = None
     schema_name: str = "answer"
     return_progress: bool = False
+    # Server-specific fields sent as they are (llama.cpp: ignore_eos, id_slot, cache_prompt).
+    extra: dict[str, Any] = field(default_factory=dict)
 
 
 class ChatClient:
@@ -96,11 +99,16 @@ class ChatClient:
         body.update(merged)
         if self.backend.kind == "llamacpp" and request.return_progress:
             body["return_progress"] = True
+        body.update(request.extra)
         if request.json_schema is not None:
             # The OpenAI nesting. The un-nested form is silently ignored by llama-server.
             body["response_format"] = {
                 "type": "json_schema",
-                "json_schema": {"name": request.schema_name, "schema": request.json_schema, "strict": True},
+                "json_schema": {
+                    "name": request.schema_name,
+                    "schema": request.json_schema,
+                    "strict": True,
+                },
             }
         return body
 
@@ -279,7 +287,7 @@ class ChatClient:
                     ) from None
         except httpx.ConnectError as exc:
             raise ServerUnreachable(
-                f"Nothing is answering at {url} (backend '{name}'): {_reason(exc)}. Start the "
+                f"Nothing is answering at {url} (backend '{name}'): {plain_cause(exc)}. Start the "
                 "model server, or check the address in the config.",
                 backend=name,
                 url=url,
@@ -293,7 +301,7 @@ class ChatClient:
             ) from exc
         except (httpx.RemoteProtocolError, httpx.ReadError) as exc:
             raise StreamBroken(
-                f"Backend '{name}' at {url} closed the connection mid-answer ({_reason(exc)}). "
+                f"Backend '{name}' at {url} closed the connection mid-answer ({plain_cause(exc)}). "
                 "The server may have crashed or restarted. The text so far is kept, marked incomplete.",
                 backend=name,
                 url=url,
@@ -364,7 +372,11 @@ def _server_error_fields(response: httpx.Response) -> tuple[str | None, str | No
 
 def _stream_error(name: str, url: str, error: Any) -> ServerHTTPError:
     if isinstance(error, dict):
-        message, error_type, code = str(error.get("message", "")), error.get("type"), error.get("code")
+        message, error_type, code = (
+            str(error.get("message", "")),
+            error.get("type"),
+            error.get("code"),
+        )
     else:
         message, error_type, code = str(error), None, None
     return ServerHTTPError(
@@ -375,13 +387,6 @@ def _stream_error(name: str, url: str, error: Any) -> ServerHTTPError:
         server_message=message,
         error_type=error_type,
     )
-
-
-def _reason(exc: Exception) -> str:
-    text = str(exc).strip()
-    if "refused" in text.lower():
-        return "connection refused"
-    return text or type(exc).__name__
 
 
 def _is_cancel(exc: BaseException) -> bool:

@@ -71,3 +71,13 @@ class StreamBroken(BackendError):
 
 class PolicyRefusal(ChambersError):
     title = "Refused: this would leave the office"
+
+
+def plain_cause(exc: BaseException) -> str:
+    """The plainest cause in the exception chain (anyio wraps the refusal in a generic error)."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, ConnectionRefusedError) or "refused" in str(seen).lower():
+            return "connection refused"
+        seen = seen.__cause__ or seen.__context__
+    return str(exc).strip() or type(exc).__name__

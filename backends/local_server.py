@@ -89,7 +89,10 @@ def _build_llama_server(folder: Path, binary: Path, progress: Progress | None) -
             "(Debian: apt-get install cmake), or set CHAMBERS_LLAMA_SERVER to an existing binary."
         )
     log_path = folder / "build.log"
-    with tempfile.TemporaryDirectory(prefix="chambers-llama-build-") as tmp, open(log_path, "w") as log:
+    with (
+        tempfile.TemporaryDirectory(prefix="chambers-llama-build-") as tmp,
+        open(log_path, "w") as log,
+    ):
         work = Path(tmp)
         _say(progress, f"Downloading {LLAMA_CPP_PACKAGE}=={LLAMA_CPP_VERSION} (llama.cpp source)")
         # --no-binary for this package only: ":all:" would also compile its build
@@ -117,7 +120,11 @@ def _build_llama_server(folder: Path, binary: Path, progress: Progress | None) -
         )  # fmt: skip
         jobs = str(os.cpu_count() or 2)
         _say(progress, f"Building llama-server with {jobs} jobs (about 10 minutes on 2 cores)")
-        _run([cmake, "--build", str(build), "--target", "llama-server", "-j", jobs], log, "build llama-server")
+        _run(
+            [cmake, "--build", str(build), "--target", "llama-server", "-j", jobs],
+            log,
+            "build llama-server",
+        )
         built = build / "bin" / "llama-server"
         if not built.is_file():
             raise LocalServerError(f"The build finished but produced no llama-server; see {log_path}.")

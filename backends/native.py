@@ -21,6 +21,7 @@ from backends.errors import (
     ServerHTTPError,
     ServerTimeout,
     ServerUnreachable,
+    plain_cause,
 )
 from backends.policy import check_backend
 from workspace.config import Backend, Policy
@@ -63,9 +64,7 @@ class OllamaModel:
 class NativeClient:
     """Short, non-streaming calls to one backend; the policy is checked first."""
 
-    def __init__(
-        self, backend: Backend, policy: Policy, *, timeout: httpx.Timeout = NATIVE_TIMEOUT
-    ) -> None:
+    def __init__(self, backend: Backend, policy: Policy, *, timeout: httpx.Timeout = NATIVE_TIMEOUT) -> None:
         self.backend = backend
         self.policy = policy
         self.timeout = timeout
@@ -78,7 +77,7 @@ class NativeClient:
                 response = await client.get(url + path)
         except httpx.ConnectError as exc:
             raise ServerUnreachable(
-                f"Nothing is answering at {url} (backend '{name}'). Start the model server, "
+                f"Nothing is answering at {url} (backend '{name}'): {plain_cause(exc)}. Start the model server, "
                 "or check the address in the config.",
                 backend=name,
                 url=url,
@@ -143,7 +142,7 @@ class NativeClient:
                 id=int(s.get("id", i)),
                 n_ctx=int(s.get("n_ctx", 0)),
                 is_processing=bool(s.get("is_processing", False)),
-                n_decoded=int((s.get("next_token") or {}).get("n_decoded", 0)),
+                n_decoded=_n_decoded(s.get("next_token")),
             )
             for i, s in enumerate(data)
         ]
@@ -169,7 +168,9 @@ class NativeClient:
 
     async def ollama_tags(self) -> list[OllamaModel]:
         data = self._json(await self._get("/api/tags"), "/api/tags")
-        return [OllamaModel(name=m.get("name", ""), size=int(m.get("size", 0))) for m in data.get("models", [])]
+        return [
+            OllamaModel(name=m.get("name", ""), size=int(m.get("size", 0))) for m in data.get("models", [])
+        ]
 
     async def ollama_ps(self) -> list[OllamaModel]:
         data = self._json(await self._get("/api/ps"), "/api/ps")
@@ -189,6 +190,13 @@ class NativeClient:
             backend=self.backend.name,
             url=self.backend.url,
         )
+
+
+def _n_decoded(next_token: Any) -> int:
+    """``next_token`` is an object in older builds and a list (one per sequence) in newer ones."""
+    if isinstance(next_token, list):
+        next_token = next_token[0] if next_token else {}
+    return int(next_token.get("n_decoded", 0)) if isinstance(next_token, dict) else 0
 
 
 def _status_error(name: str, url: str, path: str, response: httpx.Response) -> ServerHTTPError:

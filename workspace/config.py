@@ -186,9 +186,7 @@ _SAMPLING_TYPES: dict[str, type] = {
 }  # fmt: skip
 
 
-def _parse_backend(
-    reader: _Reader, item: Mapping[str, Any], key: str, board_names: set[str]
-) -> Backend:
+def _parse_backend(reader: _Reader, item: Mapping[str, Any], key: str, board_names: set[str]) -> Backend:
     reader.no_unknown_keys(item, key, _BACKEND_KEYS)
     name = reader.string(item, "name", key)
     kind = reader.string(item, "kind", key)
@@ -196,16 +194,20 @@ def _parse_backend(
         raise ConfigError(reader.file, f"{key}.kind", f"expected one of {', '.join(KINDS)}; got '{kind}'")
     url = reader.string(item, "url", key)
     _check_url(reader, url, f"{key}.url")
-    roles = reader.list_of(item, "roles", key, str, "a list of roles such as [\"drafter\"]", default=[])
+    roles = reader.list_of(item, "roles", key, str, 'a list of roles such as ["drafter"]', default=[])
     for j, role in enumerate(roles):
         if role not in ROLES:
             raise ConfigError(
-                reader.file, f"{key}.roles[{j}]", f"unknown role '{role}'; expected one of {', '.join(ROLES)}"
+                reader.file,
+                f"{key}.roles[{j}]",
+                f"unknown role '{role}'; expected one of {', '.join(ROLES)}",
             )
     board = reader.string(item, "board", key, default=None)
     if board is not None and board not in board_names:
         known = ", ".join(sorted(board_names)) or "none defined"
-        raise ConfigError(reader.file, f"{key}.board", f"no [[boards]] entry named '{board}' (boards: {known})")
+        raise ConfigError(
+            reader.file, f"{key}.board", f"no [[boards]] entry named '{board}' (boards: {known})"
+        )
     sampling_table = reader.table(item, "sampling", f"{key}.sampling", required=False)
     reader.no_unknown_keys(sampling_table, f"{key}.sampling", set(_SAMPLING_TYPES))
     sampling = Sampling(
@@ -242,7 +244,9 @@ def _check_url(reader: _Reader, url: str, key: str) -> None:
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ConfigError(
-            reader.file, key, f"expected a URL with a scheme, such as http://127.0.0.1:8080; got '{url}'"
+            reader.file,
+            key,
+            f"expected a URL with a scheme, such as http://127.0.0.1:8080; got '{url}'",
         )
     try:
         parts.port  # noqa: B018 - raises ValueError for a port out of range

@@ -1,0 +1,44 @@
+# chambers: the two set-up commands are `make demo` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: install install-dev demo test check bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $@ $(VENV)/.installed
+
+install: $(VENV)/.installed
+install-dev: $(VENV)/.installed-dev
+
+# A real llama-server (built once, then cached) with the tiny demo model.
+demo: install
+	CHAMBERS_HOME=$(CURDIR)/.demo $(BIN)/chambers demo
+
+# Builds or finds the real llama-server first, so its (one-time, ~10 min) build
+# shows its progress here rather than inside a test fixture.
+test: install-dev
+	$(BIN)/chambers local-server prepare
+	$(BIN)/pytest
+
+check: install-dev
+	$(BIN)/ruff format --check .
+	$(BIN)/ruff check .
+	$(BIN)/mypy
+	$(BIN)/lint-imports
+
+bench: install-dev
+	$(BIN)/chambers local-server prepare
+	$(BIN)/python benchmarks/stream_overhead.py
+
+clean:
+	rm -rf $(VENV) .demo .pytest_cache .mypy_cache .ruff_cache

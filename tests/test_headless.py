@@ -1,0 +1,27 @@
+"""The core is headless: importing it must not import Textual."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+CORE = [
+    "workspace.paths", "workspace.config", "workspace.database", "workspace.audit",
+    "backends.chat", "backends.native", "backends.policy", "backends.status", "backends.local_server",
+]  # fmt: skip
+
+
+def test_core_does_not_import_textual() -> None:
+    code = "import sys\n" + "".join(f"import {m}\n" for m in CORE) + "print('textual' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).parents[1])  # fmt: skip
+    assert out.stdout.strip() == "False"
+
+
+def test_importing_is_free_of_side_effects(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    code = "".join(f"import {m}\n" for m in [*CORE, "tui.app", "tui.cli"])
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).parents[1],
+                   env={"CHAMBERS_HOME": str(home), "PATH": "/usr/bin:/bin"})  # fmt: skip
+    assert not home.exists()

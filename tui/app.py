@@ -1,0 +1,217 @@
+"""The chambers Textual app: the first slice of the workstation.
+
+It lists the configured backends with health, model and context size, and
+streams a completion from the selected one into the draft pane, with live
+tokens/s and, at the end, the server's own prefill (PP) and generation (TG)
+figures. Esc cancels. Widgets never do I/O: workers do, and one handler
+(``on_worker_state_changed``) turns every worker error into the error modal.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from textual import on, work
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.widgets import DataTable, Footer, Header, Input, Markdown, Static
+from textual.worker import Worker, WorkerState
+
+from backends.chat import ChatClient, ChatRequest
+from backends.events import ContentDelta, Finished, PromptProgress
+from backends.status import BackendStatus, probe_all
+from themes import DEFAULT_THEME, THEMES
+from tui.messages import StreamStats
+from tui.screens import ErrorScreen, HelpScreen
+from workspace.audit import AuditLog
+from workspace.config import Backend, Config
+from workspace.errors import ChambersError
+
+STATS_INTERVAL_S = 0.25  # live tokens/s refresh; the stream itself is batched by MarkdownStream
+
+
+class ChambersApp(App[None]):
+    TITLE = "chambers"
+    CSS_PATH = "chambers.tcss"
+    BINDINGS = [
+        Binding("escape", "cancel_stream", "Cancel", id="stream.cancel", priority=True),
+        Binding("ctrl+r", "refresh_backends", "Refresh", id="backends.refresh"),
+        Binding("ctrl+l", "focus_prompt", "Prompt", id="prompt.focus"),
+        Binding("ctrl+b", "focus_backends", "Backends", id="backends.focus"),
+        Binding("f1", "help", "Help", id="app.help"),
+        Binding("ctrl+q", "quit", "Quit", id="app.quit"),
+    ]
+
+    def __init__(self, config: Config, audit: AuditLog) -> None:
+        super().__init__()
+        self.config = config
+        self.audit = audit
+        self.statuses: dict[str, BackendStatus] = {}
+        self.draft_text = ""
+
+    def compose(self) -> ComposeResult:
+        yield Header(show_clock=False)
+        yield DataTable(id="backends", cursor_type="row", zebra_stripes=True)
+        with VerticalScroll(id="draft-scroll"):
+            yield Markdown("", id="draft")
+        yield Static("Type a prompt and press Enter. F1 lists the keys.", id="stream-status")
+        yield Input(placeholder="Prompt for the selected backend (Enter sends, Esc cancels)", id="prompt")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        for theme in THEMES:
+            self.register_theme(theme)
+        self.theme = DEFAULT_THEME
+        table = self.query_one("#backends", DataTable)
+        table.border_title = "Backends"
+        self.query_one("#draft-scroll").border_title = "Draft"
+        for key, label in (("name", "Backend"), ("kind", "Kind"), ("roles", "Roles"),
+                           ("health", "Health"), ("model", "Model"), ("n_ctx", "n_ctx"),
+                           ("url", "Address")):  # fmt: skip
+            table.add_column(label, key=key)
+        for backend in self.config.backends:
+            table.add_row(
+                backend.name, backend.kind, ",".join(backend.roles) or "-", "checking", "", "",
+                backend.url, key=backend.name,
+            )  # fmt: skip
+        if not self.config.backends:
+            self.set_status(f"No backends in {self.config.file}. Add a [[backends]] entry.")
+        self.query_one("#prompt", Input).focus()
+        self.action_refresh_backends()
+
+    # --- backends -----------------------------------------------------------
+
+    def action_refresh_backends(self) -> None:
+        self.refresh_backends()
+
+    @work(exclusive=True, group="probe", exit_on_error=False)
+    async def refresh_backends(self) -> None:
+        for status in await probe_all(self.config.backends, self.config.policy):
+            self.show_status(status)
+
+    def show_status(self, status: BackendStatus) -> None:
+        self.statuses[status.name] = status
+        table = self.query_one("#backends", DataTable)
+        health = (
+            status.health
+            if status.address_class in (None, "loopback")
+            else (f"{status.health} ({status.address_class})")
+        )
+        table.update_cell(status.name, "health", health)
+        table.update_cell(status.name, "model", status.model or "")
+        table.update_cell(status.name, "n_ctx", str(status.n_ctx or ""))
+
+    def selected_backend(self) -> Backend | None:
+        table = self.query_one("#backends", DataTable)
+        if not self.config.backends:
+            return None
+        row = min(max(table.cursor_row, 0), len(self.config.backends) - 1)
+        return self.config.backends[row]
+
+    # --- streaming ----------------------------------------------------------
+
+    @on(Input.Submitted, "#prompt")
+    def submit_prompt(self, event: Input.Submitted) -> None:
+        prompt = event.value.strip()
+        if not prompt:
+            self.set_status("The prompt is empty: type what you want drafted, then press Enter.")
+            return
+        backend = self.selected_backend()
+        if backend is None:
+            self.set_status("There is no backend to send to. Add one to the config.")
+            return
+        self.draft_text = ""
+        self.stream_prompt(backend, prompt)
+
+    @work(exclusive=True, group="stream", exit_on_error=False)
+    async def stream_prompt(self, backend: Backend, prompt: str) -> None:
+        draft = self.query_one("#draft", Markdown)
+        await draft.update("")
+        self.query_one("#draft-scroll", VerticalScroll).anchor()
+        stream = Markdown.get_stream(draft)
+        client = ChatClient(backend, self.config.policy, self.audit)
+        request = ChatRequest(messages=[{"role": "user", "content": prompt}], return_progress=True)
+        self.set_status(f"Sending to {backend.name} ...")
+        tokens, first_at, last_stats = 0, 0.0, 0.0
+        try:
+            async for event in client.stream(request):
+                if isinstance(event, ContentDelta):
+                    now = time.perf_counter()
+                    if tokens == 0:
+                        first_at = now
+                    tokens += 1
+                    self.draft_text += event.text
+                    await stream.write(event.text)
+                    if now - last_stats >= STATS_INTERVAL_S:
+                        last_stats = now
+                        rate = (tokens - 1) / (now - first_at) if now > first_at else 0.0
+                        self.post_message(StreamStats(tokens, rate))
+                elif isinstance(event, PromptProgress):
+                    self.set_status(f"{backend.name}: reading the prompt {event.fraction:.0%}")
+                elif isinstance(event, Finished):
+                    self.set_status(_finished_line(backend.name, event, tokens))
+        except ChambersError as exc:
+            if self.draft_text:
+                await stream.write(f"\n\n---\n**Incomplete:** {exc.title.lower()}; the text above is kept.")
+            self.set_status(f"Stopped: {exc.title}.")
+            raise
+        finally:
+            await stream.stop()
+
+    def action_cancel_stream(self) -> None:
+        if isinstance(self.screen, ErrorScreen | HelpScreen):
+            self.screen.dismiss()
+            return
+        running = [w for w in self.workers if w.group == "stream" and w.is_running]
+        for worker in running:
+            worker.cancel()
+        if running:
+            self.set_status("Cancelled. The text so far is kept; the server has been told to stop.")
+
+    def on_stream_stats(self, message: StreamStats) -> None:
+        self.set_status(f"streaming: {message.tokens} tokens, {message.tokens_per_second:.1f} tok/s")
+
+    # --- everything else ----------------------------------------------------
+
+    def set_status(self, text: str) -> None:
+        self.query_one("#stream-status", Static).update(text)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """The one place worker errors are shown."""
+        if event.state is not WorkerState.ERROR:
+            return
+        error = event.worker.error
+        if isinstance(error, ChambersError):
+            self.push_screen(ErrorScreen(error.title, error.message))
+        else:
+            self.push_screen(ErrorScreen("Unexpected error", f"{type(error).__name__}: {error}"))
+
+    def action_focus_prompt(self) -> None:
+        self.query_one("#prompt", Input).focus()
+
+    def action_focus_backends(self) -> None:
+        self.query_one("#backends", DataTable).focus()
+
+    def action_help(self) -> None:
+        rows = [(b.key, b.description) for b in self.BINDINGS if isinstance(b, Binding)]
+        rows += [("enter", "Send the prompt"), ("tab", "Move between backends and prompt"),
+                 ("up/down", "Choose a backend (in the list)")]  # fmt: skip
+        self.push_screen(HelpScreen(rows))
+
+
+def _finished_line(name: str, event: Finished, tokens: int) -> str:
+    t = event.timings
+    if t is None:
+        return f"{name}: done, {tokens} tokens (the server sent no timings)."
+    cached = f", {t.cache_n} cached" if t.cache_n else ""
+    return (
+        f"{name}: done. PP {t.prompt_per_second:.1f} tok/s ({t.prompt_n} tokens{cached}) | "
+        f"TG {t.predicted_per_second:.1f} tok/s ({t.predicted_n} tokens)"
+    )
+
+
+def create_app(config: Config, database_file: Path) -> ChambersApp:
+    """The one app factory, used by the CLI and the tests."""
+    return ChambersApp(config, AuditLog(database_file))

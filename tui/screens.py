@@ -1,0 +1,64 @@
+"""Modal screens: the one error modal, and the help screen."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+
+class ErrorScreen(ModalScreen[None]):
+    """Shows a ChambersError (or any error) in plain words. Enter or Esc closes it."""
+
+    BINDINGS = [
+        Binding("escape", "dismiss_error", "Close", id="error.close"),
+        Binding("enter", "dismiss_error", "Close", id="error.close_enter", show=False),
+    ]
+
+    def __init__(self, title: str, message: str) -> None:
+        super().__init__()
+        self.error_title = title
+        self.error_message = message
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="error-box"):
+            yield Static(self.error_title, id="error-title", markup=False)
+            with VerticalScroll(id="error-scroll"):
+                yield Static(self.error_message, id="error-message", markup=False)
+            yield Button("Close (Esc)", id="error-close", variant="error")
+
+    def on_mount(self) -> None:
+        self.query_one("#error-close", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss()
+
+    def action_dismiss_error(self) -> None:
+        self.dismiss()
+
+
+class HelpScreen(ModalScreen[None]):
+    """Lists every key binding of the app with its description."""
+
+    BINDINGS = [
+        Binding("escape", "close", "Close", id="help.close"),
+        Binding("f1", "close", "Close", id="help.close_f1", show=False),
+        Binding("q", "close", "Close", id="help.close_q", show=False),
+    ]
+
+    def __init__(self, rows: list[tuple[str, str]]) -> None:
+        super().__init__()
+        self.rows = rows
+
+    def compose(self) -> ComposeResult:
+        width = max((len(k) for k, _ in self.rows), default=4)
+        lines = [f"{key:>{width}}  {description}" for key, description in self.rows]
+        with Vertical(id="help-box"):
+            yield Static("Keys", id="help-title")
+            yield Static("\n".join(lines), id="help-keys", markup=False)
+            yield Static("Esc closes this help.", id="help-foot")
+
+    def action_close(self) -> None:
+        self.dismiss()
