@@ -536,7 +536,54 @@ async def real_run(client: ChatClient, case_no: int) -> RealRun:
     return RealRun((t_first - started) * 1000.0, t_last - t_first, n_deltas, timings)
 
 
-def measure_real(warmups: int, runs: int) -> list[RealRun] | str:
+async def bare_ttft_gap_ms(client: httpx.AsyncClient, url: str, body: dict[str, Any]) -> float:
+    """TTFT - prompt_ms for the floor: a bare loop on a reused httpx client.
+
+    What is left is the server's own work outside ``prompt_ms`` (templating and
+    tokenizing the prompt, picking a slot) plus the loopback round trip; the part
+    of chambers' gap above this is the client's.
+    """
+    started = time.perf_counter()
+    ttft_ms: float | None = None
+    prompt_ms: float | None = None
+    async with client.stream("POST", f"{url}/v1/chat/completions", json=body) as response:
+        response.raise_for_status()
+        async for line in response.aiter_lines():
+            if not line.startswith("data:"):
+                continue
+            data = line[5:].strip()
+            if data == "[DONE]":
+                break
+            chunk = json.loads(data)
+            choices = chunk.get("choices")
+            if ttft_ms is None and choices and (choices[0].get("delta") or {}).get("content"):
+                ttft_ms = (time.perf_counter() - started) * 1000.0
+            if "timings" in chunk:
+                prompt_ms = float(chunk["timings"].get("prompt_ms", 0.0))
+    if ttft_ms is None or prompt_ms is None:
+        raise RuntimeError("llama-server sent no content or no timings to the bare loop")
+    return ttft_ms - prompt_ms
+
+
+async def new_client_ms(samples: int = 7) -> float:
+    """Median cost of opening and closing an httpx.AsyncClient, as stream() does per call."""
+    times = []
+    for _ in range(samples):
+        started = time.perf_counter()
+        async with httpx.AsyncClient(timeout=DEFAULT_TIMEOUT, trust_env=False):
+            pass
+        times.append((time.perf_counter() - started) * 1000.0)
+    return statistics.median(times)
+
+
+@dataclass
+class RealResult:
+    runs: list[RealRun]
+    bare_gaps_ms: list[float]
+    new_client_ms: float
+
+
+def measure_real(warmups: int, runs: int) -> RealResult | str:
     """Runs against a real llama-server, or the reason they could not happen."""
     from backends.local_server import LlamaServerProcess, ensure_demo_model, ensure_llama_server
     from workspace.errors import ChambersError
@@ -552,20 +599,32 @@ def measure_real(warmups: int, runs: int) -> list[RealRun] | str:
             backend = Backend(name="bench-llama", kind="llamacpp", url=server.url)
             chat = ChatClient(backend, Policy(), audit=None)
 
-            async def go() -> list[RealRun]:
-                for i in range(warmups):
-                    await real_run(chat, 90_000 + i)
-                return [await real_run(chat, 10_000 + i) for i in range(runs)]
+            def bare_body(case_no: int) -> dict[str, Any]:
+                # Only TTFT matters for the reference, so a short answer saves time.
+                sampling = Sampling(temperature=0.0, max_tokens=8, seed=1)
+                return chat.build_body(ChatRequest(drafting_messages(case_no), sampling))
+
+            async def go() -> RealResult:
+                async with httpx.AsyncClient(timeout=DEFAULT_TIMEOUT, trust_env=False) as bare:
+                    for i in range(warmups):
+                        await real_run(chat, 90_000 + i)
+                    await bare_ttft_gap_ms(bare, server.url, bare_body(95_000))
+                    measured, bare_gaps = [], []
+                    for i in range(runs):  # alternate; every prompt is new to the server
+                        measured.append(await real_run(chat, 10_000 + i))
+                        bare_gaps.append(await bare_ttft_gap_ms(bare, server.url, bare_body(20_000 + i)))
+                return RealResult(measured, bare_gaps, await new_client_ms())
 
             return asyncio.run(go())
     except (ChambersError, OSError, RuntimeError) as exc:
         return f"{type(exc).__name__}: {exc}"
 
 
-def report_real(result: list[RealRun] | str) -> list[tuple[bool, str]]:
-    if isinstance(result, str):
-        print(f"  SKIPPED: {result}")
+def report_real(data: RealResult | str) -> list[tuple[bool, str]]:
+    if isinstance(data, str):
+        print(f"  SKIPPED: {data}")
         return []
+    result = data.runs
     print(
         f"  {'run':>3} {'prompt_n':>8} {'cache_n':>7} {'prompt_ms':>9} {'ttft_ms':>8} "
         f"{'gap_ms':>7} "
@@ -586,6 +645,14 @@ def report_real(result: list[RealRun] | str) -> list[tuple[bool, str]]:
     gap_text = f"min {min(gaps):.1f} / mean {statistics.mean(gaps):.1f} / max {max(gaps):.1f} ms"
     print(f"  client decode / server predicted_per_second: {ratio_text}  {_mark(ok_ratio)}")
     print(f"  time-to-first-token - server prompt_ms:      {gap_text}  {_mark(ok_gap)}")
+    bare = data.bare_gaps_ms
+    print(
+        f"    for reference, the same gap for a bare httpx loop on a reused client: "
+        f"min {min(bare):.1f} / mean {statistics.mean(bare):.1f} / max {max(bare):.1f} ms"
+    )
+    share = statistics.mean(gaps) - statistics.mean(bare)
+    print(f"    so chambers' own share is about {share:.1f} ms, of which opening a new")
+    print(f"    httpx.AsyncClient (stream() does so on every call) costs {data.new_client_ms:.1f} ms")
     return [
         (
             ok_ratio,

@@ -36,12 +36,31 @@ class ChambersApp(App[None]):
     TITLE = "chambers"
     CSS_PATH = "chambers.tcss"
     BINDINGS = [
-        Binding("escape", "cancel_stream", "Cancel", id="stream.cancel", priority=True),
-        Binding("ctrl+r", "refresh_backends", "Refresh", id="backends.refresh"),
-        Binding("ctrl+l", "focus_prompt", "Prompt", id="prompt.focus"),
-        Binding("ctrl+b", "focus_backends", "Backends", id="backends.focus"),
-        Binding("f1", "help", "Help", id="app.help"),
-        Binding("ctrl+q", "quit", "Quit", id="app.quit"),
+        Binding(
+            "escape",
+            "cancel_stream",
+            "Cancel",
+            id="stream.cancel",
+            priority=True,
+            tooltip="Stop the answer being streamed (the text so far is kept)",
+        ),
+        Binding(
+            "ctrl+r",
+            "refresh_backends",
+            "Refresh",
+            id="backends.refresh",
+            tooltip="Check every backend again: health, model, context size",
+        ),
+        Binding("ctrl+l", "focus_prompt", "Prompt", id="prompt.focus", tooltip="Go to the prompt box"),
+        Binding(
+            "ctrl+b",
+            "focus_backends",
+            "Backends",
+            id="backends.focus",
+            tooltip="Go to the backend list (up/down chooses where the prompt goes)",
+        ),
+        Binding("f1", "help", "Help", id="app.help", tooltip="Show this list of keys"),
+        Binding("ctrl+q", "quit", "Quit", id="app.quit", tooltip="Leave chambers"),
     ]
 
     def __init__(self, config: Config, audit: AuditLog) -> None:
@@ -50,6 +69,10 @@ class ChambersApp(App[None]):
         self.audit = audit
         self.statuses: dict[str, BackendStatus] = {}
         self.draft_text = ""
+        # Server-specific fields added to every prompt request (ChatRequest.extra).
+        # Empty in use; tests set {"ignore_eos": True} so the tiny model talks long
+        # enough for Esc or a server crash to land mid-stream.
+        self.request_extra: dict[str, object] = {}
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
@@ -88,8 +111,11 @@ class ChambersApp(App[None]):
 
     @work(exclusive=True, group="probe", exit_on_error=False)
     async def refresh_backends(self) -> None:
-        for status in await probe_all(self.config.backends, self.config.policy):
+        statuses = await probe_all(self.config.backends, self.config.policy)
+        for status in statuses:
             self.show_status(status)
+        if problems := [s for s in statuses if not s.ok]:
+            self.set_status(f"{problems[0].name} is {problems[0].health}: {problems[0].problem}")
 
     def show_status(self, status: BackendStatus) -> None:
         self.statuses[status.name] = status
@@ -132,7 +158,11 @@ class ChambersApp(App[None]):
         self.query_one("#draft-scroll", VerticalScroll).anchor()
         stream = Markdown.get_stream(draft)
         client = ChatClient(backend, self.config.policy, self.audit)
-        request = ChatRequest(messages=[{"role": "user", "content": prompt}], return_progress=True)
+        request = ChatRequest(
+            messages=[{"role": "user", "content": prompt}],
+            return_progress=True,
+            extra=dict(self.request_extra),
+        )
         self.set_status(f"Sending to {backend.name} ...")
         tokens, first_at, last_stats = 0, 0.0, 0.0
         try:
@@ -195,9 +225,10 @@ class ChambersApp(App[None]):
         self.query_one("#backends", DataTable).focus()
 
     def action_help(self) -> None:
-        rows = [(b.key, b.description) for b in self.BINDINGS if isinstance(b, Binding)]
-        rows += [("enter", "Send the prompt"), ("tab", "Move between backends and prompt"),
-                 ("up/down", "Choose a backend (in the list)")]  # fmt: skip
+        rows = [(b.key, b.tooltip or b.description) for b in self.BINDINGS if isinstance(b, Binding)]
+        rows += [("enter", "Send the prompt to the selected backend"),
+                 ("tab", "Move between the backend list and the prompt"),
+                 ("up/down", "In the backend list: choose where the prompt goes")]  # fmt: skip
         self.push_screen(HelpScreen(rows))
 
 

@@ -54,7 +54,7 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         width = max((len(k) for k, _ in self.rows), default=4)
-        lines = [f"{key:>{width}}  {description}" for key, description in self.rows]
+        lines = [f"{key:<{width}}  {description}" for key, description in self.rows]
         with Vertical(id="help-box"):
             yield Static("Keys", id="help-title")
             yield Static("\n".join(lines), id="help-keys", markup=False)
