@@ -125,9 +125,9 @@ class ChambersApp(App[None]):
             if status.address_class in (None, "loopback")
             else (f"{status.health} ({status.address_class})")
         )
-        table.update_cell(status.name, "health", health)
-        table.update_cell(status.name, "model", status.model or "")
-        table.update_cell(status.name, "n_ctx", str(status.n_ctx or ""))
+        table.update_cell(status.name, "health", health, update_width=True)
+        table.update_cell(status.name, "model", status.model or "", update_width=True)
+        table.update_cell(status.name, "n_ctx", str(status.n_ctx or ""), update_width=True)
 
     def selected_backend(self) -> Backend | None:
         table = self.query_one("#backends", DataTable)
@@ -155,7 +155,8 @@ class ChambersApp(App[None]):
     async def stream_prompt(self, backend: Backend, prompt: str) -> None:
         draft = self.query_one("#draft", Markdown)
         await draft.update("")
-        self.query_one("#draft-scroll", VerticalScroll).anchor()
+        scroll = self.query_one("#draft-scroll", VerticalScroll)
+        scroll.anchor(False)
         stream = Markdown.get_stream(draft)
         client = ChatClient(backend, self.config.policy, self.audit)
         request = ChatRequest(
@@ -176,6 +177,10 @@ class ChambersApp(App[None]):
                     await stream.write(event.text)
                     if now - last_stats >= STATS_INTERVAL_S:
                         last_stats = now
+                        # Follow the end only once the draft overflows: Textual's anchor
+                        # bottom-aligns short content, leaving a blank pane above it.
+                        if scroll.max_scroll_y > 0 and not scroll.is_anchored:
+                            scroll.anchor()
                         rate = (tokens - 1) / (now - first_at) if now > first_at else 0.0
                         self.post_message(StreamStats(tokens, rate))
                 elif isinstance(event, PromptProgress):
