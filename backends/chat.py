@@ -28,12 +28,13 @@ from httpx_sse import SSEError, aconnect_sse
 from backends.errors import (
     BackendError,
     MalformedStream,
-    ModelLoading,
     NotAModelServer,
+    PolicyRefusal,
     ServerHTTPError,
     ServerTimeout,
     ServerUnreachable,
     StreamBroken,
+    error_from_response,
     plain_cause,
 )
 from backends.events import (
@@ -120,7 +121,6 @@ class ChatClient:
             ServerUnreachable, ServerTimeout, ServerHTTPError (ModelLoading,
             NotAModelServer), MalformedStream, StreamBroken: with ``partial`` text.
         """
-        check_backend(self.backend, self.policy, role)
         body = self.build_body(request)
         record = AuditRecord(
             backend=self.backend.name,
@@ -134,6 +134,7 @@ class ChatClient:
         text: list[str] = []
         reasoning: list[str] = []
         try:
+            check_backend(self.backend, self.policy, role)  # before any connection is opened
             async with httpx.AsyncClient(timeout=self.timeout, trust_env=False) as client:
                 record.server_build = await self._fetch_server_build(client)
                 async for event in self._events(client, body, text, reasoning):
@@ -146,6 +147,9 @@ class ChatClient:
         except BackendError as exc:
             exc.partial = "".join(text)
             record.outcome, record.error = "failed", f"{type(exc).__name__}: {exc}"
+            raise
+        except PolicyRefusal as exc:  # nothing was sent; the refusal itself is on the record
+            record.outcome, record.error = "refused", str(exc)
             raise
         except BaseException as exc:  # cancellation (and anything unexpected) is audited too
             record.outcome = "cancelled" if _is_cancel(exc) else "failed"
@@ -222,7 +226,7 @@ class ChatClient:
                 response = source.response
                 if response.status_code >= 400:
                     await response.aread()
-                    raise _http_error(name, url, response)
+                    raise error_from_response(name, url, "/v1/chat/completions", response)
                 try:
                     async for sse in source.aiter_sse():
                         data = sse.data
@@ -321,53 +325,6 @@ class ChatClient:
             usage=usage,
             model=model,
         )
-
-
-def _http_error(name: str, url: str, response: httpx.Response) -> ServerHTTPError:
-    status = response.status_code
-    message, error_type = _server_error_fields(response)
-    if status == 503 and message and "loading" in message.lower():
-        return ModelLoading(
-            f"Backend '{name}' at {url} is still loading its model (HTTP 503). Wait until it is "
-            "ready, then retry.",
-            backend=name,
-            url=url,
-            status=status,
-            server_message=message,
-            error_type=error_type,
-        )
-    if message is None:
-        ctype = response.headers.get("content-type", "none")
-        return NotAModelServer(
-            f"{url} answered HTTP {status} with '{ctype}', not a model server's error. Check "
-            f"that backend '{name}' points at a llama-server or Ollama port.",
-            backend=name,
-            url=url,
-            status=status,
-            server_message=None,
-        )
-    return ServerHTTPError(
-        f"Backend '{name}' at {url} refused the request (HTTP {status}): {message}",
-        backend=name,
-        url=url,
-        status=status,
-        server_message=message,
-        error_type=error_type,
-    )
-
-
-def _server_error_fields(response: httpx.Response) -> tuple[str | None, str | None]:
-    """The server's own error message: llama.cpp ``{"error":{...}}`` or Ollama ``{"error":"..."}``."""
-    try:
-        data = response.json()
-    except ValueError:
-        return None, None
-    error = data.get("error") if isinstance(data, dict) else None
-    if isinstance(error, dict):
-        return str(error.get("message", "")) or None, error.get("type")
-    if isinstance(error, str):
-        return error, None
-    return None, None
 
 
 def _stream_error(name: str, url: str, error: Any) -> ServerHTTPError:

@@ -7,6 +7,10 @@ server died.
 
 from __future__ import annotations
 
+from typing import Any
+
+import httpx
+
 from workspace.errors import ChambersError
 
 
@@ -81,3 +85,54 @@ def plain_cause(exc: BaseException) -> str:
             return "connection refused"
         seen = seen.__cause__ or seen.__context__
     return str(exc).strip() or type(exc).__name__
+
+
+def error_from_response(name: str, url: str, path: str, response: httpx.Response) -> ServerHTTPError:
+    """The typed error for an HTTP error status, carrying the server's own message.
+
+    llama.cpp answers ``{"error": {"code", "message", "type"}}``, Ollama ``{"error": "..."}``;
+    anything else (an HTML page, an empty body) means the address is not a model server.
+    """
+    status = response.status_code
+    message, error_type = _server_error_fields(response)
+    if status == 503 and message and "loading" in message.lower():
+        return ModelLoading(
+            f"Backend '{name}' at {url} is still loading its model (HTTP 503). Wait until it is "
+            "ready, then retry.",
+            backend=name,
+            url=url,
+            status=status,
+            server_message=message,
+            error_type=error_type,
+        )
+    if message is None:
+        ctype = response.headers.get("content-type", "none")
+        return NotAModelServer(
+            f"{url}{path} answered HTTP {status} with '{ctype}', not a model server's error. Check "
+            f"that backend '{name}' points at a llama-server or Ollama port.",
+            backend=name,
+            url=url,
+            status=status,
+            server_message=None,
+        )
+    return ServerHTTPError(
+        f"Backend '{name}' at {url} refused the request (HTTP {status}): {message}",
+        backend=name,
+        url=url,
+        status=status,
+        server_message=message,
+        error_type=error_type,
+    )
+
+
+def _server_error_fields(response: httpx.Response) -> tuple[str | None, str | None]:
+    try:
+        data: Any = response.json()
+    except ValueError:
+        return None, None
+    error = data.get("error") if isinstance(data, dict) else None
+    if isinstance(error, dict):
+        return str(error.get("message", "")) or None, error.get("type")
+    if isinstance(error, str):
+        return error, None
+    return None, None

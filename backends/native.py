@@ -16,11 +16,10 @@ from prometheus_client.parser import text_string_to_metric_families
 from backends.errors import (
     BackendError,
     MalformedStream,
-    ModelLoading,
     NotAModelServer,
-    ServerHTTPError,
     ServerTimeout,
     ServerUnreachable,
+    error_from_response,
     plain_cause,
 )
 from backends.policy import check_backend
@@ -90,7 +89,7 @@ class NativeClient:
             raise BackendError(f"Backend '{name}' at {url}: {exc}", backend=name, url=url) from exc
         if response.status_code in accept_status:
             return response
-        raise _status_error(name, url, path, response)
+        raise error_from_response(name, url, path, response)
 
     def _json(self, response: httpx.Response, path: str) -> Any:
         try:
@@ -197,37 +196,3 @@ def _n_decoded(next_token: Any) -> int:
     if isinstance(next_token, list):
         next_token = next_token[0] if next_token else {}
     return int(next_token.get("n_decoded", 0)) if isinstance(next_token, dict) else 0
-
-
-def _status_error(name: str, url: str, path: str, response: httpx.Response) -> ServerHTTPError:
-    status = response.status_code
-    try:
-        data = response.json()
-        error = data.get("error") if isinstance(data, dict) else None
-    except ValueError:
-        error = None
-    message = error.get("message") if isinstance(error, dict) else error if isinstance(error, str) else None
-    if status == 503 and message and "loading" in str(message).lower():
-        return ModelLoading(
-            f"Backend '{name}' at {url} is still loading its model.",
-            backend=name,
-            url=url,
-            status=status,
-            server_message=message,
-        )
-    if message is None:
-        return NotAModelServer(
-            f"{url}{path} answered HTTP {status} with '{response.headers.get('content-type', 'none')}'. "
-            f"Check that backend '{name}' points at a model server port.",
-            backend=name,
-            url=url,
-            status=status,
-            server_message=None,
-        )
-    return ServerHTTPError(
-        f"Backend '{name}' at {url}{path} answered HTTP {status}: {message}",
-        backend=name,
-        url=url,
-        status=status,
-        server_message=str(message),
-    )

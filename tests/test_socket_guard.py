@@ -70,11 +70,14 @@ async def test_session_connects_only_to_configured_addresses(
     assert {(a[0], a[1]) for a in connections} <= configured(config)
 
 
-async def test_refused_backend_opens_no_connection(connections: list[Any]) -> None:
+async def test_refused_backend_opens_no_connection(connections: list[Any], isolated_home: Path) -> None:
     backend = Backend(name="cloud", kind="llamacpp", url="http://8.8.8.8:8080", roles=("drafter",))
-    client = ChatClient(backend, Policy(local_only=True), None)
+    log = AuditLog(isolated_home / "a.db")
+    client = ChatClient(backend, Policy(local_only=True), log)
     with pytest.raises(PolicyRefusal):
         await client.complete(ChatRequest([{"role": "user", "content": "hi"}]), role="drafter")
+    (row,) = log.recent()
+    assert row["outcome"] == "refused" and "8.8.8.8" in row["error"]
     statuses = await probe_all((backend,), Policy(local_only=True))
     assert statuses[0].health == "refused"
     assert connections == []

@@ -41,7 +41,7 @@ class AuditRecord:
     reasoning_text: str = ""
     timings: dict[str, Any] | None = None
     usage: dict[str, Any] | None = None
-    outcome: str = "started"  # completed | cancelled | failed
+    outcome: str = "started"  # completed | cancelled | failed | refused
     error: str | None = None
 
 
