@@ -6,51 +6,53 @@ with a plain message (backends.errors) that keeps the partial text, checks the
 local-only policy before it opens a connection, and writes one audit record
 per call, whatever the outcome.
 
-Streaming notes (see REFERENCE.md §1.10, §7): llama-server sends SSE comment
-pings that httpx-sse drops for us; empty ``data`` is skipped; ``[DONE]`` ends
-the stream; an ``{"error": ...}`` event can arrive after HTTP 200; ``timings``
-ride on the last JSON chunk whose ``choices`` may be empty. Cancelling the task
-that iterates the stream closes the connection, which is how llama-server
-learns to stop and free the slot (it has no cancel endpoint).
+Streaming notes (see REFERENCE.md §1.10, §7): the event framing is parsed by
+backends.sse (comment pings are dropped there), each JSON chunk is read by
+backends.chunks, ``[DONE]`` ends the stream. Cancelling the task that iterates
+the stream closes the connection, which is how llama-server learns to stop and
+free the slot (it has no cancel endpoint).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+import ssl
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import cache
 from typing import Any
 
 import httpx
-from httpx_sse import SSEError, aconnect_sse
 
+from backends.chunks import ChunkReader
 from backends.errors import (
     BackendError,
     MalformedStream,
     NotAModelServer,
     PolicyRefusal,
-    ServerHTTPError,
     ServerTimeout,
     ServerUnreachable,
     StreamBroken,
     error_from_response,
     plain_cause,
 )
-from backends.events import (
-    ContentDelta,
-    Finished,
-    PromptProgress,
-    ReasoningDelta,
-    StreamEvent,
-    Timings,
-    Usage,
-)
+from backends.events import Finished, StreamEvent, Usage
 from backends.policy import check_backend
+from backends.sse import SSEParser
 from workspace.audit import AuditLog, AuditRecord
 from workspace.config import Backend, Policy, Sampling
 
 DEFAULT_TIMEOUT = httpx.Timeout(10.0, read=600.0)  # long prefill can be silent for minutes
+CHAT_PATH = "/v1/chat/completions"
+
+
+@cache
+def _tls_context() -> ssl.SSLContext:
+    """One TLS context for every call: building it loads the CA bundle, about 20 ms
+    that httpx would otherwise spend on each new client, even for plain http."""
+    return ssl.create_default_context()
 
 
 @dataclass
@@ -131,13 +133,14 @@ class ChatClient:
             request={k: v for k, v in body.items() if k != "messages"},
             sampling={k: v for k, v in body.items() if k not in ("messages", "stream", "stream_options")},
         )
-        text: list[str] = []
-        reasoning: list[str] = []
+        reader = ChunkReader(self.backend.name, self.backend.url)
         try:
             check_backend(self.backend, self.policy, role)  # before any connection is opened
-            async with httpx.AsyncClient(timeout=self.timeout, trust_env=False) as client:
+            async with httpx.AsyncClient(
+                timeout=self.timeout, trust_env=False, verify=_tls_context()
+            ) as client:
                 record.server_build = await self._fetch_server_build(client)
-                async for event in self._events(client, body, text, reasoning):
+                async for event in self._events(client, body, reader):
                     if isinstance(event, Finished):
                         record.model = event.model or record.model
                         record.timings = event.timings.as_dict() if event.timings else None
@@ -145,7 +148,7 @@ class ChatClient:
                         record.outcome = "completed"
                     yield event
         except BackendError as exc:
-            exc.partial = "".join(text)
+            exc.partial = "".join(reader.text)
             record.outcome, record.error = "failed", f"{type(exc).__name__}: {exc}"
             raise
         except PolicyRefusal as exc:  # nothing was sent; the refusal itself is on the record
@@ -156,8 +159,8 @@ class ChatClient:
             record.error = None if _is_cancel(exc) else f"{type(exc).__name__}: {exc}"
             raise
         finally:
-            record.response_text = "".join(text)
-            record.reasoning_text = "".join(reasoning)
+            record.response_text = "".join(reader.text)
+            record.reasoning_text = "".join(reader.reasoning)
             record.finished_at = datetime.now(UTC).isoformat()
             if record.outcome == "started":  # the consumer stopped iterating early
                 record.outcome = "cancelled"
@@ -209,86 +212,36 @@ class ChatClient:
         return self._server_build
 
     async def _events(
-        self,
-        client: httpx.AsyncClient,
-        body: dict[str, Any],
-        text: list[str],
-        reasoning: list[str],
+        self, client: httpx.AsyncClient, body: dict[str, Any], reader: ChunkReader
     ) -> AsyncIterator[StreamEvent]:
         name, url = self.backend.name, self.backend.url
-        endpoint = f"{url}/v1/chat/completions"
-        finish_reason: str | None = None
-        timings: Timings | None = None
-        usage: Usage | None = None
-        model: str | None = None
         try:
-            async with aconnect_sse(client, "POST", endpoint, json=body) as source:
-                response = source.response
+            async with client.stream(
+                "POST", url + CHAT_PATH, json=body, headers={"Accept": "text/event-stream"}
+            ) as response:
                 if response.status_code >= 400:
                     await response.aread()
-                    raise error_from_response(name, url, "/v1/chat/completions", response)
-                try:
-                    async for sse in source.aiter_sse():
-                        data = sse.data
-                        if not data:
-                            continue
-                        if data == "[DONE]":
-                            break
-                        try:
-                            chunk = json.loads(data)
-                        except json.JSONDecodeError:
-                            raise MalformedStream(
-                                f"Backend '{name}' at {url} sent a stream event that is not JSON: "
-                                f"{data[:80]!r}. Is this a llama-server or Ollama endpoint?",
-                                backend=name,
-                                url=url,
-                            ) from None
-                        if not isinstance(chunk, dict):
-                            raise MalformedStream(
-                                f"Backend '{name}' at {url} sent a stream event that is not a JSON object.",
-                                backend=name,
-                                url=url,
-                            )
-                        if "error" in chunk:
-                            raise _stream_error(name, url, chunk["error"])
-                        model = chunk.get("model", model)
-                        progress = chunk.get("prompt_progress")
-                        if progress:
-                            yield PromptProgress(
-                                total=int(progress.get("total", 0)),
-                                cache=int(progress.get("cache", 0)),
-                                processed=int(progress.get("processed", 0)),
-                                time_ms=float(progress.get("time_ms", 0.0)),
-                            )
-                        choices = chunk.get("choices")
-                        if choices:
-                            choice = choices[0]
-                            delta = choice.get("delta") or {}
-                            piece = delta.get("reasoning_content")
-                            if piece:
-                                reasoning.append(piece)
-                                yield ReasoningDelta(piece)
-                            piece = delta.get("content")
-                            if piece:
-                                text.append(piece)
-                                yield ContentDelta(piece)
-                            if choice.get("finish_reason"):
-                                finish_reason = choice["finish_reason"]
-                        if "timings" in chunk:
-                            timings = Timings.from_llamacpp(chunk["timings"])
-                        if chunk.get("usage"):
-                            usage = Usage.from_openai(chunk["usage"])
-                except SSEError:
+                    raise error_from_response(name, url, CHAT_PATH, response)
+                content_type = response.headers.get("content-type", "")
+                if not content_type.startswith("text/event-stream"):
                     await response.aread()
                     raise NotAModelServer(
-                        f"{url} answered, but not with an event stream "
-                        f"(content type '{response.headers.get('content-type', 'none')}'). "
-                        f"Check that backend '{name}' points at a llama-server or Ollama port.",
+                        f"{url} answered, but not with an event stream (content type "
+                        f"'{content_type or 'none'}'). Check that backend '{name}' points at a "
+                        "llama-server or Ollama port.",
                         backend=name,
                         url=url,
                         status=response.status_code,
                         server_message=None,
-                    ) from None
+                    )
+                parser = SSEParser()
+                async for piece in response.aiter_text():
+                    for data in parser.feed(piece):
+                        if data == "[DONE]":
+                            yield reader.finished()
+                            return
+                        for event in reader.read(self._parse(data)):
+                            yield event
         except httpx.ConnectError as exc:
             raise ServerUnreachable(
                 f"Nothing is answering at {url} (backend '{name}'): {plain_cause(exc)}. Start the "
@@ -310,45 +263,31 @@ class ChatClient:
                 backend=name,
                 url=url,
             ) from exc
-        if finish_reason is None and timings is None and usage is None:
+        if not reader.saw_end:  # the connection closed cleanly, but the answer never ended
             raise StreamBroken(
                 f"Backend '{name}' at {url} ended the stream before the answer was finished. "
                 "The text so far is kept, marked incomplete.",
                 backend=name,
                 url=url,
             )
-        yield Finished(
-            text="".join(text),
-            reasoning="".join(reasoning),
-            finish_reason=finish_reason,
-            timings=timings,
-            usage=usage,
-            model=model,
-        )
+        yield reader.finished()  # Ollama and older servers may close without [DONE]
 
-
-def _stream_error(name: str, url: str, error: Any) -> ServerHTTPError:
-    if isinstance(error, dict):
-        message, error_type, code = (
-            str(error.get("message", "")),
-            error.get("type"),
-            error.get("code"),
-        )
-    else:
-        message, error_type, code = str(error), None, None
-    return ServerHTTPError(
-        f"Backend '{name}' at {url} reported an error mid-answer: {message}",
-        backend=name,
-        url=url,
-        status=int(code) if isinstance(code, int) else 200,
-        server_message=message,
-        error_type=error_type,
-    )
+    def _parse(self, data: str) -> dict[str, Any]:
+        try:
+            chunk = json.loads(data)
+        except json.JSONDecodeError:
+            chunk = None
+        if not isinstance(chunk, dict):
+            raise MalformedStream(
+                f"Backend '{self.backend.name}' at {self.backend.url} sent a stream event that is not "
+                f"a JSON object: {data[:80]!r}. Is this a llama-server or Ollama endpoint?",
+                backend=self.backend.name,
+                url=self.backend.url,
+            )
+        return chunk
 
 
 def _is_cancel(exc: BaseException) -> bool:
-    import asyncio
-
     return isinstance(exc, asyncio.CancelledError | GeneratorExit)
 
 

@@ -312,7 +312,7 @@ async def run_bare(url: str, body: dict[str, Any]) -> Run:
 
     It is the floor, not a model of a correct client: ``aiter_lines()`` splits on
     every ``str.splitlines()`` boundary (``\x85``, ``\u2028``, ...), which would cut
-    a JSON event whose text holds one of them raw. chambers uses httpx-sse, which
+    a JSON event whose text holds one of them raw. chambers (backends/sse.py)
     splits on ``\r\n``, ``\r`` and ``\n`` only, as the SSE spec says.
     """
     started = time.perf_counter()
