@@ -9,13 +9,15 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
+# cmake builds the bundled llama-server; where the system has none, the PyPI wheel brings one.
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet -e .
+	command -v cmake >/dev/null || $(BIN)/pip install --quiet cmake
 	touch $@
 
-$(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
+$(VENV)/.installed-dev: $(VENV)/.installed
 	$(BIN)/pip install --quiet -e '.[dev]'
-	touch $@ $(VENV)/.installed
+	touch $@
 
 install: $(VENV)/.installed
 install-dev: $(VENV)/.installed-dev

@@ -82,11 +82,13 @@ def ensure_llama_server(progress: Progress | None = None) -> Path:
 
 
 def _build_llama_server(folder: Path, binary: Path, progress: Progress | None) -> None:
-    cmake = shutil.which("cmake")
+    # The system's cmake, or the one the `cmake` wheel puts beside this Python.
+    cmake = shutil.which("cmake") or shutil.which("cmake", path=str(Path(sys.executable).parent))
     if cmake is None:
         raise LocalServerError(
             "cmake is needed to build llama-server and was not found. Install it "
-            "(Debian: apt-get install cmake), or set CHAMBERS_LLAMA_SERVER to an existing binary."
+            "(Debian: apt-get install cmake, or pip install cmake), or set CHAMBERS_LLAMA_SERVER "
+            "to an existing binary."
         )
     log_path = folder / "build.log"
     with (
