@@ -90,13 +90,15 @@ class ChambersApp(App[None]):
         table = self.query_one("#backends", DataTable)
         table.border_title = "Backends"
         self.query_one("#draft-scroll").border_title = "Draft"
-        for key, label in (("name", "Backend"), ("kind", "Kind"), ("roles", "Roles"),
-                           ("health", "Health"), ("model", "Model"), ("n_ctx", "n_ctx"),
+        # What the attorney needs first (is it up, which model) comes first: at 80
+        # columns the later ones scroll out of view.
+        for key, label in (("name", "Backend"), ("health", "Health"), ("model", "Model"),
+                           ("n_ctx", "n_ctx"), ("kind", "Kind"), ("roles", "Roles"),
                            ("url", "Address")):  # fmt: skip
             table.add_column(label, key=key)
         for backend in self.config.backends:
             table.add_row(
-                backend.name, backend.kind, ",".join(backend.roles) or "-", "checking", "", "",
+                backend.name, "checking", "", "", backend.kind, ",".join(backend.roles) or "-",
                 backend.url, key=backend.name,
             )  # fmt: skip
         if not self.config.backends:
