@@ -1,0 +1,13 @@
+"""Subcommands of ``chambers``, one module per room.
+
+Each module has ``register(subparsers)``, which adds its parsers and sets
+``handler`` (a function taking the parsed args and Paths, returning an exit
+code) with ``parser.set_defaults(handler=...)``. Heavy imports stay inside the
+handlers so ``chambers --help`` is fast.
+"""
+
+from __future__ import annotations
+
+from tui.commands import core
+
+MODULES = [core]

@@ -1,0 +1,67 @@
+"""``chambers init``, ``config``, ``demo`` and ``local-server prepare``."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from workspace.errors import ChambersError
+from workspace.paths import Paths, write_atomically
+
+
+def register(sub: Any) -> None:
+    init = sub.add_parser("init", help="write a commented starter config")
+    init.add_argument("--force", action="store_true", help="overwrite an existing config")
+    init.set_defaults(handler=cmd_init)
+    sub.add_parser("config", help="check the config and list the backends").set_defaults(handler=cmd_config)
+    demo = sub.add_parser(
+        "demo", help="start a local llama-server with the demo model and open the workstation"
+    )
+    demo.set_defaults(handler=cmd_demo)
+    local = sub.add_parser("local-server", help="the bundled llama-server for the demo and tests")
+    local.add_argument("action", choices=["prepare"], help="build or find llama-server and the demo model")
+    local.set_defaults(handler=cmd_prepare)
+
+
+def cmd_init(args: argparse.Namespace, paths: Paths) -> int:
+    from workspace.config import starter_config_text
+
+    if paths.config_file.exists() and not args.force:
+        raise ChambersError(
+            f"{paths.config_file} already exists and was left as it is. Use `chambers init --force` "
+            "to replace it with the starter config.",
+            title="A config already exists",
+        )
+    write_atomically(paths.config_file, starter_config_text().encode("utf-8"))
+    print(f"Wrote a starter config to {paths.config_file}. Set your servers' addresses in it.")
+    return 0
+
+
+def cmd_config(args: argparse.Namespace, paths: Paths) -> int:
+    from workspace.config import load_config
+
+    config = load_config(paths.config_file)
+    print(
+        f"{paths.config_file}: {len(config.boards)} boards, {len(config.backends)} backends, "
+        f"local_only={'yes' if config.policy.local_only else 'no'}"
+    )
+    for backend in config.backends:
+        print(f"  {backend.name:<12} {backend.kind:<9} {backend.url:<28} {','.join(backend.roles)}")
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace, paths: Paths) -> int:
+    from tui.demo import run_demo
+
+    return run_demo(paths)
+
+
+def cmd_prepare(args: argparse.Namespace, paths: Paths) -> int:
+    from backends.local_server import ensure_demo_model, ensure_llama_server
+
+    def progress(message: str) -> None:
+        print(message, flush=True)
+
+    print(f"llama-server: {ensure_llama_server(progress)}")
+    print(f"demo model:   {ensure_demo_model(progress)}")
+    return 0
