@@ -168,13 +168,21 @@ class ChatClient:
                 self.audit.record(record)
 
     async def complete(self, request: ChatRequest, *, role: str | None = None) -> Finished:
-        """Run a call to the end and return its Finished event."""
+        """Run a call to the end and return its Finished event.
+
+        The stream is read to its very end (Finished is its last event) rather than
+        left suspended, so the audit record is written now, not when the generator
+        happens to be garbage-collected.
+        """
+        finished: Finished | None = None
         async for event in self.stream(request, role=role):
             if isinstance(event, Finished):
-                return event
-        raise StreamBroken(  # pragma: no cover - stream() raises before this
-            "The stream ended without an answer.", backend=self.backend.name, url=self.backend.url
-        )
+                finished = event
+        if finished is None:  # pragma: no cover - stream() raises before this
+            raise StreamBroken(
+                "The stream ended without an answer.", backend=self.backend.name, url=self.backend.url
+            )
+        return finished
 
     async def complete_json(
         self, request: ChatRequest, schema: dict[str, Any], *, role: str | None = None
