@@ -60,11 +60,14 @@ async def test_session_connects_only_to_configured_addresses(
     config = load_config(file)
     statuses = await probe_all(config.backends, config.policy)
     assert [s.health for s in statuses] == ["ok"]
-    client = ChatClient(config.backend_for_role("drafter"), config.policy, AuditLog(isolated_home / "a.db"))
+    log = AuditLog(isolated_home / "a.db")
+    client = ChatClient(config.backend_for_role("drafter"), config.policy, log)
     request = ChatRequest([{"role": "user", "content": "Say hello."}])
     request.sampling = type(request.sampling)(max_tokens=8)
     finished = await client.complete(request, role="drafter")
     assert finished.timings is not None
+    (row,) = log.recent()  # complete() has already written its audit record
+    assert row["outcome"] == "completed" and row["response_text"] == finished.text
 
     assert connections, "the guard saw no connection at all, so it is not watching"
     assert {(a[0], a[1]) for a in connections} <= configured(config)
