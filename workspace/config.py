@@ -20,6 +20,9 @@ from workspace.errors import ChambersError
 ROLES = ("router", "gate", "drafter", "heavy", "reviewer", "extractor")
 KINDS = ("llamacpp", "ollama")
 DEFAULT_MIN_DECODE_TOK_S = 40.0
+TELEMETRY_KINDS = ("nvml", "dcgm", "recorded")
+DEFAULT_REFRESH_S = 1.0
+MIN_REFRESH_S = 0.5  # NVML is polled at no more than 2 Hz: the driver serialises its calls
 
 
 class ConfigError(ChambersError):
@@ -97,11 +100,29 @@ class Policy:
 
 
 @dataclass(frozen=True)
+class TelemetrySourceConfig:
+    """Where one host's GPU figures come from: ``nvml`` (this host), ``dcgm`` (an
+    exporter's ``url``, or a saved copy at ``path``) or ``recorded`` (a JSON ``path``)."""
+
+    kind: str
+    host: str = "localhost"
+    url: str | None = None
+    path: str | None = None
+
+
+@dataclass(frozen=True)
+class DashboardSettings:
+    refresh_s: float = DEFAULT_REFRESH_S
+
+
+@dataclass(frozen=True)
 class Config:
     file: str
     policy: Policy
     boards: tuple[Board, ...]
     backends: tuple[Backend, ...]
+    telemetry: tuple[TelemetrySourceConfig, ...] = ()
+    dashboard: DashboardSettings = field(default_factory=DashboardSettings)
 
     def backend_for_role(self, role: str) -> Backend:
         """The one backend configured for ``role``; there is no fallback."""
@@ -141,7 +162,7 @@ def load_config(path: Path) -> Config:
 
 def parse_config(data: Mapping[str, Any], file: str) -> Config:
     reader = _Reader(file)
-    reader.no_unknown_keys(data, "", {"policy", "boards", "backends"})
+    reader.no_unknown_keys(data, "", {"policy", "boards", "backends", "telemetry", "dashboard"})
     policy_table = reader.table(data, "policy", "policy", required=False)
     reader.no_unknown_keys(policy_table, "policy", {"local_only"})
     policy = Policy(local_only=reader.boolean(policy_table, "local_only", "policy", default=True))
@@ -159,7 +180,47 @@ def parse_config(data: Mapping[str, Any], file: str) -> Config:
     )
     _no_duplicates(reader, [b.name for b in backends], "backends", "backend name")
     _one_backend_per_role(reader, backends)
-    return Config(file=file, policy=policy, boards=boards, backends=backends)
+    telemetry = tuple(
+        _parse_telemetry(reader, item, f"telemetry[{i}]")
+        for i, item in enumerate(reader.array_of_tables(data, "telemetry"))
+    )
+    _no_duplicates(reader, [t.host for t in telemetry], "telemetry", "telemetry host")
+    dashboard_table = reader.table(data, "dashboard", "dashboard", required=False)
+    reader.no_unknown_keys(dashboard_table, "dashboard", {"refresh_s"})
+    refresh = reader.number(dashboard_table, "refresh_s", "dashboard", float, default=DEFAULT_REFRESH_S)
+    if not MIN_REFRESH_S <= refresh <= 60:
+        raise ConfigError(
+            reader.file,
+            "dashboard.refresh_s",
+            f"expected seconds between {MIN_REFRESH_S} and 60, got {refresh}",
+        )
+    return Config(
+        file=file, policy=policy, boards=boards, backends=backends, telemetry=telemetry,
+        dashboard=DashboardSettings(refresh_s=refresh),
+    )  # fmt: skip
+
+
+def _parse_telemetry(reader: _Reader, item: Mapping[str, Any], key: str) -> TelemetrySourceConfig:
+    reader.no_unknown_keys(item, key, {"kind", "host", "url", "path"})
+    kind = reader.string(item, "kind", key)
+    if kind not in TELEMETRY_KINDS:
+        raise ConfigError(
+            reader.file, f"{key}.kind", f"expected one of {', '.join(TELEMETRY_KINDS)}; got '{kind}'"
+        )
+    url = reader.string(item, "url", key, default=None)
+    path = reader.string(item, "path", key, default=None)
+    if url is not None:
+        _check_url(reader, url, f"{key}.url")
+    wants = {"nvml": "neither url nor path (NVML reads this host)",
+             "dcgm": "either url (the exporter's /metrics) or path (a saved copy), not both",
+             "recorded": "a path to a recording and no url"}  # fmt: skip
+    ok = {"nvml": url is None and path is None, "dcgm": (url is None) != (path is None),
+          "recorded": path is not None and url is None}  # fmt: skip
+    if not ok[kind]:
+        raise ConfigError(reader.file, key, f"a '{kind}' source takes {wants[kind]}")
+    return TelemetrySourceConfig(
+        kind=kind, host=reader.string(item, "host", key, default="localhost"), url=url, path=path
+    )
 
 
 def _parse_board(reader: _Reader, item: Mapping[str, Any], key: str) -> Board:
@@ -404,4 +465,11 @@ def config_to_toml(config: Config) -> str:
         "boards": [{"name": b.name, "host": b.host, "gpus": list(b.gpus)} for b in config.boards],
         "backends": [backend_dict(b) for b in config.backends],
     }
+    if config.telemetry:
+        doc["telemetry"] = [
+            {k: v for k, v in (("kind", t.kind), ("host", t.host), ("url", t.url), ("path", t.path)) if v}
+            for t in config.telemetry
+        ]
+    if config.dashboard != DashboardSettings():
+        doc["dashboard"] = {"refresh_s": config.dashboard.refresh_s}
     return tomli_w.dumps(doc)

@@ -8,6 +8,6 @@ handlers so ``chambers --help`` is fast.
 
 from __future__ import annotations
 
-from tui.commands import core
+from tui.commands import core, fleet
 
-MODULES = [core]
+MODULES = [core, fleet]

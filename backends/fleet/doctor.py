@@ -1,0 +1,142 @@
+"""``chambers doctor``: everything that can be checked without sending a prompt.
+
+Config lint (what parses but will not work as meant), topology lint against
+the GPUs the hosts really have, and for each backend: reachable, health,
+model, n_ctx, and the class the local-only policy gave its address. Errors
+make the command exit non-zero, so it can gate a script or a start-up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from backends.fleet.servers import ServerPoller, ServerSample, is_slow
+from backends.fleet.telemetry import HostTelemetry, TelemetrySource
+from backends.fleet.topology_lint import Finding, lint_topology
+from workspace.config import Config
+
+
+@dataclass(frozen=True)
+class HostSummary:
+    host: str
+    source: str
+    status: str
+    gpus: int
+    driver: str | None
+
+
+@dataclass
+class DoctorReport:
+    config_file: str
+    hosts: list[HostSummary] = field(default_factory=list)
+    backends: list[ServerSample] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def errors(self) -> list[Finding]:
+        return [f for f in self.findings if f.level == "error"]
+
+    @property
+    def warnings(self) -> list[Finding]:
+        return [f for f in self.findings if f.level == "warning"]
+
+    def as_dict(self) -> dict[str, Any]:
+        def backend(s: ServerSample) -> dict[str, Any]:
+            keep = ("name", "kind", "health", "problem", "address_class", "model", "n_ctx", "build",
+                    "slots_total", "decode_avg_tok_s")  # fmt: skip
+            out = {k: v for k, v in asdict(s).items() if k in keep}
+            out["reachable"] = s.health in ("ok", "loading", "error")
+            return out
+
+        return {
+            "config": self.config_file,
+            "ok": not self.errors,
+            "errors": len(self.errors),
+            "warnings": len(self.warnings),
+            "hosts": [asdict(h) for h in self.hosts],
+            "backends": [backend(s) for s in self.backends],
+            "findings": [f.as_dict() for f in self.findings],
+        }
+
+
+def lint_config(config: Config, hosts: dict[str, HostTelemetry]) -> list[Finding]:
+    """What the strict parser lets through but the attorney would not mean."""
+    findings = []
+    used = {b.board for b in config.backends if b.board}
+    for backend in config.backends:
+        if not backend.board:
+            findings.append(Finding("info", f"backend {backend.name}",
+                                    "is not pinned to a board, so its GPUs are not checked"))  # fmt: skip
+        if not backend.roles:
+            findings.append(Finding("warning", f"backend {backend.name}", "has no roles, so no step uses it"))
+    for board in config.boards:
+        if board.name not in used:
+            findings.append(Finding("info", f"board {board.name}", "no backend is pinned to it"))
+    for host in sorted({b.host for b in config.boards} - set(hosts)):
+        findings.append(Finding("warning", f"host {host}",
+                                "boards name this host but no [[telemetry]] source covers it"))  # fmt: skip
+    return findings
+
+
+def backend_findings(config: Config, samples: list[ServerSample]) -> list[Finding]:
+    findings = []
+    for backend, s in zip(config.backends, samples, strict=True):
+        subject = f"backend {backend.name}"
+        if s.health in ("down", "refused", "error"):
+            findings.append(Finding("error", subject, f"{s.health}: {s.problem}"))
+        elif s.health == "loading":
+            findings.append(Finding("warning", subject, f"still loading: {s.problem}"))
+        if s.address_class not in (None, "loopback", "private"):
+            findings.append(Finding("warning", subject, f"its address {backend.url} is {s.address_class}"))
+        if is_slow(s, backend.min_decode_tok_s):
+            findings.append(Finding(
+                "warning", subject,
+                f"decodes at {s.decode_avg_tok_s:.1f} tok/s on average, below its floor of "
+                f"{backend.min_decode_tok_s:g} tok/s (min_decode_tok_s)",
+            ))  # fmt: skip
+    return findings
+
+
+def read_hosts(sources: list[TelemetrySource]) -> dict[str, HostTelemetry]:
+    """Blocking (NVML, HTTP): a full read of every source."""
+    return {s.host: s.read(full=True) for s in sources}
+
+
+async def run_doctor(config: Config, sources: list[TelemetrySource]) -> DoctorReport:
+    hosts_task = asyncio.to_thread(read_hosts, sources)
+    pollers = [ServerPoller(b, config.policy) for b in config.backends]
+    hosts, samples = await asyncio.gather(hosts_task, asyncio.gather(*(p.poll() for p in pollers)))
+    report = DoctorReport(config.file)
+    report.hosts = [HostSummary(h.host, h.source, h.status, len(h.gpus), h.driver) for h in hosts.values()]
+    report.backends = list(samples)
+    report.findings = [
+        *lint_config(config, hosts),
+        *lint_topology(config, hosts),
+        *backend_findings(config, list(samples)),
+    ]
+    return report
+
+
+def format_report(report: DoctorReport) -> str:
+    lines = [f"chambers doctor: {report.config_file}", "", "GPU hosts"]
+    for h in report.hosts:
+        state = f"{h.gpus} GPUs, driver {h.driver or '?'}" if h.status == "ok" else h.status
+        lines.append(f"  {h.host:<12} {h.source:<9} {state}")
+    lines += ["", "Backends"]
+    lines.append(f"  {'name':<14} {'health':<8} {'address':<9} {'model':<28} {'n_ctx':>6}  build")
+    for s in report.backends:
+        n_ctx = str(s.n_ctx) if s.n_ctx else "-"
+        lines.append(
+            f"  {s.name:<14} {s.health:<8} {s.address_class or '-':<9} {(s.model or '-')[:28]:<28} "
+            f"{n_ctx:>6}  {s.build or '-'}"
+        )
+    lines += ["", "Findings"]
+    marks = {"error": "ERROR  ", "warning": "warning", "info": "info   "}
+    for f in sorted(report.findings, key=lambda f: ("error", "warning", "info").index(f.level)):
+        lines.append(f"  {marks[f.level]} {f.subject}: {f.message}")
+    if not report.findings:
+        lines.append("  none")
+    lines += ["", f"{len(report.errors)} errors, {len(report.warnings)} warnings."]
+    return "\n".join(lines)

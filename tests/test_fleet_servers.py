@@ -1,0 +1,122 @@
+"""Server polling and ``chambers doctor`` against the real llama-server (Ollama via the stand-in)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from backends.chat import ChatClient, ChatRequest
+from backends.fleet.servers import ServerPoller, is_slow
+from backends.local_server import TEST_SERVER_ARGS, LlamaServerProcess
+from backends.native import NativeClient
+from tests.conftest import make_backend
+from tests.fakes import closed_port, fake_server
+from tests.test_ollama import ollama_routes
+from tui.cli import main
+from workspace.config import Backend, Config, Policy, config_to_toml
+
+
+async def test_llama_server_poll_reads_props_slots_and_metrics(llama_backend: Backend) -> None:
+    poller = ServerPoller(llama_backend, Policy())
+    first = await poller.poll()
+    assert first.health == "ok" and first.address_class == "loopback"
+    assert first.model == "smollm2-135m-instruct" and (first.n_ctx or 0) > 0 and first.build
+    assert first.slots_total == 2 and first.slots_busy == 0
+    assert first.requests_processing == 0 and first.requests_deferred == 0
+    assert first.decode_tok_s is None  # a rate needs two polls with work in between
+    await ChatClient(llama_backend, Policy(), None).complete(
+        ChatRequest(messages=[{"role": "user", "content": "List two duties of a tenant."}])
+    )
+    second = await poller.poll()
+    assert second.decode_tok_s is not None and second.decode_tok_s > 0
+    assert second.prompt_tok_s is not None and second.prompt_tok_s > 0
+    assert (second.decode_avg_tok_s or 0) > 0
+
+
+def test_slow_decode_is_flagged_against_the_floor(llama_backend: Backend) -> None:
+    from backends.fleet.servers import ServerSample
+
+    sample = ServerSample("x", "llamacpp", "ok", decode_avg_tok_s=25.0)
+    assert is_slow(sample, 40.0) and not is_slow(sample, 20.0)
+    assert not is_slow(sample, 40.0, bench_tg=82.0)  # a benchmark outranks the lifetime average
+    assert not is_slow(ServerSample("x", "llamacpp", "ok"), 40.0)  # nothing measured: no flag
+
+
+async def test_health_follows_start_stop_and_restart(llama_server_binary: Path, demo_model: Path) -> None:
+    server = LlamaServerProcess(llama_server_binary, demo_model, extra_args=TEST_SERVER_ARGS)
+    poller = ServerPoller(make_backend(server.url, name="restarting"), Policy())
+    assert (await poller.poll()).health == "down"
+    server.start()
+    try:
+        assert (await poller.poll()).health == "ok"
+        server.stop()
+        down = await poller.poll()
+        assert down.health == "down" and "connection refused" in (down.problem or "")
+        server.start()
+        back = await poller.poll()
+        assert back.health == "ok" and back.model == "smollm2-135m-instruct"
+    finally:
+        server.stop()
+
+
+async def test_ollama_poll_lists_loaded_and_available_models() -> None:
+    with fake_server(ollama_routes([])) as url:
+        backend = make_backend(url, name="extractor", kind="ollama", model="gemma4:26b")
+        sample = await ServerPoller(backend, Policy()).poll()
+    assert sample.health == "ok" and sample.n_ctx == 32768
+    assert [m.name for m in sample.loaded] == ["gemma4:26b"] and sample.loaded[0].size_vram
+    assert sample.available == ("gemma4:26b",)
+
+
+def write_config(home: Path, *backends: Backend, recorded: bool = True) -> None:
+    from backends.fleet.recorded_source import MISSION_CHASSIS1
+    from tests.test_fleet_lint import MISSION_BOARDS
+    from workspace.config import TelemetrySourceConfig
+
+    telemetry = (
+        (TelemetrySourceConfig("recorded", "chassis1", path=str(MISSION_CHASSIS1)),) if recorded else ()
+    )
+    config = Config(
+        file=str(home / "config.toml"), policy=Policy(),
+        boards=MISSION_BOARDS,
+        backends=backends, telemetry=telemetry,
+    )  # fmt: skip
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text(config_to_toml(config))
+
+
+def test_doctor_passes_against_the_real_server(
+    llama_backend: Backend, isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_config(isolated_home, make_backend(llama_backend.url, name="workhorse", board="board-a"))
+    assert main(["doctor"]) == 0
+    out = capsys.readouterr().out
+    assert "workhorse" in out and "smollm2-135m-instruct" in out and "loopback" in out
+    assert "chassis1     recorded  12 GPUs" in out
+    assert "board pair-23: mixes memory sizes" in out
+    assert "0 errors, 1 warnings." in out  # the mixed pair; the servers sit inside their boards
+
+
+def test_doctor_json_and_exit_code_on_errors(
+    llama_backend: Backend, isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    asleep = make_backend(f"http://127.0.0.1:{closed_port()}", name="asleep", board="board-a")
+    write_config(isolated_home, asleep, recorded=False)
+    assert main(["doctor", "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["ok"] is False and report["errors"] >= 1
+    (backend,) = report["backends"]
+    assert backend["name"] == "asleep" and backend["health"] == "down" and backend["reachable"] is False
+    assert backend["address_class"] == "loopback"
+    assert any(f["level"] == "error" and f["subject"] == "backend asleep" for f in report["findings"])
+    localhost = report["hosts"][0]
+    assert localhost["host"] == "localhost" and localhost["source"] == "nvml"
+
+
+async def test_native_metrics_names_survive_the_parser(llama_backend: Backend) -> None:
+    metrics = await NativeClient(llama_backend, Policy()).metrics()
+    for name in ("llamacpp:tokens_predicted_total", "llamacpp:tokens_predicted_seconds_total",
+                 "llamacpp:requests_processing", "llamacpp:requests_deferred"):  # fmt: skip
+        assert name in metrics
