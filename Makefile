@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: install install-dev demo test check bench clean
+.PHONY: install install-dev tesseract demo test check bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -22,13 +22,17 @@ $(VENV)/.installed-dev: $(VENV)/.installed
 install: $(VENV)/.installed
 install-dev: $(VENV)/.installed-dev
 
+# OCR of scanned pages: PyMuPDF carries the engine, Debian's packages the English data. Needs root (CI is root).
+tesseract:
+	command -v tesseract >/dev/null || (apt-get update && apt-get install -y tesseract-ocr tesseract-ocr-eng)
+
 # A real llama-server (built once, then cached) with the tiny demo model.
-demo: install
+demo: install tesseract
 	CHAMBERS_HOME=$(CURDIR)/.demo $(BIN)/chambers demo
 
 # Builds or finds the real llama-server first, so its (one-time, ~10 min) build
 # shows its progress here rather than inside a test fixture.
-test: install-dev
+test: install-dev tesseract
 	$(BIN)/chambers local-server prepare
 	$(BIN)/pytest
 

@@ -12,6 +12,8 @@ CORE = [
     "backends.fleet.telemetry", "backends.fleet.nvml_source", "backends.fleet.recorded_source",
     "backends.fleet.dcgm_source", "backends.fleet.sources", "backends.fleet.topology_lint",
     "backends.fleet.servers", "backends.fleet.doctor",
+    "evidence.matters", "evidence.ingest", "evidence.provenance", "evidence.report", "evidence.readers",
+    "evidence.pdf", "evidence.bates", "evidence.walk", "evidence.ocr",
 ]  # fmt: skip
 
 

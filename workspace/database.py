@@ -90,3 +90,159 @@ def migrate(db: sqlite3.Connection) -> list[str]:
             )
         applied.append(fn.__name__)
     return applied
+
+
+# --- evidence (the evidence room's tables; the code that fills them lives in evidence/) ---
+
+
+@migration
+def m101_evidence_matters(db: sqlite3.Connection) -> None:
+    """Matters, their source folders, documents and pages, and the per-file notices of an ingest.
+
+    Page text lives only in the FTS5 table (rowid = pages.id), so it is stored once.
+    """
+    db.execute(
+        "CREATE TABLE matters (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, created_at TEXT NOT NULL)"
+    )
+    db.execute(
+        """
+        CREATE TABLE matter_sources (
+            matter_id INTEGER NOT NULL REFERENCES matters(id) ON DELETE CASCADE,
+            path TEXT NOT NULL,
+            PRIMARY KEY (matter_id, path)
+        )
+        """
+    )
+    db.execute(
+        """
+        CREATE TABLE documents (
+            id INTEGER PRIMARY KEY,
+            matter_id INTEGER NOT NULL REFERENCES matters(id) ON DELETE CASCADE,
+            path TEXT NOT NULL,
+            part TEXT NOT NULL DEFAULT '',
+            kind TEXT NOT NULL,
+            title TEXT NOT NULL,
+            doc_date TEXT,
+            sha256 TEXT NOT NULL,
+            size INTEGER NOT NULL,
+            mtime_ns INTEGER NOT NULL,
+            page_count INTEGER NOT NULL,
+            ingested_at TEXT NOT NULL,
+            UNIQUE (matter_id, path, part)
+        )
+        """
+    )
+    db.execute(
+        """
+        CREATE TABLE pages (
+            id INTEGER PRIMARY KEY,
+            document_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+            page_no INTEGER NOT NULL,
+            bates TEXT,
+            bates_prefix TEXT,
+            bates_number INTEGER,
+            ocr INTEGER NOT NULL DEFAULT 0,
+            chars INTEGER NOT NULL
+        )
+        """
+    )
+    db.execute("CREATE INDEX pages_document ON pages(document_id, page_no)")
+    db.execute("CREATE INDEX pages_bates ON pages(bates_prefix, bates_number)")
+    db.execute("CREATE VIRTUAL TABLE pages_fts USING fts5(text, tokenize = 'porter unicode61')")
+    db.execute(
+        """
+        CREATE TABLE ingest_notices (
+            id INTEGER PRIMARY KEY,
+            matter_id INTEGER NOT NULL REFERENCES matters(id) ON DELETE CASCADE,
+            path TEXT NOT NULL,
+            sha256 TEXT,
+            size INTEGER,
+            mtime_ns INTEGER,
+            kind TEXT NOT NULL,
+            message TEXT NOT NULL,
+            at TEXT NOT NULL
+        )
+        """
+    )
+    db.execute("CREATE INDEX ingest_notices_matter ON ingest_notices(matter_id, path)")
+
+
+@migration
+def m102_evidence_outputs(db: sqlite3.Connection) -> None:
+    """The registry of everything chambers writes: file hashes and sampled text-shingle hashes."""
+    db.execute(
+        """
+        CREATE TABLE outputs (
+            id INTEGER PRIMARY KEY,
+            kind TEXT NOT NULL,
+            path TEXT,
+            sha256 TEXT,
+            text_sha256 TEXT NOT NULL,
+            shingles INTEGER NOT NULL,
+            created_at TEXT NOT NULL
+        )
+        """
+    )
+    db.execute("CREATE INDEX outputs_sha ON outputs(sha256)")
+    db.execute(
+        """
+        CREATE TABLE output_shingles (
+            hash INTEGER NOT NULL,
+            output_id INTEGER NOT NULL REFERENCES outputs(id) ON DELETE CASCADE,
+            PRIMARY KEY (hash, output_id)
+        ) WITHOUT ROWID
+        """
+    )
+
+
+@migration
+def m103_evidence_contexts(db: sqlite3.Connection) -> None:
+    """What a model was given: the exact messages and each chunk's provenance, per built context."""
+    db.execute(
+        """
+        CREATE TABLE evidence_contexts (
+            id INTEGER PRIMARY KEY,
+            matter_id INTEGER NOT NULL REFERENCES matters(id) ON DELETE CASCADE,
+            task TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            n_ctx INTEGER NOT NULL,
+            budget INTEGER NOT NULL,
+            tokens INTEGER NOT NULL,
+            counted_by TEXT NOT NULL,
+            messages_json TEXT NOT NULL,
+            chunks_json TEXT NOT NULL
+        )
+        """
+    )
+
+
+# --- fleet (benchmark results; written by backends/fleet/bench_store.py) ---
+
+
+@migration
+def m201_bench_results(db: sqlite3.Connection) -> None:
+    """One row per backend and prompt length of a ``chambers bench`` session, with every run kept."""
+    db.execute(
+        """
+        CREATE TABLE bench_results (
+            id INTEGER PRIMARY KEY,
+            session TEXT NOT NULL,
+            started_at TEXT NOT NULL,
+            backend TEXT NOT NULL,
+            url TEXT NOT NULL,
+            model TEXT,
+            build TEXT,
+            target_tokens INTEGER NOT NULL,
+            prompt_tokens INTEGER NOT NULL,
+            warmup INTEGER NOT NULL,
+            runs_wanted INTEGER NOT NULL,
+            runs_done INTEGER NOT NULL,
+            interrupted INTEGER NOT NULL,
+            pp_min REAL, pp_max REAL, pp_mean REAL, pp_median REAL,
+            tg_min REAL, tg_max REAL, tg_mean REAL, tg_median REAL,
+            total_s REAL NOT NULL,
+            runs_json TEXT NOT NULL
+        )
+        """
+    )
+    db.execute("CREATE INDEX bench_results_backend ON bench_results(backend, id)")

@@ -1,0 +1,331 @@
+"""Ingest: a matter's source folders into page records, whole files at a time.
+
+Each file is read once into memory and hashed; that hash is what is recorded,
+so the index and its provenance describe exactly the bytes that were read.
+Source files are only ever opened for reading. Each file goes into the index
+in one transaction, all its pages or none: a damaged page, a quarantine found
+on the last page, or an interruption rolls the whole file back. A bad file
+becomes a notice naming it and the ingest goes on with the rest.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from evidence.bates import bates_on_page
+from evidence.documents import SourceDocument
+from evidence.errors import UnreadableFile
+from evidence.matters import Matter, get_matter
+from evidence.ocr import find_tessdata
+from evidence.provenance import (
+    OverlapMeter,
+    in_output_folder,
+    made_by_chambers,
+    registered_output,
+    sha256_bytes,
+)
+from evidence.readers import READABLE_SUFFIXES, read_source
+from evidence.walk import Notice, SourceListing, list_sources
+from workspace.database import connect
+
+PROGRESS_EVERY_PAGES = 100
+RETRIED_KINDS = ("error", "encrypted", "unread", "note")  # notices that do not stop a re-read next time
+
+
+@dataclass(frozen=True)
+class IngestEvent:
+    """Progress for the CLI or TUI: a file started, some pages read, or a file finished."""
+
+    path: str
+    pages_done: int
+    pages_total: int
+    stage: str  # file | pages | done | unchanged | notice
+
+
+@dataclass
+class IngestReport:
+    matter: str
+    ingested: list[str] = field(default_factory=list)
+    unchanged: int = 0
+    removed: list[str] = field(default_factory=list)
+    pages: int = 0
+    notices: list[Notice] = field(default_factory=list)
+
+    @property
+    def quarantined(self) -> list[Notice]:
+        return [n for n in self.notices if n.kind == "quarantined"]
+
+
+class _Quarantine(Exception):
+    """Raised inside a file's transaction to roll it back when its text proves to be ours."""
+
+
+Progress = Callable[[IngestEvent], None]
+
+
+def ingest_matter(
+    db_path: Path,
+    name: str,
+    *,
+    progress: Progress | None = None,
+    passwords: Mapping[str, str] | None = None,
+    output_roots: Sequence[Path] = (),
+    tessdata: str | bool | None = True,
+) -> IngestReport:
+    """Bring the matter's index up to date with its source folders; returns what happened.
+
+    ``output_roots`` are chambers' own output folders (the data folder): files
+    there are quarantined. ``tessdata=True`` finds Tesseract; None means no OCR.
+    """
+    db = connect(db_path)
+    try:
+        matter = get_matter(db, name)
+        return _Ingest(db, matter, progress, dict(passwords or {}), output_roots, tessdata).run()
+    finally:
+        db.close()
+
+
+class _Ingest:
+    def __init__(
+        self,
+        db: sqlite3.Connection,
+        matter: Matter,
+        progress: Progress | None,
+        passwords: dict[str, str],
+        output_roots: Sequence[Path],
+        tessdata: str | bool | None,
+    ) -> None:
+        self.db, self.matter, self.passwords, self.output_roots = db, matter, passwords, output_roots
+        self.progress = progress or (lambda event: None)
+        self.tessdata = find_tessdata() if tessdata is True else (tessdata or None)
+        self.report = IngestReport(matter=matter.name)
+
+    def run(self) -> IngestReport:
+        walk_notices: list[Notice] = []
+        listings = list_sources(list(self.matter.sources), walk_notices)
+        for notice in walk_notices:
+            self._notice(notice, replace=False)
+        seen: set[str] = set()
+        for listing in listings:
+            for path in listing.files:
+                if not listing.complete:
+                    break
+                if self._ingest_path(path, listing):
+                    seen.add(str(path))
+        self._remove_missing(listings, seen)
+        return self.report
+
+    # --- one file -------------------------------------------------------------
+
+    def _ingest_path(self, path: Path, listing: SourceListing) -> bool:
+        """Read one file into the index (or a notice); False when it turned out not to exist."""
+        key = str(path)
+        try:
+            info = path.stat()
+            known = self._known(key)
+            if known and known["size"] == info.st_size and known["mtime_ns"] == info.st_mtime_ns:
+                self.report.unchanged += 1
+                self.progress(IngestEvent(key, 0, 0, "unchanged"))
+                return True
+            with open(path, "rb") as fh:  # read-only, always
+                data = fh.read()
+        except FileNotFoundError:
+            if not listing.root.is_dir():
+                listing.complete = False
+                self._notice(
+                    Notice(
+                        str(listing.root),
+                        "vanished",
+                        f"The source folder {listing.root} disappeared during the ingest (unplugged or moved?). "
+                        "Files not yet read from it were left as they were; run the ingest again when it is back.",
+                    )
+                )
+            return False
+        except OSError as exc:
+            self._notice(
+                Notice(key, "error", f"{key} could not be read ({exc.strerror}). Check its permissions.")
+            )
+            return True
+        sha = sha256_bytes(data)
+        if known and known["sha256"] == sha:
+            with self.db:
+                self.db.execute(
+                    "UPDATE documents SET mtime_ns = ?, size = ? WHERE matter_id = ? AND path = ?",
+                    (info.st_mtime_ns, info.st_size, self.matter.id, key),
+                )
+                self.db.execute(
+                    "UPDATE ingest_notices SET mtime_ns = ?, size = ? WHERE matter_id = ? AND path = ?",
+                    (info.st_mtime_ns, info.st_size, self.matter.id, key),
+                )
+            self.report.unchanged += 1
+            return True
+        self.progress(IngestEvent(key, 0, 0, "file"))
+        stamp = (sha, info.st_size, info.st_mtime_ns)
+        reason = self._quarantine_reason(path, sha)
+        if reason:
+            self._forget(key)
+            self._notice(Notice(key, "quarantined", f"{key} was quarantined: {reason}."), stamp)
+            return True
+        if path.suffix.lower() not in READABLE_SUFFIXES:
+            self._forget(key)
+            self._notice(
+                Notice(
+                    key,
+                    "skipped",
+                    f"{key} was skipped: chambers reads PDF, DOCX, TXT/Markdown and EML files.",
+                ),
+                stamp,
+            )
+            return True
+        try:
+            documents = read_source(
+                path.name, data, password=self.passwords.get(path.name), tessdata=self.tessdata
+            )
+            del data
+            self._store(key, documents, stamp)
+        except UnreadableFile as exc:
+            self._forget(key)
+            self._notice(Notice(key, exc.kind, exc.message.replace(path.name, key, 1)), stamp)
+        except _Quarantine as q:
+            self._forget(key)
+            self._notice(Notice(key, "quarantined", f"{key} was quarantined: {q}."), stamp)
+        return True
+
+    def _quarantine_reason(self, path: Path, sha: str) -> str | None:
+        output = registered_output(self.db, sha)
+        if output is not None:
+            return f"it is a chambers output ({output['kind']} #{output['id']}, written {output['created_at'][:10]})"
+        folder = in_output_folder(path, self.output_roots)
+        if folder is not None:
+            return f"it lies in chambers' own output folder {folder}"
+        return None
+
+    def _store(self, key: str, documents: list[SourceDocument], stamp: tuple[str, int, int]) -> None:
+        """All documents and pages of one file in one transaction; any exception rolls it all back."""
+        sha, size, mtime_ns = stamp
+        meter = OverlapMeter(self.db)
+        now = datetime.now(UTC).isoformat()
+        pages_total = sum(d.page_count for d in documents)
+        done = 0
+        notes: list[Notice] = []
+        with self.db:
+            self._forget(key, commit=False)
+            for doc in documents:
+                if made_by_chambers(doc.creator):
+                    raise _Quarantine(f"its PDF metadata says chambers made it (creator: {doc.creator})")
+                cur = self.db.execute(
+                    """INSERT INTO documents (matter_id, path, part, kind, title, doc_date, sha256, size,
+                           mtime_ns, page_count, ingested_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                    (self.matter.id, key, doc.part, doc.kind, doc.title, doc.doc_date, sha, size, mtime_ns,
+                     doc.page_count, now),
+                )  # fmt: skip
+                document_id = cur.lastrowid
+                notes.extend(Notice(key, "note", note) for note in doc.notes)
+                for page in doc.pages:
+                    bates = bates_on_page(page.text)
+                    cur = self.db.execute(
+                        """INSERT INTO pages (document_id, page_no, bates, bates_prefix, bates_number, ocr, chars)
+                           VALUES (?, ?, ?, ?, ?, ?, ?)""",
+                        (document_id, page.page_no, bates.text if bates else None,
+                         bates.prefix if bates else None, bates.number if bates else None,
+                         int(page.ocr), len(page.text)),
+                    )  # fmt: skip
+                    self.db.execute(
+                        "INSERT INTO pages_fts (rowid, text) VALUES (?, ?)", (cur.lastrowid, page.text)
+                    )
+                    meter.add(page.text)
+                    if page.unread:
+                        where = f"{key}{' (' + doc.part + ')' if doc.part else ''}, page {page.page_no}"
+                        notes.append(Notice(key, "unread", f"{where}: {page.unread}"))
+                    done += 1
+                    if done % PROGRESS_EVERY_PAGES == 0:
+                        self.progress(IngestEvent(key, done, pages_total, "pages"))
+            reason = meter.reason()
+            if reason:
+                raise _Quarantine(reason)
+            for note in notes:
+                self._insert_notice(note, stamp)
+        self.report.ingested.append(key)
+        self.report.pages += done
+        self.report.notices.extend(notes)
+        self.progress(IngestEvent(key, done, pages_total, "done"))
+
+    # --- records ----------------------------------------------------------------
+
+    def _known(self, key: str) -> sqlite3.Row | None:
+        """What was recorded for this path last time: an indexed file or a lasting quarantine."""
+        row = self.db.execute(
+            "SELECT sha256, size, mtime_ns FROM documents WHERE matter_id = ? AND path = ? LIMIT 1",
+            (self.matter.id, key),
+        ).fetchone()
+        if row is not None:
+            has_retry = self.db.execute(
+                f"SELECT 1 FROM ingest_notices WHERE matter_id = ? AND path = ? AND kind IN ({','.join('?' * len(RETRIED_KINDS))}) AND kind != 'note'",
+                (self.matter.id, key, *RETRIED_KINDS),
+            ).fetchone()
+            return None if has_retry else row
+        return self.db.execute(
+            "SELECT sha256, size, mtime_ns FROM ingest_notices WHERE matter_id = ? AND path = ? "
+            "AND kind IN ('quarantined', 'skipped') LIMIT 1",
+            (self.matter.id, key),
+        ).fetchone()
+
+    def _forget(self, key: str, *, commit: bool = True) -> None:
+        """Drop this path's pages, documents and notices (before it is read again)."""
+
+        def drop() -> None:
+            ids = "SELECT p.id FROM pages p JOIN documents d ON d.id = p.document_id WHERE d.matter_id = ? AND d.path = ?"
+            self.db.execute(f"DELETE FROM pages_fts WHERE rowid IN ({ids})", (self.matter.id, key))
+            self.db.execute("DELETE FROM documents WHERE matter_id = ? AND path = ?", (self.matter.id, key))
+            self.db.execute(
+                "DELETE FROM ingest_notices WHERE matter_id = ? AND path = ?", (self.matter.id, key)
+            )
+
+        if commit:
+            with self.db:
+                drop()
+        else:
+            drop()
+
+    def _notice(
+        self, notice: Notice, stamp: tuple[str, int, int] | None = None, *, replace: bool = True
+    ) -> None:
+        self.report.notices.append(notice)
+        self.progress(IngestEvent(notice.path, 0, 0, "notice"))
+        with self.db:
+            if replace:
+                self.db.execute(
+                    "DELETE FROM ingest_notices WHERE matter_id = ? AND path = ? AND kind = ?",
+                    (self.matter.id, notice.path, notice.kind),
+                )
+            self._insert_notice(notice, stamp)
+
+    def _insert_notice(self, notice: Notice, stamp: tuple[str, int, int] | None) -> None:
+        sha, size, mtime_ns = stamp if stamp else (None, None, None)
+        self.db.execute(
+            "INSERT INTO ingest_notices (matter_id, path, sha256, size, mtime_ns, kind, message, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (self.matter.id, notice.path, sha, size, mtime_ns, notice.kind, notice.message, datetime.now(UTC).isoformat()),
+        )  # fmt: skip
+
+    def _remove_missing(self, listings: list[SourceListing], seen: set[str]) -> None:
+        """A file gone from a fully read source folder leaves the index (and its notices go too)."""
+        complete = [listing.root for listing in listings if listing.complete]
+        paths = {
+            r[0]
+            for r in self.db.execute(
+                "SELECT path FROM documents WHERE matter_id = ? UNION SELECT path FROM ingest_notices WHERE matter_id = ?",
+                (self.matter.id, self.matter.id),
+            )
+        }
+        for path in sorted(paths - seen):
+            if any(Path(path).is_relative_to(root) for root in complete) and not Path(path).is_dir():
+                had_pages = self.db.execute(
+                    "SELECT 1 FROM documents WHERE matter_id = ? AND path = ?", (self.matter.id, path)
+                ).fetchone()
+                self._forget(path)
+                if had_pages:
+                    self.report.removed.append(path)
