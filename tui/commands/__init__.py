@@ -8,6 +8,6 @@ handlers so ``chambers --help`` is fast.
 
 from __future__ import annotations
 
-from tui.commands import core, fleet
+from tui.commands import core, evidence, fleet
 
-MODULES = [core, fleet]
+MODULES = [core, fleet, evidence]

@@ -1,0 +1,144 @@
+"""``chambers matter new`` and ``chambers evidence ingest|search|audit|context``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING, Any
+
+from workspace.errors import ChambersError
+from workspace.paths import Paths
+
+if TYPE_CHECKING:
+    from evidence.ingest import IngestEvent, IngestReport
+
+
+def register(sub: Any) -> None:
+    matter = sub.add_parser("matter", help="matters: named sets of source folders")
+    matter_sub = matter.add_subparsers(dest="matter_command", required=True)
+    new = matter_sub.add_parser("new", help="create a matter from its source folders")
+    new.add_argument("name")
+    new.add_argument("--sources", nargs="+", required=True, metavar="DIR", help="folders of primary sources")
+    new.set_defaults(handler=cmd_matter_new)
+    matter_sub.add_parser("list", help="list the matters").set_defaults(handler=cmd_matter_list)
+
+    evidence = sub.add_parser("evidence", help="ingest, search and audit a matter's primary sources")
+    ev = evidence.add_subparsers(dest="evidence_command", required=True)
+    ingest = ev.add_parser("ingest", help="read the matter's folders into the index (only changed files)")
+    ingest.add_argument("matter")
+    ingest.add_argument(
+        "--password", action="append", default=[], metavar="FILE=PASSWORD", help="open an encrypted PDF"
+    )
+    ingest.set_defaults(handler=cmd_ingest)
+    search = ev.add_parser("search", help="full-text search, best matches first")
+    search.add_argument("matter")
+    search.add_argument("query", nargs="+")
+    search.add_argument("--document", help="only files whose path or title contains this")
+    search.add_argument("--from", dest="date_from", metavar="YYYY-MM-DD")
+    search.add_argument("--to", dest="date_to", metavar="YYYY-MM-DD")
+    search.add_argument("--bates", metavar="PFX-000010..PFX-000020")
+    search.add_argument("--limit", type=int, default=10)
+    search.set_defaults(handler=cmd_search)
+    audit = ev.add_parser("audit", help="share of primary text, quarantined files, unread pages")
+    audit.add_argument("matter")
+    audit.set_defaults(handler=cmd_audit)
+
+
+def cmd_matter_new(args: argparse.Namespace, paths: Paths) -> int:
+    from pathlib import Path
+
+    from evidence.matters import create_matter
+    from workspace.database import connect
+
+    db = connect(paths.database_file)
+    try:
+        matter = create_matter(db, args.name, [Path(s) for s in args.sources])
+    finally:
+        db.close()
+    print(f"Matter '{matter.name}' created with {len(matter.sources)} source folder(s):")
+    for source in matter.sources:
+        print(f"  {source}")
+    print(f"Next: chambers evidence ingest {matter.name}")
+    return 0
+
+
+def cmd_matter_list(args: argparse.Namespace, paths: Paths) -> int:
+    from evidence.matters import list_matters
+    from workspace.database import connect
+
+    db = connect(paths.database_file)
+    try:
+        for matter in list_matters(db):
+            print(f"{matter.name}: {', '.join(str(s) for s in matter.sources)}")
+    finally:
+        db.close()
+    return 0
+
+
+def cmd_ingest(args: argparse.Namespace, paths: Paths) -> int:
+    passwords = {}
+    for item in args.password:
+        name, sep, secret = item.partition("=")
+        if not sep:
+            raise ChambersError(f"'{item}' is not FILE=PASSWORD, e.g. --password 'statement.pdf=hunter2'.")
+        passwords[name] = secret
+    report = run_ingest(paths, args.matter, passwords=passwords)
+    return 0 if report is not None else 2
+
+
+def run_ingest(
+    paths: Paths, matter: str, *, passwords: dict[str, str] | None = None, out: Any = None
+) -> IngestReport:
+    """Ingest with progress printed as it goes (also used by ``chambers demo``)."""
+    from evidence.ingest import ingest_matter
+
+    stream = out or sys.stdout
+
+    def progress(event: IngestEvent) -> None:
+        if event.stage == "file":
+            print(f"  reading {event.path}", file=stream, flush=True)
+        elif event.stage == "pages":
+            print(f"    {event.pages_done}/{event.pages_total} pages", file=stream, flush=True)
+
+    print(f"Ingesting matter '{matter}' ...", file=stream, flush=True)
+    report = ingest_matter(
+        paths.database_file, matter, progress=progress, passwords=passwords, output_roots=[paths.data_dir]
+    )
+    for notice in report.notices:
+        print(f"  [{notice.kind}] {notice.message}", file=stream)
+    print(
+        f"Done: {len(report.ingested)} file(s) read ({report.pages} pages), {report.unchanged} unchanged, "
+        f"{len(report.removed)} removed, {len(report.quarantined)} quarantined.",
+        file=stream,
+        flush=True,
+    )
+    return report
+
+
+def cmd_search(args: argparse.Namespace, paths: Paths) -> int:
+    from rich.console import Console
+    from rich.text import Text
+
+    from evidence.search import HIGHLIGHT, SearchFilters, search
+
+    filters = SearchFilters(args.document, args.date_from, args.date_to, args.bates)
+    hits = search(paths.database_file, args.matter, " ".join(args.query), filters=filters, limit=args.limit)
+    console = Console(highlight=False, soft_wrap=True)
+    if not hits:
+        console.print("No pages match.")
+    for hit in hits:
+        where = f"{hit.path}{' (' + hit.part + ')' if hit.part else ''} p.{hit.page_no}"
+        console.print(Text(f"{hit.bates or '-':<12} {where}  {hit.doc_date or ''}", style="bold"))
+        snippet = Text("    ")
+        for index, piece in enumerate(hit.snippet.replace(HIGHLIGHT[1], HIGHLIGHT[0]).split(HIGHLIGHT[0])):
+            snippet.append(piece, style="reverse" if index % 2 else "")
+        console.print(snippet)
+    return 0
+
+
+def cmd_audit(args: argparse.Namespace, paths: Paths) -> int:
+    from evidence.report import audit_matter, format_audit
+
+    audit = audit_matter(paths.database_file, args.matter)
+    print(format_audit(audit))
+    return 0 if audit.primary_share == 1.0 else 1
