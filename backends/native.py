@@ -190,6 +190,30 @@ class NativeClient:
             url=self.backend.url,
         )
 
+    async def tokenize(self, text: str) -> int:
+        """How many tokens the server's own tokenizer makes of ``text`` (llama-server ``POST /tokenize``).
+
+        The evidence context builder counts with it (passed in as a plain function), so a
+        context fits the model's window by the model's own count rather than an estimate.
+        """
+        check_backend(self.backend, self.policy)
+        name, url = self.backend.name, self.backend.url
+        try:
+            async with httpx.AsyncClient(timeout=self.timeout, trust_env=False) as client:
+                response = await client.post(url + "/tokenize", json={"content": text})
+        except httpx.HTTPError as exc:
+            raise ServerUnreachable(
+                f"Backend '{name}' at {url} could not count tokens: {plain_cause(exc)}.",
+                backend=name,
+                url=url,
+            ) from exc
+        if response.status_code != 200:
+            raise error_from_response(name, url, "/tokenize", response)
+        tokens = self._json(response, "/tokenize").get("tokens")
+        if not isinstance(tokens, list):
+            raise self._malformed("/tokenize")
+        return len(tokens)
+
 
 def _n_decoded(next_token: Any) -> int:
     """``next_token`` is an object in older builds and a list (one per sequence) in newer ones."""

@@ -20,6 +20,65 @@ from workspace.database import connect
 
 HIGHLIGHT = ("\x01", "\x02")  # markers around matched words in snippets; the CLI turns them into bold
 _TERM = re.compile(r'"([^"]+)"|(\S+)')
+# Words that say nothing about which page is relevant; dropped from a task's any-term query only.
+_STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "did",
+        "do",
+        "does",
+        "for",
+        "from",
+        "had",
+        "has",
+        "have",
+        "he",
+        "her",
+        "his",
+        "how",
+        "i",
+        "in",
+        "is",
+        "it",
+        "its",
+        "me",
+        "my",
+        "not",
+        "of",
+        "on",
+        "or",
+        "our",
+        "she",
+        "that",
+        "the",
+        "their",
+        "them",
+        "there",
+        "they",
+        "this",
+        "to",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "why",
+        "will",
+        "with",
+        "you",
+        "your",
+    ]
+)
 
 
 @dataclass(frozen=True)
@@ -44,12 +103,18 @@ class SearchHit:
     snippet: str  # with HIGHLIGHT markers around the matched words
 
 
-def fts_query(query: str) -> str:
-    """The attorney's words and "phrases" as an FTS5 query of quoted strings (all must match)."""
+def fts_query(query: str, *, any_term: bool = False) -> str:
+    """The attorney's words and "phrases" as an FTS5 query of quoted strings.
+
+    All must match, unless ``any_term`` (the context builder's task text, where
+    bm25 ranks the pages that match most of it first).
+    """
     terms = []
     for phrase, word in _TERM.findall(query):
         term = (phrase or word).strip()
         words = re.findall(r"\w+", term)
+        if any_term and not phrase and all(w.lower() in _STOPWORDS for w in words):
+            continue
         if words:
             terms.append('"' + " ".join(words) + '"')
     if not terms:
@@ -57,7 +122,7 @@ def fts_query(query: str) -> str:
             f"'{query}' has no words to search for. Type one or more words, or a \"quoted phrase\".",
             title="Nothing to search for",
         )
-    return " ".join(terms)
+    return (" OR " if any_term else " ").join(terms)
 
 
 def search(
@@ -77,10 +142,11 @@ def search_db(
     *,
     filters: SearchFilters | None = None,
     limit: int = 20,
+    any_term: bool = False,
 ) -> list[SearchHit]:
     filters = filters or SearchFilters()
     where = ["pages_fts MATCH ?", "d.matter_id = ?"]
-    args: list[object] = [fts_query(query), matter_id]
+    args: list[object] = [fts_query(query, any_term=any_term), matter_id]
     if filters.document:
         where.append("(d.path LIKE ? OR d.title LIKE ?)")
         args += [f"%{filters.document}%"] * 2

@@ -13,7 +13,7 @@ CORE = [
     "backends.fleet.dcgm_source", "backends.fleet.sources", "backends.fleet.topology_lint",
     "backends.fleet.servers", "backends.fleet.doctor",
     "evidence.matters", "evidence.ingest", "evidence.provenance", "evidence.report", "evidence.readers",
-    "evidence.pdf", "evidence.bates", "evidence.walk", "evidence.ocr",
+    "evidence.pdf", "evidence.bates", "evidence.walk", "evidence.ocr", "evidence.search", "evidence.context",
 ]  # fmt: skip
 
 
