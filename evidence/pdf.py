@@ -18,6 +18,9 @@ from evidence.errors import UnreadableFile
 from evidence.ocr import MISSING_TESSERACT, OCR_DPI, OCR_LANGUAGE
 
 _PDF_DATE = re.compile(r"D:(\d{4})(\d{2})(\d{2})")
+# A page with images and less text than this is a scan: its text layer is at most a Bates stamp or a
+# header added after scanning, so the picture is OCR'd (and that text layer kept as it is).
+SCAN_TEXT_CHARS = 100
 
 
 def open_pdf(name: str, data: bytes, *, password: str | None = None) -> pymupdf.Document:
@@ -79,10 +82,10 @@ def _pages(name: str, doc: pymupdf.Document, tessdata: str | None) -> Iterator[P
                     name,
                     f"{name}: page {index + 1} is damaged and cannot be read ({exc}). Ask for a fresh copy.",
                 ) from exc
-            if text.strip() or not page.get_images():
+            if len(text.strip()) >= SCAN_TEXT_CHARS or not page.get_images():
                 yield PageText(page_no=index + 1, text=text)
             elif tessdata is None:
-                yield PageText(page_no=index + 1, text="", unread=MISSING_TESSERACT)
+                yield PageText(page_no=index + 1, text=text, unread=MISSING_TESSERACT)
             else:
                 yield _ocr_page(name, page, index, tessdata)
     finally:
@@ -91,10 +94,11 @@ def _pages(name: str, doc: pymupdf.Document, tessdata: str | None) -> Iterator[P
 
 def _ocr_page(name: str, page: pymupdf.Page, index: int, tessdata: str) -> PageText:
     try:
-        textpage = page.get_textpage_ocr(language=OCR_LANGUAGE, dpi=OCR_DPI, full=True, tessdata=tessdata)
+        # full=False: OCR the picture but keep the page's own text (a Bates stamp) exactly as it is.
+        textpage = page.get_textpage_ocr(language=OCR_LANGUAGE, dpi=OCR_DPI, full=False, tessdata=tessdata)
         text = page.get_text(textpage=textpage)
     except RuntimeError as exc:
-        return PageText(page_no=index + 1, text="", unread=f"OCR failed on this page ({exc}).")
+        return PageText(page_no=index + 1, text=page.get_text(), unread=f"OCR failed on this page ({exc}).")
     if not text.strip():
         return PageText(
             page_no=index + 1, text="", ocr=True, unread="OCR found no text on this scanned page."

@@ -172,7 +172,9 @@ def read_email(
         content = payload if isinstance(payload, bytes) else b""
         label = f"{part + ' / ' if part else ''}attachment {number}: {filename}"
         try:
-            documents.extend(read_source(filename, content, part=label, tessdata=tessdata))
+            for attached in read_source(filename, content, part=label, tessdata=tessdata):
+                attached.doc_date = attached.doc_date or date  # an attachment is as old as its message
+                documents.append(attached)
         except UnreadableFile as exc:
             documents[0].notes.append(f"{name}, {label}: {exc.message}")
     return documents

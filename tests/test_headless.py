@@ -14,6 +14,7 @@ CORE = [
     "backends.fleet.servers", "backends.fleet.doctor",
     "evidence.matters", "evidence.ingest", "evidence.provenance", "evidence.report", "evidence.readers",
     "evidence.pdf", "evidence.bates", "evidence.walk", "evidence.ocr", "evidence.search", "evidence.context",
+    "evidence.sample_matter",
 ]  # fmt: skip
 
 

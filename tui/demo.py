@@ -34,6 +34,9 @@ def run_demo(paths: Paths) -> int:
     def progress(message: str) -> None:
         print(message, flush=True)
 
+    from tui.commands.evidence import setup_demo_matter
+
+    setup_demo_matter(paths)
     binary = ensure_llama_server(progress)
     model = ensure_demo_model(progress)
     server = LlamaServerProcess(binary, model, log_file=paths.data_dir / "demo-llama-server.log")

@@ -142,3 +142,19 @@ def cmd_audit(args: argparse.Namespace, paths: Paths) -> int:
     audit = audit_matter(paths.database_file, args.matter)
     print(format_audit(audit))
     return 0 if audit.primary_share == 1.0 else 1
+
+
+def setup_demo_matter(paths: Paths) -> int:
+    """The demo's sample matter: generated under the home (not the data folder), ingested, audited."""
+    from evidence.report import audit_matter, format_audit
+    from evidence.sample_matter import SAMPLE_MATTER, prepare_sample_matter
+
+    def progress(message: str) -> None:
+        print(message, flush=True)
+
+    root = paths.config_file.parent / "sample-matter"
+    prepare_sample_matter(paths.database_file, root, progress)
+    run_ingest(paths, SAMPLE_MATTER)
+    print(format_audit(audit_matter(paths.database_file, SAMPLE_MATTER)), flush=True)
+    print(f"Try: chambers evidence search {SAMPLE_MATTER} compressor", flush=True)
+    return 0
