@@ -246,3 +246,81 @@ def m201_bench_results(db: sqlite3.Connection) -> None:
         """
     )
     db.execute("CREATE INDEX bench_results_backend ON bench_results(backend, id)")
+
+
+# --- exhibits (Bates registry, production log, redaction log; written by exhibits/) ---
+
+
+@migration
+def m301_exhibits_bates_registry(db: sqlite3.Connection) -> None:
+    """Every Bates number issued per matter and prefix (never reused), and the production log per document."""
+    db.execute(
+        """
+        CREATE TABLE exhibits_productions (
+            id INTEGER PRIMARY KEY,
+            matter_id INTEGER NOT NULL REFERENCES matters(id) ON DELETE CASCADE,
+            kind TEXT NOT NULL,
+            prefix TEXT NOT NULL,
+            width INTEGER NOT NULL,
+            first_number INTEGER NOT NULL,
+            last_number INTEGER NOT NULL,
+            out_dir TEXT NOT NULL,
+            created_at TEXT NOT NULL
+        )
+        """
+    )
+    db.execute(
+        "CREATE INDEX exhibits_productions_range ON exhibits_productions(matter_id, prefix, first_number)"
+    )
+    db.execute(
+        """
+        CREATE TABLE exhibits_production_documents (
+            id INTEGER PRIMARY KEY,
+            production_id INTEGER NOT NULL REFERENCES exhibits_productions(id) ON DELETE CASCADE,
+            seq INTEGER NOT NULL,
+            source_path TEXT NOT NULL,
+            source_sha256 TEXT NOT NULL,
+            output_path TEXT NOT NULL,
+            output_sha256 TEXT NOT NULL,
+            page_count INTEGER NOT NULL,
+            first_number INTEGER NOT NULL,
+            last_number INTEGER NOT NULL,
+            shrunk_pages TEXT NOT NULL
+        )
+        """
+    )
+    db.execute("CREATE INDEX exhibits_documents_source ON exhibits_production_documents(source_sha256)")
+
+
+@migration
+def m302_exhibits_redaction_log(db: sqlite3.Connection) -> None:
+    """What each redaction removed, where and why: keyed hashes of the text, never the text itself."""
+    db.execute(
+        """
+        CREATE TABLE exhibits_redaction_runs (
+            id INTEGER PRIMARY KEY,
+            matter_id INTEGER NOT NULL REFERENCES matters(id) ON DELETE CASCADE,
+            source_path TEXT NOT NULL,
+            source_sha256 TEXT NOT NULL,
+            output_path TEXT NOT NULL,
+            output_sha256 TEXT NOT NULL,
+            hash_key TEXT NOT NULL,
+            verified_with TEXT NOT NULL,
+            scrubbed TEXT NOT NULL,
+            created_at TEXT NOT NULL
+        )
+        """
+    )
+    db.execute(
+        """
+        CREATE TABLE exhibits_redactions (
+            id INTEGER PRIMARY KEY,
+            run_id INTEGER NOT NULL REFERENCES exhibits_redaction_runs(id) ON DELETE CASCADE,
+            page_no INTEGER NOT NULL,
+            rect TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            text_hmac TEXT NOT NULL,
+            ocr INTEGER NOT NULL
+        )
+        """
+    )

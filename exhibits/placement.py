@@ -1,0 +1,128 @@
+"""Where a stamp goes on a page, so that it never covers what is printed there.
+
+All reasoning is in *visible* coordinates (the page as the reader sees it,
+after /Rotate), and converted to PyMuPDF's unrotated space only to draw
+(REFERENCE §4.4). The page's content is taken from MuPDF's bbox log, one box
+per text run, image and path, which is cheaper than extracting text. When the
+stamp's box would touch any of them, the page's content is scaled down about
+its visible top-left corner just enough to clear the stamp, by wrapping the
+content stream in ``q s 0 0 s tx ty cm ... Q``; text stays text and the page
+keeps its size.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pymupdf
+
+FONT = "helv"
+FONT_SIZE = 10.0
+MARGIN = 18.0  # points between the stamp and the page edge (a quarter inch)
+GAP = 4.0  # points kept clear between content and the stamp
+MIN_SCALE = 0.5  # below this the page would be unreadable; say so rather than shrink further
+CORNERS = ("bottom-right", "bottom-left", "bottom-center", "top-right", "top-left")
+
+
+@dataclass(frozen=True)
+class Placement:
+    box: pymupdf.Rect  # the stamp's box, visible coordinates
+    scale: float  # 1.0, or the factor the content was shrunk by to make room
+
+
+def stamp_box(page: pymupdf.Page, text: str, corner: str = "bottom-right") -> pymupdf.Rect:
+    """The stamp's box on the visible page."""
+    width = pymupdf.get_text_length(text, fontname=FONT, fontsize=FONT_SIZE)
+    visible = page.rect
+    if corner.endswith("right"):
+        x0 = visible.width - MARGIN - width
+    elif corner.endswith("left"):
+        x0 = MARGIN
+    else:
+        x0 = (visible.width - width) / 2
+    y1 = visible.height - MARGIN if corner.startswith("bottom") else MARGIN + FONT_SIZE * 1.2
+    return pymupdf.Rect(x0, y1 - FONT_SIZE * 1.2, x0 + width, y1)
+
+
+def content_boxes(page: pymupdf.Page) -> list[pymupdf.Rect]:
+    """Every drawn thing on the page, as visible boxes (empty and off-page ones left out)."""
+    rot = page.rotation_matrix
+    boxes = []
+    for _kind, bbox in page.get_bboxlog():
+        rect = pymupdf.Rect(bbox) * rot
+        if not rect.is_empty:
+            boxes.append(rect)
+    return boxes
+
+
+def _grow(box: pymupdf.Rect) -> pymupdf.Rect:
+    return pymupdf.Rect(box.x0 - GAP, box.y0 - GAP, box.x1 + GAP, box.y1 + GAP)
+
+
+def overlaps(box: pymupdf.Rect, boxes: list[pymupdf.Rect]) -> bool:
+    guard = _grow(box)
+    return any(guard.intersects(b) for b in boxes)
+
+
+def clearing_scale(page: pymupdf.Page, box: pymupdf.Rect, boxes: list[pymupdf.Rect]) -> float:
+    """The largest factor (<= 1) that, shrinking about the visible top-left, clears ``box`` of content.
+
+    Scaled about the origin, a content box (x0, y0, x1, y1) misses the stamp if its right edge ends
+    left of the stamp or its bottom edge above it; each box needs the milder of the two.
+    """
+    guard = _grow(box)
+    scale = 1.0
+    for b in boxes:
+        if not guard.intersects(b):
+            continue
+        need_x = guard.x0 / b.x1 if b.x1 > 0 else 1.0
+        need_y = guard.y0 / b.y1 if b.y1 > 0 else 1.0
+        scale = min(scale, max(need_x, need_y))
+    return max(scale, 0.0)
+
+
+def shrink_content(page: pymupdf.Page, scale: float) -> None:
+    """Scale everything drawn on the page by ``scale`` about its visible top-left corner."""
+    doc = page.parent
+    origin = pymupdf.Point(0, 0) * page.derotation_matrix * ~page.transformation_matrix  # in PDF space
+    e, f = origin.x * (1 - scale), origin.y * (1 - scale)
+    before = f"q {scale:.6f} 0 0 {scale:.6f} {e:.4f} {f:.4f} cm\n".encode()
+    parts = [_new_stream(doc, before), *_content_xrefs(doc, page), _new_stream(doc, b"\nQ\n")]
+    doc.xref_set_key(page.xref, "Contents", "[" + " ".join(f"{x} 0 R" for x in parts) + "]")
+
+
+def _content_xrefs(doc: pymupdf.Document, page: pymupdf.Page) -> list[int]:
+    return list(page.get_contents())
+
+
+def _new_stream(doc: pymupdf.Document, data: bytes) -> int:
+    xref = doc.get_new_xref()
+    doc.update_object(xref, "<<>>")
+    doc.update_stream(xref, data)
+    return xref
+
+
+def place(page: pymupdf.Page, text: str, corner: str = "bottom-right") -> Placement:
+    """Find the stamp's box; shrink the page's content first when the margin is too small."""
+    box = stamp_box(page, text, corner)
+    boxes = content_boxes(page)
+    if not overlaps(box, boxes):
+        return Placement(box, 1.0)
+    scale = clearing_scale(page, box, boxes)
+    if scale < MIN_SCALE:
+        scale = MIN_SCALE  # a full-page scan: shrink to the floor; the stamp then sits in the freed strip
+    shrink_content(page, scale)
+    return Placement(box, scale)
+
+
+def draw(page: pymupdf.Page, text: str, box: pymupdf.Rect) -> None:
+    """Write the stamp on the page, upright as the reader sees it, whatever the page's rotation."""
+    baseline = pymupdf.Point(box.x0, box.y1 - FONT_SIZE * 0.25)
+    page.insert_text(
+        baseline * page.derotation_matrix,
+        text,
+        fontsize=FONT_SIZE,
+        fontname=FONT,
+        rotate=page.rotation,
+        color=(0, 0, 0),
+    )

@@ -1,0 +1,253 @@
+"""A Bates production: stamped copies of source PDFs, numbered on from the matter's registry.
+
+The whole production is planned and checked before any page is touched
+(numbers fit the width, the range is free, no output lands on a source). Each
+document is then stamped into a temporary file; only when every document is
+done is the range recorded in the registry (re-checked inside the same
+transaction) and the files renamed into place. A failure anywhere leaves no
+output and issues no numbers. Documents are opened one at a time, so memory
+stays flat however long the production.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import sqlite3
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pymupdf
+
+from evidence.bates import bates_on_page
+from evidence.matters import get_matter
+from exhibits import placement
+from exhibits.errors import AlreadyStamped
+from exhibits.numbering import BatesFormat, check_width
+from exhibits.pdfio import check_outputs, discard, open_pdf, publish, save_to_temp
+from exhibits.registry import LoggedDocument, check_free, next_free, record_production
+from workspace.database import connect
+from workspace.paths import write_atomically
+
+LOG_NAME = "production-log.csv"
+
+
+@dataclass(frozen=True)
+class Progress:
+    """One page done: for a progress bar (``done`` of ``total`` pages) and a line of text."""
+
+    done: int
+    total: int
+    document: str
+
+
+ProgressFn = Callable[[Progress], None]
+
+
+@dataclass(frozen=True)
+class PlannedDocument:
+    source: Path
+    output: Path
+    page_count: int
+    first_number: int
+
+    @property
+    def last_number(self) -> int:
+        return self.first_number + self.page_count - 1
+
+
+@dataclass
+class ProductionPlan:
+    """What a production would do; the dry run prints it and writes nothing."""
+
+    matter: str
+    fmt: BatesFormat
+    out_dir: Path
+    documents: list[PlannedDocument]
+    corner: str = "bottom-right"
+    restamp: bool = False
+
+    @property
+    def pages(self) -> int:
+        return sum(d.page_count for d in self.documents)
+
+    @property
+    def first(self) -> int:
+        return self.documents[0].first_number
+
+    @property
+    def last(self) -> int:
+        return self.documents[-1].last_number
+
+    def describe(self) -> list[str]:
+        lines = [
+            f"Production for matter '{self.matter}': {len(self.documents)} document(s), {self.pages} pages, "
+            f"{self.fmt.label(self.first)}..{self.fmt.label(self.last)}, stamped {self.corner}",
+            f"Output folder: {self.out_dir}",
+        ]
+        for d in self.documents:
+            lines.append(
+                f"  {self.fmt.label(d.first_number)}..{self.fmt.label(d.last_number)}  "
+                f"{d.page_count:>5} p.  {d.source.name} -> {d.output.name}"
+            )
+        return lines
+
+
+@dataclass
+class ProductionResult:
+    plan: ProductionPlan
+    production_id: int
+    log_csv: Path
+    documents: list[LoggedDocument] = field(default_factory=list)
+
+    @property
+    def shrunk(self) -> list[tuple[str, int]]:
+        """(file name, page) of every page whose content was shrunk to make room for the stamp."""
+        return [(Path(d.source_path).name, p) for d in self.documents for p in d.shrunk_pages]
+
+
+def plan_production(
+    db: sqlite3.Connection,
+    matter: str,
+    sources: Sequence[Path],
+    fmt: BatesFormat,
+    out_dir: Path,
+    *,
+    start: int | None = None,
+    corner: str = "bottom-right",
+    restamp: bool = False,
+) -> ProductionPlan:
+    """Check everything that can be checked before writing: files open, width fits, range is free."""
+    matter_id = get_matter(db, matter).id
+    counts = []
+    for source in sources:
+        doc = open_pdf(source)
+        counts.append(doc.page_count)
+        doc.close()
+    first = start if start is not None else next_free(db, matter_id, fmt.prefix)
+    total = sum(counts)
+    check_width(fmt, first, total)
+    check_free(db, matter_id, fmt, first, first + total - 1)
+    documents, number = [], first
+    for source, count in zip(sources, counts, strict=True):
+        documents.append(PlannedDocument(Path(source), out_dir / Path(source).name, count, number))
+        number += count
+    check_outputs([d.output for d in documents] + [out_dir / LOG_NAME], sources)
+    return ProductionPlan(matter, fmt, out_dir, documents, corner, restamp)
+
+
+def stamp_document(
+    doc: pymupdf.Document,
+    fmt: BatesFormat,
+    first: int,
+    *,
+    name: str,
+    corner: str = "bottom-right",
+    restamp: bool = False,
+    progress: Callable[[], None] = lambda: None,
+) -> list[int]:
+    """Stamp every page of ``doc`` from ``first`` on; returns the 1-based pages that were shrunk."""
+    shrunk = []
+    for index in range(doc.page_count):
+        page = doc.load_page(index)
+        if not restamp:
+            _refuse_existing_stamp(page, name, index)
+        label = fmt.label(first + index)
+        spot = placement.place(page, label, corner)
+        if spot.scale < 1.0:
+            shrunk.append(index + 1)
+        placement.draw(page, label, spot.box)
+        progress()
+    return shrunk
+
+
+def _refuse_existing_stamp(page: pymupdf.Page, name: str, index: int) -> None:
+    """A stamp is a line of its own at the head or foot; only those bands are read, for speed."""
+    visible = page.rect
+    for band in (
+        pymupdf.Rect(0, visible.height * 0.85, visible.width, visible.height),
+        pymupdf.Rect(0, 0, visible.width, visible.height * 0.1),
+    ):
+        text = page.get_text(clip=band * page.derotation_matrix)
+        found = bates_on_page(text) if text.strip() else None
+        if found:
+            raise AlreadyStamped(
+                f"{name}, page {index + 1} already carries the Bates stamp {found.text}. Nothing was "
+                "written. Produce the unstamped original, or pass --restamp to stamp it again anyway."
+            )
+
+
+def run_production(
+    db_path: Path, plan: ProductionPlan, progress: ProgressFn | None = None
+) -> ProductionResult:
+    """Stamp, then register and publish; nothing is published or issued unless every document succeeds."""
+    report = progress or (lambda p: None)
+    temps: list[Path] = []
+    logged: list[LoggedDocument] = []
+    done = 0
+    try:
+        for seq, planned in enumerate(plan.documents, start=1):
+            source_bytes = planned.source.read_bytes()
+            doc = open_pdf(planned.source)
+            try:
+
+                def tick(name: str = planned.source.name) -> None:
+                    nonlocal done
+                    done += 1
+                    report(Progress(done, plan.pages, name))
+
+                shrunk = stamp_document(doc, plan.fmt, planned.first_number, name=str(planned.source),
+                                        corner=plan.corner, restamp=plan.restamp, progress=tick)  # fmt: skip
+                tmp = save_to_temp(doc, planned.output)
+            finally:
+                doc.close()
+            temps.append(tmp)
+            logged.append(
+                LoggedDocument(
+                    seq,
+                    str(planned.source.absolute()),
+                    hashlib.sha256(source_bytes).hexdigest(),
+                    str(planned.output.absolute()),
+                    _sha256_file(tmp),
+                    planned.page_count,
+                    planned.first_number,
+                    planned.last_number,
+                    tuple(shrunk),
+                )
+            )
+        db = connect(db_path)
+        try:
+            matter_id = get_matter(db, plan.matter).id
+            production_id = record_production(db, matter_id, "production", plan.fmt, plan.out_dir, logged)
+        finally:
+            db.close()
+    except BaseException:
+        discard(temps)
+        raise
+    for tmp, planned in zip(temps, plan.documents, strict=True):
+        publish(tmp, planned.output)
+    log_csv = plan.out_dir / LOG_NAME
+    write_atomically(log_csv, production_log_csv(plan.fmt, logged))
+    return ProductionResult(plan, production_id, log_csv, logged)
+
+
+def production_log_csv(fmt: BatesFormat, documents: Sequence[LoggedDocument]) -> bytes:
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["seq", "source", "source_sha256", "output", "output_sha256", "pages", "bates_first",
+                     "bates_last", "shrunk_pages"])  # fmt: skip
+    for d in documents:
+        writer.writerow([d.seq, d.source_path, d.source_sha256, d.output_path, d.output_sha256, d.page_count,
+                         fmt.label(d.first_number), fmt.label(d.last_number),
+                         " ".join(map(str, d.shrunk_pages))])  # fmt: skip
+    return out.getvalue().encode("utf-8")
+
+
+def _sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
