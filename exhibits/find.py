@@ -1,0 +1,119 @@
+"""Finding what to redact on a page: search terms, patterns, rectangles, and text only OCR can see.
+
+A scanned page has no text layer, so a pattern on it is invisible to
+extraction; such pages are OCR'd (Tesseract through PyMuPDF, 300 dpi) and the
+hits located on the OCR text page, whose boxes lie over the picture. Each hit
+keeps the string it stands for, so verification can look for it afterwards.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pymupdf
+
+from evidence.ocr import OCR_DPI, OCR_LANGUAGE, find_tessdata
+from evidence.pdf import SCAN_TEXT_CHARS
+from exhibits.errors import ExhibitsError
+from exhibits.patterns import Pattern
+
+OCR_PAD = 2.0  # points added round an OCR box: glyph edges and anti-aliasing spill past Tesseract's box
+OCR_MODES = ("auto", "always", "never")
+
+
+@dataclass(frozen=True)
+class PageRect:
+    """A rectangle the attorney drew: 1-based page, visible coordinates in points from the top-left."""
+
+    page_no: int
+    rect: tuple[float, float, float, float]
+
+
+@dataclass(frozen=True)
+class Hit:
+    page_no: int  # 1-based
+    rects: tuple[pymupdf.Rect, ...]  # unrotated page coordinates, ready for add_redact_annot
+    reason: str  # "pattern ssn", "term 2", "rectangle"
+    text: str  # what is removed (kept in memory for verification; the log holds only its keyed hash)
+    ocr: bool
+
+
+@dataclass(frozen=True)
+class RedactionRequest:
+    terms: tuple[str, ...] = ()
+    patterns: tuple[Pattern, ...] = ()
+    rects: tuple[PageRect, ...] = ()
+    ocr: str = "auto"  # auto: OCR pages that are pictures; always: every page with an image; never
+    scrub: bool = False
+
+    def describe(self) -> str:
+        parts = [f"{len(self.terms)} term(s)"] if self.terms else []
+        parts += [f"patterns {', '.join(p.name for p in self.patterns)}"] if self.patterns else []
+        parts += [f"{len(self.rects)} rectangle(s)"] if self.rects else []
+        return "; ".join(parts) or "nothing"
+
+
+def needs_ocr(page: pymupdf.Page, text: str, mode: str) -> bool:
+    if mode == "never" or not page.get_images():
+        return False
+    return mode == "always" or len(text.strip()) < SCAN_TEXT_CHARS
+
+
+def ocr_textpage(page: pymupdf.Page, tessdata: str | None) -> pymupdf.TextPage:
+    if tessdata is None:
+        raise ExhibitsError(
+            f"Page {page.number + 1 if page.number is not None else '?'} is a scan and needs OCR to find what "
+            "to redact, but Tesseract is not installed. Install it (`apt-get install tesseract-ocr "
+            "tesseract-ocr-eng`) and run the redaction again; nothing was written.",
+            title="OCR needed for redaction",
+        )
+    return page.get_textpage_ocr(language=OCR_LANGUAGE, dpi=OCR_DPI, full=False, tessdata=tessdata)
+
+
+def find_on_page(
+    page: pymupdf.Page, request: RedactionRequest, tessdata: str | None
+) -> tuple[list[Hit], pymupdf.TextPage | None]:
+    """Every hit on ``page``; also the OCR text page when one was made (verification reuses the mode)."""
+    page_no = (page.number or 0) + 1
+    text = page.get_text()
+    textpage = None
+    ocr = needs_ocr(page, text, request.ocr)
+    if ocr:
+        textpage = ocr_textpage(page, tessdata)
+        text = page.get_text(textpage=textpage)
+    wanted: dict[str, str] = {}
+    folded = " ".join(text.split()).casefold()
+    for number, term in enumerate(request.terms, start=1):
+        if " ".join(term.split()).casefold() in folded:
+            wanted.setdefault(term, f"term {number}")
+    for pattern in request.patterns:
+        for found in pattern.find(text):
+            wanted.setdefault(found, f"pattern {pattern.name}")
+    hits = []
+    for value, reason in wanted.items():
+        rects = page.search_for(value, textpage=textpage) if textpage else page.search_for(value)
+        if ocr:
+            rects = [
+                pymupdf.Rect(r.x0 - OCR_PAD, r.y0 - OCR_PAD, r.x1 + OCR_PAD, r.y1 + OCR_PAD) for r in rects
+            ]
+        hits.append(Hit(page_no, tuple(rects), reason, value, ocr))
+    for drawn in request.rects:
+        if drawn.page_no == page_no:
+            rect = pymupdf.Rect(drawn.rect) * page.derotation_matrix
+            hits.append(Hit(page_no, (rect,), "rectangle", page.get_textbox(rect).strip(), ocr))
+    return hits, textpage
+
+
+def check_rects(rects: Sequence[PageRect], page_count: int, name: str) -> None:
+    for drawn in rects:
+        if not 1 <= drawn.page_no <= page_count:
+            raise ExhibitsError(
+                f"{name} has {page_count} pages, so a rectangle on page {drawn.page_no} cannot be drawn. "
+                "Check the page number (pages count from 1).",
+                title="Rectangle off the document",
+            )
+
+
+def tessdata_for(request: RedactionRequest) -> str | None:
+    return None if request.ocr == "never" else find_tessdata()

@@ -1,0 +1,287 @@
+"""Redaction that removes: find, apply with PyMuPDF, save, re-extract, and only then publish.
+
+Image mode, chosen on purpose: ``PDF_REDACT_IMAGE_PIXELS``. It is the only
+mode that removes what a picture shows under the box (a scanned SSN) while
+keeping the rest of the picture; ``REMOVE`` would delete a whole scanned page
+and ``NONE`` would leave the number readable in the pixels. Its cost is that
+each image under a box is rewritten as a new, uncompressed image (files have
+grown 3.5-fold), so only images a box actually overlaps are touched (MuPDF
+leaves the others alone), the file is saved with ``deflate_images`` so the
+rewritten pictures are compressed again, and ``garbage=4`` drops the
+originals, which would otherwise stay in the file with the text visible. Line
+art fully under a box is removed; text under a box is removed character by
+character.
+
+Each document is saved to a temporary file and verified there (verify.py);
+a leak raises ``RedactionLeak`` and nothing is published for any document of
+the request. The log records each box with a keyed hash (HMAC-SHA256) of the
+text it removed: an SSN has only 10^9 values, so a plain hash in a log that
+travels with the production could be reversed by trying them all. The key
+stays in the chambers database, so the attorney can still prove what a box
+covered.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import hmac
+import io
+import json
+import secrets
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pymupdf
+
+from evidence.matters import get_matter
+from exhibits.errors import RedactionLeak
+from exhibits.find import Hit, RedactionRequest, check_rects, find_on_page, tessdata_for
+from exhibits.pdfio import check_outputs, discard, open_pdf, publish, save_to_temp
+from exhibits.stamp import Progress, ProgressFn
+from exhibits.verify import find_leaks
+from workspace.database import connect
+from workspace.paths import write_atomically
+
+SAVE_OPTIONS = {"garbage": 4, "deflate": True, "deflate_images": True}
+REDACT_MODES = {
+    "images": pymupdf.PDF_REDACT_IMAGE_PIXELS,  # type: ignore[attr-defined]
+    "graphics": pymupdf.PDF_REDACT_LINE_ART_REMOVE_IF_COVERED,  # type: ignore[attr-defined]
+    "text": pymupdf.PDF_REDACT_TEXT_REMOVE,  # type: ignore[attr-defined]
+}
+
+
+@dataclass
+class DocumentRedaction:
+    source: Path
+    output: Path
+    page_count: int
+    hits: list[Hit] = field(default_factory=list)
+    scrubbed: list[str] = field(default_factory=list)
+    verified_with: list[str] = field(default_factory=list)
+    output_sha256: str = ""
+
+    @property
+    def log_csv(self) -> Path:
+        return self.output.with_name(f"{self.output.stem}.redaction-log.csv")
+
+    def describe(self) -> list[str]:
+        lines = [f"{self.source.name} -> {self.output.name}: {len(self.hits)} redaction(s)"]
+        for hit in self.hits:
+            shown = _masked(hit.text)
+            lines.append(
+                f"  p.{hit.page_no:<4} {hit.reason:<16} {len(hit.rects)} box(es){' OCR' if hit.ocr else ''}  {shown}"
+            )
+        return lines
+
+
+def _pages(doc: pymupdf.Document) -> Iterator[pymupdf.Page]:
+    """The pages one at a time (PyMuPDF's Document is iterable, but its type stubs do not say so)."""
+    for index in range(doc.page_count):
+        yield doc.load_page(index)
+
+
+def _masked(text: str) -> str:
+    """What the dry run shows: the length and the last two characters, enough to recognise it."""
+    return "*" * max(len(text) - 2, 0) + text[-2:] if len(text) > 4 else "*" * len(text)
+
+
+def plan_redaction(
+    sources: Sequence[Path], out_dir: Path, request: RedactionRequest
+) -> list[DocumentRedaction]:
+    """Find every hit without changing anything: the dry run, and the first half of the real run."""
+    tessdata = tessdata_for(request)
+    planned = []
+    outputs = [out_dir / Path(s).name for s in sources]
+    check_outputs(outputs, sources)
+    for source, output in zip(sources, outputs, strict=True):
+        doc = open_pdf(Path(source))
+        try:
+            check_rects(request.rects, doc.page_count, str(source))
+            item = DocumentRedaction(Path(source), output, doc.page_count)
+            for page in _pages(doc):
+                hits, _ = find_on_page(page, request, tessdata)
+                item.hits.extend(hits)
+        finally:
+            doc.close()
+        planned.append(item)
+    return planned
+
+
+def redact_document(
+    item: DocumentRedaction, request: RedactionRequest, tick: Callable[[], None] = lambda: None
+) -> Path:
+    """Apply, scrub, save to a temporary file and verify it; returns the verified temporary file."""
+    tessdata = tessdata_for(request)
+    doc = open_pdf(item.source)
+    try:
+        item.hits = []
+        for page in _pages(doc):
+            hits, _ = find_on_page(page, request, tessdata)
+            for hit in hits:
+                for rect in hit.rects:
+                    page.add_redact_annot(rect, fill=(0, 0, 0))
+            if hits:
+                page.apply_redactions(**REDACT_MODES)
+            item.hits.extend(hits)
+            tick()
+        found = {h.text: h.reason for h in item.hits if h.text and h.reason != "rectangle"}
+        if request.scrub:
+            item.scrubbed = scrub(doc, list(found))
+        tmp = save_to_temp(doc, item.output, **SAVE_OPTIONS)
+    finally:
+        doc.close()
+    ocr_pages = {h.page_no for h in item.hits if h.ocr}
+    cleared = [(h.page_no, r) for h in item.hits if h.reason == "rectangle" for r in h.rects]
+    try:
+        leaks, item.verified_with = find_leaks(tmp, found, request.patterns, ocr_pages, tessdata, cleared)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    if leaks:
+        tmp.unlink(missing_ok=True)
+        where = "; ".join(f"{leak.where}: {leak.reason}" for leak in leaks[:8])
+        advice = (
+            "Run again with --scrub to clean metadata, bookmarks, annotations and attachments."
+            if any(not leak.where.startswith(("page", "pdftotext")) for leak in leaks) and not request.scrub
+            else "Add a rectangle over what remains (--rect PAGE:x0,y0,x1,y1), or redact by hand in a PDF editor."
+        )
+        raise RedactionLeak(
+            f"{item.source}: after redaction the removed text can still be extracted ({where}). No output "
+            f"file was written. {advice}"
+        )
+    item.output_sha256 = hashlib.sha256(tmp.read_bytes()).hexdigest()
+    return tmp
+
+
+def scrub(doc: pymupdf.Document, removed: list[str]) -> list[str]:
+    """Clear metadata, XMP, annotations, attachments and bookmark titles that contain removed text."""
+    flat = ["".join(s.split()).casefold() for s in removed]
+
+    def holds(text: str) -> bool:
+        squeezed = "".join(text.split()).casefold()
+        return any(s and s in squeezed for s in flat)
+
+    done = []
+    meta = dict(doc.metadata or {})
+    changed = {k: "" for k, v in meta.items() if k not in ("format", "encryption") and v and holds(str(v))}
+    if changed:
+        doc.set_metadata({k: v for k, v in meta.items() if k not in ("format", "encryption") and v} | changed)
+        done += [f"metadata {k}" for k in changed]
+    if holds(doc.get_xml_metadata() or ""):
+        doc.del_xml_metadata()
+        done.append("XMP metadata")
+    for page in _pages(doc):
+        for annot in list(page.annots() or []):
+            if holds(" ".join(str(v) for v in (annot.info or {}).values())):
+                page.delete_annot(annot)
+                done.append(f"annotation on page {(page.number or 0) + 1}")
+    for name in list(doc.embfile_names()):
+        if holds(name + " " + str(doc.embfile_info(name))) or holds(doc.embfile_get(name).decode("latin-1")):
+            doc.embfile_del(name)
+            done.append(f"embedded file {name}")
+    toc = doc.get_toc(simple=False)
+    if any(holds(str(entry[1])) for entry in toc):
+        doc.set_toc([[e[0], "[redacted]" if holds(str(e[1])) else e[1], e[2], *e[3:]] for e in toc])
+        done.append("bookmark titles")
+    return done
+
+
+def run_redaction(
+    db_path: Path,
+    matter: str,
+    sources: Sequence[Path],
+    out_dir: Path,
+    request: RedactionRequest,
+    progress: ProgressFn | None = None,
+) -> list[DocumentRedaction]:
+    """Redact every source, verify each, and publish them all only when every one is clean."""
+    report = progress or (lambda p: None)
+    planned = _shallow_plan(sources, out_dir)
+    total = sum(p.page_count for p in planned)
+    done = 0
+    temps: list[Path] = []
+    try:
+        for item in planned:
+
+            def tick(name: str = item.source.name) -> None:
+                nonlocal done
+                done += 1
+                report(Progress(done, total, name))
+
+            temps.append(redact_document(item, request, tick))
+        key = secrets.token_hex(32)
+        _record(db_path, matter, planned, key, request)
+    except BaseException:
+        discard(temps)
+        raise
+    for tmp, item in zip(temps, planned, strict=True):
+        publish(tmp, item.output)
+        write_atomically(item.log_csv, redaction_log_csv(item, key))
+    return planned
+
+
+def _shallow_plan(sources: Sequence[Path], out_dir: Path) -> list[DocumentRedaction]:
+    """Outputs checked and page counts read, without the search (the real run searches once, itself)."""
+    outputs = [out_dir / Path(s).name for s in sources]
+    check_outputs(outputs, sources)
+    items = []
+    for source, output in zip(sources, outputs, strict=True):
+        doc = open_pdf(Path(source))
+        items.append(DocumentRedaction(Path(source), output, doc.page_count))
+        doc.close()
+    return items
+
+
+def text_hmac(key: str, text: str) -> str:
+    return hmac.new(bytes.fromhex(key), text.encode("utf-8"), hashlib.sha256).hexdigest()
+
+
+def redaction_log_csv(item: DocumentRedaction, key: str) -> bytes:
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(
+        [
+            "source",
+            "output",
+            "output_sha256",
+            "page",
+            "boxes",
+            "reason",
+            "ocr",
+            "text_hmac_sha256",
+            "verified_with",
+        ]
+    )
+    for hit in item.hits:
+        boxes = " ".join(",".join(f"{v:.1f}" for v in (r.x0, r.y0, r.x1, r.y1)) for r in hit.rects)
+        writer.writerow([item.source.name, item.output.name, item.output_sha256, hit.page_no, boxes, hit.reason,
+                         "yes" if hit.ocr else "no", text_hmac(key, hit.text), "+".join(item.verified_with)])  # fmt: skip
+    return out.getvalue().encode("utf-8")
+
+
+def _record(
+    db_path: Path, matter: str, items: list[DocumentRedaction], key: str, request: RedactionRequest
+) -> None:
+    db = connect(db_path)
+    try:
+        matter_id = get_matter(db, matter).id
+        now = datetime.now(UTC).isoformat()
+        with db:
+            for item in items:
+                cur = db.execute(
+                    "INSERT INTO exhibits_redaction_runs (matter_id, source_path, source_sha256, output_path, "
+                    "output_sha256, hash_key, verified_with, scrubbed, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (matter_id, str(item.source.absolute()), hashlib.sha256(item.source.read_bytes()).hexdigest(),
+                     str(item.output.absolute()), item.output_sha256, key, "+".join(item.verified_with),
+                     json.dumps(item.scrubbed), now),
+                )  # fmt: skip
+                db.executemany(
+                    "INSERT INTO exhibits_redactions (run_id, page_no, rect, reason, text_hmac, ocr) VALUES (?, ?, ?, ?, ?, ?)",
+                    [(cur.lastrowid, h.page_no, json.dumps([[r.x0, r.y0, r.x1, r.y1] for r in h.rects]), h.reason,
+                      text_hmac(key, h.text), int(h.ocr)) for h in item.hits],
+                )  # fmt: skip
+    finally:
+        db.close()

@@ -1,0 +1,143 @@
+"""Redaction on real PDFs, each result checked with PyMuPDF *and* poppler's pdftotext (the leak check)."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pymupdf
+import pytest
+
+from evidence.matters import create_matter
+from evidence.ocr import find_tessdata
+from exhibits.errors import RedactionLeak
+from exhibits.find import PageRect, RedactionRequest
+from exhibits.patterns import PATTERNS, patterns_named
+from exhibits.redact import plan_redaction, run_redaction
+from tests.exhibits_files import image_pdf, pdftotext, pymupdf_text, scanned_pdf, squeeze, text_pdf
+from workspace.database import connect
+
+SSN = "123-45-6789"
+MATTER = "acme"
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    path = tmp_path / "home" / "chambers.sqlite3"
+    (tmp_path / "sources").mkdir()
+    db = connect(path)
+    create_matter(db, MATTER, [tmp_path / "sources"])
+    db.close()
+    return path
+
+
+def assert_gone(path: Path, *secrets: str) -> None:
+    """The leak check: neither PyMuPDF nor pdftotext can extract any of ``secrets`` from ``path``."""
+    for extractor in (pymupdf_text, pdftotext):
+        text = squeeze(extractor(path))
+        for secret in secrets:
+            assert squeeze(secret) not in text, f"{secret!r} still extractable by {extractor.__name__}"
+
+
+def redact(db_path: Path, sources: list[Path], out: Path, **kw: object):  # type: ignore[no-untyped-def]
+    return run_redaction(db_path, MATTER, sources, out, RedactionRequest(**kw))  # type: ignore[arg-type]
+
+
+def test_ssn_leak_check_on_rotated_text_page(db_path: Path, tmp_path: Path) -> None:
+    source = text_pdf(tmp_path / "sources" / "intake.pdf",
+                      [f"Client intake. Social Security number {SSN}, verified by phone.", f"Again: {SSN}."],
+                      rotations=[90, 180])  # fmt: skip
+    assert SSN in pymupdf_text(source) and SSN in pdftotext(source)
+    (item,) = redact(db_path, [source], tmp_path / "out", patterns=patterns_named(["ssn"]))
+    out = tmp_path / "out" / "intake.pdf"
+    assert_gone(out, SSN)
+    text = pymupdf_text(out)
+    assert "Client intake" in text and "verified by phone" in text
+    assert item.verified_with == ["PyMuPDF", "pdftotext"]
+    log = (tmp_path / "out" / "intake.redaction-log.csv").read_text()
+    assert SSN not in log and "6789" not in log
+    rows = list(csv.DictReader(log.splitlines()))
+    assert [(r["page"], r["reason"]) for r in rows] == [("1", "pattern ssn"), ("2", "pattern ssn")]
+    db = connect(db_path)
+    stored = db.execute("SELECT reason, text_hmac FROM exhibits_redactions").fetchall()
+    db.close()
+    assert len(stored) == 2 and all(SSN not in r["text_hmac"] for r in stored)
+
+
+def test_every_shipped_pattern_is_removed(db_path: Path, tmp_path: Path) -> None:
+    secrets = {
+        "ssn": SSN,
+        "card": "4111 1111 1111 1111",
+        "account": "000123456789",
+        "dob": "04/12/1961",
+        "email": "dana.w@harbor.example",
+        "phone": "(555) 123-4567",
+    }
+    body = (f"SSN {secrets['ssn']}. Card {secrets['card']}. Account No. {secrets['account']}. "
+            f"DOB: {secrets['dob']}. Mail {secrets['email']}. Call {secrets['phone']}. Invoice 1234567890123 stays.")  # fmt: skip
+    source = text_pdf(tmp_path / "sources" / "pii.pdf", [body])
+    (item,) = redact(db_path, [source], tmp_path / "out", patterns=list(PATTERNS.values()))
+    assert {h.reason for h in item.hits} == {f"pattern {name}" for name in PATTERNS}
+    out = tmp_path / "out" / "pii.pdf"
+    assert_gone(out, *secrets.values())
+    assert "Invoice 1234567890123 stays" in pymupdf_text(out)
+
+
+def test_scanned_page_is_ocrd_and_the_image_region_blanked(db_path: Path, tmp_path: Path) -> None:
+    assert find_tessdata(), "Tesseract is needed (make test installs it)"
+    source = scanned_pdf(tmp_path / "sources" / "scan.pdf", f"RECEIPT\nPatient SSN {SSN}\nSigned R. Okafor")
+    assert SSN not in pymupdf_text(source), "the scan must have no text layer"
+    (item,) = redact(db_path, [source], tmp_path / "out", patterns=patterns_named(["ssn"]))
+    assert [h.ocr for h in item.hits] == [True] and "OCR" in item.verified_with
+    out = tmp_path / "out" / "scan.pdf"
+    assert_gone(out, SSN)
+    with pymupdf.open(out) as doc:
+        page = doc[0]
+        ocr_text = page.get_text(textpage=page.get_textpage_ocr(dpi=300, full=True, tessdata=find_tessdata()))
+    assert squeeze(SSN) not in squeeze(ocr_text), "the number is still in the picture"
+    assert "okafor" in ocr_text.casefold(), "the rest of the scan must survive"
+
+
+def test_box_over_a_picture_blanks_only_those_pixels(db_path: Path, tmp_path: Path) -> None:
+    source = image_pdf(tmp_path / "sources" / "photo.pdf", "A photo of the freezer follows.")
+    redact(db_path, [source], tmp_path / "out", rects=(PageRect(1, (72, 320, 172, 420)),))
+    out = tmp_path / "out" / "photo.pdf"
+    with pymupdf.open(out) as doc:
+        pix = doc[0].get_pixmap(dpi=72)
+    assert pix.pixel(100, 350) == (0, 0, 0)  # under the box: the fill, the picture's pixels gone
+    assert pix.pixel(300, 450) == (30, 120, 200)  # outside the box: the picture is intact
+    assert out.stat().st_size <= 1.1 * source.stat().st_size + 2048
+
+
+def test_metadata_leak_refuses_output_unless_scrubbed(db_path: Path, tmp_path: Path) -> None:
+    source = tmp_path / "sources" / "meta.pdf"
+    doc = pymupdf.open()
+    doc.new_page().insert_text((72, 72), f"Employee SSN {SSN}")
+    doc.set_metadata({"title": f"Personnel file {SSN}", "subject": "HR"})
+    doc.set_toc([[1, f"SSN {SSN}", 1]])
+    doc.save(source)
+    doc.close()
+    with pytest.raises(RedactionLeak, match=r"metadata 'title'.*--scrub") as caught:
+        redact(db_path, [source], tmp_path / "out", patterns=patterns_named(["ssn"]))
+    assert SSN not in caught.value.message
+    assert not (tmp_path / "out" / "meta.pdf").exists()
+    assert not [p for p in (tmp_path / "out").iterdir() if p.suffix in (".tmp", ".pdf")]
+    (item,) = redact(db_path, [source], tmp_path / "out", patterns=patterns_named(["ssn"]), scrub=True)
+    out = tmp_path / "out" / "meta.pdf"
+    assert_gone(out, SSN)
+    with pymupdf.open(out) as result:
+        assert SSN not in (result.metadata or {}).get("title", "") and result.get_toc()[0][1] == "[redacted]"
+    assert "metadata title" in item.scrubbed and "bookmark titles" in item.scrubbed
+
+
+def test_search_terms_and_dry_run_writes_nothing(db_path: Path, tmp_path: Path) -> None:
+    source = text_pdf(
+        tmp_path / "sources" / "memo.pdf", ["Project Nightjar is confidential. NIGHTJAR launches soon."]
+    )
+    plan = plan_redaction([source], tmp_path / "out", RedactionRequest(terms=("nightjar",)))
+    assert not (tmp_path / "out").exists()
+    assert len(plan[0].hits) == 1 and len(plan[0].hits[0].rects) == 2
+    assert "Nightjar" not in "\n".join(plan[0].describe())
+    redact(db_path, [source], tmp_path / "out", terms=("nightjar",))
+    assert_gone(tmp_path / "out" / "memo.pdf", "nightjar")
+    assert "confidential" in pymupdf_text(tmp_path / "out" / "memo.pdf")
