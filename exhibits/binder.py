@@ -1,0 +1,232 @@
+"""Binders: chosen documents consolidated into one exhibit PDF.
+
+Layout: an index of exhibits first (its page numbers are known before
+anything is built, because page counts are read in the plan), then for each
+exhibit a slip sheet ("EXHIBIT 3" and a short description) followed by the
+document. Bookmarks point at the index and at each slip sheet (``set_toc``,
+1-based pages). Optionally the whole binder is Bates-stamped from the matter's
+registry, page by page as it is assembled. Documents are inserted in chunks
+of pages and closed at once, with progress after each chunk; the exhibit list
+goes out as CSV beside the binder.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pymupdf
+
+from evidence.matters import get_matter
+from exhibits.numbering import BatesFormat, check_width
+from exhibits.pdfio import check_outputs, discard, open_pdf, publish, save_to_temp
+from exhibits.registry import LoggedDocument, check_free, next_free, record_production
+from exhibits.stamp import Progress, ProgressFn, stamp_document
+from workspace.database import connect
+from workspace.paths import write_atomically
+
+SLIP_SIZE = (612, 792)  # US Letter
+INDEX_ROWS = 34  # exhibits listed per index page
+CHUNK_PAGES = 50  # pages inserted per step: progress stays live and a step's memory is bounded
+
+
+@dataclass(frozen=True)
+class Exhibit:
+    source: Path
+    description: str
+
+
+@dataclass(frozen=True)
+class PlannedExhibit:
+    number: int
+    exhibit: Exhibit
+    page_count: int
+    slip_page: int  # 1-based page of its slip sheet in the binder
+
+    @property
+    def first_page(self) -> int:
+        return self.slip_page + 1
+
+    @property
+    def last_page(self) -> int:
+        return self.slip_page + self.page_count
+
+
+@dataclass
+class BinderPlan:
+    matter: str
+    output: Path
+    exhibits: list[PlannedExhibit]
+    index_pages: int
+    bates: BatesFormat | None = None
+    first_number: int = 0
+    restamp: bool = False
+
+    @property
+    def pages(self) -> int:
+        return self.index_pages + sum(1 + e.page_count for e in self.exhibits)
+
+    @property
+    def list_csv(self) -> Path:
+        return self.output.with_name(f"{self.output.stem}.exhibit-list.csv")
+
+    def bates_of(self, page: int) -> str:
+        return self.bates.label(self.first_number + page - 1) if self.bates else ""
+
+    def describe(self) -> list[str]:
+        stamped = (
+            f", Bates {self.bates_of(1)}..{self.bates_of(self.pages)}" if self.bates else ", no Bates stamps"
+        )
+        lines = [
+            f"Binder for matter '{self.matter}': {len(self.exhibits)} exhibit(s), {self.pages} pages{stamped}",
+            f"Output: {self.output} (exhibit list {self.list_csv.name})",
+            f"  p.1-{self.index_pages}  Index of exhibits",
+        ]
+        for e in self.exhibits:
+            lines.append(
+                f"  p.{e.slip_page}-{e.last_page}  Exhibit {e.number}: {e.exhibit.description} "
+                f"({e.exhibit.source.name}, {e.page_count} p.)"
+            )
+        return lines
+
+
+def plan_binder(
+    db: sqlite3.Connection,
+    matter: str,
+    exhibits: Sequence[Exhibit],
+    output: Path,
+    *,
+    bates: BatesFormat | None = None,
+    start: int | None = None,
+    restamp: bool = False,
+) -> BinderPlan:
+    matter_id = get_matter(db, matter).id
+    index_pages = max(1, -(-len(exhibits) // INDEX_ROWS))
+    planned, page = [], index_pages + 1
+    for number, exhibit in enumerate(exhibits, start=1):
+        doc = open_pdf(exhibit.source)
+        count = doc.page_count
+        doc.close()
+        planned.append(PlannedExhibit(number, exhibit, count, page))
+        page += 1 + count
+    plan = BinderPlan(matter, output, planned, index_pages, bates, 0, restamp)
+    check_outputs([output, plan.list_csv], [e.source for e in exhibits])
+    if bates is not None:
+        plan.first_number = start if start is not None else next_free(db, matter_id, bates.prefix)
+        check_width(bates, plan.first_number, plan.pages)
+        check_free(db, matter_id, bates, plan.first_number, plan.first_number + plan.pages - 1)
+    return plan
+
+
+def run_binder(db_path: Path, plan: BinderPlan, progress: ProgressFn | None = None) -> BinderPlan:
+    """Assemble, stamp, save to a temporary file, record the Bates range, then publish."""
+    report = progress or (lambda p: None)
+    total = plan.pages * (2 if plan.bates else 1)  # assembly, then (optionally) a stamping pass
+    binder = pymupdf.open()
+    tmp: Path | None = None
+    try:
+        _index_pages(binder, plan)
+        report(Progress(binder.page_count, total, "index"))
+        toc: list[list[object]] = [[1, "Index of exhibits", 1]]
+        for item in plan.exhibits:
+            _slip_sheet(binder, item)
+            toc.append([1, f"Exhibit {item.number}: {item.exhibit.description}", item.slip_page])
+            src = open_pdf(item.exhibit.source)
+            try:
+                for start in range(0, src.page_count, CHUNK_PAGES):
+                    binder.insert_pdf(
+                        src, from_page=start, to_page=min(start + CHUNK_PAGES, src.page_count) - 1
+                    )
+                    report(Progress(binder.page_count, total, item.exhibit.source.name))
+            finally:
+                src.close()
+        binder.set_toc(toc)
+        if plan.bates is not None:
+            stamped = 0
+
+            def tick() -> None:
+                nonlocal stamped
+                stamped += 1
+                if stamped % CHUNK_PAGES == 0 or stamped == plan.pages:
+                    report(Progress(plan.pages + stamped, total, "Bates stamps"))
+
+            stamp_document(binder, plan.bates, plan.first_number, name=str(plan.output),
+                           restamp=plan.restamp, progress=tick)  # fmt: skip
+        binder.set_metadata({"title": f"Exhibits, matter {plan.matter}"})
+        tmp = save_to_temp(binder, plan.output)
+    except BaseException:
+        discard([tmp] if tmp else [])
+        raise
+    finally:
+        binder.close()
+    if plan.bates is not None:
+        try:
+            _record(db_path, plan, tmp)
+        except BaseException:
+            discard([tmp])
+            raise
+    publish(tmp, plan.output)
+    write_atomically(plan.list_csv, exhibit_list_csv(plan))
+    return plan
+
+
+def _record(db_path: Path, plan: BinderPlan, tmp: Path) -> None:
+    assert plan.bates is not None
+    sha = hashlib.sha256(tmp.read_bytes()).hexdigest()
+    whole = LoggedDocument(1, str(plan.output.absolute()), sha, str(plan.output.absolute()), sha, plan.pages,
+                           plan.first_number, plan.first_number + plan.pages - 1, ())  # fmt: skip
+    db = connect(db_path)
+    try:
+        record_production(
+            db, get_matter(db, plan.matter).id, "binder", plan.bates, plan.output.parent, [whole]
+        )
+    finally:
+        db.close()
+
+
+def _index_pages(binder: pymupdf.Document, plan: BinderPlan) -> None:
+    for start in range(0, max(len(plan.exhibits), 1), INDEX_ROWS):
+        page = binder.new_page(width=SLIP_SIZE[0], height=SLIP_SIZE[1])
+        title = "INDEX OF EXHIBITS" + (" (continued)" if start else "")
+        page.insert_text((72, 90), title, fontsize=16, fontname="hebo")
+        y = 130.0
+        for item in plan.exhibits[start : start + INDEX_ROWS]:
+            where = f"page {item.slip_page}" + (f"   {plan.bates_of(item.slip_page)}" if plan.bates else "")
+            desc = _fit(f"Exhibit {item.number}   {item.exhibit.description}", 380)
+            page.insert_text((72, y), desc, fontsize=11, fontname="helv")
+            page.insert_text((470, y), where, fontsize=10, fontname="helv")
+            y += 18
+
+
+def _slip_sheet(binder: pymupdf.Document, item: PlannedExhibit) -> None:
+    page = binder.new_page(width=SLIP_SIZE[0], height=SLIP_SIZE[1])
+    page.insert_textbox(pymupdf.Rect(72, 300, 540, 360), f"EXHIBIT {item.number}", fontsize=32,
+                        fontname="hebo", align=pymupdf.TEXT_ALIGN_CENTER)  # fmt: skip
+    page.insert_textbox(pymupdf.Rect(90, 380, 522, 520), item.exhibit.description, fontsize=13,
+                        fontname="helv", align=pymupdf.TEXT_ALIGN_CENTER)  # fmt: skip
+
+
+def _fit(text: str, width: float) -> str:
+    """Shorten ``text`` with an ellipsis so it fits ``width`` points in 11-pt Helvetica."""
+    if pymupdf.get_text_length(text, fontname="helv", fontsize=11) <= width:
+        return text
+    while text and pymupdf.get_text_length(text + "...", fontname="helv", fontsize=11) > width:
+        text = text[:-1]
+    return text + "..."
+
+
+def exhibit_list_csv(plan: BinderPlan) -> bytes:
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["exhibit", "description", "source", "source_sha256", "slip_page", "first_page",
+                     "last_page", "pages", "bates_first", "bates_last"])  # fmt: skip
+    for e in plan.exhibits:
+        sha = hashlib.sha256(e.exhibit.source.read_bytes()).hexdigest()
+        writer.writerow([e.number, e.exhibit.description, str(e.exhibit.source), sha, e.slip_page, e.first_page,
+                         e.last_page, e.page_count, plan.bates_of(e.slip_page), plan.bates_of(e.last_page)])  # fmt: skip
+    return out.getvalue().encode("utf-8")
