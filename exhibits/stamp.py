@@ -163,6 +163,24 @@ def stamp_document(
     return shrunk
 
 
+def preview_shrinks(plan: ProductionPlan) -> list[tuple[str, int]]:
+    """For the dry run: (file, page) of each page that would be shrunk; an existing stamp is refused here too."""
+    found = []
+    for planned in plan.documents:
+        doc = open_pdf(planned.source)
+        try:
+            for index in range(doc.page_count):
+                page = doc.load_page(index)
+                if not plan.restamp:
+                    _refuse_existing_stamp(page, str(planned.source), index)
+                box = placement.stamp_box(page, plan.fmt.label(planned.first_number + index), plan.corner)
+                if placement.overlaps(box, placement.content_boxes(page)):
+                    found.append((planned.source.name, index + 1))
+        finally:
+            doc.close()
+    return found
+
+
 def _refuse_existing_stamp(page: pymupdf.Page, name: str, index: int) -> None:
     """A stamp is a line of its own at the head or foot; only those bands are read, for speed."""
     visible = page.rect

@@ -8,6 +8,6 @@ handlers so ``chambers --help`` is fast.
 
 from __future__ import annotations
 
-from tui.commands import core, evidence, fleet
+from tui.commands import core, evidence, exhibits, fleet
 
-MODULES = [core, fleet, evidence]
+MODULES = [core, fleet, evidence, exhibits]
