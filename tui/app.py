@@ -59,12 +59,20 @@ class ChambersApp(App[None]):
             id="backends.focus",
             tooltip="Go to the backend list (up/down chooses where the prompt goes)",
         ),
+        Binding(
+            "f2",
+            "dashboard",
+            "Fleet",
+            id="fleet.dashboard",
+            tooltip="The fleet dashboard: GPUs per NVLink board and the model server on each (F2 again returns)",
+        ),
         Binding("f1", "help", "Help", id="app.help", tooltip="Show this list of keys"),
         Binding("ctrl+q", "quit", "Quit", id="app.quit", tooltip="Leave chambers"),
     ]
 
-    def __init__(self, config: Config, audit: AuditLog) -> None:
+    def __init__(self, config: Config, audit: AuditLog, *, start_on_dashboard: bool = False) -> None:
         super().__init__()
+        self.start_on_dashboard = start_on_dashboard
         self.config = config
         self.audit = audit
         self.statuses: dict[str, BackendStatus] = {}
@@ -105,6 +113,8 @@ class ChambersApp(App[None]):
             self.set_status(f"No backends in {self.config.file}. Add a [[backends]] entry.")
         self.query_one("#prompt", Input).focus()
         self.action_refresh_backends()
+        if self.start_on_dashboard:
+            self.action_dashboard()
 
     # --- backends -----------------------------------------------------------
 
@@ -198,8 +208,8 @@ class ChambersApp(App[None]):
             await stream.stop()
 
     def action_cancel_stream(self) -> None:
-        if isinstance(self.screen, ErrorScreen | HelpScreen):
-            self.screen.dismiss()
+        if len(self.screen_stack) > 1:  # a modal, or the dashboard, is on top: Esc closes it
+            self.pop_screen()
             return
         running = [w for w in self.workers if w.group == "stream" and w.is_running]
         for worker in running:
@@ -231,8 +241,22 @@ class ChambersApp(App[None]):
     def action_focus_backends(self) -> None:
         self.query_one("#backends", DataTable).focus()
 
+    def action_dashboard(self) -> None:
+        from tui.dashboard import DashboardScreen
+
+        if isinstance(self.screen, DashboardScreen):
+            self.pop_screen()
+        else:
+            self.push_screen(DashboardScreen(self.config, self.audit.database_file))
+
     def action_help(self) -> None:
+        from tui.dashboard import DashboardScreen
+
         rows = [(b.key, b.tooltip or b.description) for b in self.BINDINGS if isinstance(b, Binding)]
+        if isinstance(self.screen, DashboardScreen):
+            rows += [
+                (b.key, b.tooltip or b.description) for b in self.screen.BINDINGS if isinstance(b, Binding)
+            ]
         rows += [("enter", "Send the prompt to the selected backend"),
                  ("tab", "Move between the backend list and the prompt"),
                  ("up/down", "In the backend list: choose where the prompt goes")]  # fmt: skip
@@ -250,6 +274,11 @@ def _finished_line(name: str, event: Finished, tokens: int) -> str:
     )
 
 
-def create_app(config: Config, database_file: Path) -> ChambersApp:
-    """The one app factory, used by the CLI and the tests."""
-    return ChambersApp(config, AuditLog(database_file))
+def create_app(config: Config, database_file: Path, *, start_on_dashboard: bool | None = None) -> ChambersApp:
+    """The one app factory, used by the CLI and the tests.
+
+    The fleet dashboard is the first screen when the config has boards (or when
+    ``start_on_dashboard`` says so); F2 or Esc leads to the workstation behind it.
+    """
+    first = bool(config.boards) if start_on_dashboard is None else start_on_dashboard
+    return ChambersApp(config, AuditLog(database_file), start_on_dashboard=first)
