@@ -7,25 +7,10 @@ snapshot reads the same on every machine.
 
 from __future__ import annotations
 
-from backends.fleet.recorded_source import MISSION_CHASSIS1, MISSION_CHASSIS2_DCGM
-from workspace.config import (
-    Backend,
-    Board,
-    Config,
-    DashboardSettings,
-    Policy,
-    TelemetrySourceConfig,
-)
+from backends.fleet.mission import MISSION_BOARDS, mission_telemetry
+from workspace.config import Backend, Config, DashboardSettings, Policy
 
 CLOSED = "http://127.0.0.1:9"
-
-MISSION_BOARDS = (
-    Board("pair-01", "chassis1", (0, 1)),
-    Board("pair-23", "chassis1", (2, 3)),
-    Board("board-a", "chassis1", (4, 5, 8, 9)),
-    Board("board-b", "chassis1", (6, 7, 10, 11)),
-    Board("3090s", "chassis2", (0, 1, 2, 3)),
-)
 
 
 def mission_config(
@@ -40,9 +25,6 @@ def mission_config(
         Backend("reviewer", "llamacpp", CLOSED, ("reviewer",), "pair-23"),
         Backend("extractor", "ollama", CLOSED, ("extractor",), "3090s", "gemma4:26b"),
     )
-    telemetry = (
-        TelemetrySourceConfig("recorded", "chassis1", path=str(MISSION_CHASSIS1)),
-        TelemetrySourceConfig("dcgm", "chassis2", path=str(MISSION_CHASSIS2_DCGM)),
-    )
+    telemetry = mission_telemetry()
     return Config(file=file, policy=Policy(), boards=MISSION_BOARDS, backends=backends,
                   telemetry=telemetry, dashboard=DashboardSettings(refresh_s))  # fmt: skip

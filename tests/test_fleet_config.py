@@ -43,3 +43,17 @@ def test_bad_fleet_keys_name_file_and_key(data: dict, key: str, words: str) -> N
     with pytest.raises(ConfigError) as info:
         parse_config(data, "office.toml")
     assert f"office.toml: `{key}`" in info.value.message and words in info.value.message
+
+
+def test_demo_config_carries_the_recorded_installation_through_toml() -> None:
+    import tomllib
+
+    from backends.fleet.mission import MISSION_BOARDS
+    from tui.demo import demo_config
+    from workspace.config import config_to_toml
+
+    config = demo_config("http://127.0.0.1:9", "demo.toml")
+    again = parse_config(tomllib.loads(config_to_toml(config)), "demo.toml")
+    assert again.boards == MISSION_BOARDS and again.telemetry == config.telemetry
+    assert [t.kind for t in again.telemetry] == ["recorded", "dcgm"]
+    assert again.backends[0].board == "board-a"

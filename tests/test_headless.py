@@ -12,6 +12,7 @@ CORE = [
     "backends.fleet.telemetry", "backends.fleet.nvml_source", "backends.fleet.recorded_source",
     "backends.fleet.dcgm_source", "backends.fleet.sources", "backends.fleet.topology_lint",
     "backends.fleet.servers", "backends.fleet.doctor", "backends.fleet.bench", "backends.fleet.bench_store",
+    "backends.fleet.mission",
     "evidence.matters", "evidence.ingest", "evidence.provenance", "evidence.report", "evidence.readers",
     "evidence.pdf", "evidence.bates", "evidence.walk", "evidence.ocr", "evidence.search", "evidence.context",
     "evidence.sample_matter",

@@ -7,6 +7,7 @@ server is stopped when the workstation closes.
 
 from __future__ import annotations
 
+from backends.fleet.mission import MISSION_BOARDS, mission_telemetry
 from backends.local_server import LlamaServerProcess, ensure_demo_model, ensure_llama_server
 from workspace.config import Backend, Config, Policy, Sampling, config_to_toml
 from workspace.paths import Paths, write_atomically
@@ -21,11 +22,15 @@ def demo_config(url: str, file: str) -> Config:
         url=url,
         roles=DEMO_ROLES,
         model="smollm2-135m-instruct",
+        board="board-a",  # the live demo server shown on the recorded installation's workhorse board
         sampling=Sampling(
             temperature=0.7, top_p=0.95, top_k=40, min_p=0.01, repeat_penalty=1.2, max_tokens=512
         ),
     )
-    return Config(file=file, policy=Policy(local_only=True), boards=(), backends=(backend,))
+    return Config(
+        file=file, policy=Policy(local_only=True), boards=MISSION_BOARDS, backends=(backend,),
+        telemetry=mission_telemetry(),
+    )  # fmt: skip
 
 
 def run_demo(paths: Paths) -> int:
