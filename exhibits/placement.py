@@ -12,6 +12,8 @@ keeps its size.
 
 from __future__ import annotations
 
+import functools
+import re
 from dataclasses import dataclass
 
 import pymupdf
@@ -32,7 +34,7 @@ class Placement:
 
 def stamp_box(page: pymupdf.Page, text: str, corner: str = "bottom-right") -> pymupdf.Rect:
     """The stamp's box on the visible page."""
-    width = pymupdf.get_text_length(text, fontname=FONT, fontsize=FONT_SIZE)
+    width = _text_width(re.sub(r"\d", "0", text))
     visible = page.rect
     if corner.endswith("right"):
         x0 = visible.width - MARGIN - width
@@ -42,6 +44,12 @@ def stamp_box(page: pymupdf.Page, text: str, corner: str = "bottom-right") -> py
         x0 = (visible.width - width) / 2
     y1 = visible.height - MARGIN if corner.startswith("bottom") else MARGIN + FONT_SIZE * 1.2
     return pymupdf.Rect(x0, y1 - FONT_SIZE * 1.2, x0 + width, y1)
+
+
+@functools.lru_cache(maxsize=64)
+def _text_width(shape: str) -> float:
+    """Helvetica's digits are all one width, so a label's width depends only on its shape (HPP-000000)."""
+    return float(pymupdf.get_text_length(shape, fontname=FONT, fontsize=FONT_SIZE))
 
 
 def content_boxes(page: pymupdf.Page) -> list[pymupdf.Rect]:
@@ -96,16 +104,17 @@ def _content_xrefs(doc: pymupdf.Document, page: pymupdf.Page) -> list[int]:
 
 
 def _new_stream(doc: pymupdf.Document, data: bytes) -> int:
-    xref = doc.get_new_xref()
-    doc.update_object(xref, "<<>>")
+    xref = _new_object(doc, "<<>>")
     doc.update_stream(xref, data)
     return xref
 
 
-def place(page: pymupdf.Page, text: str, corner: str = "bottom-right") -> Placement:
+def place(
+    page: pymupdf.Page, text: str, corner: str = "bottom-right", boxes: list[pymupdf.Rect] | None = None
+) -> Placement:
     """Find the stamp's box; shrink the page's content first when the margin is too small."""
     box = stamp_box(page, text, corner)
-    boxes = content_boxes(page)
+    boxes = content_boxes(page) if boxes is None else boxes
     if not overlaps(box, boxes):
         return Placement(box, 1.0)
     scale = clearing_scale(page, box, boxes)
@@ -115,8 +124,72 @@ def place(page: pymupdf.Page, text: str, corner: str = "bottom-right") -> Placem
     return Placement(box, scale)
 
 
+FONT_RESOURCE = "FChambersBates"
+_FONT_OBJECT = "<</Type/Font/Subtype/Type1/BaseFont/Helvetica/Encoding/WinAnsiEncoding>>"
+
+
+class Stamper:
+    """Writes stamps into one document's pages straight into their content streams.
+
+    ``page.insert_text`` builds a Shape, inserts the font and rewrites resources
+    on every call, which cost more than everything else a production does. A
+    stamp needs much less: one shared Helvetica object per document, one
+    resource entry per page, the page's existing content bracketed by ``q``/``Q``
+    (so a content stream that leaves the graphics state changed cannot move or
+    scale the stamp; the two bracket streams are shared by every page), and a
+    four-operator text stream positioned for the page's rotation. Pages whose
+    resources are inherited from the page tree fall back to ``insert_text``.
+    """
+
+    def __init__(self, doc: pymupdf.Document) -> None:
+        self.doc = doc
+        self.font = _new_object(doc, _FONT_OBJECT)
+        self.open_q = _new_stream(doc, b"q\n")
+        self.close_q = _new_stream(doc, b"\nQ\n")
+
+    def draw(self, page: pymupdf.Page, text: str, box: pymupdf.Rect) -> None:
+        xref = page.xref  # a lookup through the page tree: look it up once
+        if not text.isascii() or any(c in text for c in "()\\") or not self._add_font(xref):
+            draw(page, text, box)
+            return
+        baseline = pymupdf.Point(box.x0, box.y1 - FONT_SIZE * 0.25)
+        # text space (y up) -> visible page (y down) -> unrotated page -> PDF user space
+        m = (
+            pymupdf.Matrix(1, 0, 0, -1, baseline.x, baseline.y)
+            * page.derotation_matrix
+            * ~page.transformation_matrix
+        )
+        ops = f"q BT /{FONT_RESOURCE} {FONT_SIZE:g} Tf 0 g {m.a:g} {m.b:g} {m.c:g} {m.d:g} {m.e:.3f} {m.f:.3f} Tm ({text}) Tj ET Q\n"
+        parts = [self.open_q, *page.get_contents(), self.close_q, _new_stream(self.doc, ops.encode("ascii"))]
+        self.doc.xref_set_key(xref, "Contents", "[" + " ".join(f"{x} 0 R" for x in parts) + "]")
+
+    def _add_font(self, page_xref: int) -> bool:
+        doc, ref = self.doc, f"{self.font} 0 R"
+        kind, value = doc.xref_get_key(page_xref, "Resources")
+        if kind == "xref":
+            holder, path = int(value.split()[0]), ""
+        elif kind == "dict":
+            holder, path = page_xref, "Resources/"
+        else:
+            return False
+        fkind, fvalue = doc.xref_get_key(holder, path + "Font")
+        if fkind == "xref":
+            doc.xref_set_key(int(fvalue.split()[0]), FONT_RESOURCE, ref)
+        elif fkind in ("dict", "null"):
+            doc.xref_set_key(holder, f"{path}Font/{FONT_RESOURCE}", ref)
+        else:
+            return False
+        return True
+
+
+def _new_object(doc: pymupdf.Document, source: str) -> int:
+    xref = doc.get_new_xref()
+    doc.update_object(xref, source)
+    return xref
+
+
 def draw(page: pymupdf.Page, text: str, box: pymupdf.Rect) -> None:
-    """Write the stamp on the page, upright as the reader sees it, whatever the page's rotation."""
+    """Write the stamp with PyMuPDF's insert_text, upright as the reader sees it (REFERENCE §4.4)."""
     baseline = pymupdf.Point(box.x0, box.y1 - FONT_SIZE * 0.25)
     page.insert_text(
         baseline * page.derotation_matrix,

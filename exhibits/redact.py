@@ -45,7 +45,7 @@ from exhibits.verify import find_leaks
 from workspace.database import connect
 from workspace.paths import write_atomically
 
-SAVE_OPTIONS = {"garbage": 4, "deflate": True, "deflate_images": True}
+SAVE_OPTIONS = {"garbage": 4, "deflate": True, "deflate_images": True, "use_objstms": 1}
 REDACT_MODES = {
     "images": pymupdf.PDF_REDACT_IMAGE_PIXELS,  # type: ignore[attr-defined]
     "graphics": pymupdf.PDF_REDACT_LINE_ART_REMOVE_IF_COVERED,  # type: ignore[attr-defined]

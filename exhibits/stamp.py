@@ -150,15 +150,17 @@ def stamp_document(
 ) -> list[int]:
     """Stamp every page of ``doc`` from ``first`` on; returns the 1-based pages that were shrunk."""
     shrunk = []
+    stamper = placement.Stamper(doc)
     for index in range(doc.page_count):
         page = doc.load_page(index)
-        if not restamp:
-            _refuse_existing_stamp(page, name, index)
         label = fmt.label(first + index)
-        spot = placement.place(page, label, corner)
+        boxes = placement.content_boxes(page)
+        if not restamp:
+            _refuse_existing_stamp(page, boxes, name, index)
+        spot = placement.place(page, label, corner, boxes)
         if spot.scale < 1.0:
             shrunk.append(index + 1)
-        placement.draw(page, label, spot.box)
+        stamper.draw(page, label, spot.box)
         progress()
     return shrunk
 
@@ -171,23 +173,29 @@ def preview_shrinks(plan: ProductionPlan) -> list[tuple[str, int]]:
         try:
             for index in range(doc.page_count):
                 page = doc.load_page(index)
+                boxes = placement.content_boxes(page)
                 if not plan.restamp:
-                    _refuse_existing_stamp(page, str(planned.source), index)
+                    _refuse_existing_stamp(page, boxes, str(planned.source), index)
                 box = placement.stamp_box(page, plan.fmt.label(planned.first_number + index), plan.corner)
-                if placement.overlaps(box, placement.content_boxes(page)):
+                if placement.overlaps(box, boxes):
                     found.append((planned.source.name, index + 1))
         finally:
             doc.close()
     return found
 
 
-def _refuse_existing_stamp(page: pymupdf.Page, name: str, index: int) -> None:
-    """A stamp is a line of its own at the head or foot; only those bands are read, for speed."""
+STAMP_BAND = 60.0  # points from the top and bottom edges where a Bates stamp sits (margins are 72)
+
+
+def _refuse_existing_stamp(page: pymupdf.Page, boxes: list[pymupdf.Rect], name: str, index: int) -> None:
+    """A stamp is a line of its own in the head or foot margin; text is read there only when some is drawn."""
     visible = page.rect
     for band in (
-        pymupdf.Rect(0, visible.height * 0.85, visible.width, visible.height),
-        pymupdf.Rect(0, 0, visible.width, visible.height * 0.1),
+        pymupdf.Rect(0, visible.height - STAMP_BAND, visible.width, visible.height),
+        pymupdf.Rect(0, 0, visible.width, STAMP_BAND),
     ):
+        if not any(band.intersects(b) for b in boxes):
+            continue
         text = page.get_text(clip=band * page.derotation_matrix)
         found = bates_on_page(text) if text.strip() else None
         if found:
