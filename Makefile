@@ -45,6 +45,7 @@ check: install-dev
 bench: install-dev
 	$(BIN)/chambers local-server prepare
 	$(BIN)/python benchmarks/stream_overhead.py
+	$(BIN)/python benchmarks/ingest.py
 
 clean:
 	rm -rf $(VENV) .demo .pytest_cache .mypy_cache .ruff_cache

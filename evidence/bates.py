@@ -31,9 +31,18 @@ def parse_bates(value: str) -> Bates | None:
 
 
 def bates_on_page(text: str) -> Bates | None:
-    """The stamp on a page: its last three non-empty lines are searched first, then its first two."""
-    lines = [line for line in text.splitlines() if line.strip()]
-    for line in [*reversed(lines[-3:]), *lines[:2]]:
+    """The stamp on a page: its last three non-empty lines are searched first, then its first two.
+
+    Only the head and foot of the page can hold a stamp, so only those are split into lines (a
+    line cut at the window's edge is dropped: a cut line is not a whole stamp line).
+    """
+    if len(text) > 400:
+        head_lines, foot_lines = text[:200].splitlines()[:-1], text[-200:].splitlines()[1:]
+    else:
+        head_lines = foot_lines = text.splitlines()
+    head = [line for line in head_lines if line.strip()][:2]
+    foot = [line for line in foot_lines if line.strip()][-3:]
+    for line in [*reversed(foot), *head]:
         found = parse_bates(line)
         if found:
             return found

@@ -207,9 +207,9 @@ class _Ingest:
     def _store(self, key: str, documents: list[SourceDocument], stamp: tuple[str, int, int]) -> None:
         """All documents and pages of one file in one transaction; any exception rolls it all back."""
         sha, size, mtime_ns = stamp
-        meter = OverlapMeter(self.db)
         now = datetime.now(UTC).isoformat()
         pages_total = sum(d.page_count for d in documents)
+        meter = OverlapMeter(self.db, pages_total)
         done = 0
         notes: list[Notice] = []
         with self.db:

@@ -42,6 +42,9 @@ from workspace.database import connect
 
 SHINGLE_WORDS = 8
 OVERLAP_THRESHOLD = 0.5
+# Large files are measured on a sample of pages spread evenly through them: the rule is about the
+# share of a whole file, which a few hundred pages estimate well, and ingest speed matters.
+OVERLAP_SAMPLE_PAGES = 200
 OUTPUT_MARKER = ".chambers-output"  # a folder holding this file is one of chambers' output folders
 _WORD = re.compile(r"\w+")
 
@@ -121,16 +124,22 @@ def registry_is_empty(db: sqlite3.Connection) -> bool:
 
 
 class OverlapMeter:
-    """Counts, page by page, how many of a file's shingles are in the registry (memory stays flat)."""
+    """Counts, page by page, how many of a file's shingles are in the registry (memory stays flat).
 
-    def __init__(self, db: sqlite3.Connection) -> None:
+    With ``page_count`` above ``OVERLAP_SAMPLE_PAGES`` only every n-th page is measured.
+    """
+
+    def __init__(self, db: sqlite3.Connection, page_count: int = 0) -> None:
         self.db = db
         self.active = not registry_is_empty(db)
+        self.every = max(1, -(-page_count // OVERLAP_SAMPLE_PAGES))  # ceiling division
+        self.seen = 0
         self.total = 0
         self.matched = 0
 
     def add(self, text: str) -> None:
-        if not self.active:
+        self.seen += 1
+        if not self.active or (self.seen - 1) % self.every:
             return
         hashes = list(shingle_hashes(text))
         self.total += len(hashes)

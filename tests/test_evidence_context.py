@@ -23,7 +23,7 @@ from workspace.config import Policy
 TASK = "Summarise what the record shows about the compressor failures and the delivery dates."
 
 
-def ledger_matter(tmp_path: Path, pages: int = 40) -> Path:
+def ledger_matter(tmp_path: Path, pages: int = 40, db_path: Path | None = None) -> Path:
     texts = [
         f"Service log entry {i}. The technician found compressor number {i % 4 + 1} short-cycling and the "
         f"freezer at minus {8 + i % 5} degrees instead of minus twenty. Delivery of the replacement part was "
@@ -32,7 +32,7 @@ def ledger_matter(tmp_path: Path, pages: int = 40) -> Path:
     ]
     make_pdf(tmp_path / "src" / "service-log.pdf", texts, bates=[f"HPP-{i + 1:06d}" for i in range(pages)])
     make_pdf(tmp_path / "src" / "lease.pdf", ["The lease of the warehouse runs for five years."])
-    db_path = tmp_path / "c.sqlite3"
+    db_path = db_path or tmp_path / "c.sqlite3"
     new_matter(db_path, tmp_path / "src")
     ingest_matter(db_path, "acme", tessdata=None)
     return db_path
@@ -101,3 +101,26 @@ def test_non_primary_chunks_are_refused(tmp_path: Path) -> None:
     ours = ContextChunk("S1", "Model text.", Provenance("draft.pdf", "", 1, "RTX 3060", "0" * 64, False, 1))
     with pytest.raises(NonPrimaryChunk, match="not a primary source"):
         render_messages(TASK, [ours])
+
+
+def test_the_context_command_shows_and_stores_what_the_model_is_given(
+    tmp_path: Path, llama_server: LlamaServerProcess, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tui.cli import main
+    from tui.demo import demo_config
+    from workspace.config import config_to_toml
+    from workspace.paths import Paths, write_atomically
+
+    paths = Paths.from_environment()
+    write_atomically(
+        paths.config_file, config_to_toml(demo_config(llama_server.url, str(paths.config_file))).encode()
+    )
+    ledger_matter(tmp_path, pages=12, db_path=paths.database_file)
+    n_ctx = asyncio.run(NativeClient(make_backend(llama_server.url), Policy()).props()).n_ctx or 0
+
+    assert main(["evidence", "context", "acme", TASK, "--reserve", str(n_ctx - 800)]) == 0
+
+    out = capsys.readouterr().out
+    assert "--- system ---" in out and "[S1] file: service-log.pdf | page" in out
+    assert "counted by demo-smollm2 /tokenize" in out and "/800 tokens" in out
+    assert rows(paths.database_file, "SELECT count(*) FROM evidence_contexts")[0][0] == 1

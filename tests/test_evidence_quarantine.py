@@ -101,3 +101,17 @@ def test_the_audit_rechecks_indexed_text_against_later_outputs(tmp_path: Path) -
     assert 0.3 < audit.primary_share < 0.9
     (item,) = audit.not_primary
     assert item.path == str(src / "memo.pdf") and "matches text chambers generated" in item.reason
+
+
+def test_a_long_draft_is_caught_on_a_sample_of_its_pages(tmp_path: Path) -> None:
+    pages = [f"Draft section {i}: the seller breached clause {i % 9} on day {i} and owes {i * 7} dollars." * 2
+             for i in range(450)]  # fmt: skip
+    db_path = tmp_path / "c.sqlite3"
+    register_output(db_path, "\n".join(pages), "draft")
+    make_pdf(tmp_path / "src" / "old-draft.pdf", pages)
+    new_matter(db_path, tmp_path / "src")
+
+    report = ingest_matter(db_path, "acme", tessdata=None)
+
+    (quarantined,) = report.quarantined
+    assert quarantined.path.endswith("old-draft.pdf") and report.pages == 0

@@ -42,6 +42,15 @@ def register(sub: Any) -> None:
     audit = ev.add_parser("audit", help="share of primary text, quarantined files, unread pages")
     audit.add_argument("matter")
     audit.set_defaults(handler=cmd_audit)
+    context = ev.add_parser(
+        "context", help="show exactly what a model would be given for a task, and store it"
+    )
+    context.add_argument("matter")
+    context.add_argument("task", help="the task in words, e.g. 'Summarise the warranty dispute'")
+    context.add_argument("--role", default="drafter", help="whose backend's window and tokenizer to use")
+    context.add_argument("--query", help="search words, when they differ from the task")
+    context.add_argument("--reserve", type=int, default=1024, help="tokens kept free for the answer")
+    context.set_defaults(handler=cmd_context)
 
 
 def cmd_matter_new(args: argparse.Namespace, paths: Paths) -> int:
@@ -157,4 +166,39 @@ def setup_demo_matter(paths: Paths) -> int:
     run_ingest(paths, SAMPLE_MATTER)
     print(format_audit(audit_matter(paths.database_file, SAMPLE_MATTER)), flush=True)
     print(f"Try: chambers evidence search {SAMPLE_MATTER} compressor", flush=True)
+    return 0
+
+
+def cmd_context(args: argparse.Namespace, paths: Paths) -> int:
+    """The context for a task, sized by the role's llama-server (/props) and counted by its /tokenize."""
+    import asyncio
+
+    from backends.native import NativeClient
+    from evidence.context import build_context, save_context
+    from workspace.config import load_config
+
+    config = load_config(paths.config_file)
+    backend = config.backend_for_role(args.role)
+    client = NativeClient(backend, config.policy)
+    n_ctx = asyncio.run(client.props()).n_ctx
+    if not n_ctx:
+        raise ChambersError(
+            f"Backend '{backend.name}' at {backend.url} did not report its context size (n_ctx)."
+        )
+
+    def count_tokens(text: str) -> int:
+        return asyncio.run(client.tokenize(text))
+
+    bundle = build_context(
+        paths.database_file, args.matter, args.task, n_ctx=n_ctx, count_tokens=count_tokens,
+        counter_name=f"{backend.name} /tokenize", query=args.query, reserve_for_answer=args.reserve,
+    )  # fmt: skip
+    context_id = save_context(paths.database_file, bundle)
+    for message in bundle.messages:
+        print(f"--- {message['role']} ---\n{message['content']}")
+    print(
+        f"--- context #{context_id}: {len(bundle.chunks)} source pages, {bundle.tokens}/{bundle.budget} tokens "
+        f"(n_ctx {bundle.n_ctx}, counted by {bundle.counted_by}); {bundle.left_out} relevant pages did not fit"
+        + (f"; {len(bundle.refused)} refused as not primary" if bundle.refused else "")
+    )
     return 0
