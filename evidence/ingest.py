@@ -16,11 +16,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from evidence.bates import bates_on_page
+from evidence.bates import Bates, bates_on_page
 from evidence.documents import SourceDocument
 from evidence.errors import UnreadableFile
 from evidence.matters import Matter, get_matter
 from evidence.ocr import find_tessdata
+from evidence.production_log import bates_for_page, is_production_log, read_production_log
 from evidence.provenance import (
     OverlapMeter,
     in_output_folder,
@@ -103,17 +104,34 @@ class _Ingest:
         self.progress = progress or (lambda event: None)
         self.tessdata = find_tessdata() if tessdata is True else (tessdata or None)
         self.report = IngestReport(matter=matter.name)
+        self.bates_log: dict[str, Bates] = {}
 
     def run(self) -> IngestReport:
         walk_notices: list[Notice] = []
         listings = list_sources(list(self.matter.sources), walk_notices)
+        logs = [p for listing in listings for p in listing.files if is_production_log(p)]
+        with self.db:  # notices about folders and logs are found afresh by every ingest
+            self.db.execute(
+                "DELETE FROM ingest_notices WHERE matter_id = ? AND kind IN ('missing', 'vanished', 'loop')",
+                (self.matter.id,),
+            )
+            self.db.executemany(
+                "DELETE FROM ingest_notices WHERE matter_id = ? AND path = ?",
+                [(self.matter.id, str(log)) for log in logs],
+            )
+        for log in logs:
+            self.bates_log.update(read_production_log(log, walk_notices))
+        seen: set[str] = set()
         for notice in walk_notices:
             self._notice(notice, replace=False)
-        seen: set[str] = set()
+            seen.add(notice.path)
         for listing in listings:
             for path in listing.files:
                 if not listing.complete:
                     break
+                if is_production_log(path):
+                    seen.add(str(path))
+                    continue
                 if self._ingest_path(path, listing):
                     seen.add(str(path))
         self._remove_missing(listings, seen)
@@ -225,8 +243,11 @@ class _Ingest:
                 )  # fmt: skip
                 document_id = cur.lastrowid
                 notes.extend(Notice(key, "note", note) for note in doc.notes)
+                logged = self.bates_log.get(key) if not doc.part else None
                 for page in doc.pages:
                     bates = bates_on_page(page.text)
+                    if bates is None and logged is not None:
+                        bates = bates_for_page(logged, page.page_no)
                     cur = self.db.execute(
                         """INSERT INTO pages (document_id, page_no, bates, bates_prefix, bates_number, ocr, chars)
                            VALUES (?, ?, ?, ?, ?, ?, ?)""",

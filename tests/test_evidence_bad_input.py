@@ -10,6 +10,7 @@ import pymupdf
 import pytest
 
 from evidence.ingest import IngestEvent, ingest_matter
+from evidence.report import audit_matter
 from tests.evidence_files import make_pdf
 from tests.test_evidence_ingest import new_matter, rows
 
@@ -81,6 +82,9 @@ def test_symlink_loops_are_reported_not_followed(tmp_path: Path) -> None:
     assert indexed_names(db_path) == {"a.pdf"}
     loops = sorted(Path(n.path).name for n in report.notices if n.kind == "loop")
     assert loops == ["back-up", "x.pdf", "y.pdf"]
+    ingest_matter(db_path, "acme", tessdata=None)  # found again next time, kept once for the audit
+    audit = audit_matter(db_path, "acme")
+    assert sorted(Path(path).name for kind, path, _ in audit.other_notices if kind == "loop") == loops
 
 
 def test_a_source_folder_that_vanishes_mid_ingest(tmp_path: Path) -> None:

@@ -125,3 +125,29 @@ def test_a_2000_page_pdf_reports_progress(tmp_path: Path) -> None:
     steps = [e.pages_done for e in events if e.stage == "pages"]
     assert steps[0] == 100 and steps[-1] == 2000 and len(steps) == 20
     assert all(e.pages_total == 2000 for e in events if e.stage == "pages")
+
+
+def test_a_production_log_numbers_unstamped_pages_and_a_stamp_wins(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    make_pdf(src / "invoices.pdf", ["Invoice one.", "Invoice two.", "Invoice three."])
+    make_pdf(src / "stamped.pdf", ["A stamped letter."], bates=["HPP-000900"])
+    (src / "production-log.csv").write_text(
+        "file,bates_begin\ninvoices.pdf,HPP-000101\nstamped.pdf,HPP-000500\nmissing-number.pdf,\n",
+        encoding="utf-8",
+    )
+    db_path = tmp_path / "c.sqlite3"
+    new_matter(db_path, src)
+
+    report = ingest_matter(db_path, "acme", tessdata=None)
+
+    found = rows(
+        db_path, "SELECT d.path, p.page_no, p.bates FROM pages p JOIN documents d ON d.id = p.document_id"
+    )
+    assert sorted((Path(r[0]).name, r[1], r[2]) for r in found) == [
+        ("invoices.pdf", 1, "HPP-000101"), ("invoices.pdf", 2, "HPP-000102"), ("invoices.pdf", 3, "HPP-000103"),
+        ("stamped.pdf", 1, "HPP-000900"),
+    ]  # fmt: skip
+    (bad_row,) = [n for n in report.notices if n.path.endswith("production-log.csv")]
+    assert "line 4" in bad_row.message and "file,bates_begin" in bad_row.message
+    assert len(ingest_matter(db_path, "acme", tessdata=None).notices) == 1  # reported again, not piled up
+    assert rows(db_path, "SELECT count(*) FROM ingest_notices")[0][0] == 1

@@ -15,7 +15,7 @@ CORE = [
     "backends.fleet.mission",
     "evidence.matters", "evidence.ingest", "evidence.provenance", "evidence.report", "evidence.readers",
     "evidence.pdf", "evidence.bates", "evidence.walk", "evidence.ocr", "evidence.search", "evidence.context",
-    "evidence.sample_matter",
+    "evidence.sample_matter", "evidence.production_log",
 ]  # fmt: skip
 
 
