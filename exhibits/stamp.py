@@ -262,11 +262,12 @@ def run_production(
 def production_log_csv(fmt: BatesFormat, documents: Sequence[LoggedDocument]) -> bytes:
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow(["seq", "source", "source_sha256", "output", "output_sha256", "pages", "bates_first",
-                     "bates_last", "shrunk_pages"])  # fmt: skip
+    # file,bates_begin first: the columns evidence ingest reads from a production-log.csv
+    writer.writerow(["file", "bates_begin", "bates_end", "pages", "seq", "source", "source_sha256", "output",
+                     "output_sha256", "shrunk_pages"])  # fmt: skip
     for d in documents:
-        writer.writerow([d.seq, d.source_path, d.source_sha256, d.output_path, d.output_sha256, d.page_count,
-                         fmt.label(d.first_number), fmt.label(d.last_number),
+        writer.writerow([Path(d.output_path).name, fmt.label(d.first_number), fmt.label(d.last_number),
+                         d.page_count, d.seq, d.source_path, d.source_sha256, d.output_path, d.output_sha256,
                          " ".join(map(str, d.shrunk_pages))])  # fmt: skip
     return out.getvalue().encode("utf-8")
 

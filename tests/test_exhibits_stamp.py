@@ -121,7 +121,12 @@ def test_numbers_continue_across_productions_and_are_never_reused(db_path: Path,
     )
     with open(tmp_path / "vol2" / "production-log.csv") as fh:
         (row,) = list(csv.DictReader(fh))
-    assert (row["bates_first"], row["bates_last"], row["pages"]) == ("ACME-000004", "ACME-000005", "2")
+    assert (row["file"], row["bates_begin"], row["bates_end"], row["pages"]) == (
+        "b.pdf",
+        "ACME-000004",
+        "ACME-000005",
+        "2",
+    )
 
 
 def test_width_too_small_is_refused_before_anything_is_written(db_path: Path, tmp_path: Path) -> None:

@@ -66,6 +66,13 @@ class ChambersApp(App[None]):
             id="fleet.dashboard",
             tooltip="The fleet dashboard: GPUs per NVLink board and the model server on each (F2 again returns)",
         ),
+        Binding(
+            "f3",
+            "exhibits",
+            "Exhibits",
+            id="exhibits.open",
+            tooltip="Exhibits: pick a matter's PDFs, order them, preview and run a Bates production or a binder",
+        ),
         Binding("f1", "help", "Help", id="app.help", tooltip="Show this list of keys"),
         Binding("ctrl+q", "quit", "Quit", id="app.quit", tooltip="Leave chambers"),
     ]
@@ -249,11 +256,21 @@ class ChambersApp(App[None]):
         else:
             self.push_screen(DashboardScreen(self.config, self.audit.database_file))
 
+    def action_exhibits(self) -> None:
+        from tui.exhibits_screen import ExhibitsScreen
+
+        if isinstance(self.screen, ExhibitsScreen):
+            self.pop_screen()
+        else:
+            self.push_screen(ExhibitsScreen(self.audit.database_file))
+
     def action_help(self) -> None:
         from tui.dashboard import DashboardScreen
 
         rows = [(b.key, b.tooltip or b.description) for b in self.BINDINGS if isinstance(b, Binding)]
-        if isinstance(self.screen, DashboardScreen):
+        from tui.exhibits_screen import ExhibitsScreen
+
+        if isinstance(self.screen, DashboardScreen | ExhibitsScreen):
             rows += [
                 (b.key, b.tooltip or b.description) for b in self.screen.BINDINGS if isinstance(b, Binding)
             ]

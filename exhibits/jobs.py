@@ -1,0 +1,60 @@
+"""One entry point for a production or binder, dry or real, returning the lines to show.
+
+The TUI screen calls this from its worker thread; keeping it here keeps
+PyMuPDF and SQLite work out of the UI module and gives the screen the same
+plan text the CLI prints.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from exhibits.binder import Exhibit, plan_binder, run_binder
+from exhibits.numbering import bates_format
+from exhibits.stamp import ProgressFn, plan_production, preview_shrinks, run_production
+from workspace.database import connect
+
+JOB_ACTIONS = ("stamp", "bind", "bind-bates")
+
+
+def run_exhibit_job(
+    db_path: Path,
+    action: str,
+    matter: str,
+    sources: Sequence[Path],
+    descriptions: Sequence[str],
+    prefix: str,
+    out_root: Path,
+    *,
+    dry_run: bool,
+    progress: ProgressFn | None = None,
+    stamp: str = "",
+) -> list[str]:
+    """Plan (and unless ``dry_run``, run) a production or a binder; returns what to show."""
+    folder = out_root / matter / f"{'production' if action == 'stamp' else 'binder'}-{stamp}"
+    db = connect(db_path)
+    try:
+        if action == "stamp":
+            plan = plan_production(db, matter, list(sources), bates_format(prefix, 6), folder)
+        else:
+            fmt = bates_format(prefix, 6) if action == "bind-bates" else None
+            exhibits = [Exhibit(s, d) for s, d in zip(sources, descriptions, strict=True)]
+            binder = plan_binder(db, matter, exhibits, folder / "exhibits.pdf", bates=fmt)
+    finally:
+        db.close()
+    if action == "stamp":
+        lines = plan.describe()
+        if dry_run:
+            shrinks = preview_shrinks(plan)
+            return lines + (
+                [f"Would shrink content on {len(shrinks)} page(s) to clear the stamp."] if shrinks else []
+            )
+        result = run_production(db_path, plan, progress)
+        shrunk = [f"Content shrunk to clear the stamp: {', '.join(f'{n} p.{p}' for n, p in result.shrunk)}"]
+        return [*lines, *(shrunk if result.shrunk else []), f"Written; production log {result.log_csv}"]
+    lines = binder.describe()
+    if dry_run:
+        return lines
+    run_binder(db_path, binder, progress)
+    return [*lines, f"Written; exhibit list {binder.list_csv}"]
