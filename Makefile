@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: install install-dev tesseract demo test check bench clean
+.PHONY: install install-dev tesseract poppler demo test check bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -26,13 +26,17 @@ install-dev: $(VENV)/.installed-dev
 tesseract:
 	command -v tesseract >/dev/null || (apt-get update && apt-get install -y tesseract-ocr tesseract-ocr-eng)
 
+# pdftotext (poppler) re-reads every redacted file as a second, independent extractor: the leak check.
+poppler:
+	command -v pdftotext >/dev/null || (apt-get update && apt-get install -y poppler-utils)
+
 # A real llama-server (built once, then cached) with the tiny demo model.
-demo: install tesseract
+demo: install tesseract poppler
 	CHAMBERS_HOME=$(CURDIR)/.demo $(BIN)/chambers demo
 
 # Builds or finds the real llama-server first, so its (one-time, ~10 min) build
 # shows its progress here rather than inside a test fixture.
-test: install-dev tesseract
+test: install-dev tesseract poppler
 	$(BIN)/chambers local-server prepare
 	$(BIN)/pytest
 
@@ -42,10 +46,11 @@ check: install-dev
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
-bench: install-dev
+bench: install-dev poppler
 	$(BIN)/chambers local-server prepare
 	$(BIN)/python benchmarks/stream_overhead.py
 	$(BIN)/python benchmarks/ingest.py
+	$(BIN)/python benchmarks/exhibits.py
 
 clean:
 	rm -rf $(VENV) .demo .pytest_cache .mypy_cache .ruff_cache
