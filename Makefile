@@ -49,6 +49,7 @@ check: install-dev
 bench: install-dev poppler
 	$(BIN)/chambers local-server prepare
 	$(BIN)/python benchmarks/stream_overhead.py
+	$(BIN)/python benchmarks/dashboard_poll.py
 	$(BIN)/python benchmarks/ingest.py
 	$(BIN)/python benchmarks/exhibits.py
 

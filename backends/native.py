@@ -63,17 +63,30 @@ class OllamaModel:
 class NativeClient:
     """Short, non-streaming calls to one backend; the policy is checked first."""
 
-    def __init__(self, backend: Backend, policy: Policy, *, timeout: httpx.Timeout = NATIVE_TIMEOUT) -> None:
+    def __init__(
+        self,
+        backend: Backend,
+        policy: Policy,
+        *,
+        timeout: httpx.Timeout = NATIVE_TIMEOUT,
+        http: httpx.AsyncClient | None = None,
+    ) -> None:
+        """``http``: a long-lived client for callers that poll (the dashboard). Without one,
+        each call opens its own short client; building one costs ~20 ms of CPU."""
         self.backend = backend
         self.policy = policy
         self.timeout = timeout
+        self.http = http
 
     async def _get(self, path: str, *, accept_status: tuple[int, ...] = (200,)) -> httpx.Response:
         check_backend(self.backend, self.policy)
         name, url = self.backend.name, self.backend.url
         try:
-            async with httpx.AsyncClient(timeout=self.timeout, trust_env=False) as client:
-                response = await client.get(url + path)
+            if self.http is not None:
+                response = await self.http.get(url + path, timeout=self.timeout)
+            else:
+                async with httpx.AsyncClient(timeout=self.timeout, trust_env=False) as client:
+                    response = await client.get(url + path)
         except httpx.ConnectError as exc:
             raise ServerUnreachable(
                 f"Nothing is answering at {url} (backend '{name}'): {plain_cause(exc)}. Start the model server, "

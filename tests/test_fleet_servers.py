@@ -120,3 +120,13 @@ async def test_native_metrics_names_survive_the_parser(llama_backend: Backend) -
     for name in ("llamacpp:tokens_predicted_total", "llamacpp:tokens_predicted_seconds_total",
                  "llamacpp:requests_processing", "llamacpp:requests_deferred"):  # fmt: skip
         assert name in metrics
+
+
+async def test_a_down_server_is_asked_less_often() -> None:
+    poller = ServerPoller(make_backend(f"http://127.0.0.1:{closed_port()}", name="asleep"), Policy())
+    asked = 0
+    for _ in range(12):
+        if poller.due():
+            asked += 1
+            assert (await poller.poll()).health == "down"
+    assert 2 <= asked <= 5  # ticks 1, 3, 6, 10: backing off to every fifth tick

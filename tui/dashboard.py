@@ -25,7 +25,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from backends.fleet.bench_store import StoredResult, latest_results
-from backends.fleet.servers import ServerPoller, ServerSample
+from backends.fleet.servers import ServerPoller, ServerSample, poll_all, polling_client
 from backends.fleet.sources import sources_from_config
 from backends.fleet.telemetry import HostTelemetry, TelemetrySource
 from tui.dashboard_detail import DetailScreen
@@ -125,6 +125,7 @@ class DashboardScreen(Screen[None]):
         self.latest: dict[str, HostTelemetry] = {}
         self.samples: dict[str, ServerSample] = {}
         self.bench: dict[str, list[StoredResult]] = {}
+        self._status_text = ""
 
     # --- layout -------------------------------------------------------------
 
@@ -196,11 +197,12 @@ class DashboardScreen(Screen[None]):
 
     @work(exclusive=True, exit_on_error=False, group="fleet-servers")
     async def poll_servers(self) -> None:
-        pollers = [ServerPoller(b, self.config.policy) for b in self.config.backends]
-        while pollers:
-            for sample in await asyncio.gather(*(p.poll() for p in pollers)):
-                self.post_message(ServerTick(sample))
-            await asyncio.sleep(self.refresh_s)
+        async with polling_client() as http:
+            pollers = [ServerPoller(b, self.config.policy, http) for b in self.config.backends]
+            while pollers:
+                for sample in await poll_all([p for p in pollers if p.due()]):
+                    self.post_message(ServerTick(sample))
+                await asyncio.sleep(self.refresh_s)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="fleet-bench")
     def load_bench(self) -> None:
@@ -237,12 +239,12 @@ class DashboardScreen(Screen[None]):
             if line.backend.name == message.sample.name:
                 line.add(message.sample)
         down = [s for s in self.samples.values() if not s.ok]
-        status = self.query_one("#fleet-status", Static)
         text = f"{len(self.samples) - len(down)} of {len(self.config.backends)} servers up" + (
             f"; {down[0].name} is {down[0].health}" if down else ""
         )
-        if str(status.render()) != text:
-            status.update(text)
+        if text != self._status_text:  # Static.update re-lays out the screen: only on change
+            self._status_text = text
+            self.query_one("#fleet-status", Static).update(text)
 
     def show_bench(self, results: dict[str, list[StoredResult]]) -> None:
         self.bench = results

@@ -177,21 +177,23 @@ class HostGroup(Vertical):
     def __init__(self, host: str, *, group_id: str) -> None:
         super().__init__(classes="host-group", id=group_id)
         self.host = host
+        self._title = ""
 
     def compose(self) -> ComposeResult:
         yield Static(Text.assemble((self.host, "bold"), " waiting for telemetry"), classes="host-title")
         yield Vertical(classes="cards")
 
     def show_status(self, telemetry: HostTelemetry | None) -> None:
-        title = self.query_one(".host-title", Static)
+        """Update the title only when it changed: ``Static.update`` re-lays out the screen."""
         if telemetry is None:
-            title.update(Text.assemble((self.host, "bold"), ("  model servers not pinned to a board", "dim")))
+            text = Text.assemble((self.host, "bold"), ("  model servers not pinned to a board", "dim"))
         elif telemetry.ok:
             driver = f", driver {telemetry.driver}" if telemetry.driver else ""
-            title.update(
-                Text.assemble(
-                    (self.host, "bold"), f"  {telemetry.source}, {len(telemetry.gpus)} GPUs{driver}"
-                )
+            text = Text.assemble(
+                (self.host, "bold"), f"  {telemetry.source}, {len(telemetry.gpus)} GPUs{driver}"
             )
         else:
-            title.update(Text.assemble((self.host, "bold"), "  ", (telemetry.status, "yellow")))
+            text = Text.assemble((self.host, "bold"), "  ", (telemetry.status, "yellow"))
+        if text.plain != self._title:
+            self._title = text.plain
+            self.query_one(".host-title", Static).update(text)

@@ -79,6 +79,7 @@ class DcgmSource:
         self.url = url
         self.path = path
         self._client: httpx.Client | None = None
+        self._last: tuple[str, HostTelemetry] | None = None  # the exporter refreshes every 30 s by default
 
     def _text(self) -> str:
         if self.path is not None:
@@ -95,10 +96,14 @@ class DcgmSource:
             text = self._text()
         except (OSError, httpx.HTTPError) as exc:
             return HostTelemetry(self.host, "dcgm", status=f"dcgm-exporter at {where} not reachable ({exc})")
+        if self._last is not None and self._last[0] == text:
+            return self._last[1]  # unchanged text: skip the parse
         try:
-            return parse_dcgm_text(text, self.host)
+            telemetry = parse_dcgm_text(text, self.host)
         except ValueError as exc:
             return HostTelemetry(self.host, "dcgm", status=f"{where} is not dcgm-exporter text ({exc})")
+        self._last = (text, telemetry)
+        return telemetry
 
     def close(self) -> None:
         if self._client is not None:
