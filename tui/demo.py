@@ -42,6 +42,9 @@ def run_demo(paths: Paths) -> int:
     from tui.commands.evidence import setup_demo_matter
 
     setup_demo_matter(paths)
+    from tui.commands.exhibits import setup_demo_exhibits
+
+    setup_demo_exhibits(paths)
     binary = ensure_llama_server(progress)
     model = ensure_demo_model(progress)
     server = LlamaServerProcess(binary, model, log_file=paths.data_dir / "demo-llama-server.log")

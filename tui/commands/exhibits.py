@@ -214,3 +214,47 @@ def cmd_log(args: argparse.Namespace, paths: Paths) -> int:
     elif args.dry_run:
         print("Dry run: the log is only read; add --csv FILE to see what would be written.")
     return 0
+
+
+def setup_demo_exhibits(paths: Paths) -> int:
+    """The demo matter's exhibits: a Bates production of the deposition (numbered on after the
+    HPP stamps the evidence index read from the earlier production) and a trial binder.
+
+    Run once per home: a matter that already has a production is left as it is.
+    """
+    from evidence.matters import get_matter
+    from evidence.sample_matter import SAMPLE_MATTER
+    from exhibits.binder import Exhibit, plan_binder, run_binder
+    from exhibits.numbering import bates_format
+    from exhibits.registry import production_log
+    from exhibits.stamp import plan_production, run_production
+    from workspace.database import connect
+
+    root = paths.config_file.parent / "sample-matter"
+    deposition = root / "transcripts" / "calder-deposition-excerpt.pdf"
+    production = root / "production"
+    exhibits = [
+        Exhibit(production / "01-supply-agreement.pdf", "Equipment Supply and Installation Agreement, Jan. 10, 2024"),
+        Exhibit(production / "05-delivery-receipt-scan.pdf", "Delivery receipt, Apr. 19, 2024 (compressor B not delivered)"),
+        Exhibit(production / "04-invoice-inv-1102.pdf", "Invoice INV-1102, final instalment, May 28, 2024"),
+    ]  # fmt: skip
+    out = paths.data_dir / "exhibits" / SAMPLE_MATTER
+    db = connect(paths.database_file)
+    try:
+        if production_log(db, get_matter(db, SAMPLE_MATTER).id):
+            print(f"Exhibits: the demo production and binder are in {out}", flush=True)
+            return 0
+        plan = plan_production(db, SAMPLE_MATTER, [deposition], bates_format("HPP", 6), out / "production-2")
+        binder = plan_binder(db, SAMPLE_MATTER, exhibits, out / "binder" / "trial-exhibits.pdf")
+    finally:
+        db.close()
+    result = run_production(paths.database_file, plan)
+    print(
+        f"Exhibits: deposition stamped {plan.fmt.label(plan.first)}..{plan.fmt.label(plan.last)} in {plan.out_dir}"
+    )
+    run_binder(paths.database_file, binder)
+    print(
+        f"Exhibits: binder of {len(exhibits)} exhibits ({binder.pages} pages) at {binder.output}", flush=True
+    )
+    print(f"Try: chambers exhibits log {SAMPLE_MATTER}   (or F3 in the workstation)", flush=True)
+    return 0 if result.production_id else 1
