@@ -64,6 +64,9 @@ def test_stamp_dry_run_then_real_then_collision(
     )
     assert main(["exhibits", "log", "acme", "--csv", str(tmp_path / "log.csv")]) == 0
     assert (tmp_path / "log.csv").read_text().count("\n") == 4
+    assert main(["exhibits", "log", "acme", "--bates", "ACME-000002"]) == 0
+    assert "letter.pdf page 2" in capsys.readouterr().out
+    assert main(["exhibits", "log", "acme", "--bates", "ACME-000500"]) == 1
 
 
 def test_bind_and_redact_dry_runs_then_real(

@@ -141,3 +141,31 @@ def test_search_terms_and_dry_run_writes_nothing(db_path: Path, tmp_path: Path) 
     redact(db_path, [source], tmp_path / "out", terms=("nightjar",))
     assert_gone(tmp_path / "out" / "memo.pdf", "nightjar")
     assert "confidential" in pymupdf_text(tmp_path / "out" / "memo.pdf")
+
+
+def test_scrub_clears_annotations_and_attachments_and_boxes_remove_line_art(
+    db_path: Path, tmp_path: Path
+) -> None:
+    source = tmp_path / "sources" / "annotated.pdf"
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 100), f"Claimant SSN {SSN}")
+    page.draw_rect(pymupdf.Rect(300, 300, 400, 340), color=(1, 0, 0), fill=(1, 0, 0))  # line art under a box
+    page.add_text_annot((72, 200), f"Reviewer note: SSN is {SSN}")
+    doc.embfile_add("intake.txt", f"ssn={SSN}\n".encode(), desc="intake form")
+    doc.save(source)
+    doc.close()
+    with pytest.raises(RedactionLeak, match="annotation"):
+        redact(db_path, [source], tmp_path / "out", patterns=patterns_named(["ssn"]))
+    (item,) = redact(db_path, [source], tmp_path / "out", patterns=patterns_named(["ssn"]), scrub=True,
+                     rects=(PageRect(1, (290, 290, 410, 350)),))  # fmt: skip
+    out = tmp_path / "out" / "annotated.pdf"
+    assert_gone(out, SSN)
+    with pymupdf.open(out) as result:
+        assert result.embfile_count() == 0 and not list(result[0].annots())
+        assert not [
+            d
+            for d in result[0].get_drawings()
+            if d["rect"].intersects(pymupdf.Rect(300, 300, 400, 340)) and d.get("fill") == (1.0, 0.0, 0.0)
+        ]
+    assert {"embedded file intake.txt", "annotation on page 1"} <= set(item.scrubbed)

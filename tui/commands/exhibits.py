@@ -71,6 +71,7 @@ def register(sub: Any) -> None:
     log.add_argument("matter")
     log.add_argument("--csv", type=Path, help="write the log to this CSV file")
     log.add_argument("--dry-run", action="store_true", help="show what the CSV would hold, write nothing")
+    log.add_argument("--bates", metavar="PFX-000123", help="which document and page carry this number")
     log.set_defaults(handler=cmd_log)
 
 
@@ -202,6 +203,8 @@ def cmd_log(args: argparse.Namespace, paths: Paths) -> int:
         runs = redaction_runs(db, matter_id)
     finally:
         db.close()
+    if args.bates:
+        return _find_bates(paths, args.matter, args.bates)
     print(format_log(args.matter, rows, runs))
     if args.csv:
         data = log_csv(rows)
@@ -213,6 +216,34 @@ def cmd_log(args: argparse.Namespace, paths: Paths) -> int:
         print(f"Wrote {args.csv}")
     elif args.dry_run:
         print("Dry run: the log is only read; add --csv FILE to see what would be written.")
+    return 0
+
+
+def _find_bates(paths: Paths, matter: str, label: str) -> int:
+    from evidence.bates import parse_bates
+    from evidence.matters import get_matter
+    from exhibits.registry import find_bates
+    from workspace.database import connect
+
+    bates = parse_bates(label)
+    if bates is None:
+        raise ChambersError(
+            f"'{label}' is not a Bates number. Write it as PREFIX-000123.",
+            title="Bates number not understood",
+        )
+    db = connect(paths.database_file)
+    try:
+        hit = find_bates(db, get_matter(db, matter).id, bates.prefix, bates.number)
+    finally:
+        db.close()
+    if hit is None:
+        print(
+            f"{label} was not issued by a chambers production of '{matter}'. Try `chambers evidence search {matter} --bates {label} ...`."
+        )
+        return 1
+    print(
+        f"{hit.label}: {hit.source_path} page {hit.page_no} (sha256 {hit.source_sha256[:12]}...), stamped copy {hit.output_path}"
+    )
     return 0
 
 
