@@ -16,6 +16,7 @@ CORE = [
     "evidence.matters", "evidence.ingest", "evidence.provenance", "evidence.report", "evidence.readers",
     "evidence.pdf", "evidence.bates", "evidence.walk", "evidence.ocr", "evidence.search", "evidence.context",
     "evidence.sample_matter", "evidence.production_log",
+    "drafting.verify", "drafting.verify.verifier", "drafting.verify.report_html",
     "exhibits.numbering", "exhibits.registry", "exhibits.placement", "exhibits.stamp", "exhibits.binder",
     "exhibits.patterns", "exhibits.find", "exhibits.verify", "exhibits.redact", "exhibits.log",
     "exhibits.sources", "exhibits.jobs", "exhibits.pdfio",

@@ -324,3 +324,26 @@ def m302_exhibits_redaction_log(db: sqlite3.Connection) -> None:
         )
         """
     )
+
+
+# --- verify (overrides of the verifier's blocking flags; written by drafting/verify/overrides.py) ---
+
+
+@migration
+def m401_verify_overrides(db: sqlite3.Connection) -> None:
+    """Each override of a blocking flag: which draft and flag, the attorney's written reason, when. Append-only."""
+    db.execute(
+        """
+        CREATE TABLE verify_overrides (
+            id INTEGER PRIMARY KEY,
+            matter TEXT NOT NULL,
+            draft_sha256 TEXT NOT NULL,
+            flag_key TEXT NOT NULL,
+            flag_json TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            by TEXT NOT NULL,
+            at TEXT NOT NULL
+        )
+        """
+    )
+    db.execute("CREATE INDEX verify_overrides_flag ON verify_overrides(matter, flag_key)")

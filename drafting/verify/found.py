@@ -1,0 +1,77 @@
+"""An extracted statement before it is checked, with what it leans on.
+
+Extraction fills ``Found`` records per section; the linker then says which record citation a
+date, amount or quotation rests on (its ``pin``), because "dated January 15, 2024 (HPP-000004)"
+is only grounded if that page carries that date.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+RECORD_KINDS = ("bates", "deposition", "exhibit", "case", "id")
+PINNED_KINDS = ("date", "amount", "quotation")
+
+
+@dataclass(eq=False)
+class Found:
+    kind: str
+    start: int  # in the section's collapsed text
+    end: int
+    text: str
+    fields: dict[str, str] = field(default_factory=dict)
+    pin: Found | None = None  # the record or case citation this statement is attributed to
+    refers_to: Found | None = None  # for short forms and Id.: the full citation they stand for
+    draft_start: int = 0  # span in the draft as written
+    draft_end: int = 0
+
+
+def link(items: list[Found], sentences: list[tuple[int, int]], text: str) -> None:
+    """Attach each date, amount and quotation to the citation that supports it.
+
+    Prefer a citation later in the same sentence ("... $84,000 (HPP-000001)"); then a citation
+    sentence right after ("... 2024. See HPP-000004."); then one earlier in the same sentence.
+    """
+    cites = sorted((i for i in items if i.kind in RECORD_KINDS), key=lambda i: i.start)
+    for item in items:
+        if item.kind not in PINNED_KINDS:
+            continue
+        index = _sentence_of(sentences, item.start)
+        s_start, s_end = sentences[index]
+        later = [c for c in cites if item.end <= c.start < s_end]
+        if item.kind == "quotation":
+            later = [c for c in later if not _quote_between(text, item.end, c.start)]
+        if later:
+            item.pin = later[0]
+            continue
+        if index + 1 < len(sentences):
+            n_start, n_end = sentences[index + 1]
+            following = [c for c in cites if n_start <= c.start < n_end]
+            if following and _opens_citation_sentence(text[n_start : following[0].start]):
+                item.pin = following[0]
+                continue
+        earlier = [c for c in cites if s_start <= c.start and c.end <= item.start]
+        if earlier:
+            item.pin = earlier[-1]
+
+
+_CITATION_OPENING = re.compile(
+    r"^(?:(?:See|see|Cf\.|cf\.|Accord|But see)(?: also)?,? )?(?:[^;]{0,120}? v\. [^;]{0,120}?, )?$"
+)
+
+
+def _opens_citation_sentence(lead: str) -> bool:
+    """The words before a sentence's first citation are only a signal and a case name: it is a citation sentence."""
+    return bool(_CITATION_OPENING.match(lead))
+
+
+def _quote_between(text: str, start: int, end: int) -> bool:
+    return any(q in text[start:end] for q in ('"', "“", "”"))
+
+
+def _sentence_of(sentences: list[tuple[int, int]], position: int) -> int:
+    for index, (start, end) in enumerate(sentences):
+        if (position < end or index == len(sentences) - 1) and (position >= start or index == 0):
+            return index
+    return len(sentences) - 1

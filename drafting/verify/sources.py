@@ -1,0 +1,161 @@
+"""The matter as the verifier reads it: every page, its Bates number, and what it says.
+
+Read once, through evidence's tables (read-only), into indexes the checks consult many times:
+Bates number to page, ISO date to pages, amount to pages, and one normalized text of the
+whole matter for exact quotation search. Building it is the costly step; a re-verify after an
+edit reuses it. Fuzzy quotation search asks evidence's FTS5 index for candidate pages first,
+so it never compares a quotation with every page of a 10,000-page matter.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+import sqlite3
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from drafting.verify.dates import find_dates
+from drafting.verify.extract_record import find_money
+from drafting.verify.text import normalize_for_match
+from evidence.matters import get_matter
+
+
+@dataclass(frozen=True)
+class Page:
+    index: int
+    page_id: int
+    document_id: int
+    file: str  # the file name, with the attachment part where there is one
+    path: str
+    title: str
+    page_no: int
+    bates: str | None
+    text: str
+    norm: str
+
+
+@dataclass
+class MatterSources:
+    name: str
+    matter_id: int
+    database_file: Path
+    pages: list[Page] = field(default_factory=list)
+    bates: dict[tuple[str, int], Page] = field(default_factory=dict)
+    productions: list[tuple[str, int, int]] = field(default_factory=list)  # the exhibits room's log
+    dates: dict[str, list[int]] = field(default_factory=lambda: defaultdict(list))
+    amounts: dict[int, list[int]] = field(default_factory=lambda: defaultdict(list))
+    documents: dict[int, list[Page]] = field(default_factory=lambda: defaultdict(list))
+    corpus: str = ""  # every page's normalized text, joined by a separator no quotation contains
+    starts: list[int] = field(default_factory=list)  # where each page begins in corpus
+    by_page_id: dict[int, Page] = field(default_factory=dict)
+
+    @property
+    def prefixes(self) -> frozenset[str]:
+        return frozenset({p for p, _ in self.bates} | {p for p, _, _ in self.productions})
+
+    def find_exact(self, needle: str, pages: list[Page] | None = None) -> Page | None:
+        """The first page whose normalized text contains ``needle`` (already normalized)."""
+        if not needle:
+            return None
+        if pages is not None:
+            return next((p for p in pages if needle in p.norm), None)
+        at = self.corpus.find(needle)
+        if at < 0:
+            return None
+        return self.pages[bisect.bisect_right(self.starts, at) - 1]
+
+    def candidate_pages(self, words: list[str], limit: int = 8) -> list[Page]:
+        """The pages FTS5 ranks best for any of these words (bm25), for a fuzzy comparison."""
+        terms = [w for w in dict.fromkeys(words) if len(w) > 3][:24]
+        if not terms:
+            return []
+        query = " OR ".join('"' + t.replace('"', "") + '"' for t in terms)
+        db = sqlite3.connect(f"file:{self.database_file}?mode=ro", uri=True)
+        try:
+            rows = db.execute(
+                "SELECT f.rowid FROM pages_fts f JOIN pages p ON p.id = f.rowid "
+                "JOIN documents d ON d.id = p.document_id WHERE pages_fts MATCH ? AND d.matter_id = ? "
+                "ORDER BY bm25(pages_fts), f.rowid LIMIT ?",
+                (query, self.matter_id, limit),
+            ).fetchall()
+        finally:
+            db.close()
+        return [self.by_page_id[r[0]] for r in rows if r[0] in self.by_page_id]
+
+
+def load_sources(database_file: Path, matter_name: str) -> MatterSources:
+    """Read the matter's pages (as evidence ingested them) into the verifier's indexes."""
+    db = sqlite3.connect(f"file:{database_file}?mode=ro", uri=True)
+    db.row_factory = sqlite3.Row
+    try:
+        matter = get_matter(db, matter_name)
+        sources = MatterSources(name=matter.name, matter_id=matter.id, database_file=database_file)
+        rows = db.execute(
+            """
+            SELECT p.id, p.document_id, d.path, d.part, d.title, d.doc_date, p.page_no, p.bates,
+                   p.bates_prefix, p.bates_number, f.text
+            FROM pages p JOIN documents d ON d.id = p.document_id JOIN pages_fts f ON f.rowid = p.id
+            WHERE d.matter_id = ? ORDER BY d.path, d.part, p.page_no
+            """,
+            (matter.id,),
+        ).fetchall()
+        if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'exhibits_productions'").fetchone():
+            sources.productions = [
+                (r[0], int(r[1]), int(r[2]))
+                for r in db.execute(
+                    "SELECT prefix, first_number, last_number FROM exhibits_productions WHERE matter_id = ? "
+                    "ORDER BY prefix, first_number",
+                    (matter.id,),
+                )
+            ]
+    finally:
+        db.close()
+    pieces: list[str] = []
+    position = 0
+    for row in rows:
+        text = row["text"] or ""
+        name = Path(row["path"]).name + (f" ({row['part']})" if row["part"] else "")
+        page = Page(
+            index=len(sources.pages),
+            page_id=int(row["id"]),
+            document_id=int(row["document_id"]),
+            file=name,
+            path=row["path"],
+            title=row["title"],
+            page_no=int(row["page_no"]),
+            bates=row["bates"],
+            text=text,
+            norm=normalize_for_match(text),
+        )
+        sources.pages.append(page)
+        sources.by_page_id[page.page_id] = page
+        sources.documents[page.document_id].append(page)
+        if row["bates_prefix"] is not None and row["bates_number"] is not None:
+            sources.bates[(row["bates_prefix"], int(row["bates_number"]))] = page
+        year = int(row["doc_date"][:4]) if row["doc_date"] and row["doc_date"][:4].isdigit() else None
+        for found in find_dates(text, default_year=year):
+            if found.iso:
+                sources.dates[found.iso].append(page.index)
+                if len(found.iso) == 10:
+                    sources.dates[found.iso[:7]].append(page.index)
+        for cents in find_money(text):
+            sources.amounts[cents].append(page.index)
+        sources.starts.append(position)
+        pieces.append(page.norm)
+        position += len(page.norm) + 3
+    sources.corpus = " | ".join(pieces)
+    return sources
+
+
+def lines_of(page: Page) -> list[str]:
+    """A transcript page's lines as numbered in a deposition cite (non-empty lines, from 1)."""
+    return [line for line in page.text.splitlines() if line.strip()]
+
+
+_CITE_KEY = re.compile(r"\s+")
+
+
+def cite_key(volume: str, reporter: str, page: str) -> str:
+    return f"{volume} {_CITE_KEY.sub('', reporter)} {page}"

@@ -1,0 +1,163 @@
+"""Draft text as the checks see it: sections with whitespace collapsed, and spans mapped back.
+
+eyecite loses a citation's court and year when a newline sits before its parenthetical
+(REFERENCE §5.2), and quotations wrap across lines, so every check reads whitespace-collapsed
+text. Spans in flags must index the draft as the attorney wrote it, so each cleaned section
+keeps the original offset of every character. Sections end at blank lines and stay a few
+thousand characters long, because eyecite rescans the rest of its input for each full citation.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+SECTION_CHARS = 6000
+_WS = re.compile(r"\s+")
+_PARAGRAPH = re.compile(r"\n[ \t]*\n")
+# Abbreviations whose period does not end a sentence in legal prose.
+_ABBREVIATIONS = frozenset(
+    [
+        "v",
+        "vs",
+        "dep",
+        "ex",
+        "exs",
+        "exh",
+        "id",
+        "inc",
+        "co",
+        "corp",
+        "ltd",
+        "llc",
+        "no",
+        "nos",
+        "cir",
+        "app",
+        "supp",
+        "ms",
+        "mr",
+        "mrs",
+        "dr",
+        "st",
+        "e.g",
+        "i.e",
+        "cf",
+        "at",
+        "p",
+        "pp",
+        "para",
+        "sec",
+        "jan",
+        "feb",
+        "mar",
+        "apr",
+        "jun",
+        "jul",
+        "aug",
+        "sep",
+        "sept",
+        "oct",
+        "nov",
+        "dec",
+        "seq",
+        "al",
+        "ed",
+        "rev",
+        "stat",
+        "ann",
+    ]
+)
+_SENTENCE_END = re.compile(r"[.!?][\"”')\]]*\s+(?=[\"“(]?[A-Z])")
+
+
+@dataclass(frozen=True)
+class Section:
+    text: str  # whitespace collapsed
+    offsets: tuple[int, ...]  # offsets[i] = index in the draft of text[i]; one extra entry for the end
+    breaks: tuple[
+        int, ...
+    ] = ()  # where a blank line or a heading began: a sentence ends there whatever the punctuation
+
+    def original(self, start: int, end: int) -> tuple[int, int]:
+        return self.offsets[start], self.offsets[end - 1] + 1 if end > start else self.offsets[start]
+
+
+def sections(draft: str, limit: int = SECTION_CHARS) -> Iterator[Section]:
+    """The draft in sections of whole paragraphs (one over-long paragraph is one section)."""
+    start = 0
+    pieces: list[tuple[int, int]] = []
+    for match in _PARAGRAPH.finditer(draft):
+        pieces.append((start, match.start()))
+        start = match.end()
+    pieces.append((start, len(draft)))
+    group_start, group_end = pieces[0]
+    for piece_start, piece_end in pieces[1:]:
+        if piece_end - group_start > limit:
+            yield _clean(draft, group_start, group_end)
+            group_start = piece_start
+        group_end = piece_end
+    yield _clean(draft, group_start, group_end)
+
+
+def _clean(draft: str, start: int, end: int) -> Section:
+    chars: list[str] = []
+    offsets: list[int] = []
+    breaks: list[int] = []
+    in_space = True  # drops leading whitespace
+    newlines = 0
+    for index in range(start, end):
+        ch = draft[index]
+        if ch.isspace():
+            newlines += ch == "\n"
+            if not in_space:
+                chars.append(" ")
+                offsets.append(index)
+            in_space = True
+            continue
+        if newlines and chars and (newlines > 1 or ch in "#-*|>"):
+            breaks.append(len(chars))
+        newlines = 0
+        in_space = False
+        chars.append(ch)
+        offsets.append(index)
+    while chars and chars[-1] == " ":
+        chars.pop()
+        offsets.pop()
+    offsets.append(offsets[-1] + 1 if offsets else start)
+    return Section("".join(chars), tuple(offsets), tuple(breaks))
+
+
+def sentence_bounds(text: str, breaks: tuple[int, ...] = ()) -> list[tuple[int, int]]:
+    """Sentences of collapsed text; a period after a legal abbreviation or an initial does not end one."""
+    ends = [(b - 1, b) for b in breaks]  # the space before a break closes the sentence
+    for match in _SENTENCE_END.finditer(text):
+        if text[match.start()] == ".":
+            word = text[max(0, match.start() - 6) : match.start()].split(" ")[-1].lower().lstrip("(")
+            if word in _ABBREVIATIONS or len(word) == 1 or "." in word:
+                continue
+        ends.append((match.start() + 1, match.end()))
+    bounds: list[tuple[int, int]] = []
+    start = 0
+    for end, next_start in sorted(set(ends)):
+        if end > start:
+            bounds.append((start, end))
+            start = next_start
+        else:
+            start = max(start, next_start)
+    bounds.append((start, len(text)))
+    return bounds
+
+
+_QUOTE_MAP = str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'", "–": "-", "—": "-", "\u00a0": " "})
+_BRACKETED = re.compile(r"\[([a-zA-Z]{0,3})\]")
+_NON_WORD = re.compile(r"[^a-z0-9$%.,;:'\-]+")
+
+
+def normalize_for_match(text: str) -> str:
+    """Lower case, plain quotes and dashes, brackets of alteration dropped, whitespace collapsed."""
+    text = unicodedata.normalize("NFKC", text).translate(_QUOTE_MAP)
+    text = _BRACKETED.sub(r"\1", text).lower()
+    return _WS.sub(" ", _NON_WORD.sub(" ", text)).strip()

@@ -1,0 +1,181 @@
+"""The verifier: extract every checkable statement of a draft, check each, return the report.
+
+Deterministic code, no model: the same draft and the same evidence give the same flags in
+the same order. Short forms, supra and Id. are resolved across the whole draft here, since
+eyecite sees one section at a time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+from drafting.verify.authorities import Opinion, index_opinions
+from drafting.verify.checks_record import (
+    check_amount,
+    check_bates,
+    check_date,
+    check_deposition,
+    check_exhibit,
+)
+from drafting.verify.checks_sources import check_case, check_id, check_quotation, check_statute
+from drafting.verify.errors import VerifyError
+from drafting.verify.extract_citations import extract_citations, party_words
+from drafting.verify.extract_record import extract_record
+from drafting.verify.found import Found, link
+from drafting.verify.model import Flag, Report, sort_flags
+from drafting.verify.sources import MatterSources, load_sources
+from drafting.verify.text import sections, sentence_bounds
+
+MAX_DRAFT_BYTES = 20_000_000
+CITE_KINDS = ("case", "bates", "deposition", "exhibit")
+
+
+@dataclass
+class Library:
+    sources: MatterSources
+    opinions: dict[str, Opinion]
+
+
+def load_library(database_file: Path, name: str) -> Library:
+    sources = load_sources(database_file, name)
+    return Library(sources, index_opinions(sources))
+
+
+def extract(draft: str, prefixes: frozenset[str]) -> list[Found]:
+    """Every statement, with spans in the draft, pins attached and short forms resolved."""
+    logging.getLogger("eyecite").setLevel(
+        logging.ERROR
+    )  # its "unknown overlap" notes are not the attorney's business
+    everything: list[Found] = []
+    for section in sections(draft):
+        if not section.text:
+            continue
+        items = extract_citations(section.text) + extract_record(section.text, prefixes)
+        items = _drop_overlaps(items)
+        link(items, sentence_bounds(section.text, section.breaks), section.text)
+        for item in items:
+            item.draft_start, item.draft_end = section.original(item.start, item.end)
+        everything.extend(sorted(items, key=lambda i: (i.start, i.end)))
+    _resolve(everything)
+    return everything
+
+
+def _drop_overlaps(items: list[Found]) -> list[Found]:
+    """A Bates-shaped token inside a case or statute citation, or a date inside a quotation's cite, is not its own item."""
+    citations = [(i.start, i.end) for i in items if i.kind in ("case", "statute", "deposition", "exhibit")]
+    return [
+        i
+        for i in items
+        if not (i.kind in ("bates", "amount") and any(s <= i.start and i.end <= e for s, e in citations))
+    ]
+
+
+def _resolve(items: list[Found]) -> None:
+    fulls: list[Found] = []
+    last_cite: Found | None = None
+    for item in items:
+        if item.kind == "case" and item.fields.get("form") == "full":
+            fulls.append(item)
+        elif item.kind == "case" and item.fields.get("form") == "short":
+            item.refers_to = next(
+                (
+                    f
+                    for f in reversed(fulls)
+                    if (f.fields["volume"], f.fields["reporter"])
+                    == (item.fields["volume"], item.fields["reporter"])
+                ),
+                None,
+            )
+        elif item.kind == "case":
+            words = party_words(item.fields.get("antecedent", ""))
+            item.refers_to = next(
+                (
+                    f
+                    for f in reversed(fulls)
+                    if words
+                    and any(
+                        w in party_words(f.fields.get("plaintiff", "") + " " + f.fields.get("defendant", ""))
+                        for w in words
+                    )
+                ),
+                None,
+            )
+        elif item.kind == "id":
+            item.refers_to = (
+                last_cite.refers_to
+                if last_cite is not None and last_cite.refers_to is not None
+                else last_cite
+            )
+        if item.kind in CITE_KINDS:
+            last_cite = item
+
+
+def check(items: list[Found], sources: MatterSources, library: Library | None, draft: str) -> list[Flag]:
+    opinions = library.opinions if library is not None else None
+    flags = []
+    for item in items:
+        if item.kind == "bates":
+            flags.append(check_bates(item, sources))
+        elif item.kind == "deposition":
+            flags.append(check_deposition(item, sources))
+        elif item.kind == "exhibit":
+            flags.append(check_exhibit(item, sources))
+        elif item.kind == "date":
+            flags.append(check_date(item, sources))
+        elif item.kind == "amount":
+            context = draft[max(0, item.draft_start - 80) : item.draft_end + 80]
+            flags.append(check_amount(item, sources, context))
+        elif item.kind == "quotation":
+            flags.append(check_quotation(item, sources, opinions))
+        elif item.kind == "case":
+            flags.append(check_case(item, opinions))
+        elif item.kind == "id":
+            flags.append(check_id(item, opinions))
+        elif item.kind == "statute":
+            flags.append(check_statute(item, library.sources if library is not None else None))
+    return sort_flags(flags)
+
+
+def verify_text(draft: str, name: str, sources: MatterSources, library: Library | None = None) -> Report:
+    items = extract(draft, sources.prefixes)
+    return Report(
+        draft=name,
+        draft_sha256=hashlib.sha256(draft.encode("utf-8")).hexdigest(),
+        matter=sources.name,
+        authorities=library.sources.name if library is not None else None,
+        flags=check(items, sources, library, draft),
+    )
+
+
+def read_draft(path: Path) -> str:
+    """The draft's text, or a clear error naming the file and what to do."""
+    if not path.is_file():
+        raise VerifyError(
+            f"There is no draft file at {path}. Give the path of a Markdown or plain-text draft.",
+            title="Draft not found",
+        )
+    data = path.read_bytes()
+    if len(data) > MAX_DRAFT_BYTES:
+        raise VerifyError(
+            f"{path} is {len(data):,} bytes; a draft over {MAX_DRAFT_BYTES:,} bytes is not a draft. Verify the brief itself."
+        )
+    if b"\x00" in data[:8192]:
+        raise VerifyError(
+            f"{path} is a binary file. Save the draft as Markdown or plain text (.md, .txt) and verify that.",
+            title="Draft is not text",
+        )
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise VerifyError(
+            f"{path} is not UTF-8 text ({exc.reason} at byte {exc.start}). Save it as UTF-8 Markdown or text.",
+            title="Draft is not text",
+        ) from exc
+    if not text.strip():
+        raise VerifyError(
+            f"{path} is empty: there is nothing to verify. Write the draft first.", title="Empty draft"
+        )
+    return text

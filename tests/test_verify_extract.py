@@ -1,0 +1,54 @@
+"""Extraction: spans index the draft as written, and the forms eyecite misses are caught."""
+
+from __future__ import annotations
+
+from drafting.verify.dates import find_dates
+from drafting.verify.verifier import extract
+
+
+def test_spans_point_into_the_draft_even_across_newlines() -> None:
+    draft = "See Foo v. Bar, 1 F.3d 2\n(9th Cir. 1999), and the invoice of\n$25,200.00 (HPP-000004)."
+    items = extract(draft, frozenset({"HPP"}))
+    assert {(i.kind, draft[i.draft_start : i.draft_end]) for i in items} >= {
+        ("case", "1 F.3d 2"),
+        ("amount", "$25,200.00"),
+        ("bates", "HPP-000004"),
+    }
+    amount = next(i for i in items if i.kind == "amount")
+    assert amount.pin is not None and amount.pin.kind == "bates"
+
+
+def test_statutes_without_a_section_sign_and_unknown_reporters_and_gpu_names() -> None:
+    draft = "Under 50 U.S.C. 1701, see Smith v. Jones, 12 Fake. Rep. 4 (2001) (citing RTX 3060)."
+    items = {(i.kind, i.text): i for i in extract(draft, frozenset({"HPP"}))}
+    assert ("statute", "50 U.S.C. 1701") in items
+    assert items[("case", "12 Fake. Rep. 4")].fields["unparsed"] == "1"
+    rtx = items[("bates", "RTX 3060")]
+    assert rtx.fields["known"] == "0" and rtx.fields["cited"] == "1"
+
+
+def test_dates_in_us_formats_ranges_and_on_or_about() -> None:
+    text = "On or about May 1 to May 24, 2024; 04/02/2024; 2 Apr 2024; 2024-01-15; 1/15/24; June 12."
+    found = find_dates(text)
+    assert [d.iso for d in found] == [
+        "2024-05-01",
+        "2024-05-24",
+        "2024-04-02",
+        "2024-04-02",
+        "2024-01-15",
+        "2024-01-15",
+        "2024-06-12",
+    ]
+    assert found[0].approximate and not found[1].approximate
+    items = extract(text, frozenset())
+    first = next(i for i in items if i.kind == "date")
+    assert first.fields["range_to"] == "2024-05-24"
+
+
+def test_short_forms_and_id_resolve_to_their_full_citation() -> None:
+    draft = "Foo v. Bar, 1 F.3d 2, 3 (9th Cir. 1999).\n\nLater: Id. at 4. Foo, 1 F.3d at 5."
+    items = extract(draft, frozenset())
+    full = next(i for i in items if i.kind == "case" and i.fields["form"] == "full")
+    short = next(i for i in items if i.kind == "case" and i.fields["form"] == "short")
+    id_cite = next(i for i in items if i.kind == "id")
+    assert short.refers_to is full and id_cite.refers_to is full
