@@ -34,7 +34,6 @@ from evidence.walk import Notice, SourceListing, list_sources
 from workspace.database import connect
 
 PROGRESS_EVERY_PAGES = 100
-RETRIED_KINDS = ("error", "encrypted", "unread", "note")  # notices that do not stop a re-read next time
 
 
 @dataclass(frozen=True)
@@ -284,11 +283,12 @@ class _Ingest:
             (self.matter.id, key),
         ).fetchone()
         if row is not None:
-            has_retry = self.db.execute(
-                f"SELECT 1 FROM ingest_notices WHERE matter_id = ? AND path = ? AND kind IN ({','.join('?' * len(RETRIED_KINDS))}) AND kind != 'note'",
-                (self.matter.id, key, *RETRIED_KINDS),
+            # Pages left unread (no Tesseract then) are tried again, though the file has not changed.
+            has_unread = self.db.execute(
+                "SELECT 1 FROM ingest_notices WHERE matter_id = ? AND path = ? AND kind = 'unread'",
+                (self.matter.id, key),
             ).fetchone()
-            return None if has_retry else row
+            return None if has_unread else row
         return self.db.execute(
             "SELECT sha256, size, mtime_ns FROM ingest_notices WHERE matter_id = ? AND path = ? "
             "AND kind IN ('quarantined', 'skipped') LIMIT 1",
