@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 
@@ -130,3 +131,33 @@ async def test_a_down_server_is_asked_less_often() -> None:
             asked += 1
             assert (await poller.poll()).health == "down"
     assert 2 <= asked <= 5  # ticks 1, 3, 6, 10: backing off to every fifth tick
+
+
+async def test_decode_speed_is_live_while_a_slot_answers(llama_backend: Backend) -> None:
+    """llama-server's counters move only when a request ends; /slots n_decoded moves as it answers."""
+    import asyncio
+
+    from backends.chat import ChatClient, ChatRequest
+    from workspace.config import Sampling
+
+    poller = ServerPoller(llama_backend, Policy())
+    request = ChatRequest(
+        messages=[{"role": "user", "content": "Write a long lease."}],
+        sampling=Sampling(max_tokens=600),
+        extra={"ignore_eos": True},
+    )
+    task = asyncio.create_task(ChatClient(llama_backend, Policy(), None).complete(request))
+    try:
+        busy = None
+        for _ in range(100):
+            sample = await poller.poll()
+            if sample.slots_busy and sample.decode_tok_s:
+                busy = sample
+                break
+            await asyncio.sleep(0.2)
+        assert busy is not None, "no live decode rate while the slot was answering"
+        assert busy.slots_busy == 1 and busy.decode_tok_s > 0  # type: ignore[operator]
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await task

@@ -253,8 +253,11 @@ class ChambersApp(App[None]):
 
         if isinstance(self.screen, DashboardScreen):
             self.pop_screen()
-        else:
-            self.push_screen(DashboardScreen(self.config, self.audit.database_file))
+            return
+        # Installed once, so it keeps polling and keeps its sparklines while the workstation is shown.
+        if not self.is_screen_installed("fleet"):
+            self.install_screen(DashboardScreen(self.config, self.audit.database_file), name="fleet")
+        self.push_screen("fleet")
 
     def action_exhibits(self) -> None:
         from tui.exhibits_screen import ExhibitsScreen

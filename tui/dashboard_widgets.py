@@ -59,7 +59,7 @@ class GpuRow(Widget):
         head = Text(f"{self.index:>2} ")
         if s is None:
             return head + Text("no reading", style="dim")
-        bar_w = max(3, (width - 26) // 2)
+        bar_w = max(3, (width - 27) // 2)  # one column spare before the border
         util = (s.utilization_pct or 0.0) / 100
         mem = s.memory_fraction
         temp = "  -" if s.temperature_c is None else f"{s.temperature_c:>3.0f}"

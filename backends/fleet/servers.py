@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import ssl
+import time
 from collections.abc import Awaitable
 from dataclasses import dataclass, replace
 from typing import TypeVar
@@ -83,6 +84,7 @@ class ServerPoller:
         self._tags: tuple[str, ...] = ()
         self._failures = 0
         self._skip = 0
+        self._decoded: tuple[float, dict[int, int]] | None = None  # (when, n_decoded per busy slot)
 
     def due(self) -> bool:
         """Whether a periodic poller should ask now. A server that is down is asked less and
@@ -133,9 +135,11 @@ class ServerPoller:
         sample = self._props
         slots = await self._optional(self.client.slots())
         metrics = await self._optional(self.client.metrics())
+        live_rate = None
         if slots is not None:
             sample = replace(sample, slots=tuple(slots), slots_total=len(slots),
                              slots_busy=sum(s.is_processing for s in slots))  # fmt: skip
+            live_rate = self._live_decode_rate(slots)
         if metrics is not None:
             before, self._counters = self._counters, metrics
             sample = replace(
@@ -153,7 +157,20 @@ class ServerPoller:
                 ),
                 decode_avg_tok_s=metrics.get("llamacpp:predicted_tokens_seconds") or None,
             )
+        if live_rate is not None:  # mid-answer: the counters only move when a request ends
+            sample = replace(sample, decode_tok_s=live_rate)
         return sample
+
+    def _live_decode_rate(self, slots: list[Slot]) -> float | None:
+        """Tokens/s decoded by the busy slots since the last poll (``n_decoded`` grows as they answer)."""
+        now = time.monotonic()
+        busy = {s.id: s.n_decoded for s in slots if s.is_processing}
+        before, self._decoded = self._decoded, (now, busy)
+        if before is None or not busy:
+            return None
+        then, counts = before
+        gained = sum(n - counts[i] for i, n in busy.items() if i in counts and n > counts[i])
+        return gained / (now - then) if gained > 0 and now > then else None
 
     async def _optional(self, call: Awaitable[T]) -> T | None:
         """/slots and /metrics can be turned off on the server (--no-slots, no --metrics)."""
