@@ -13,7 +13,6 @@ goes out as CSV beside the binder.
 from __future__ import annotations
 
 import csv
-import hashlib
 import io
 import sqlite3
 from collections.abc import Sequence
@@ -24,7 +23,7 @@ import pymupdf
 
 from evidence.matters import get_matter
 from exhibits.numbering import BatesFormat, check_width
-from exhibits.pdfio import check_outputs, discard, open_pdf, publish, save_to_temp
+from exhibits.pdfio import check_outputs, discard, open_pdf, publish, save_to_temp, sha256_file
 from exhibits.registry import LoggedDocument, check_free, next_free, record_production
 from exhibits.stamp import Progress, ProgressFn, stamp_document
 from workspace.database import connect
@@ -177,7 +176,7 @@ def run_binder(db_path: Path, plan: BinderPlan, progress: ProgressFn | None = No
 
 def _record(db_path: Path, plan: BinderPlan, tmp: Path) -> None:
     assert plan.bates is not None
-    sha = hashlib.sha256(tmp.read_bytes()).hexdigest()
+    sha = sha256_file(tmp)
     whole = LoggedDocument(1, str(plan.output.absolute()), sha, str(plan.output.absolute()), sha, plan.pages,
                            plan.first_number, plan.first_number + plan.pages - 1, ())  # fmt: skip
     db = connect(db_path)
@@ -226,7 +225,7 @@ def exhibit_list_csv(plan: BinderPlan) -> bytes:
     writer.writerow(["exhibit", "description", "source", "source_sha256", "slip_page", "first_page",
                      "last_page", "pages", "bates_first", "bates_last"])  # fmt: skip
     for e in plan.exhibits:
-        sha = hashlib.sha256(e.exhibit.source.read_bytes()).hexdigest()
+        sha = sha256_file(e.exhibit.source)
         writer.writerow([e.number, e.exhibit.description, str(e.exhibit.source), sha, e.slip_page, e.first_page,
                          e.last_page, e.page_count, plan.bates_of(e.slip_page), plan.bates_of(e.last_page)])  # fmt: skip
     return out.getvalue().encode("utf-8")

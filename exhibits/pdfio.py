@@ -9,6 +9,7 @@ folder gets evidence's ``.chambers-output`` marker so ingest quarantines it
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -55,6 +56,16 @@ def open_pdf(path: Path, *, password: str | None = None) -> pymupdf.Document:
 def check_outputs(outputs: Iterable[Path], sources: Iterable[Path]) -> None:
     """Refuse before any work when an output would land on a source or on an existing file."""
     source_set = {s.resolve() for s in sources}
+    outputs = list(outputs)
+    seen: set[Path] = set()
+    for out in outputs:
+        if out in seen:
+            raise ExhibitsError(
+                f"Two documents would both be written as {out}: they share the name {out.name}. Rename one "
+                "of them, or produce them in separate runs.",
+                title="Two outputs with one name",
+            )
+        seen.add(out)
     for out in outputs:
         if out.resolve() in source_set:
             raise OutputOverSource(
@@ -67,6 +78,15 @@ def check_outputs(outputs: Iterable[Path], sources: Iterable[Path]) -> None:
                 "or move the old file away first.",
                 title="Output file exists",
             )
+
+
+def sha256_file(path: Path) -> str:
+    """The file's sha256, read in blocks (a production's sources can be large)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def temp_path(out: Path) -> Path:

@@ -39,7 +39,7 @@ import pymupdf
 from evidence.matters import get_matter
 from exhibits.errors import RedactionLeak
 from exhibits.find import Hit, RedactionRequest, check_rects, find_on_page, tessdata_for
-from exhibits.pdfio import check_outputs, discard, open_pdf, publish, save_to_temp
+from exhibits.pdfio import check_outputs, discard, open_pdf, publish, save_to_temp, sha256_file
 from exhibits.stamp import Progress, ProgressFn
 from exhibits.verify import find_leaks
 from workspace.database import connect
@@ -152,7 +152,7 @@ def redact_document(
             f"{item.source}: after redaction the removed text can still be extracted ({where}). No output "
             f"file was written. {advice}"
         )
-    item.output_sha256 = hashlib.sha256(tmp.read_bytes()).hexdigest()
+    item.output_sha256 = sha256_file(tmp)
     return tmp
 
 
@@ -274,7 +274,7 @@ def _record(
                 cur = db.execute(
                     "INSERT INTO exhibits_redaction_runs (matter_id, source_path, source_sha256, output_path, "
                     "output_sha256, hash_key, verified_with, scrubbed, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (matter_id, str(item.source.absolute()), hashlib.sha256(item.source.read_bytes()).hexdigest(),
+                    (matter_id, str(item.source.absolute()), sha256_file(item.source),
                      str(item.output.absolute()), item.output_sha256, key, "+".join(item.verified_with),
                      json.dumps(item.scrubbed), now),
                 )  # fmt: skip

@@ -12,7 +12,6 @@ stays flat however long the production.
 from __future__ import annotations
 
 import csv
-import hashlib
 import io
 import sqlite3
 from collections.abc import Callable, Sequence
@@ -26,7 +25,7 @@ from evidence.matters import get_matter
 from exhibits import placement
 from exhibits.errors import AlreadyStamped
 from exhibits.numbering import BatesFormat, check_width
-from exhibits.pdfio import check_outputs, discard, open_pdf, publish, save_to_temp
+from exhibits.pdfio import check_outputs, discard, open_pdf, publish, save_to_temp, sha256_file
 from exhibits.registry import LoggedDocument, check_free, next_free, record_production
 from workspace.database import connect
 from workspace.paths import write_atomically
@@ -215,7 +214,7 @@ def run_production(
     done = 0
     try:
         for seq, planned in enumerate(plan.documents, start=1):
-            source_bytes = planned.source.read_bytes()
+            source_sha = sha256_file(planned.source)
             doc = open_pdf(planned.source)
             try:
 
@@ -234,9 +233,9 @@ def run_production(
                 LoggedDocument(
                     seq,
                     str(planned.source.absolute()),
-                    hashlib.sha256(source_bytes).hexdigest(),
+                    source_sha,
                     str(planned.output.absolute()),
-                    _sha256_file(tmp),
+                    sha256_file(tmp),
                     planned.page_count,
                     planned.first_number,
                     planned.last_number,
@@ -270,11 +269,3 @@ def production_log_csv(fmt: BatesFormat, documents: Sequence[LoggedDocument]) ->
                          d.page_count, d.seq, d.source_path, d.source_sha256, d.output_path, d.output_sha256,
                          " ".join(map(str, d.shrunk_pages))])  # fmt: skip
     return out.getvalue().encode("utf-8")
-
-
-def _sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()

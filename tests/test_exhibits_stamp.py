@@ -14,6 +14,7 @@ from exhibits.errors import (
     BatesCollision,
     BatesWidthTooSmall,
     EncryptedPdf,
+    ExhibitsError,
     OutputOverSource,
     UnreadablePdf,
 )
@@ -164,3 +165,11 @@ def test_bad_inputs_name_the_file_and_write_nothing(db_path: Path, tmp_path: Pat
         produce(db_path, [good], tmp_path / "sources")
     assert not (tmp_path / "out").exists()
     assert pymupdf.open(good)[0].get_text().strip() == "fine"
+
+
+def test_two_sources_with_one_name_are_refused(db_path: Path, tmp_path: Path) -> None:
+    first = text_pdf(tmp_path / "sources" / "a" / "letter.pdf", ["one"])
+    second = text_pdf(tmp_path / "sources" / "b" / "letter.pdf", ["two"])
+    with pytest.raises(ExhibitsError, match=r"share the name letter\.pdf"):
+        produce(db_path, [first, second], tmp_path / "out")
+    assert not (tmp_path / "out").exists()
