@@ -30,7 +30,7 @@ from backends.fleet.sources import sources_from_config
 from backends.fleet.telemetry import HostTelemetry, TelemetrySource
 from tui.dashboard_detail import DetailScreen
 from tui.dashboard_widgets import BackendLine, BoardCard, HostGroup
-from workspace.config import MIN_REFRESH_S, Backend, Board, Config
+from workspace.config import MIN_REFRESH_S, Board, Config
 
 SLOW_FIELDS_EVERY = 5  # GPU ticks between two reads of the process lists
 UNPINNED = "unpinned"
@@ -307,7 +307,3 @@ class DashboardScreen(Screen[None]):
 
     def action_close(self) -> None:
         self.app.pop_screen()
-
-
-def backends_on(config: Config, board: Board) -> list[Backend]:
-    return [b for b in config.backends if b.board == board.name]
