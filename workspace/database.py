@@ -347,3 +347,55 @@ def m401_verify_overrides(db: sqlite3.Connection) -> None:
         """
     )
     db.execute("CREATE INDEX verify_overrides_flag ON verify_overrides(matter, flag_key)")
+
+
+# --- drafting runs (written by drafting/runs.py) ---
+
+
+@migration
+def m501_runs(db: sqlite3.Connection) -> None:
+    """Pipeline runs and every attempt at each stage: exact messages, outputs, backend, model, build, timings."""
+    db.execute(
+        """
+        CREATE TABLE drafting_runs (
+            id INTEGER PRIMARY KEY,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            matter TEXT NOT NULL,
+            task_type TEXT NOT NULL,
+            instructions TEXT NOT NULL,
+            drafter_role TEXT NOT NULL,
+            plan_json TEXT NOT NULL,
+            status TEXT NOT NULL,
+            choices_json TEXT NOT NULL,
+            sources_json TEXT NOT NULL,
+            context_note TEXT NOT NULL
+        )
+        """
+    )
+    db.execute(
+        """
+        CREATE TABLE drafting_stages (
+            id INTEGER PRIMARY KEY,
+            run_id INTEGER NOT NULL REFERENCES drafting_runs(id) ON DELETE CASCADE,
+            seq INTEGER NOT NULL,
+            stage TEXT NOT NULL,
+            role TEXT,
+            backend TEXT,
+            url TEXT,
+            model TEXT,
+            server_build TEXT,
+            messages_json TEXT NOT NULL,
+            output_text TEXT NOT NULL,
+            result_json TEXT NOT NULL,
+            status TEXT NOT NULL,
+            started_at TEXT NOT NULL,
+            finished_at TEXT,
+            seconds REAL,
+            model_seconds REAL,
+            timings_json TEXT,
+            error TEXT,
+            UNIQUE (run_id, seq)
+        )
+        """
+    )
