@@ -74,13 +74,7 @@ def pinned_pages(pin: Found | None, sources: MatterSources) -> list[Page] | None
 
 
 def transcripts(sources: MatterSources, deponent: str) -> list[list[Page]]:
-    name = deponent.lower()
-    return [
-        pages
-        for _, pages in sorted(sources.documents.items())
-        if "depos" in (pages[0].title + pages[0].path).lower()
-        and name in (pages[0].title + pages[0].path).lower()
-    ]
+    return sources.transcripts(deponent)
 
 
 def transcript_page(sources: MatterSources, deponent: str, page_no: int) -> Page | None:
@@ -96,7 +90,7 @@ def check_bates(item: Found, sources: MatterSources) -> Flag:
     prefixes = ", ".join(sorted(sources.prefixes)) or "none"
     if item.fields["known"] != "1":
         literal = normalize_for_match(item.text)
-        page = sources.find_exact(literal)
+        page = sources.find_identifier(prefix, item.fields["digits"])
         if page is not None:
             return make_flag(
                 item,
@@ -118,8 +112,7 @@ def check_bates(item: Found, sources: MatterSources) -> Flag:
         )
     if last < first:
         return make_flag(item, "block", "The range ends before it starts.")
-    highest = max((n for p, n in sources.bates if p == prefix), default=0)
-    highest = max([highest, *(hi for p, _, hi in sources.productions if p == prefix)])
+    highest = sources.highest_bates(prefix)
     missing = [n for n in range(first, last + 1) if (prefix, n) not in sources.bates]
     if missing:
         width = len(item.fields["digits"])

@@ -21,6 +21,7 @@ from drafting.verify.sources import MatterSources, Page, cite_key
 from drafting.verify.text import normalize_for_match
 
 NEAR_MATCH = 96.0  # partial-ratio score from which a quotation counts as nearly exact (warn)
+_WORD = re.compile(r"[a-z0-9]+")
 _ELLIPSIS = re.compile(r"\s*(?:\.\s?\.\s?\.|…)\s*")
 
 
@@ -69,17 +70,29 @@ def check_quotation(item: Found, sources: MatterSources, opinions: dict[str, Opi
     return _fuzzy_verdict(item, parts, candidates, "the matter's sources")
 
 
+def _words(text: str) -> str:
+    return " ".join(_WORD.findall(text))
+
+
 def _fuzzy_verdict(item: Found, parts: list[str], candidates: list[Page], scope: str) -> Flag:
+    """The best near match: punctuation-only differences warn; any changed word blocks, whatever the score."""
     score, page, passage = _best_fuzzy(parts, list(dict.fromkeys(candidates)))
     if page is None:
         return make_flag(item, "block", f"The quotation is not in {scope}.")
-    message = (
-        f'Not quoted exactly; the closest passage ({where(page)}, score {score:.0f}) reads: "{passage}".'
+    same_words = all(_words(part) in _words(page.norm) for part in parts)
+    found = f'the closest passage ({where(page)}, score {score:.0f}) reads: "{passage}"'
+    if same_words and score >= NEAR_MATCH:
+        return make_flag(
+            item,
+            "warn",
+            f"The words match but the punctuation differs; {found}.",
+            [page],
+            passage,
+            score=round(score, 1),
+        )
+    return make_flag(
+        item, "block", f"The quotation is not in {scope}: {found}.", [page], passage, score=round(score, 1)
     )
-    severity: Severity = "warn" if score >= NEAR_MATCH else "block"
-    if severity == "block":
-        message = f"The quotation is not in {scope}. " + message
-    return make_flag(item, severity, message, [page], passage, score=round(score, 1))
 
 
 def _quotation_of_testimony(item: Found, parts: list[str], cite: Found, sources: MatterSources) -> Flag:
@@ -100,7 +113,7 @@ def _quotation_of_testimony(item: Found, parts: list[str], cite: Found, sources:
             first_line = next(
                 (line for line in norm_lines if parts[0][:20] in line), norm_lines[0] if norm_lines else ""
             )
-            if first_line.startswith("q "):
+            if first_line.startswith(("q ", "q.")):
                 return make_flag(
                     item,
                     "block",

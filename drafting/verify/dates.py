@@ -25,10 +25,13 @@ _MONTH = (
 _DAY = r"(?P<{g}>[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?"
 _YEAR = r"(?P<{g}>(?:19|20)\d\d)"
 
+_MONTH_FIRST = "(?=[JFMASONDjfmasond])"  # a cheap look at the first letter before the costly alternation
+_DIGIT_FIRST = r"(?=\d)"
 _PATTERNS = [
     # January 15, 2024 / Jan. 15 2024 / January 15 (year from context)
     re.compile(
-        r"\b"
+        _MONTH_FIRST
+        + r"\b"
         + _MONTH.format(g="m")
         + r"\s+"
         + _DAY.format(g="d")
@@ -39,15 +42,27 @@ _PATTERNS = [
     ),
     # 15 January 2024 / Tue, 16 Apr 2024
     re.compile(
-        r"\b" + _DAY.format(g="d") + r"\s+" + _MONTH.format(g="m") + r",?\s+" + _YEAR.format(g="y") + r"\b",
+        _DIGIT_FIRST
+        + r"\b"
+        + _DAY.format(g="d")
+        + r"\s+"
+        + _MONTH.format(g="m")
+        + r",?\s+"
+        + _YEAR.format(g="y")
+        + r"\b",
         re.I,
     ),
     # 2024-01-15
-    re.compile(r"\b" + _YEAR.format(g="y") + r"-(?P<n>0[1-9]|1[0-2])-(?P<d>[0-2]\d|3[01])\b"),
+    re.compile(_DIGIT_FIRST + r"\b" + _YEAR.format(g="y") + r"-(?P<n>0[1-9]|1[0-2])-(?P<d>[0-2]\d|3[01])\b"),
     # 01/15/2024, 1/15/24, 01-15-2024
-    re.compile(r"\b(?P<n>1[0-2]|0?[1-9])([/-])(?P<d>[12]\d|3[01]|0?[1-9])\2(?P<y>(?:19|20)\d\d|\d\d)\b"),
+    re.compile(
+        _DIGIT_FIRST
+        + r"\b(?P<n>1[0-2]|0?[1-9])([/-])(?P<d>[12]\d|3[01]|0?[1-9])\2(?P<y>(?:19|20)\d\d|\d\d)\b"
+    ),
     # May 2024 (month precision)
-    re.compile(r"\b" + _MONTH.format(g="m") + r",?\s+" + _YEAR.format(g="y") + r"\b", re.IGNORECASE),
+    re.compile(
+        _MONTH_FIRST + r"\b" + _MONTH.format(g="m") + r",?\s+" + _YEAR.format(g="y") + r"\b", re.IGNORECASE
+    ),
 ]
 _ON_OR_ABOUT = re.compile(r"\b(?:on\s+or\s+about|on\s+or\s+around|approximately|around|circa)\s+$", re.I)
 _RANGE_JOIN = re.compile(r"^\s*(?:-|–|—|to|through|until|and)\s*$", re.I)

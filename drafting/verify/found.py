@@ -57,7 +57,7 @@ def link(items: list[Found], sentences: list[tuple[int, int]], text: str) -> Non
 
 
 _CITATION_OPENING = re.compile(
-    r"^(?:(?:See|see|Cf\.|cf\.|Accord|But see)(?: also)?,? )?(?:[^;]{0,120}? v\. [^;]{0,120}?, )?$"
+    r"^\(?(?:(?:See|see|Cf\.|cf\.|Accord|But see)(?: also)?,? )?(?:[^;]{0,120}? v\. [^;]{0,120}?, )?$"
 )
 
 

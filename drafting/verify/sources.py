@@ -21,6 +21,10 @@ from drafting.verify.extract_record import find_money
 from drafting.verify.text import normalize_for_match
 from evidence.matters import get_matter
 
+_FTS_WORD = re.compile(r"[a-z0-9]+")
+PHRASE_PAGES = 500
+_IDENTIFIER = re.compile(r"\b([A-Z][A-Z0-9]{1,11})[-_ ]?(\d{3,9})\b")
+
 
 @dataclass(frozen=True)
 class Page:
@@ -50,21 +54,78 @@ class MatterSources:
     corpus: str = ""  # every page's normalized text, joined by a separator no quotation contains
     starts: list[int] = field(default_factory=list)  # where each page begins in corpus
     by_page_id: dict[int, Page] = field(default_factory=dict)
+    _highest: dict[str, int] = field(default_factory=dict)
+    _prefixes: frozenset[str] | None = None
+    _transcripts: dict[str, list[list[Page]]] = field(default_factory=dict)
+
+    def highest_bates(self, prefix: str) -> int:
+        """The last number issued under ``prefix``, by a stamped page or the exhibits room's production log."""
+        if prefix not in self._highest:
+            stamped = max((n for p, n in self.bates if p == prefix), default=0)
+            logged = max((hi for p, _, hi in self.productions if p == prefix), default=0)
+            self._highest[prefix] = max(stamped, logged)
+        return self._highest[prefix]
+
+    def transcripts(self, deponent: str) -> list[list[Page]]:
+        """The deposition transcripts of ``deponent``: documents whose title or file names a deposition and them."""
+        name = deponent.lower()
+        if name not in self._transcripts:
+            self._transcripts[name] = [
+                pages
+                for _, pages in sorted(self.documents.items())
+                if "depos" in (pages[0].title + pages[0].path).lower()
+                and name in (pages[0].title + pages[0].path).lower()
+            ]
+        return self._transcripts[name]
+
+    identifiers: dict[tuple[str, str], int] = field(
+        default_factory=dict
+    )  # Bates-shaped tokens in the text -> first page
 
     @property
     def prefixes(self) -> frozenset[str]:
-        return frozenset({p for p, _ in self.bates} | {p for p, _, _ in self.productions})
+        if self._prefixes is None:
+            self._prefixes = frozenset({p for p, _ in self.bates} | {p for p, _, _ in self.productions})
+        return self._prefixes
+
+    def find_identifier(self, prefix: str, digits: str) -> Page | None:
+        """The first page whose text holds this Bates-shaped token (an invoice number, a model number)."""
+        index = self.identifiers.get((prefix, digits))
+        return None if index is None else self.pages[index]
 
     def find_exact(self, needle: str, pages: list[Page] | None = None) -> Page | None:
-        """The first page whose normalized text contains ``needle`` (already normalized)."""
+        """The first page whose normalized text contains ``needle`` (already normalized).
+
+        Over the whole matter, FTS5 finds the pages holding the words as a phrase first (its
+        tokens ignore punctuation and stem words, so it never misses a page that holds the
+        exact text), and only those are compared character for character.
+        """
         if not needle:
             return None
-        if pages is not None:
-            return next((p for p in pages if needle in p.norm), None)
-        at = self.corpus.find(needle)
-        if at < 0:
-            return None
-        return self.pages[bisect.bisect_right(self.starts, at) - 1]
+        if pages is None:
+            words = _FTS_WORD.findall(needle)
+            if not words:
+                at = self.corpus.find(needle)
+                return None if at < 0 else self.pages[bisect.bisect_right(self.starts, at) - 1]
+            pages = self._fts_pages('"' + " ".join(words) + '"', limit=PHRASE_PAGES, ranked=False)
+            if len(pages) >= PHRASE_PAGES:  # a common phrase: scanning the whole text is cheaper
+                at = self.corpus.find(needle)
+                return None if at < 0 else self.pages[bisect.bisect_right(self.starts, at) - 1]
+            pages.sort(key=lambda p: p.index)
+        return next((p for p in pages if needle in p.norm), None)
+
+    def _fts_pages(self, query: str, limit: int, ranked: bool = True) -> list[Page]:
+        db = sqlite3.connect(f"file:{self.database_file}?mode=ro", uri=True)
+        try:
+            rows = db.execute(
+                "SELECT f.rowid FROM pages_fts f JOIN pages p ON p.id = f.rowid "
+                "JOIN documents d ON d.id = p.document_id WHERE pages_fts MATCH ? AND d.matter_id = ? "
+                + ("ORDER BY bm25(pages_fts), f.rowid LIMIT ?" if ranked else "ORDER BY f.rowid LIMIT ?"),
+                (query, self.matter_id, limit),
+            ).fetchall()
+        finally:
+            db.close()
+        return [self.by_page_id[r[0]] for r in rows if r[0] in self.by_page_id]
 
     def candidate_pages(self, words: list[str], limit: int = 8) -> list[Page]:
         """The pages FTS5 ranks best for any of these words (bm25), for a fuzzy comparison."""
@@ -72,17 +133,7 @@ class MatterSources:
         if not terms:
             return []
         query = " OR ".join('"' + t.replace('"', "") + '"' for t in terms)
-        db = sqlite3.connect(f"file:{self.database_file}?mode=ro", uri=True)
-        try:
-            rows = db.execute(
-                "SELECT f.rowid FROM pages_fts f JOIN pages p ON p.id = f.rowid "
-                "JOIN documents d ON d.id = p.document_id WHERE pages_fts MATCH ? AND d.matter_id = ? "
-                "ORDER BY bm25(pages_fts), f.rowid LIMIT ?",
-                (query, self.matter_id, limit),
-            ).fetchall()
-        finally:
-            db.close()
-        return [self.by_page_id[r[0]] for r in rows if r[0] in self.by_page_id]
+        return self._fts_pages(query, limit)
 
 
 def load_sources(database_file: Path, matter_name: str) -> MatterSources:
@@ -140,6 +191,8 @@ def load_sources(database_file: Path, matter_name: str) -> MatterSources:
                 sources.dates[found.iso].append(page.index)
                 if len(found.iso) == 10:
                     sources.dates[found.iso[:7]].append(page.index)
+        for token in _IDENTIFIER.finditer(text):
+            sources.identifiers.setdefault((token[1], token[2]), page.index)
         for cents in find_money(text):
             sources.amounts[cents].append(page.index)
         sources.starts.append(position)

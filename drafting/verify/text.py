@@ -9,6 +9,7 @@ thousand characters long, because eyecite rescans the rest of its input for each
 
 from __future__ import annotations
 
+import bisect
 import re
 import unicodedata
 from collections.abc import Iterator
@@ -76,13 +77,23 @@ _SENTENCE_END = re.compile(r"[.!?][\"”')\]]*\s+(?=[\"“(]?[A-Z])")
 @dataclass(frozen=True)
 class Section:
     text: str  # whitespace collapsed
-    offsets: tuple[int, ...]  # offsets[i] = index in the draft of text[i]; one extra entry for the end
+    base: int  # where text[0] is in the draft
+    shift_at: tuple[int, ...]  # from these positions of ``text`` on...
+    shift_by: tuple[int, ...]  # ...this many more draft characters lie before (collapsed whitespace)
     breaks: tuple[
         int, ...
     ] = ()  # where a blank line or a heading began: a sentence ends there whatever the punctuation
 
+    def _draft_index(self, position: int) -> int:
+        run = bisect.bisect_right(self.shift_at, position) - 1
+        return self.base + position + (self.shift_by[run] if run >= 0 else 0)
+
     def original(self, start: int, end: int) -> tuple[int, int]:
-        return self.offsets[start], self.offsets[end - 1] + 1 if end > start else self.offsets[start]
+        """A span of the collapsed text as a span of the draft."""
+        if end <= start:
+            at = self._draft_index(start)
+            return at, at
+        return self._draft_index(start), self._draft_index(end - 1) + 1
 
 
 def sections(draft: str, limit: int = SECTION_CHARS) -> Iterator[Section]:
@@ -102,32 +113,30 @@ def sections(draft: str, limit: int = SECTION_CHARS) -> Iterator[Section]:
     yield _clean(draft, group_start, group_end)
 
 
+_ODD_SPACE = re.compile(r"\s*[^\S ]\s*| {2,}")  # whitespace other than one plain space
+_BREAK_BEFORE = "#-*|>"
+
+
 def _clean(draft: str, start: int, end: int) -> Section:
-    chars: list[str] = []
-    offsets: list[int] = []
+    """Collapse whitespace with C-speed regular expressions; only the odd runs are recorded."""
+    raw = draft[start:end]
+    stripped = raw.strip()
+    base = start + (len(raw) - len(raw.lstrip()))
+    raw = stripped
+    shift_at: list[int] = []
+    shift_by: list[int] = []
     breaks: list[int] = []
-    in_space = True  # drops leading whitespace
-    newlines = 0
-    for index in range(start, end):
-        ch = draft[index]
-        if ch.isspace():
-            newlines += ch == "\n"
-            if not in_space:
-                chars.append(" ")
-                offsets.append(index)
-            in_space = True
-            continue
-        if newlines and chars and (newlines > 1 or ch in "#-*|>"):
-            breaks.append(len(chars))
-        newlines = 0
-        in_space = False
-        chars.append(ch)
-        offsets.append(index)
-    while chars and chars[-1] == " ":
-        chars.pop()
-        offsets.pop()
-    offsets.append(offsets[-1] + 1 if offsets else start)
-    return Section("".join(chars), tuple(offsets), tuple(breaks))
+    removed = 0
+    for match in _ODD_SPACE.finditer(raw):
+        after = match.start() - removed + 1  # the first collapsed position after this run
+        removed += match.end() - match.start() - 1
+        shift_at.append(after)
+        shift_by.append(removed)
+        newlines = match.group().count("\n")
+        if newlines > 1 or (newlines and raw[match.end() : match.end() + 1] in tuple(_BREAK_BEFORE)):
+            breaks.append(after)
+    text = _ODD_SPACE.sub(" ", raw)
+    return Section(text, base, tuple(shift_at), tuple(shift_by), tuple(breaks))
 
 
 def sentence_bounds(text: str, breaks: tuple[int, ...] = ()) -> list[tuple[int, int]]:
