@@ -1,0 +1,224 @@
+"""What the verifier costs, against bare eyecite extraction on the same text, measured in the same run.
+
+A generated 10,000-page matter (ten 1,000-page PDFs, about 250 words a page, every page
+Bates-stamped BEN-000001 on, each with a date and an amount) is ingested once through
+evidence's own ingest, and the verifier's indexes are loaded once, outside the timing. Then:
+
+1. Overhead. A 100-page brief (about 40k words, about 400 citations, dates, amounts, Bates cites
+   and quotations, a quarter of them planted fabrications) is verified; the time is compared
+   with bare ``eyecite.get_citations`` over the same sections (the verifier calls eyecite per
+   section, as issue 6 asks; the whole brief in one call is printed too). Median of the runs.
+   Target: <= 1.5x.
+2. Scaling. Eight different 12-page briefs verified as one draft, against eight times one of
+   them. Target: <= 1.2.
+3. Absolute time of a re-verify of the 100-page brief (indexes warm), which must feel instant.
+
+Benchmarks report; they do not fail on noisy machines: each target prints PASS or MISS and the
+exit status is 0. Run from the repo root::
+
+    python benchmarks/verify.py [--pages 10000] [--runs 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import random
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from datetime import date, timedelta
+from pathlib import Path
+
+import pymupdf
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from eyecite import get_citations
+
+from drafting.verify.sources import MatterSources, load_sources
+from drafting.verify.text import sections
+from drafting.verify.verifier import verify_text
+from evidence.ingest import ingest_matter
+from evidence.matters import create_matter
+from workspace.database import connect
+
+WORDS = [
+    "agreement",
+    "buyer",
+    "seller",
+    "warranty",
+    "compressor",
+    "freezer",
+    "delivery",
+    "invoice",
+    "installation",
+    "notice",
+    "completion",
+    "damages",
+    "payment",
+    "instalment",
+    "technician",
+    "schedule",
+    "supplier",
+    "panel",
+    "temperature",
+    "inspection",
+    "breach",
+    "cure",
+    "remedy",
+    "stock",
+    "trailer",
+    "county",
+    "project",
+    "manager",
+    "director",
+    "operations",
+    "quay",
+    "foundry",
+    "harbor",
+    "calder",
+]
+NAMES = ["Whitcombe", "Nandakumar", "Okafor", "Calder", "Ellery", "Millbrook", "Foundry", "Quay"]
+PER_FILE = 1000
+START = date(2019, 1, 1)
+
+
+def page_facts(i: int) -> tuple[str, str, str]:
+    day = START + timedelta(days=i % 2000)
+    amount = f"${(i * 37) % 90_000 + 1_000:,}.00"
+    sentence = f"{NAMES[i % len(NAMES)]} confirmed that the {WORDS[i % len(WORDS)]} for lot {i} was recorded"
+    return day.strftime("%B %-d, %Y"), amount, sentence
+
+
+def page_text(rng: random.Random, i: int) -> str:
+    when, amount, sentence = page_facts(i)
+    filler = " ".join(rng.choice(WORDS) for _ in range(230))
+    return f"On {when} {sentence}, and {amount} was invoiced.\n{filler}"
+
+
+def build_matter(root: Path, pages: int) -> tuple[Path, str]:
+    folder = root / "matter"
+    folder.mkdir(parents=True)
+    rng = random.Random(7)
+    for start in range(0, pages, PER_FILE):
+        doc = pymupdf.open()
+        for i in range(start, min(pages, start + PER_FILE)):
+            page = doc.new_page()
+            page.insert_textbox(pymupdf.Rect(50, 50, 560, 740), page_text(rng, i), fontsize=8)
+            page.insert_text((450, 780), f"BEN-{i + 1:06d}", fontsize=9)
+        doc.save(folder / f"production-{start // PER_FILE:02d}.pdf")
+        doc.close()
+    database_file = root / "chambers.db"
+    db = connect(database_file)
+    create_matter(db, "bench", [folder])
+    db.close()
+    ingest_matter(database_file, "bench", tessdata=False)
+    return database_file, "bench"
+
+
+def brief(rng: random.Random, pages: int, paragraphs: int, matter_pages: int) -> str:
+    """Paragraphs of prose, each with about four checkable items; every fourth item is planted."""
+    out = []
+    for _ in range(paragraphs):
+        i = rng.randrange(matter_pages)
+        when, amount, sentence = page_facts(i)
+        bates = f"BEN-{i + 1:06d}"
+        if rng.random() < 0.25:
+            when = (START + timedelta(days=(i + 3) % 2000)).strftime("%B %-d, %Y")
+        if rng.random() < 0.1:
+            bates = f"BEN-{matter_pages + rng.randrange(1, 500):06d}"
+        prose = " ".join(rng.choice(WORDS) for _ in range(360))
+        cite = rng.choice(
+            [
+                "Northgate Foods, Inc. v. Arctic Coil Co., 512 F.3d 210, 211 (9th Cir. 2008)",
+                "Bayview Seafood Co. v. Polar Systems, Inc., 88 Cal. App. 5th 301, 302 (2023)",
+                "Id. at 212",
+                "see 50 U.S.C. 1701",
+            ]
+        )
+        out.append(
+            f'On {when} the record shows that "{sentence}." ({bates}). The invoice was for {amount} '
+            f"(RTX {rng.randrange(1000, 9999)}) {prose}. {cite}.\n"
+        )
+    return "\n".join(out)
+
+
+def timed(fn: Callable[[], object], runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def paired(first: Callable[[], object], second: Callable[[], object], runs: int) -> tuple[float, float]:
+    """Medians of two measurements taken in turns, so a noisy neighbour slows both alike."""
+    a, b = [], []
+    for _ in range(runs):
+        a.append(timed(first, 1))
+        b.append(timed(second, 1))
+    return statistics.median(a), statistics.median(b)
+
+
+def eyecite_sections(text: str) -> None:
+    for section in sections(text):
+        get_citations(section.text)
+
+
+def verdict(value: float, target: float) -> str:
+    return "PASS" if value <= target else "MISS"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--pages", type=int, default=10_000)
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    logging.getLogger("eyecite").setLevel(logging.ERROR)
+    with tempfile.TemporaryDirectory() as tmp:
+        start = time.perf_counter()
+        database_file, matter = build_matter(Path(tmp), args.pages)
+        built = time.perf_counter() - start
+        start = time.perf_counter()
+        sources: MatterSources = load_sources(database_file, matter)
+        loaded = time.perf_counter() - start
+        print(
+            f"matter: {len(sources.pages)} pages built and ingested in {built:.1f}s; verifier indexes loaded in {loaded:.2f}s"
+        )
+        rng = random.Random(11)
+        big = brief(rng, 100, 100, args.pages)
+        words = len(big.split())
+        items = verify_text(big, "brief.md", sources).flags
+        print(
+            f"brief: {words} words, {len(items)} items checked ({sum(f.severity == 'block' for f in items)} blocked)"
+        )
+
+        bare, verify = paired(
+            lambda: eyecite_sections(big), lambda: verify_text(big, "brief.md", sources), args.runs
+        )
+        whole = timed(lambda: get_citations(big), 1)
+        ratio = verify / bare
+        print(
+            f"1. bare eyecite per section {bare:.3f}s (whole brief in one call {whole:.3f}s); verify {verify:.3f}s"
+        )
+        print(f"   overhead: {ratio:.2f}x bare eyecite (target <= 1.5x) {verdict(ratio, 1.5)}")
+
+        docs = [brief(random.Random(100 + n), 12, 12, args.pages) for n in range(8)]
+        eight_docs = "\n\n".join(docs)
+        one, eight = paired(
+            lambda: verify_text(docs[0], "one.md", sources),
+            lambda: verify_text(eight_docs, "eight.md", sources),
+            args.runs,
+        )
+        scaling = eight / (8 * one)
+        print(f"2. one 12-page brief {one:.3f}s; eight as one draft {eight:.3f}s")
+        print(f"   scaling: {scaling:.2f} of 8x one (target <= 1.2) {verdict(scaling, 1.2)}")
+        print(f"3. re-verify of the 100-page brief: {verify:.2f}s against a {len(sources.pages)}-page matter")
+
+
+if __name__ == "__main__":
+    main()
