@@ -399,3 +399,66 @@ def m501_runs(db: sqlite3.Connection) -> None:
         )
         """
     )
+
+
+# --- corrections (the attorney's edits as training pairs; written by corrections/) ---
+
+
+@migration
+def m601_corrections_pairs(db: sqlite3.Connection) -> None:
+    """Correction pairs (what the model was given, its draft, his final text), their paragraph
+    sub-pairs, and per matter the party names the export scrub replaces with stable placeholders."""
+    db.execute(
+        """
+        CREATE TABLE corrections_pairs (
+            id INTEGER PRIMARY KEY,
+            pair_sha256 TEXT NOT NULL UNIQUE,
+            matter TEXT,
+            task_type TEXT NOT NULL,
+            instructions TEXT NOT NULL,
+            messages_json TEXT NOT NULL,
+            sources_json TEXT NOT NULL,
+            draft TEXT NOT NULL,
+            final TEXT NOT NULL,
+            backend TEXT,
+            model TEXT,
+            server_build TEXT,
+            run_id INTEGER,
+            trigger TEXT NOT NULL,
+            drafted_at TEXT,
+            accepted_at TEXT NOT NULL,
+            captured_at TEXT NOT NULL,
+            draft_words INTEGER NOT NULL,
+            final_words INTEGER NOT NULL,
+            words_added INTEGER NOT NULL,
+            words_removed INTEGER NOT NULL,
+            edit_ratio REAL NOT NULL,
+            excluded INTEGER NOT NULL DEFAULT 0
+        )
+        """
+    )
+    db.execute("CREATE INDEX corrections_pairs_model ON corrections_pairs(model, task_type, accepted_at)")
+    db.execute(
+        """
+        CREATE TABLE corrections_paragraphs (
+            id INTEGER PRIMARY KEY,
+            pair_id INTEGER NOT NULL REFERENCES corrections_pairs(id) ON DELETE CASCADE,
+            seq INTEGER NOT NULL,
+            draft TEXT NOT NULL,
+            final TEXT NOT NULL,
+            edit_ratio REAL NOT NULL
+        )
+        """
+    )
+    db.execute("CREATE INDEX corrections_paragraphs_pair ON corrections_paragraphs(pair_id, seq)")
+    db.execute(
+        """
+        CREATE TABLE corrections_parties (
+            matter TEXT NOT NULL,
+            name TEXT NOT NULL,
+            placeholder TEXT NOT NULL,
+            added_at TEXT NOT NULL,
+            PRIMARY KEY (matter, name)
+        )
+        """
+    )
