@@ -1,5 +1,5 @@
 """The drafting room: the pipeline that turns a task into a draft, and the deterministic verifier.
 
-Only the verifier lives here so far (``drafting.verify``). It imports ``evidence`` and
-``workspace``; it never imports Textual, so every check also runs from the command line and tests.
+The verifier is ``drafting.verify``. The room imports ``evidence``, ``backends`` and ``workspace``;
+it never imports Textual, so everything here also runs from the command line and tests.
 """

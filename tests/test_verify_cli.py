@@ -99,3 +99,20 @@ def test_an_unknown_matter_is_named(
     draft.write_text("Signed January 10, 2024.\n")
     assert main(["verify", str(draft), "--matter", "no-such-matter"]) == 2
     assert "no-such-matter" in capsys.readouterr().err
+
+
+def test_an_override_survives_edits_elsewhere_but_not_a_changed_statement(home_db: Path, tmp_path: Path) -> None:
+    from drafting.verify import may_export_final, record_override, verify_draft
+
+    draft = tmp_path / "draft.md"
+    draft.write_text("Calder was paid $52,000 (HPP-000004).\n")
+    report = verify_draft(home_db, draft, SAMPLE_MATTER)
+    (flag,) = report.blocking
+    allowed, why = may_export_final(report)
+    assert not allowed and "$52,000" in why
+    record_override(home_db, report, flag.key, "The figure comes from the client's ledger, produced next week.")
+
+    draft.write_text("First, a new opening sentence.\n\nCalder was paid $52,000 (HPP-000004).\n")
+    assert may_export_final(verify_draft(home_db, draft, SAMPLE_MATTER))[0]
+    draft.write_text("Calder was paid $53,000 (HPP-000004).\n")
+    assert not may_export_final(verify_draft(home_db, draft, SAMPLE_MATTER))[0]

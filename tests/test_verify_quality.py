@@ -1,6 +1,6 @@
 """The verifier over the corpus (tests/verify_corpus): recall of planted fabrications and false blocks.
 
-Prints both figures (run with -s to see them); the assertions hold the targets of issue 6:
+Prints both figures in the test output; the assertions hold the targets of issue 6:
 recall >= 99% (a fabrication is caught when it is flagged block or warn, never ok) and a
 false-block rate <= 2% on correct statements. Each item's recorded verdict must also hold.
 """
@@ -24,7 +24,9 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> DemoMatter:
     return build_demo_matter(tmp_path_factory.mktemp("verify-demo"))
 
 
-def test_recall_of_fabrications_and_false_blocks_meet_the_targets(demo: DemoMatter) -> None:
+def test_recall_of_fabrications_and_false_blocks_meet_the_targets(
+    demo: DemoMatter, capsys: pytest.CaptureFixture[str]
+) -> None:
     fabricated = caught = blocked_fabrications = correct = false_blocks = 0
     mismatches = []
     for expected_file in sorted(CORPUS.glob("*.expected.json")):
@@ -48,10 +50,11 @@ def test_recall_of_fabrications_and_false_blocks_meet_the_targets(demo: DemoMatt
                 false_blocks += got == "block"
     recall = caught / fabricated
     false_block_rate = false_blocks / correct
-    print(
-        f"\nverifier quality: recall {recall:.1%} ({caught}/{fabricated} fabrications flagged, "
-        f"{blocked_fabrications} blocked); false-block rate {false_block_rate:.1%} ({false_blocks}/{correct} correct statements)"
-    )
+    with capsys.disabled():  # the figures show in every run's output, not only with -s
+        print(
+            f"\nverifier quality: recall {recall:.1%} ({caught}/{fabricated} fabrications flagged, "
+            f"{blocked_fabrications} blocked); false-block rate {false_block_rate:.1%} ({false_blocks}/{correct} correct statements)"
+        )
     assert fabricated >= 20 and correct >= 50
     assert recall >= 0.99
     assert false_block_rate <= 0.02

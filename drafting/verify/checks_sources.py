@@ -13,7 +13,14 @@ import re
 from rapidfuzz import fuzz
 
 from drafting.verify.authorities import Opinion
-from drafting.verify.checks_record import deposition_excerpt, make_flag, pinned_pages, transcripts, where
+from drafting.verify.checks_record import (
+    deposition_excerpt,
+    make_flag,
+    pinned_pages,
+    transcript_page,
+    transcripts,
+    where,
+)
 from drafting.verify.extract_citations import known_reporter, party_words
 from drafting.verify.found import Found
 from drafting.verify.model import Flag, Severity
@@ -110,6 +117,8 @@ def _quotation_of_testimony(item: Found, parts: list[str], cite: Found, sources:
         norm_lines = [normalize_for_match(line) for line in excerpt.splitlines()]
         joined = " ".join(norm_lines)
         if all(part in joined for part in parts):
+            cited_page = transcript_page(sources, deponent, int(cite.fields["page"]))
+            shown = [cited_page] if cited_page is not None else pages
             first_line = next(
                 (line for line in norm_lines if parts[0][:20] in line), norm_lines[0] if norm_lines else ""
             )
@@ -118,10 +127,10 @@ def _quotation_of_testimony(item: Found, parts: list[str], cite: Found, sources:
                     item,
                     "block",
                     f"These words are the examining lawyer's question at the cited lines, not {deponent}'s testimony.",
-                    pages,
+                    shown,
                     parts[0],
                 )
-            return make_flag(item, "ok", f"{deponent}'s testimony at the cited lines.", pages, parts[0])
+            return make_flag(item, "ok", f"{deponent}'s testimony at the cited lines.", shown, parts[0])
     page = _exact(parts, pages)
     if page is not None:
         return make_flag(
