@@ -101,7 +101,9 @@ def test_an_unknown_matter_is_named(
     assert "no-such-matter" in capsys.readouterr().err
 
 
-def test_an_override_survives_edits_elsewhere_but_not_a_changed_statement(home_db: Path, tmp_path: Path) -> None:
+def test_an_override_survives_edits_elsewhere_but_not_a_changed_statement(
+    home_db: Path, tmp_path: Path
+) -> None:
     from drafting.verify import may_export_final, record_override, verify_draft
 
     draft = tmp_path / "draft.md"
@@ -110,7 +112,9 @@ def test_an_override_survives_edits_elsewhere_but_not_a_changed_statement(home_d
     (flag,) = report.blocking
     allowed, why = may_export_final(report)
     assert not allowed and "$52,000" in why
-    record_override(home_db, report, flag.key, "The figure comes from the client's ledger, produced next week.")
+    record_override(
+        home_db, report, flag.key, "The figure comes from the client's ledger, produced next week."
+    )
 
     draft.write_text("First, a new opening sentence.\n\nCalder was paid $52,000 (HPP-000004).\n")
     assert may_export_final(verify_draft(home_db, draft, SAMPLE_MATTER))[0]
