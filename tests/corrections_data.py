@@ -27,7 +27,8 @@ FINAL = (
 def make_input(**changes: object) -> CorrectionInput:
     messages = (
         DrafterMessage("system", SYSTEM),
-        DrafterMessage("user", "SOURCES\n\n[S1] contract.pdf p.1\n...\n\nTASK\n\nDraft a demand letter.",
+        DrafterMessage("user", "SOURCES\n\n[S1] contract.pdf p.1: between Harbor Point Provisions LLC and Calder Refrigeration "
+                   "Systems, Inc. (the Seller)\n\nTASK\n\nDraft a demand letter.",
                        (CONTRACT,)),
     )  # fmt: skip
     base = CorrectionInput(

@@ -20,7 +20,7 @@ CORE = [
     "exhibits.numbering", "exhibits.registry", "exhibits.placement", "exhibits.stamp", "exhibits.binder",
     "exhibits.patterns", "exhibits.find", "exhibits.verify", "exhibits.redact", "exhibits.log",
     "exhibits.sources", "exhibits.jobs", "exhibits.pdfio",
-    "corrections.redline", "corrections.capture", "corrections.store",
+    "corrections.redline", "corrections.capture", "corrections.store", "corrections.scrub", "corrections.export",
 ]  # fmt: skip
 
 

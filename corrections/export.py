@@ -1,0 +1,148 @@
+"""Export correction pairs as JSONL in the forms TRL's trainers read.
+
+- ``sft``: ``{"messages": [system, user, {"role": "assistant", "content": final}]}`` (conversational
+  language modeling, SFTTrainer).
+- ``dpo``: ``{"prompt": [...], "chosen": [{"role": "assistant", "content": final}], "rejected":
+  [{"role": "assistant", "content": draft}]}`` (conversational preference, DPOTrainer). A draft
+  accepted unedited has nothing to prefer, so it is left out and counted.
+- ``kto``: ``{"prompt": [...], "completion": [{"role": "assistant", ...}], "label": bool}``
+  (conversational unpaired preference, KTOTrainer): the draft is ``false``, the final ``true``; an
+  unedited draft is one ``true`` row.
+- ``pairs``: every stored field, for his own tools and for re-import.
+
+Rows are written one at a time from a streamed cursor into a temporary file beside the target, which
+is renamed over it only when everything was written: memory stays flat for any number of pairs, and
+an interrupted export never leaves half a dataset under the real name.
+
+With ``paragraphs`` the rows are the paragraph sub-pairs: the prompt asks for the attorney's version
+of one paragraph of the model's draft, so each row is a complete, self-contained lesson. ``pairs``
+rows always carry their sub-pairs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from corrections.errors import CorrectionsError
+from corrections.model import StoredPair
+from corrections.scrub import Scrubber, party_list
+from corrections.store import PairFilters, count_pairs, iter_pairs
+from workspace.database import connect
+
+FORMATS = ("sft", "dpo", "kto", "pairs")
+Progress = Callable[[int, int], None]  # (pairs read, pairs in all)
+PROGRESS_EVERY = 1000
+UNEDITED = "accepted unedited: nothing to prefer"
+PARAGRAPH_PROMPT = (
+    "Task: {task}\n\nThis is a paragraph of the model's draft. Write it as the attorney would.\n\n{draft}"
+)
+
+
+@dataclass
+class ExportSummary:
+    format: str
+    path: Path
+    pairs_seen: int = 0
+    pairs_exported: int = 0
+    rows_written: int = 0
+    paragraphs: bool = False
+    scrubbed: bool = False
+    left_out: Counter[str] = field(default_factory=Counter)
+    by_model: Counter[str] = field(default_factory=Counter)
+
+    def lines(self) -> list[str]:
+        unit = "paragraph rows" if self.paragraphs else "rows"
+        out = [
+            f"Exported {self.pairs_exported} of {self.pairs_seen} pairs as {self.rows_written} {self.format} "
+            f"{unit} to {self.path}{' (party names scrubbed)' if self.scrubbed else ''}."
+        ]
+        out += [f"  {model}: {n} pairs" for model, n in sorted(self.by_model.items())]
+        if self.left_out:
+            out.append("Left out:")
+            out += [f"  {n:>6}  {why}" for why, n in self.left_out.most_common()]
+        return out
+
+
+def export(
+    db_path: Path, out: Path, fmt: str, filters: PairFilters | None = None, *, paragraphs: bool = False,
+    scrub: bool = False, progress: Progress | None = None,
+) -> ExportSummary:  # fmt: skip
+    """Write the pairs that pass ``filters`` to ``out`` as ``fmt`` JSONL; returns what was done."""
+    if fmt not in FORMATS:
+        raise CorrectionsError(f"Unknown format '{fmt}'. Choose one of: {', '.join(FORMATS)}.")
+    filters = filters or PairFilters()
+    summary = ExportSummary(fmt, out, paragraphs=paragraphs, scrubbed=scrub)
+    scrubbers: dict[str | None, Scrubber] = {}
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+    db = connect(db_path)
+    try:
+        total = count_pairs(db)
+        with open(tmp, "w", encoding="utf-8") as fh:
+            for pair in iter_pairs(db, with_paragraphs=paragraphs or fmt == "pairs"):
+                summary.pairs_seen += 1
+                if progress is not None and summary.pairs_seen % PROGRESS_EVERY == 0:
+                    progress(summary.pairs_seen, total)
+                why = filters.reason_left_out(pair)
+                rows = [] if why else list(_rows(pair, fmt, paragraphs))
+                if why is None and not rows:
+                    why = UNEDITED if fmt == "dpo" and not paragraphs else "no edited paragraphs"
+                if why is not None:
+                    summary.left_out[why] += 1
+                    continue
+                if scrub:
+                    if pair.matter not in scrubbers:
+                        scrubbers[pair.matter] = Scrubber(
+                            party_list(db_path, pair.matter) if pair.matter else {}
+                        )
+                    rows = [scrubbers[pair.matter].deep(row) for row in rows]
+                for row in rows:
+                    fh.write(json.dumps(row, ensure_ascii=False))
+                    fh.write("\n")
+                summary.pairs_exported += 1
+                summary.rows_written += len(rows)
+                summary.by_model[pair.model or "unknown model"] += 1
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, out)
+    finally:
+        db.close()
+        tmp.unlink(missing_ok=True)
+    if progress is not None:
+        progress(summary.pairs_seen, total)
+    return summary
+
+
+def _assistant(text: str) -> list[dict[str, str]]:
+    return [{"role": "assistant", "content": text}]
+
+
+def _rows(pair: StoredPair, fmt: str, paragraphs: bool) -> Iterator[dict[str, Any]]:
+    if fmt == "pairs":  # one row per pair, its paragraph sub-pairs inside it
+        yield asdict(pair)
+        return
+    if paragraphs:
+        system = [m for m in pair.messages if m["role"] == "system"][:1]
+        lessons = [
+            ([*system, {"role": "user", "content": PARAGRAPH_PROMPT.format(task=pair.instructions, draft=p["draft"])}],
+             str(p["draft"]), str(p["final"]))
+            for p in pair.paragraphs
+        ]  # fmt: skip
+    else:
+        lessons = [(pair.messages, pair.draft, pair.final)]
+    for prompt, draft, final in lessons:
+        if fmt == "sft":
+            yield {"messages": [*prompt, *_assistant(final)]}
+        elif fmt == "dpo":
+            if draft != final:
+                yield {"prompt": prompt, "chosen": _assistant(final), "rejected": _assistant(draft)}
+        else:  # kto
+            if draft != final:
+                yield {"prompt": prompt, "completion": _assistant(draft), "label": False}
+            yield {"prompt": prompt, "completion": _assistant(final), "label": True}

@@ -1,0 +1,112 @@
+"""The party scrub: a matter's names and identifiers become stable placeholders in every export.
+
+A fine-tuning set leaves the office more easily than a client file (to a training box, a colleague,
+a vendor), so the attorney can replace each party's names, e-mail addresses and other identifiers
+with placeholders such as ``[PARTY-A]``. The matter keeps the list, so a name gets the same
+placeholder in every export and every row, and within a row in the prompt, the draft and the final
+text alike: a model trained on scrubbed data still sees who did what to whom.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from corrections.errors import CorrectionsError
+from workspace.database import connect
+
+# The demo matter's parties (evidence/sample_matter.py), each with the variants its documents use.
+SAMPLE_PARTIES: tuple[tuple[str, ...], ...] = (
+    ("Harbor Point Provisions LLC", "Harbor Point Provisions", "Harbor Point"),
+    ("Calder Refrigeration Systems, Inc.", "Calder Refrigeration Systems", "Calder Refrigeration"),
+    ("Marcus Calder", "m.calder@calder-refrig.example"),
+    ("14 Quay Street, Port Ellery", "14 Quay Street"),
+)
+
+
+def add_party(db_path: Path, matter: str, name: str, *, same_as: str | None = None) -> str:
+    """Record ``name`` for ``matter``; returns its placeholder (``same_as``'s, for a variant of a name)."""
+    name = " ".join(name.split())
+    if not name:
+        raise CorrectionsError("A party needs a name, e.g. --add 'Harbor Point Provisions LLC'.")
+    db = connect(db_path)
+    try:
+        known = dict(
+            db.execute("SELECT name, placeholder FROM corrections_parties WHERE matter = ?", (matter,))
+        )
+        if name in known:
+            return str(known[name])
+        if same_as is not None:
+            if same_as not in known:
+                raise CorrectionsError(
+                    f"'{same_as}' is not a party of {matter} yet. Add it first, then add '{name}' with "
+                    f"--same-as '{same_as}'.",
+                    title="Unknown party",
+                )
+            placeholder = str(known[same_as])
+        else:
+            placeholder = _placeholder(len(set(known.values())))
+        with db:
+            db.execute(
+                "INSERT INTO corrections_parties (matter, name, placeholder, added_at) VALUES (?, ?, ?, ?)",
+                (matter, name, placeholder, datetime.now(UTC).isoformat()),
+            )
+        return placeholder
+    finally:
+        db.close()
+
+
+def add_parties(db_path: Path, matter: str, parties: tuple[tuple[str, ...], ...]) -> None:
+    """Each tuple is one party: its main name first, then the variants that get the same placeholder."""
+    for main, *variants in parties:
+        add_party(db_path, matter, main)
+        for variant in variants:
+            add_party(db_path, matter, variant, same_as=main)
+
+
+def _placeholder(index: int) -> str:
+    letters = string.ascii_uppercase
+    tag = letters[index % 26] + (str(index // 26) if index >= 26 else "")
+    return f"[PARTY-{tag}]"
+
+
+def party_list(db_path: Path, matter: str) -> dict[str, str]:
+    db = connect(db_path)
+    try:
+        return dict(
+            db.execute(
+                "SELECT name, placeholder FROM corrections_parties WHERE matter = ? ORDER BY placeholder, name",
+                (matter,),
+            )
+        )
+    finally:
+        db.close()
+
+
+class Scrubber:
+    """Replaces every listed name, longest first, whole words only, ignoring case."""
+
+    def __init__(self, names: Mapping[str, str]) -> None:
+        self.names = {n.casefold(): p for n, p in names.items()}
+        ordered = sorted(names, key=len, reverse=True)
+        alternatives = "|".join(r"\s+".join(map(re.escape, n.split())) for n in ordered)
+        self.pattern = re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.IGNORECASE) if ordered else None
+
+    def text(self, value: str) -> str:
+        if self.pattern is None:
+            return value
+        return self.pattern.sub(lambda m: self.names[" ".join(m.group(0).split()).casefold()], value)
+
+    def deep(self, value: Any) -> Any:
+        """Every string inside lists and dicts (the keys are field names and stay)."""
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, list):
+            return [self.deep(v) for v in value]
+        if isinstance(value, dict):
+            return {k: self.deep(v) for k, v in value.items()}
+        return value
