@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from drafting.verify.extract_citations import extract_citations
+from drafting.verify.extract_citations import extract_citations, year_after
 from drafting.verify.sources import MatterSources, Page, cite_key
 from drafting.verify.text import sections
 
@@ -21,6 +21,7 @@ CAPTION_CHARS = 600
 class Opinion:
     key: str
     caption: str
+    year: str  # as printed after the opinion's own citation, "" when not printed
     pages: tuple[Page, ...]
 
 
@@ -33,7 +34,8 @@ def index_opinions(library: MatterSources) -> dict[str, Opinion]:
             for item in extract_citations(section.text):
                 if item.kind == "case" and item.fields.get("form") == "full":
                     key = cite_key(item.fields["volume"], item.fields["reporter"], item.fields["page"])
-                    opinions.setdefault(key, Opinion(key, head.lower(), tuple(pages)))
+                    year = year_after(section.text, item.end)
+                    opinions.setdefault(key, Opinion(key, head.lower(), year, tuple(pages)))
                     break
             break
     return opinions

@@ -213,7 +213,16 @@ def check_case(item: Found, opinions: dict[str, Opinion] | None) -> Flag:
         return make_flag(
             item,
             "block",
-            f"The opinion at {key} is not this case: the {' and '.join(missing)} named in the draft is not in its caption.",
+            f"The opinion at {key} is not this case: the {' and '.join(missing)} named in the draft {'are' if len(missing) > 1 else 'is'} not in its caption.",
+            [page],
+            normalized=key,
+        )
+    year = item.fields.get("year", "")
+    if year and opinion.year and year != opinion.year:
+        return make_flag(
+            item,
+            "block",
+            f"The opinion at {key} was decided in {opinion.year}, not {year}.",
             [page],
             normalized=key,
         )

@@ -30,7 +30,8 @@ _STATE_CODE = re.compile(
     r"(?: [A-Z][a-z.]+)? ?§§? ?(?P<section>\d[\w.\-:]*\w)"
 )
 _PARTY_SPLIT = re.compile(
-    r"(?:[.;:()\"“”]|\bSee\b|\bsee\b|\bIn\b|\bAlso\b|\balso\b|\bcf\.|\bCf\.|\baccord\b)\s*"
+    r"(?:(?<!\bInc)(?<!\bCo)(?<!\bCorp)(?<!\bLtd)(?<!\bBros)(?<!\bNo)(?<!\b[A-Z])\.|[;:()\"“”]"
+    r"|\bSee\b|\bsee\b|\bIn\b|\bAlso\b|\balso\b|\b[Cc]f\.|\baccord\b)\s*"
 )
 _NAME_STOP = frozenset(
     [
@@ -77,6 +78,15 @@ def party_words(name: str) -> list[str]:
     return [w.lower() for w in words if w.lower() not in _NAME_STOP and len(w) > 1]
 
 
+_YEAR_AFTER = re.compile(r"(?:,\s*\d+(?:[-–]\d+)?)*\s*\([^()]{0,40}?((?:1[89]|20)\d\d)\)")
+
+
+def year_after(text: str, end: int) -> str:
+    """The year in the parenthetical right after a citation ("..., 211 (9th Cir. 2008)"), or ""."""
+    match = _YEAR_AFTER.match(text, end)
+    return match[1] if match else ""
+
+
 def _parties(text: str, volume_start: int) -> tuple[str, str]:
     """The "X v. Y, " just before a citation's volume, read from the text itself."""
     window = text[max(0, volume_start - 160) : volume_start]
@@ -105,6 +115,7 @@ def extract_citations(text: str) -> list[Found]:
                     text[start:end],
                     {
                         "form": "full",
+                        "year": year_after(text, end),
                         "volume": groups.get("volume") or "",
                         "reporter": _squash(cite.corrected_reporter() or groups.get("reporter", "")),
                         "page": groups.get("page") or "",
@@ -161,6 +172,7 @@ def extract_citations(text: str) -> list[Found]:
                 text[m.start("volume") : m.end("page")],
                 {
                     "form": "full",
+                    "year": year_after(text, m.end("page")),
                     "volume": m["volume"],
                     "reporter": _squash(m["reporter"]),
                     "page": m["page"],
