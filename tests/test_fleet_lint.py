@@ -74,3 +74,25 @@ def test_hosts_without_telemetry_are_reported_not_guessed() -> None:
     down = HostTelemetry("chassis1", "nvml", status="NVML not available on this host")
     (finding,) = lint_topology(config(MISSION_BOARDS[0]), {"chassis1": down})
     assert finding.level == "info" and "NVML not available" in finding.message
+
+
+def test_config_lint_catches_shared_gpus_and_two_servers_on_one_board() -> None:
+    from backends.fleet.doctor import lint_config
+
+    boards = (
+        Board("a", "chassis1", (4, 5)),
+        Board("b", "chassis1", (5, 6)),
+        Board("3090s", "chassis2", (0, 1)),
+    )
+    backends = (
+        make_backend("http://127.0.0.1:8082", name="one", board="a"),
+        make_backend("http://127.0.0.1:8083", name="two", board="a"),
+        make_backend("http://10.0.0.2:11434", name="router", kind="ollama", board="3090s"),
+        make_backend("http://10.0.0.2:11434", name="extractor", kind="ollama", board="3090s"),
+    )
+    cfg = Config(file="c.toml", policy=Policy(), boards=boards, backends=backends)
+    findings = lint_config(cfg, chassis1())
+    shared = [f for f in findings if "shares GPU" in f.message]
+    assert [(f.level, f.subject) for f in shared] == [("error", "board b")] and "GPU 5" in shared[0].message
+    fights = [f for f in findings if "fight" in f.message]
+    assert [f.subject for f in fights] == ["board a"]  # one Ollama serving two roles on a board is fine

@@ -74,6 +74,21 @@ def lint_config(config: Config, hosts: dict[str, HostTelemetry]) -> list[Finding
     for board in config.boards:
         if board.name not in used:
             findings.append(Finding("info", f"board {board.name}", "no backend is pinned to it"))
+    owner: dict[tuple[str, int], str] = {}
+    for board in config.boards:
+        for gpu in board.gpus:
+            other = owner.setdefault((board.host, gpu), board.name)
+            if other != board.name:
+                findings.append(Finding("error", f"board {board.name}",
+                                        f"shares GPU {gpu} on {board.host} with board {other}; a GPU belongs to one board"))  # fmt: skip
+    servers_on: dict[str, set[str]] = {}
+    for backend in config.backends:
+        if backend.board:
+            servers_on.setdefault(backend.board, set()).add(backend.url)
+    for board_name, urls in servers_on.items():
+        if len(urls) > 1:
+            findings.append(Finding("warning", f"board {board_name}",
+                                    f"has {len(urls)} different servers pinned ({', '.join(sorted(urls))}); they will fight over its GPUs"))  # fmt: skip
     for host in sorted({b.host for b in config.boards} - set(hosts)):
         findings.append(Finding("warning", f"host {host}",
                                 "boards name this host but no [[telemetry]] source covers it"))  # fmt: skip
