@@ -24,7 +24,7 @@ install-dev: $(VENV)/.installed-dev
 
 # OCR of scanned pages: PyMuPDF carries the engine, Debian's packages the English data. Needs root (CI is root).
 tesseract:
-	command -v tesseract >/dev/null || (apt-get update && apt-get install -y tesseract-ocr tesseract-ocr-eng)
+	command -v tesseract >/dev/null || (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y tesseract-ocr tesseract-ocr-eng)
 
 # pdftotext (poppler) re-reads every redacted file as a second, independent extractor: the leak check.
 poppler:
