@@ -262,7 +262,7 @@ class _Ingest:
                         where = f"{key}{' (' + doc.part + ')' if doc.part else ''}, page {page.page_no}"
                         notes.append(Notice(key, "unread", f"{where}: {page.unread}"))
                     done += 1
-                    if done % PROGRESS_EVERY_PAGES == 0:
+                    if done % PROGRESS_EVERY_PAGES == 0 or page.ocr:  # an OCR'd page takes seconds: say so
                         self.progress(IngestEvent(key, done, pages_total, "pages"))
             reason = meter.reason()
             if reason:

@@ -151,3 +151,37 @@ def test_a_production_log_numbers_unstamped_pages_and_a_stamp_wins(tmp_path: Pat
     assert "line 4" in bad_row.message and "file,bates_begin" in bad_row.message
     assert len(ingest_matter(db_path, "acme", tessdata=None).notices) == 1  # reported again, not piled up
     assert rows(db_path, "SELECT count(*) FROM ingest_notices")[0][0] == 1
+
+
+def test_a_pdf_attached_to_an_email_is_its_own_document_with_its_pages(tmp_path: Path) -> None:
+    attached = make_pdf(
+        tmp_path / "quote.pdf", ["Quote page one.", "Quote page two."], bates=["CRS-000041", "CRS-000042"]
+    )
+    mail = EmailMessage()
+    mail["From"], mail["Subject"], mail["Date"] = (
+        "sales@example.com",
+        "Your quote",
+        "Mon, 08 Jan 2024 09:00:00 +0000",
+    )
+    mail.set_content("Please find our quote attached.")
+    mail.add_attachment(attached.read_bytes(), maintype="application", subtype="pdf", filename="quote.pdf")
+    mail.add_attachment(b"%PDF-1.7 broken", maintype="application", subtype="pdf", filename="broken.pdf")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "quote.eml").write_bytes(mail.as_bytes())
+    db_path = tmp_path / "c.sqlite3"
+    new_matter(db_path, tmp_path / "src")
+
+    report = ingest_matter(db_path, "acme", tessdata=None)
+
+    found = rows(
+        db_path,
+        "SELECT d.part, d.kind, d.doc_date, p.bates FROM pages p JOIN documents d ON d.id = p.document_id ORDER BY p.id",
+    )
+    assert [(r["part"], r["kind"], r["bates"]) for r in found] == [
+        ("", "email", None),
+        ("attachment 1: quote.pdf", "pdf", "CRS-000041"),
+        ("attachment 1: quote.pdf", "pdf", "CRS-000042"),
+    ]
+    assert found[1]["doc_date"] == "2024-01-08"  # the attachment is dated by its message
+    (note,) = report.notices
+    assert note.kind == "note" and "attachment 2: broken.pdf" in note.message and "damaged" in note.message
