@@ -115,3 +115,31 @@ async def test_a_host_without_nvml_says_so(isolated_home: Path) -> None:
         screen = await wait_ready(pilot, app)
         title = str(screen.query_one("#host-localhost .host-title").render())
         assert "NVML not available on this host" in title
+
+
+class ExplodingSource:
+    """Stands in for a telemetry source with a bug: real sources report problems in
+    ``status`` and never raise, so only a double can show what the screen does then."""
+
+    host = "chassis9"
+
+    def read(self, *, full: bool = False) -> Any:
+        raise RuntimeError("bug in a telemetry source")
+
+    def close(self) -> None:
+        pass
+
+
+async def test_a_poller_that_dies_is_reported(isolated_home: Path) -> None:
+    from tui.screens import ErrorScreen
+
+    config = Config(file="c.toml", policy=Policy(), boards=(), backends=())
+    app = create_app(config, isolated_home / "db.sqlite3", start_on_dashboard=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.push_screen(DashboardScreen(config, isolated_home / "db.sqlite3", [ExplodingSource()]))
+        for _ in range(100):
+            if isinstance(app.screen, ErrorScreen):
+                break
+            await pilot.pause(0.05)
+        assert isinstance(app.screen, ErrorScreen)
+        assert "bug in a telemetry source" in app.screen.error_message

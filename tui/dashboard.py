@@ -23,6 +23,7 @@ from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
+from textual.worker import Worker, WorkerState
 
 from backends.fleet.bench_store import StoredResult, latest_results
 from backends.fleet.servers import ServerPoller, ServerSample, poll_all, polling_client
@@ -30,7 +31,9 @@ from backends.fleet.sources import sources_from_config
 from backends.fleet.telemetry import HostTelemetry, TelemetrySource
 from tui.dashboard_detail import DetailScreen
 from tui.dashboard_widgets import BackendLine, BoardCard, HostGroup
+from tui.screens import ErrorScreen
 from workspace.config import MIN_REFRESH_S, Board, Config
+from workspace.errors import ChambersError
 
 SLOW_FIELDS_EVERY = 5  # GPU ticks between two reads of the process lists
 UNPINNED = "unpinned"
@@ -208,6 +211,15 @@ class DashboardScreen(Screen[None]):
     def load_bench(self) -> None:
         results = latest_results(self.database_file)
         self.app.call_from_thread(self.show_bench, results)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """A poller that dies is said so, not left as silently frozen figures."""
+        if event.state is not WorkerState.ERROR:
+            return
+        event.stop()
+        error = event.worker.error
+        title = error.title if isinstance(error, ChambersError) else "The fleet dashboard stopped polling"
+        self.app.push_screen(ErrorScreen(title, f"{event.worker.name}: {error}"))
 
     def on_unmount(self) -> None:
         self._stop.set()
