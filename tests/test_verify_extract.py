@@ -52,3 +52,11 @@ def test_short_forms_and_id_resolve_to_their_full_citation() -> None:
     short = next(i for i in items if i.kind == "case" and i.fields["form"] == "short")
     id_cite = next(i for i in items if i.kind == "id")
     assert short.refers_to is full and id_cite.refers_to is full
+
+
+def test_a_word_or_two_in_quotation_marks_is_a_term_and_still_checked() -> None:
+    items = extract('The "Completion Date" passed; he said "we finished the panels" then.', frozenset())
+    assert [(i.kind, i.fields["quote"]) for i in items if i.kind in ("term", "quotation")] == [
+        ("term", "Completion Date"),
+        ("quotation", "we finished the panels"),
+    ]

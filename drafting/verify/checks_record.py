@@ -126,6 +126,14 @@ def check_bates(item: Found, sources: MatterSources) -> Flag:
             )
         return make_flag(item, "block", f"No page of the matter is stamped {label}.", normalized=label)
     pages = [sources.bates[(prefix, n)] for n in range(first, last + 1)]
+    blank = [p for p in pages if not p.text.replace(p.bates or "", "").strip()]
+    if blank:
+        return make_flag(
+            item,
+            "warn",
+            f"{where(blank[0])} exists but has no readable text, so nothing can be grounded on it.",
+            blank,
+        )
     span = where(pages[0]) if len(pages) == 1 else f"{where(pages[0])} to {where(pages[-1])}"
     return make_flag(item, "ok", f"Bates page(s) exist: {span}.", pages)
 

@@ -77,6 +77,19 @@ def check_quotation(item: Found, sources: MatterSources, opinions: dict[str, Opi
     return _fuzzy_verdict(item, parts, candidates, "the matter's sources")
 
 
+def check_term(item: Found, sources: MatterSources) -> Flag:
+    """A word or two in quotation marks: grounded when a source has it, otherwise a warning, never a block."""
+    needle = normalize_for_match(item.fields["quote"]).strip(" .,;:")
+    page = sources.find_exact(needle) if needle else None
+    if page is not None:
+        return make_flag(item, "ok", f"The quoted words appear in {where(page)}.", [page], needle)
+    return make_flag(
+        item,
+        "warn",
+        "A quoted word or term that no source contains; check it is not presented as a quotation.",
+    )
+
+
 def _words(text: str) -> str:
     return " ".join(_WORD.findall(text))
 

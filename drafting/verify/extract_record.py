@@ -122,9 +122,9 @@ def _quotations(text: str) -> list[Found]:
     out = []
     for m in _QUOTE.finditer(text):
         quoted = m["q1"] or m["q2"] or ""
-        if len(quoted.split()) < MIN_QUOTE_WORDS:
-            continue  # a defined term or a single word, not a quotation of a source
-        out.append(Found("quotation", m.start(), m.end(), m.group(), {"quote": quoted}))
+        # One or two words are a defined term or a word in quotes: still looked up, never ignored.
+        kind = "quotation" if len(quoted.split()) >= MIN_QUOTE_WORDS else "term"
+        out.append(Found(kind, m.start(), m.end(), m.group(), {"quote": quoted}))
     return out
 
 

@@ -20,7 +20,7 @@ from drafting.verify.checks_record import (
     check_deposition,
     check_exhibit,
 )
-from drafting.verify.checks_sources import check_case, check_id, check_quotation, check_statute
+from drafting.verify.checks_sources import check_case, check_id, check_quotation, check_statute, check_term
 from drafting.verify.errors import VerifyError
 from drafting.verify.extract_citations import extract_citations, party_words
 from drafting.verify.extract_record import extract_record
@@ -130,6 +130,8 @@ def check(items: list[Found], sources: MatterSources, library: Library | None, d
             flags.append(check_amount(item, sources, context))
         elif item.kind == "quotation":
             flags.append(check_quotation(item, sources, opinions))
+        elif item.kind == "term":
+            flags.append(check_term(item, sources))
         elif item.kind == "case":
             flags.append(check_case(item, opinions))
         elif item.kind == "id":
