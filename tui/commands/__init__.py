@@ -8,6 +8,6 @@ handlers so ``chambers --help`` is fast.
 
 from __future__ import annotations
 
-from tui.commands import core, evidence, exhibits, fleet, verify
+from tui.commands import core, corrections, evidence, exhibits, fleet, verify
 
-MODULES = [core, fleet, evidence, exhibits, verify]
+MODULES = [core, fleet, evidence, exhibits, verify, corrections]

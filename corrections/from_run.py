@@ -1,0 +1,54 @@
+"""The thin adapter from a pipeline run to a capture: the run keeps exactly what the drafter received.
+
+Everything comes from the completed draft stage (its exact messages, its text, and the backend,
+model and server build that answered) and from the run (task type, instructions, matter). Each of the
+run's evidence sources is attached to the message that quotes its label. The run stores the sources
+the context builder chose, which admits primary pages only; capture checks each file's hash against
+the registry of chambers' outputs once more, so a file that became an output since is still refused.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+from corrections.capture import CaptureResult, capture
+from corrections.errors import CorrectionsError
+from corrections.model import CorrectionInput, DrafterMessage, SourceRef
+from drafting.runs import Run
+
+
+def capture_from_run(
+    db_path: Path, run: Run, final_text: str, *, trigger: str = "accept", accepted_at: str | None = None
+) -> CaptureResult:
+    """Store the pair of ``run``'s completed draft and the attorney's ``final_text``."""
+    stage = run.completed("draft")
+    if stage is None:
+        raise CorrectionsError(
+            f"Run {run.id} has no finished draft, so there is no model draft to pair with your text. "
+            "Finish (or resume) the run, then accept the draft.",
+            title="Correction not saved: no finished draft",
+        )
+    refs = [
+        SourceRef(s.label, s.path + (f" ({s.part})" if s.part else ""), s.page_no, s.bates, s.sha256, True)
+        for s in run.sources
+    ]
+    carried: dict[int, list[SourceRef]] = {}
+    for ref in refs:
+        holders = [i for i, m in enumerate(stage.messages) if f"[{ref.label}]" in str(m.get("content", ""))]
+        users = [i for i, m in enumerate(stage.messages) if m.get("role") == "user"]
+        index = holders[0] if holders else (users[-1] if users else len(stage.messages) - 1)
+        carried.setdefault(index, []).append(ref)
+    messages = tuple(
+        DrafterMessage(str(m.get("role", "")), str(m.get("content", "")), tuple(carried.get(i, ())))
+        for i, m in enumerate(stage.messages)
+    )
+    return capture(
+        db_path,
+        CorrectionInput(
+            task_type=run.task_type, instructions=run.instructions, messages=messages, draft=stage.output,
+            final=final_text, backend=stage.backend, model=stage.model, server_build=stage.server_build,
+            accepted_at=accepted_at or datetime.now(UTC).isoformat(), drafted_at=stage.finished_at,
+            matter=run.matter, run_id=run.id, trigger=trigger,
+        ),
+    )  # fmt: skip

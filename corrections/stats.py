@@ -1,0 +1,97 @@
+"""Per model and task type: how much the attorney edits each model's drafts, and whether that is falling.
+
+This answers "is the 122B worth its board?" from his own edits rather than from anyone's opinion: if
+he rewrites a third of the 35B's motions and a tenth of the 122B's, the slower model saves him work.
+The figures come from the edit ratios stored at capture (the one redline), so the browser, the
+exports and these statistics agree.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+from workspace.database import connect
+
+ALL_TASKS = "(all tasks)"
+SPARK = "▁▂▃▄▅▆▇█"
+TREND_PERIODS = 6  # months shown in the trend
+FLAT = 0.02  # a change in mean edit ratio smaller than this is "steady"
+
+
+@dataclass(frozen=True)
+class GroupStats:
+    model: str
+    task_type: str
+    drafts: int
+    mean_edit_ratio: float
+    median_edit_ratio: float
+    unedited_share: float  # accepted with no edits
+    trend: tuple[tuple[str, float], ...]  # (month, mean edit ratio), oldest first, last TREND_PERIODS
+
+    @property
+    def direction(self) -> str:
+        if len(self.trend) < 2:
+            return "one month"
+        change = self.trend[-1][1] - self.trend[0][1]
+        if abs(change) < FLAT:
+            return "steady"
+        return "fewer edits" if change < 0 else "more edits"
+
+    @property
+    def sparkline(self) -> str:
+        return "".join(SPARK[min(int(ratio * len(SPARK)), len(SPARK) - 1)] for _, ratio in self.trend)
+
+
+def compute_stats(db_path: Path) -> list[GroupStats]:
+    """One row per model and task type, then one per model over all its tasks, ordered by model."""
+    groups: dict[tuple[str, str], list[tuple[str, float]]] = defaultdict(list)
+    db = connect(db_path)
+    try:
+        cur = db.execute(
+            "SELECT model, task_type, accepted_at, edit_ratio FROM corrections_pairs ORDER BY accepted_at"
+        )
+        while rows := cur.fetchmany(2000):
+            for model, task, at, ratio in rows:
+                name = model or "unknown model"
+                groups[(name, task)].append((str(at)[:7], float(ratio)))
+                groups[(name, ALL_TASKS)].append((str(at)[:7], float(ratio)))
+    finally:
+        db.close()
+    return [_summarise(model, task, items) for (model, task), items in sorted(groups.items(), key=_order)]
+
+
+def _order(item: tuple[tuple[str, str], object]) -> tuple[str, int, str]:
+    (model, task), _ = item
+    return (model, 1 if task == ALL_TASKS else 0, task)
+
+
+def _summarise(model: str, task: str, items: list[tuple[str, float]]) -> GroupStats:
+    ratios = [ratio for _, ratio in items]
+    by_month: dict[str, list[float]] = defaultdict(list)
+    for month, ratio in items:
+        by_month[month].append(ratio)
+    trend = tuple((month, statistics.fmean(values)) for month, values in sorted(by_month.items()))
+    return GroupStats(
+        model, task, len(ratios), statistics.fmean(ratios), statistics.median(ratios),
+        sum(1 for r in ratios if r == 0) / len(ratios), trend[-TREND_PERIODS:],
+    )  # fmt: skip
+
+
+def stats_table(rows: list[GroupStats]) -> list[str]:
+    """The plain-text table ``chambers corrections stats`` prints (and the TUI panel shows)."""
+    if not rows:
+        return ["No correction pairs yet: accept an edited draft and it is kept here."]
+    width = max(len(r.model) for r in rows)
+    task_width = max(len(r.task_type) for r in rows)
+    lines = [
+        f"{'model':<{width}}  {'task':<{task_width}}  drafts  mean edit  median  unedited  trend (by month)",
+    ]
+    for r in rows:
+        lines.append(
+            f"{r.model:<{width}}  {r.task_type:<{task_width}}  {r.drafts:>6}  {r.mean_edit_ratio:>9.1%}  "
+            f"{r.median_edit_ratio:>6.1%}  {r.unedited_share:>8.0%}  {r.sparkline:<{TREND_PERIODS}} {r.direction}"
+        )
+    return lines

@@ -1,0 +1,164 @@
+"""``chambers corrections``: export the training set, the statistics per model, and the pairs themselves."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from workspace.errors import ChambersError
+from workspace.paths import Paths
+
+
+def register(sub: Any) -> None:
+    top = sub.add_parser("corrections", help="the attorney's edits as training pairs: export, stats, list")
+    cmds = top.add_subparsers(dest="corrections_command", required=True)
+
+    ex = cmds.add_parser("export", help="write the pairs as SFT, DPO, KTO or full-record JSONL")
+    ex.add_argument("--format", required=True, choices=["sft", "dpo", "kto", "pairs"])
+    ex.add_argument("--out", required=True, metavar="FILE.jsonl")
+    ex.add_argument("--task", help="only this task type")
+    ex.add_argument("--model", help="only drafts by this model")
+    ex.add_argument("--matter", help="only this matter")
+    ex.add_argument("--since", metavar="YYYY-MM-DD", help="only pairs accepted on or after this date")
+    ex.add_argument(
+        "--min-edit-ratio", type=float, metavar="R", help="only drafts he changed at least this much"
+    )
+    ex.add_argument("--paragraphs", action="store_true", help="one row per edited paragraph")
+    ex.add_argument(
+        "--scrub", action="store_true", help="replace each matter's party names with placeholders"
+    )
+    ex.add_argument("--include-excluded", action="store_true", help="also pairs you excluded")
+    ex.set_defaults(handler=cmd_export)
+
+    cmds.add_parser("stats", help="drafts, edit ratios and trend per model and task type").set_defaults(
+        handler=cmd_stats
+    )
+    ls = cmds.add_parser("list", help="the newest pairs")
+    ls.add_argument("--limit", type=int, default=30)
+    ls.set_defaults(handler=cmd_list)
+    show = cmds.add_parser("show", help="one pair as a redline: [-removed-] {+added+}")
+    show.add_argument("id", type=int)
+    show.set_defaults(handler=cmd_show)
+    exclude = cmds.add_parser("exclude", help="keep a pair but leave it out of every export")
+    exclude.add_argument("id", type=int)
+    exclude.add_argument("--undo", action="store_true", help="include it again")
+    exclude.set_defaults(handler=cmd_exclude)
+    delete = cmds.add_parser("delete", help="remove a pair for good")
+    delete.add_argument("id", type=int)
+    delete.add_argument("--yes", action="store_true", help="confirm: the pair cannot be brought back")
+    delete.set_defaults(handler=cmd_delete)
+    parties = cmds.add_parser("parties", help="a matter's party names and their scrub placeholders")
+    parties.add_argument("matter")
+    parties.add_argument("--add", metavar="NAME", help="add a party name")
+    parties.add_argument("--same-as", metavar="NAME", help="the new name is a variant of this party")
+    parties.set_defaults(handler=cmd_parties)
+    save = cmds.add_parser("save", help="save a correction from a pipeline run and your final text")
+    save.add_argument("run", type=int, help="the run number")
+    save.add_argument("final", help="the file holding your final text")
+    save.set_defaults(handler=cmd_save)
+
+
+def cmd_export(args: argparse.Namespace, paths: Paths) -> int:
+    from pathlib import Path
+
+    from rich.progress import Progress
+
+    from corrections.export import export
+    from corrections.store import PairFilters
+
+    filters = PairFilters(
+        task=args.task, model=args.model, since=args.since, min_edit_ratio=args.min_edit_ratio,
+        matter=args.matter, include_excluded=args.include_excluded,
+    )  # fmt: skip
+    with Progress(transient=True) as bar:
+        job = bar.add_task("Exporting pairs", total=None)
+        summary = export(
+            paths.database_file, Path(args.out), args.format, filters, paragraphs=args.paragraphs,
+            scrub=args.scrub, progress=lambda done, total: bar.update(job, completed=done, total=total),
+        )  # fmt: skip
+    print("\n".join(summary.lines()))
+    return 0
+
+
+def cmd_stats(args: argparse.Namespace, paths: Paths) -> int:
+    from corrections.stats import compute_stats, stats_table
+
+    print("\n".join(stats_table(compute_stats(paths.database_file))))
+    return 0
+
+
+def cmd_list(args: argparse.Namespace, paths: Paths) -> int:
+    from corrections.store import list_pairs
+
+    pairs = list_pairs(paths.database_file, limit=args.limit)
+    if not pairs:
+        print("No correction pairs yet.")
+    for p in pairs:
+        mark = " excluded" if p.excluded else ""
+        print(
+            f"{p.id:>6}  {p.accepted_at[:16]}  {p.model or '-':<22}  {p.task_type:<16}  edit {p.edit_ratio:>6.1%}{mark}"
+        )
+    return 0
+
+
+def cmd_show(args: argparse.Namespace, paths: Paths) -> int:
+    from corrections.redline import redline, redline_markup
+    from corrections.store import get_pair
+
+    pair = get_pair(paths.database_file, args.id)
+    print(f"Pair {pair.id}: {pair.task_type}, {pair.model}, edit ratio {pair.edit_ratio:.1%}")
+    print(redline_markup(redline(pair.draft, pair.final)))
+    return 0
+
+
+def cmd_exclude(args: argparse.Namespace, paths: Paths) -> int:
+    from corrections.store import set_excluded
+
+    set_excluded(paths.database_file, args.id, not args.undo)
+    print(f"Pair {args.id} is {'included in' if args.undo else 'excluded from'} exports.")
+    return 0
+
+
+def cmd_delete(args: argparse.Namespace, paths: Paths) -> int:
+    from corrections.store import delete_pair
+
+    if not args.yes:
+        raise ChambersError(
+            f"Deleting pair {args.id} cannot be undone. Add --yes to confirm, or use `chambers corrections "
+            f"exclude {args.id}` to keep it out of exports instead.",
+            title="Not deleted: confirm with --yes",
+        )
+    delete_pair(paths.database_file, args.id)
+    print(f"Pair {args.id} deleted.")
+    return 0
+
+
+def cmd_parties(args: argparse.Namespace, paths: Paths) -> int:
+    from corrections.scrub import add_party, party_list
+
+    if args.add:
+        print(f"{args.add} -> {add_party(paths.database_file, args.matter, args.add, same_as=args.same_as)}")
+    for name, placeholder in party_list(paths.database_file, args.matter).items():
+        print(f"{placeholder:<12} {name}")
+    return 0
+
+
+def cmd_save(args: argparse.Namespace, paths: Paths) -> int:
+    from pathlib import Path
+
+    from corrections.from_run import capture_from_run
+    from drafting.runs import RunStore
+
+    run = RunStore(paths.database_file).load(args.run)
+    result = capture_from_run(
+        paths.database_file, run, Path(args.final).read_text(encoding="utf-8"), trigger="save"
+    )
+    line = result.redline
+    what = "Saved as" if result.stored else "Already saved as"
+    print(
+        f"{what} pair {result.pair_id}: {line.words_added} words added, {line.words_removed} removed, "
+        f"edit ratio {line.edit_ratio:.1%}.",
+        file=sys.stdout,
+    )
+    return 0
