@@ -117,10 +117,14 @@ def test_metadata_leak_refuses_output_unless_scrubbed(db_path: Path, tmp_path: P
     doc.set_toc([[1, f"SSN {SSN}", 1]])
     doc.save(source)
     doc.close()
+    clean = text_pdf(tmp_path / "sources" / "clean.pdf", [f"Form W-2, SSN {SSN}."])
     with pytest.raises(RedactionLeak, match=r"metadata 'title'.*--scrub") as caught:
-        redact(db_path, [source], tmp_path / "out", patterns=patterns_named(["ssn"]))
+        redact(db_path, [clean, source], tmp_path / "out", patterns=patterns_named(["ssn"]))
     assert SSN not in caught.value.message
     assert not (tmp_path / "out" / "meta.pdf").exists()
+    assert not (tmp_path / "out" / "clean.pdf").exists(), (
+        "one leak stops the whole request: nothing is published"
+    )
     assert not [p for p in (tmp_path / "out").iterdir() if p.suffix in (".tmp", ".pdf")]
     (item,) = redact(db_path, [source], tmp_path / "out", patterns=patterns_named(["ssn"]), scrub=True)
     out = tmp_path / "out" / "meta.pdf"
