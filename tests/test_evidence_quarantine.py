@@ -95,12 +95,32 @@ def test_the_audit_rechecks_indexed_text_against_later_outputs(tmp_path: Path) -
     new_matter(db_path, src)
     ingest_matter(db_path, "acme", tessdata=None)
 
-    register_output(db_path, DRAFT, "draft")  # registered after the memo was indexed
+    register_output(db_path, src / "memo.pdf", "draft")  # chambers wrote the memo; registered late
     audit = audit_matter(db_path, "acme")
 
     assert 0.3 < audit.primary_share < 0.9
     (item,) = audit.not_primary
-    assert item.path == str(src / "memo.pdf") and "matches text chambers generated" in item.reason
+    assert item.path == str(src / "memo.pdf") and "is chambers output #1" in item.reason
+
+
+def test_quoting_a_short_source_whole_does_not_make_it_ours(tmp_path: Path) -> None:
+    src = tmp_path / "matter"
+    notice = "Marcus, this is written notice under section 5: the freezer failed overnight and we need a technician today."
+    make_pdf(src / "notice.pdf", [notice])
+    make_pdf(src / "contract.pdf", [CONTRACT])
+    db_path = tmp_path / "c.sqlite3"
+    new_matter(db_path, src)
+    ingest_matter(db_path, "acme", tessdata=None)
+    quoting = f"{DRAFT[:200]} On June 13 Harbor Point wrote: '{notice}' {CONTRACT} {DRAFT[200:]}"
+    register_output(db_path, quoting, "draft")  # quotes the notice whole and the contract at length
+
+    audit = audit_matter(db_path, "acme")
+    assert audit.primary_share == 1.0 and not audit.not_primary
+
+    make_pdf(src / "saved-draft.pdf", [quoting[:700], quoting[700:]])  # the draft itself, mostly quotations
+    report = ingest_matter(db_path, "acme", tessdata=None)
+    (quarantined,) = report.quarantined
+    assert quarantined.path.endswith("saved-draft.pdf")
 
 
 def test_a_long_draft_is_caught_on_a_sample_of_its_pages(tmp_path: Path) -> None:

@@ -462,3 +462,9 @@ def m601_corrections_pairs(db: sqlite3.Connection) -> None:
         )
         """
     )
+
+
+@migration
+def m104_evidence_quoted_shingles(db: sqlite3.Connection) -> None:
+    """Mark the runs of an output that quote indexed primary text, so quoting a source is not copying ours."""
+    db.execute("ALTER TABLE output_shingles ADD COLUMN quoted INTEGER NOT NULL DEFAULT 0")
