@@ -52,6 +52,7 @@ bench: install-dev poppler
 	$(BIN)/python benchmarks/dashboard_poll.py
 	$(BIN)/python benchmarks/ingest.py
 	$(BIN)/python benchmarks/exhibits.py
+	$(BIN)/python benchmarks/corrections.py
 	$(BIN)/python benchmarks/verify.py
 
 clean:

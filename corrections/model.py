@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -76,7 +77,7 @@ class StoredPair:
     paragraphs: list[dict[str, Any]] = field(default_factory=list)
 
     @classmethod
-    def from_row(cls, row: Mapping[str, Any]) -> StoredPair:
+    def from_row(cls, row: sqlite3.Row | Mapping[str, Any]) -> StoredPair:
         return cls(
             id=int(row["id"]), matter=row["matter"], task_type=row["task_type"],
             instructions=row["instructions"], messages=json.loads(row["messages_json"]),

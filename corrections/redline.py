@@ -5,10 +5,10 @@ The TUI shows it, the exports and the capture store its figures, and the statist
 
 Two passes, because neither difflib pass alone is right for a brief:
 
-1. Paragraphs (blocks separated by blank lines) are aligned with ``SequenceMatcher(autojunk=False)``.
-   Whole paragraphs are cheap to compare, so a 50-page brief aligns in milliseconds, and
-   ``autojunk`` stays off: with it on, the popular lines of a brief ("Id.", headings, blank lines)
-   become junk and the alignment goes wrong.
+1. Paragraphs (blocks separated by blank lines) are aligned by ``corrections.align``: whole
+   paragraphs are cheap to compare, so a 50-page brief aligns in milliseconds, and its patience
+   strategy keeps the popular lines of a brief ("Id.", headings) from either being junked (as
+   ``autojunk`` would) or costing seconds (as ``SequenceMatcher`` without it would).
 2. Only inside paragraphs that changed are words aligned, again with ``autojunk=False``. A whole
    document word diff is right but takes seconds; restricted to the changed 10% it is fast.
 
@@ -21,6 +21,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from difflib import SequenceMatcher
+
+from corrections.align import align
 
 EQUAL, INSERT, DELETE = "=", "+", "-"
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t\r\f\v]*\n\s*")
@@ -84,11 +86,10 @@ def _split_long(paragraph: str) -> list[str]:
 def redline(draft: str, final: str) -> Redline:
     """The two-pass redline from ``draft`` to ``final``."""
     a, b = split_units(draft), split_units(final)
-    matcher = SequenceMatcher(None, [u.strip() for u in a], [u.strip() for u in b], autojunk=False)
     segments: list[Segment] = []
     pairs: list[ParagraphPair] = []
     added = removed = 0
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    for tag, i1, i2, j1, j2 in align([u.strip() for u in a], [u.strip() for u in b]):
         old, new = "".join(a[i1:i2]), "".join(b[j1:j2])
         if tag == "equal":
             segments.append(Segment(EQUAL, new))

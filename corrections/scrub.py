@@ -10,6 +10,7 @@ text alike: a model trained on scrubbed data still sees who did what to whom.
 from __future__ import annotations
 
 import re
+import sqlite3
 import string
 from collections.abc import Mapping
 from datetime import UTC, datetime
@@ -77,14 +78,17 @@ def _placeholder(index: int) -> str:
 def party_list(db_path: Path, matter: str) -> dict[str, str]:
     db = connect(db_path)
     try:
-        return dict(
-            db.execute(
-                "SELECT name, placeholder FROM corrections_parties WHERE matter = ? ORDER BY placeholder, name",
-                (matter,),
-            )
-        )
+        return party_list_in(db, matter)
     finally:
         db.close()
+
+
+def party_list_in(db: sqlite3.Connection, matter: str) -> dict[str, str]:
+    rows = db.execute(
+        "SELECT name, placeholder FROM corrections_parties WHERE matter = ? ORDER BY placeholder, name",
+        (matter,),
+    )
+    return {str(name): str(placeholder) for name, placeholder in rows}
 
 
 class Scrubber:

@@ -29,17 +29,26 @@ class PairFilters:
 
     def reason_left_out(self, pair: StoredPair) -> str | None:
         """Why ``pair`` does not pass, as the summary's key; None when it passes."""
-        if pair.excluded and not self.include_excluded:
+        return self.reason(
+            pair.excluded, pair.task_type, pair.model, pair.matter, pair.accepted_at, pair.edit_ratio
+        )
+
+    def reason(
+        self, excluded: bool, task_type: str, model: str | None, matter: str | None, accepted_at: str,
+        edit_ratio: float,
+    ) -> str | None:  # fmt: skip
+        """The same check on bare column values (the export's fast path never builds a StoredPair)."""
+        if excluded and not self.include_excluded:
             return "excluded by you"
-        if self.task is not None and pair.task_type != self.task:
+        if self.task is not None and task_type != self.task:
             return f"task is not {self.task}"
-        if self.model is not None and pair.model != self.model:
+        if self.model is not None and model != self.model:
             return f"model is not {self.model}"
-        if self.matter is not None and pair.matter != self.matter:
+        if self.matter is not None and matter != self.matter:
             return f"matter is not {self.matter}"
-        if self.since is not None and pair.accepted_at < self.since:
+        if self.since is not None and accepted_at < self.since:
             return f"accepted before {self.since}"
-        if self.min_edit_ratio is not None and pair.edit_ratio < self.min_edit_ratio:
+        if self.min_edit_ratio is not None and edit_ratio < self.min_edit_ratio:
             return f"edit ratio below {self.min_edit_ratio:g}"
         return None
 
@@ -51,11 +60,11 @@ def iter_pairs(db: sqlite3.Connection, *, with_paragraphs: bool = False) -> Iter
         for row in rows:
             pair = StoredPair.from_row(row)
             if with_paragraphs:
-                pair.paragraphs.extend(_paragraphs(db, pair.id))
+                pair.paragraphs.extend(paragraphs_of(db, pair.id))
             yield pair
 
 
-def _paragraphs(db: sqlite3.Connection, pair_id: int) -> list[dict[str, object]]:
+def paragraphs_of(db: sqlite3.Connection, pair_id: int) -> list[dict[str, object]]:
     return [
         {"seq": r["seq"], "draft": r["draft"], "final": r["final"], "edit_ratio": r["edit_ratio"]}
         for r in db.execute(
@@ -89,7 +98,7 @@ def get_pair(db_path: Path, pair_id: int) -> StoredPair:
                 f"There is no correction pair number {pair_id}. `chambers corrections list` shows them."
             )
         pair = StoredPair.from_row(row)
-        pair.paragraphs.extend(_paragraphs(db, pair_id))
+        pair.paragraphs.extend(paragraphs_of(db, pair_id))
         return pair
     finally:
         db.close()

@@ -80,6 +80,13 @@ def test_kto_is_unpaired_preference_draft_false_final_true(db: Path, tmp_path: P
     assert labelled == [(DRAFT, False), (FINAL, True), (DRAFT, True)]  # the unedited draft was right
 
 
+@pytest.mark.parametrize("fmt", ["sft", "dpo", "kto"])
+def test_the_fast_path_writes_what_the_general_path_writes(db: Path, tmp_path: Path, fmt: str) -> None:
+    export(db, tmp_path / "fast.jsonl", fmt)
+    export(db, tmp_path / "general.jsonl", fmt, scrub=True)  # no parties listed: the scrub changes nothing
+    assert read(tmp_path / "fast.jsonl") == read(tmp_path / "general.jsonl") != []
+
+
 def test_pairs_round_trip(db: Path, tmp_path: Path) -> None:
     export(db, tmp_path / "pairs.jsonl", "pairs")
     rows = read(tmp_path / "pairs.jsonl")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 from difflib import SequenceMatcher
 
+from corrections.align import align
 from corrections.redline import DELETE, EQUAL, INSERT, redline, redline_markup, split_units
 
 
@@ -83,3 +84,28 @@ def test_a_brief_full_of_id_lines_aligns_each_edit_in_place() -> None:
         ("Point 150: the record shows delivery on day 150.", "Point 150: the record shows late delivery on day 150."),
         ("Id.", "Id. at 12."),
     ]  # fmt: skip
+
+
+def test_alignment_rebuilds_the_final_side_and_matches_only_equal_lines() -> None:
+    rng = random.Random(11)
+    for _ in range(200):
+        a = [
+            rng.choice(["Id.", "Id. at 4.", "", "x", "y", f"u{rng.randrange(30)}"])
+            for _ in range(rng.randrange(40))
+        ]
+        b = list(a)
+        for _ in range(rng.randrange(6)):
+            k = rng.randrange(len(b) + 1)
+            b[k : k + rng.randrange(3)] = [rng.choice(["Id.", "new", "z"])] * rng.randrange(3)
+        old: list[str] = []
+        new: list[str] = []
+        for tag, i1, i2, j1, j2 in align(a, b):
+            if tag == "equal":
+                assert a[i1:i2] == b[j1:j2]
+            old += a[i1:i2]
+            new += b[j1:j2]
+        assert (old, new) == (a, b)
+        codes = align(a, b)
+        assert [c[1] for c in codes] == sorted(c[1] for c in codes) and (codes[-1][2] if codes else 0) == len(
+            a
+        )

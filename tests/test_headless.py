@@ -21,7 +21,7 @@ CORE = [
     "exhibits.patterns", "exhibits.find", "exhibits.verify", "exhibits.redact", "exhibits.log",
     "exhibits.sources", "exhibits.jobs", "exhibits.pdfio",
     "corrections.redline", "corrections.capture", "corrections.store", "corrections.scrub", "corrections.export",
-    "corrections.stats", "corrections.from_run",
+    "corrections.stats", "corrections.from_run", "corrections.align",
 ]  # fmt: skip
 
 
