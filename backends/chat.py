@@ -308,3 +308,8 @@ def _usage_dict(usage: Usage | None) -> dict[str, int] | None:
         "total_tokens": usage.total_tokens,
         "cached_tokens": usage.cached_tokens,
     }
+
+
+def server_build_of(client: ChatClient) -> str | None:
+    """The build the client's server reported (read once per client from /props), for a run's record."""
+    return client._server_build
