@@ -146,6 +146,7 @@ class Stamper:
         self.font = _new_object(doc, _FONT_OBJECT)
         self.open_q = _new_stream(doc, b"q\n")
         self.close_q = _new_stream(doc, b"\nQ\n")
+        self.fonted: set[int] = set()  # resources and font dictionaries that already hold the font
 
     def draw(self, page: pymupdf.Page, text: str, box: pymupdf.Rect) -> None:
         xref = page.xref  # a lookup through the page tree: look it up once
@@ -161,13 +162,18 @@ class Stamper:
         )
         ops = f"q BT /{FONT_RESOURCE} {FONT_SIZE:g} Tf 0 g {m.a:g} {m.b:g} {m.c:g} {m.d:g} {m.e:.3f} {m.f:.3f} Tm ({text}) Tj ET Q\n"
         parts = [self.open_q, *page.get_contents(), self.close_q, _new_stream(self.doc, ops.encode("ascii"))]
-        self.doc.xref_set_key(xref, "Contents", "[" + " ".join(f"{x} 0 R" for x in parts) + "]")
+        _set_contents(self.doc, xref, "[" + " ".join(f"{x} 0 R" for x in parts) + "]")
 
     def _add_font(self, page_xref: int) -> bool:
+        """Make the stamp font a resource of the page. False: the page inherits its resources."""
         doc, ref = self.doc, f"{self.font} 0 R"
         kind, value = doc.xref_get_key(page_xref, "Resources")
         if kind == "xref":
-            holder, path = int(value.split()[0]), ""
+            holder = int(value.split()[0])
+            if holder in self.fonted or self._insert_font(holder):
+                self.fonted.add(holder)
+                return True
+            path = ""
         elif kind == "dict":
             holder, path = page_xref, "Resources/"
         else:
@@ -180,6 +186,72 @@ class Stamper:
         else:
             return False
         return True
+
+    def _insert_font(self, resources: int) -> bool:
+        """Add the font to a resources object by editing its source: ``xref_set_key`` took 0.6 ms a page.
+
+        The entry goes into the top-level /Font dictionary (direct, or the object it refers to), or a
+        /Font dictionary is added. A resources object that already names the stamp font (a page
+        stamped by chambers before) keeps it: it is the same Helvetica.
+        """
+        source = self.doc.xref_object(resources, compressed=True)
+        if not source.startswith("<<"):
+            return False
+        entry = f"/{FONT_RESOURCE} {self.font} 0 R"
+        found = _top_level_key(source, "/Font")
+        if found is None:
+            self.doc.update_object(resources, f"<</Font<<{entry}>>{source[2:]}")
+            return True
+        rest = source[found:]
+        direct = re.match(r"\s*<<", rest)
+        if direct:
+            if f"/{FONT_RESOURCE} " not in rest.split(">>", 1)[0] + " ":
+                at = found + direct.end()
+                self.doc.update_object(resources, source[:at] + entry + source[at:])
+            return True
+        indirect = re.match(r"\s*(\d+)\s+0\s+R", rest)
+        if indirect:
+            fonts = int(indirect[1])
+            if fonts in self.fonted:
+                return True
+            font_source = self.doc.xref_object(fonts, compressed=True)
+            if not font_source.startswith("<<"):
+                return False
+            if f"/{FONT_RESOURCE} " not in font_source + " ":
+                self.doc.update_object(fonts, f"<<{entry}{font_source[2:]}")
+            self.fonted.add(fonts)
+            return True
+        return False
+
+
+def _set_contents(doc: pymupdf.Document, page_xref: int, value: str) -> None:
+    """Point the page's /Contents at ``value`` by editing the page object's source (as fast as
+    ``_insert_font``; ``xref_set_key`` cost 0.6 ms). The page is finished with: nothing reads its
+    loaded object again before the document is saved."""
+    source = doc.xref_object(page_xref, compressed=True)
+    found = _top_level_key(source, "/Contents")
+    old = re.match(r"\s*(\[[^\]]*\]|\d+\s+\d+\s+R)", source[found:]) if found is not None else None
+    if found is None or old is None:
+        doc.xref_set_key(page_xref, "Contents", value)
+        return
+    doc.update_object(page_xref, f"{source[:found]} {value}{source[found + old.end() :]}")
+
+
+_DICT_TOKENS = re.compile(r"<<|>>|\((?:\\.|[^\\)])*\)|/[^\s/<>\[\]()]+")
+
+
+def _top_level_key(source: str, key: str) -> int | None:
+    """Where the value of ``key`` starts in a PDF dictionary's source, if it is a key at its top level."""
+    depth = 0
+    for token in _DICT_TOKENS.finditer(source):
+        text = token.group()
+        if text == "<<":
+            depth += 1
+        elif text == ">>":
+            depth -= 1
+        elif depth == 1 and text == key:
+            return token.end()
+    return None
 
 
 def _new_object(doc: pymupdf.Document, source: str) -> int:

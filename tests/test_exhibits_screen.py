@@ -37,10 +37,16 @@ def seeded_app(home: Path, sources: Path) -> ChambersApp:
 
 
 async def settle(pilot: Any) -> None:
-    for _ in range(3):
+    """Wait for the workers, and on the exhibits screen for its document list to be shown."""
+    for _ in range(400):  # bounded: a broken screen fails the test instead of hanging it
         await asyncio.gather(*(w.wait() for w in pilot.app.workers), return_exceptions=True)
         await asyncio.gather(*(w.wait() for w in pilot.app.screen.workers), return_exceptions=True)
         await pilot.pause()
+        screen = pilot.app.screen
+        shown = not isinstance(screen, ExhibitsScreen) or screen.documents_shown
+        if shown and not any(w.is_running for w in [*pilot.app.workers, *screen.workers]):
+            return
+    raise AssertionError("the exhibits screen never showed its documents")
 
 
 async def open_exhibits(pilot: Any) -> ExhibitsScreen:

@@ -61,6 +61,7 @@ class ExhibitsScreen(Screen[None]):
         self.out_root = out_root or database_file.parent / "exhibits"
         self.documents: list[MatterPdf] = []
         self.chosen: list[MatterPdf] = []
+        self.documents_shown = 0  # how many document lists have been shown (tests wait on it)
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
@@ -85,8 +86,13 @@ class ExhibitsScreen(Screen[None]):
         self.query_one("#exhibits-chosen").border_title = "Exhibits, in order ([ ] move, x removes)"
         self.query_one("#exhibits-plan-scroll").border_title = "Plan"
         docs = self.query_one("#exhibits-documents", DataTable)
-        docs.add_columns("Document", "Pages", "Stamp")
-        self.query_one("#exhibits-chosen", DataTable).add_columns("#", "Exhibit", "Pages")
+        # Fixed widths: auto widths were settled by whichever update came first, so the screen differed
+        # from run to run.
+        for label, width in (("Document", 17), ("Pages", 5), ("Stamp", 9)):
+            docs.add_column(label, width=width)
+        chosen = self.query_one("#exhibits-chosen", DataTable)
+        for label, width in (("#", 2), ("Exhibit", 22), ("Pages", 5)):
+            chosen.add_column(label, width=width)
         self.load_matters()
 
     # --- loading ------------------------------------------------------------------
@@ -124,6 +130,7 @@ class ExhibitsScreen(Screen[None]):
             table.add_row(doc.path.name, str(doc.pages), doc.bates or "")
         if not documents:
             self.set_status("This matter has no indexed PDFs: run `chambers evidence ingest` first.")
+        self.documents_shown += 1
 
     # --- choosing and ordering ------------------------------------------------------
 
