@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 
-from drafting.events import PipelineEvent
+from drafting.events import EventSink, PipelineEvent, ignore
 from drafting.pipeline import Pipeline, PipelineOptions
 from tests.verify_fixtures import build_demo_matter
 from workspace.config import Backend, Config, Policy, Sampling
@@ -17,7 +18,7 @@ INSTRUCTIONS = (
 )
 # The tiny test model writes nonsense; the tests assert the mechanics, so answers stay short.
 SAMPLING = {
-    "router": Sampling(temperature=0.0, seed=1, max_tokens=120),
+    "router": Sampling(temperature=0.0, seed=1, max_tokens=300),
     "gate": Sampling(temperature=0.0, seed=1, max_tokens=200),
     "drafter": Sampling(temperature=0.0, seed=1, max_tokens=32),
     "reviewer": Sampling(temperature=0.0, seed=1, max_tokens=300),
@@ -48,6 +49,8 @@ def role_config(urls: dict[str, str], default: str) -> Config:
     return Config(file="test-config.toml", policy=Policy(), boards=(), backends=backends)
 
 
-def pipeline(config: Config, db: Path, events: list[PipelineEvent] | None = None, **kw: object) -> Pipeline:
-    sink = events.append if events is not None else (lambda e: None)
-    return Pipeline(config, db, options=OPTIONS, on_event=sink, **kw)  # type: ignore[arg-type]
+def pipeline(
+    config: Config, db: Path, events: list[PipelineEvent] | None = None, *, on_event: EventSink | None = None
+) -> Pipeline:
+    sink = on_event or (events.append if events is not None else ignore)
+    return Pipeline(config, db, options=replace(OPTIONS), on_event=sink)
