@@ -126,3 +126,19 @@ def _change(db_path: Path, pair_id: int, sql: str, params: tuple[object, ...]) -
                 )
     finally:
         db.close()
+
+
+def models_and_tasks(db_path: Path) -> tuple[list[str], list[str]]:
+    """The models and task types that have pairs: the browser's filter choices."""
+    db = connect(db_path)
+    try:
+        models = [
+            r[0]
+            for r in db.execute(
+                "SELECT DISTINCT model FROM corrections_pairs WHERE model IS NOT NULL ORDER BY 1"
+            )
+        ]
+        tasks = [r[0] for r in db.execute("SELECT DISTINCT task_type FROM corrections_pairs ORDER BY 1")]
+        return models, tasks
+    finally:
+        db.close()

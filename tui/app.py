@@ -73,6 +73,13 @@ class ChambersApp(App[None]):
             id="exhibits.open",
             tooltip="Exhibits: pick a matter's PDFs, order them, preview and run a Bates production or a binder",
         ),
+        Binding(
+            "f5",
+            "corrections",
+            "Corrections",
+            id="corrections.open",
+            tooltip="Corrections: your edits as training pairs, each as a redline; exclude, delete, export, stats",
+        ),
         Binding("f1", "help", "Help", id="app.help", tooltip="Show this list of keys"),
         Binding("ctrl+q", "quit", "Quit", id="app.quit", tooltip="Leave chambers"),
     ]
@@ -266,6 +273,14 @@ class ChambersApp(App[None]):
             self.pop_screen()
         else:
             self.push_screen(ExhibitsScreen(self.audit.database_file))
+
+    def action_corrections(self) -> None:
+        from tui.corrections_screen import CorrectionsScreen
+
+        if isinstance(self.screen, CorrectionsScreen):
+            self.pop_screen()
+        else:
+            self.push_screen(CorrectionsScreen(self.audit.database_file))
 
     def action_help(self) -> None:
         from tui.dashboard import DashboardScreen

@@ -1,0 +1,237 @@
+"""The corrections browser (F5): his edits as training pairs, one shown as a redline.
+
+The list filters by model, task type and edit ratio; the right pane shows the highlighted pair as a
+redline (struck red is what he removed, underlined green what he wrote) from the same redline code
+the exports and statistics use, or the statistics per model (s). A pair can be excluded from exports
+(x) or deleted after a confirmation (d); e opens the export dialog with the list's filters. Database
+work runs in thread workers; widgets only show what they are handed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Input, Select, Static
+from textual.worker import Worker, WorkerState
+
+from corrections.model import StoredPair
+from corrections.redline import DELETE, INSERT, Redline
+from corrections.store import PairFilters
+from tui.corrections_dialogs import ConfirmScreen, ExportScreen
+from tui.screens import ErrorScreen
+from workspace.errors import ChambersError
+
+STYLES = {DELETE: "strike red", INSERT: "underline bold green"}
+
+
+class CorrectionsScreen(Screen[None]):
+    """Browse, exclude, delete and export correction pairs."""
+
+    SUB_TITLE = "Corrections"
+
+    BINDINGS = [
+        Binding("escape", "close", "Back", id="corrections.close", tooltip="Back to the workstation"),
+        Binding("x", "exclude", "Exclude", id="corrections.exclude",
+                tooltip="Leave the highlighted pair out of exports (x again includes it)"),
+        Binding("d", "delete", "Delete", id="corrections.delete",
+                tooltip="Delete the highlighted pair for good (asks first)"),
+        Binding("e", "export", "Export", id="corrections.export",
+                tooltip="Export SFT, DPO, KTO or all fields as JSONL, with the list's filters"),
+        Binding("s", "stats", "Stats", id="corrections.stats",
+                tooltip="Statistics per model and task: edit ratios, share unedited, trend (s again: redline)"),
+    ]  # fmt: skip
+
+    def __init__(self, database_file: Path) -> None:
+        super().__init__()
+        self.database_file = database_file
+        self.pairs: list[StoredPair] = []
+        self.showing_stats = False
+
+    def compose(self) -> ComposeResult:
+        yield Header(show_clock=False)
+        with Horizontal(id="corrections-filters"):
+            yield Select[str]([], prompt="Any model", id="corrections-model")
+            yield Select[str]([], prompt="Any task", id="corrections-task")
+            yield Input(placeholder="Min edit %", id="corrections-min", type="number", max_length=5)
+        with Horizontal(id="corrections-body"):
+            yield DataTable(id="corrections-list", cursor_type="row", zebra_stripes=True)
+            with VerticalScroll(id="corrections-redline-scroll"):
+                yield Static("", id="corrections-redline")
+        yield Static("", id="corrections-status", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one("#corrections-list", DataTable)
+        table.border_title = "Pairs (x exclude, d delete)"
+        table.add_columns("#", "Edit", "Model", "Task", "Accepted")  # what he compares first comes first
+        table.focus()
+        self.query_one("#corrections-redline-scroll").border_title = "Redline"
+        self.load_choices()
+        self.reload()
+
+    # --- loading --------------------------------------------------------------------
+
+    def filters(self) -> PairFilters:
+        model = self.query_one("#corrections-model", Select).value
+        task = self.query_one("#corrections-task", Select).value
+        raw = self.query_one("#corrections-min", Input).value.strip()
+        return PairFilters(
+            model=model if isinstance(model, str) else None, task=task if isinstance(task, str) else None,
+            min_edit_ratio=float(raw) / 100 if raw else None, include_excluded=True,
+        )  # fmt: skip
+
+    @work(thread=True, exclusive=True, group="corrections-choices", exit_on_error=False)
+    def load_choices(self) -> None:
+        from corrections.store import models_and_tasks
+
+        models, tasks = models_and_tasks(self.database_file)
+        self.app.call_from_thread(self._show_choices, models, tasks)
+
+    def _show_choices(self, models: list[str], tasks: list[str]) -> None:
+        self.query_one("#corrections-model", Select).set_options((m, m) for m in models)
+        self.query_one("#corrections-task", Select).set_options((t, t) for t in tasks)
+
+    @on(Select.Changed)
+    @on(Input.Submitted, "#corrections-min")
+    def reload(self) -> None:
+        self.load_pairs(self.filters())
+
+    @work(thread=True, exclusive=True, group="corrections-load", exit_on_error=False)
+    def load_pairs(self, filters: PairFilters) -> None:
+        from corrections.store import list_pairs
+
+        pairs = list_pairs(self.database_file, filters)
+        self.app.call_from_thread(self._show_pairs, pairs)
+
+    def _show_pairs(self, pairs: list[StoredPair]) -> None:
+        self.pairs = pairs
+        table = self.query_one("#corrections-list", DataTable)
+        row = table.cursor_row
+        table.clear()
+        for p in pairs:
+            edit = "excl." if p.excluded else f"{p.edit_ratio:.0%}"
+            table.add_row(str(p.id), edit, p.model or "-", p.task_type, p.accepted_at[:10], key=str(p.id))
+        if pairs:
+            table.move_cursor(row=min(max(row, 0), len(pairs) - 1))
+            self.show_selected()
+        else:
+            self.query_one("#corrections-redline", Static).update(
+                "No correction pairs here yet. Accept an edited draft and it appears in this list."
+            )
+        excluded = sum(p.excluded for p in pairs)
+        self.set_status(
+            f"{len(pairs)} pairs, {excluded} excluded from exports. e exports, s shows statistics."
+        )
+
+    def selected(self) -> StoredPair | None:
+        if not self.pairs:
+            return None
+        return self.pairs[
+            min(max(self.query_one("#corrections-list", DataTable).cursor_row, 0), len(self.pairs) - 1)
+        ]
+
+    @on(DataTable.RowHighlighted, "#corrections-list")
+    def show_selected(self) -> None:
+        if (pair := self.selected()) is not None and not self.showing_stats:
+            self.load_redline(pair)
+
+    @work(thread=True, exclusive=True, group="corrections-redline", exit_on_error=False)
+    def load_redline(self, pair: StoredPair) -> None:
+        from corrections.redline import redline
+
+        self.app.call_from_thread(self._show_redline, pair, redline(pair.draft, pair.final))
+
+    def _show_redline(self, pair: StoredPair, line: Redline) -> None:
+        text = Text()
+        for segment in line.segments:
+            text.append(segment.text, style=STYLES.get(segment.kind, ""))
+        self.query_one("#corrections-redline", Static).update(text)
+        self.query_one("#corrections-redline-scroll").border_title = (
+            f"Pair {pair.id}: +{line.words_added} -{line.words_removed} words, edit {line.edit_ratio:.0%}"
+            + (" (excluded)" if pair.excluded else "")
+        )
+
+    # --- actions --------------------------------------------------------------------
+
+    def action_stats(self) -> None:
+        self.showing_stats = not self.showing_stats
+        if self.showing_stats:
+            self.load_stats()
+        else:
+            self.show_selected()
+
+    @work(thread=True, exclusive=True, group="corrections-redline", exit_on_error=False)
+    def load_stats(self) -> None:
+        from corrections.stats import compute_stats, stats_table
+
+        lines = stats_table(compute_stats(self.database_file))
+        self.app.call_from_thread(self._show_stats, lines)
+
+    def _show_stats(self, lines: list[str]) -> None:
+        self.query_one("#corrections-redline", Static).update(Text("\n".join(lines)))
+        self.query_one(
+            "#corrections-redline-scroll"
+        ).border_title = "Statistics per model (s: back to the redline)"
+
+    def action_exclude(self) -> None:
+        if (pair := self.selected()) is not None:
+            self.change(pair.id, "exclude", not pair.excluded)
+
+    def action_delete(self) -> None:
+        if (pair := self.selected()) is None:
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.change(pair.id, "delete", True)
+
+        self.app.push_screen(
+            ConfirmScreen(f"Delete pair {pair.id} ({pair.task_type}, {pair.model}) for good? This cannot be undone; "
+                          "x (exclude) keeps it out of exports instead."),
+            answered,
+        )  # fmt: skip
+
+    @work(thread=True, exclusive=True, group="corrections-change", exit_on_error=False)
+    def change(self, pair_id: int, what: str, value: bool) -> None:
+        from corrections.store import delete_pair, set_excluded
+
+        if what == "delete":
+            delete_pair(self.database_file, pair_id)
+        else:
+            set_excluded(self.database_file, pair_id, value)
+        self.app.call_from_thread(self.reload)
+
+    def action_export(self) -> None:
+        self.app.push_screen(
+            ExportScreen(self.database_file, self.filters_for_export(), self.database_file.parent / "exports")
+        )
+
+    def filters_for_export(self) -> PairFilters:
+        f = self.filters()
+        return PairFilters(task=f.task, model=f.model, min_edit_ratio=f.min_edit_ratio)
+
+    # --- plumbing -------------------------------------------------------------------
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """A failed worker's error goes to the app's one error modal (worker events do not bubble)."""
+        if event.state is not WorkerState.ERROR:
+            return
+        error = event.worker.error
+        if isinstance(error, ChambersError):
+            self.set_status(f"Stopped: {error.title}.")
+            self.app.push_screen(ErrorScreen(error.title, error.message))
+        else:
+            self.set_status("Stopped by an unexpected error.")
+            self.app.push_screen(ErrorScreen("Unexpected error", f"{type(error).__name__}: {error}"))
+
+    def set_status(self, text: str) -> None:
+        self.query_one("#corrections-status", Static).update(text)
+
+    def action_close(self) -> None:
+        self.dismiss()
