@@ -8,6 +8,7 @@ keeps the string it stands for, so verification can look for it afterwards.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -60,28 +61,61 @@ def needs_ocr(page: pymupdf.Page, text: str, mode: str) -> bool:
     return mode == "always" or len(text.strip()) < SCAN_TEXT_CHARS
 
 
-def ocr_textpage(page: pymupdf.Page, tessdata: str | None) -> pymupdf.TextPage:
+def ocr_textpages(page: pymupdf.Page, tessdata: str | None) -> list[pymupdf.TextPage]:
+    """OCR text pages of a scanned page: one, or one per quarter turn when the page may be turned.
+
+    Tesseract reads upright text only, and nothing tells which way a scan's picture is drawn: a
+    picture drawn upright but shown turned (/Rotate), or drawn sideways, OCRs to noise that can
+    even look like words (upside-down text read "JuaHed" for "Patient"). So a page shown turned,
+    or whose upright reading yields few words, is read in all four turns, and every reading is
+    searched and verified. Text page coordinates are unrotated whatever the turn, so the hits of
+    each reading fit the page as it is.
+    """
     if tessdata is None:
         raise ExhibitsError(
-            f"Page {page.number + 1 if page.number is not None else '?'} is a scan and needs OCR to find what "
-            "to redact, but Tesseract is not installed. Install it (`apt-get install tesseract-ocr "
-            "tesseract-ocr-eng`) and run the redaction again; nothing was written.",
+            f"Page {(page.number or 0) + 1} is a scan and needs OCR to find what to redact, but "
+            "Tesseract is not installed. Install it (`apt-get install tesseract-ocr tesseract-ocr-eng`) "
+            "and run the redaction again; nothing was written.",
             title="OCR needed for redaction",
         )
+    shown = _ocr(page, tessdata)
+    if page.rotation == 0 and _readable(shown) >= MIN_OCR_CHARS:
+        return [shown]
+    readings = [shown]
+    rotation = page.rotation
+    try:
+        for turn in (0, 90, 180, 270):
+            if turn != rotation:
+                page.set_rotation(turn)
+                readings.append(_ocr(page, tessdata))
+    finally:
+        page.set_rotation(rotation)
+    return readings
+
+
+MIN_OCR_CHARS = 20  # letters in words of 4+: below this a scan "read" as noise, so other turns are tried
+
+
+def _ocr(page: pymupdf.Page, tessdata: str) -> pymupdf.TextPage:
     return page.get_textpage_ocr(language=OCR_LANGUAGE, dpi=OCR_DPI, full=False, tessdata=tessdata)
+
+
+def _readable(textpage: pymupdf.TextPage) -> int:
+    """How much reads as words: a turned page OCRs to noise ("Qos. a20 Um ep)") of short pieces."""
+    return sum(len(word) for word in re.findall(r"[^\W_]{4,}", textpage.extractText()))
 
 
 def find_on_page(
     page: pymupdf.Page, request: RedactionRequest, tessdata: str | None
-) -> tuple[list[Hit], pymupdf.TextPage | None]:
-    """Every hit on ``page``; also the OCR text page when one was made (verification reuses the mode)."""
+) -> tuple[list[Hit], list[pymupdf.TextPage]]:
+    """Every hit on ``page``, and the OCR readings made of it (none for a page with a text layer)."""
     page_no = (page.number or 0) + 1
     text = page.get_text()
-    textpage = None
+    readings: list[pymupdf.TextPage] = []
     ocr = needs_ocr(page, text, request.ocr)
     if ocr:
-        textpage = ocr_textpage(page, tessdata)
-        text = page.get_text(textpage=textpage)
+        readings = ocr_textpages(page, tessdata)
+        text = "\n".join(page.get_text(textpage=reading) for reading in readings)
     wanted: dict[str, str] = {}
     folded = " ".join(text.split()).casefold()
     for number, term in enumerate(request.terms, start=1):
@@ -92,7 +126,10 @@ def find_on_page(
             wanted.setdefault(found, f"pattern {pattern.name}")
     hits = []
     for value, reason in wanted.items():
-        rects = page.search_for(value, textpage=textpage) if textpage else page.search_for(value)
+        if readings:
+            rects = [r for reading in readings for r in page.search_for(value, textpage=reading)]
+        else:
+            rects = page.search_for(value)
         if ocr:
             rects = [
                 pymupdf.Rect(r.x0 - OCR_PAD, r.y0 - OCR_PAD, r.x1 + OCR_PAD, r.y1 + OCR_PAD) for r in rects
@@ -102,7 +139,7 @@ def find_on_page(
         if drawn.page_no == page_no:
             rect = pymupdf.Rect(drawn.rect) * page.derotation_matrix
             hits.append(Hit(page_no, (rect,), "rectangle", page.get_textbox(rect).strip(), ocr))
-    return hits, textpage
+    return hits, readings
 
 
 def check_rects(rects: Sequence[PageRect], page_count: int, name: str) -> None:

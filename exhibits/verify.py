@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pymupdf
 
-from exhibits.find import ocr_textpage
+from exhibits.find import ocr_textpages
 from exhibits.patterns import Pattern
 
 
@@ -62,7 +62,8 @@ def find_leaks(
             page = doc.load_page(index)
             scan(page.get_text(), f"page {index + 1} (PyMuPDF)")
             if index + 1 in ocr_pages:
-                scan(page.get_text(textpage=ocr_textpage(page, tessdata)), f"page {index + 1} (OCR)")
+                for reading in ocr_textpages(page, tessdata):
+                    scan(page.get_text(textpage=reading), f"page {index + 1} (OCR)")
             for annot in page.annots() or []:
                 scan(" ".join(str(v) for v in (annot.info or {}).values()), f"page {index + 1} annotation")
         for page_no, rect in cleared:

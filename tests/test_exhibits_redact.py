@@ -173,3 +173,19 @@ def test_scrub_clears_annotations_and_attachments_and_boxes_remove_line_art(
             if d["rect"].intersects(pymupdf.Rect(300, 300, 400, 340)) and d.get("fill") == (1.0, 0.0, 0.0)
         ]
     assert {"embedded file intake.txt", "annotation on page 1"} <= set(item.scrubbed)
+
+
+@pytest.mark.parametrize("rotation", [90, 180])
+def test_turned_scan_is_read_in_every_turn_and_redacted(db_path: Path, tmp_path: Path, rotation: int) -> None:
+    """A picture drawn upright but shown turned OCRs to noise as shown; the SSN must still be found."""
+    source = scanned_pdf(tmp_path / "sources" / "turned.pdf", f"RECEIPT\nPatient SSN {SSN}\nSigned R. Okafor",
+                         rotation=rotation)  # fmt: skip
+    (item,) = redact(db_path, [source], tmp_path / "out", patterns=patterns_named(["ssn"]))
+    assert [(h.reason, h.ocr) for h in item.hits] == [("pattern ssn", True)]
+    out = tmp_path / "out" / "turned.pdf"
+    assert_gone(out, SSN)
+    with pymupdf.open(out) as doc:
+        page = doc[0]
+        page.set_rotation(0)  # the picture's own upright: where Tesseract can read it
+        upright = page.get_text(textpage=page.get_textpage_ocr(dpi=300, full=True, tessdata=find_tessdata()))
+    assert squeeze(SSN) not in squeeze(upright) and "okafor" in upright.casefold()
