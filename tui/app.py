@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import App, ComposeResult
@@ -28,6 +29,9 @@ from tui.screens import ErrorScreen, HelpScreen
 from workspace.audit import AuditLog
 from workspace.config import Backend, Config
 from workspace.errors import ChambersError
+
+if TYPE_CHECKING:
+    from drafting.pipeline import PipelineOptions
 
 STATS_INTERVAL_S = 0.25  # live tokens/s refresh; the stream itself is batched by MarkdownStream
 
@@ -74,6 +78,13 @@ class ChambersApp(App[None]):
             tooltip="Exhibits: pick a matter's PDFs, order them, preview and run a Bates production or a binder",
         ),
         Binding(
+            "f4",
+            "drafting",
+            "Draft",
+            id="drafting.open",
+            tooltip="Drafting: a matter, a task and instructions through the pipeline; the draft with its flags",
+        ),
+        Binding(
             "f5",
             "corrections",
             "Corrections",
@@ -95,6 +106,8 @@ class ChambersApp(App[None]):
         # Empty in use; tests set {"ignore_eos": True} so the tiny model talks long
         # enough for Esc or a server crash to land mid-stream.
         self.request_extra: dict[str, object] = {}
+        # Pipeline knobs for the drafting screen (None: the defaults); tests make the tiny model's answers short.
+        self.pipeline_options: PipelineOptions | None = None
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
@@ -266,6 +279,20 @@ class ChambersApp(App[None]):
             self.install_screen(DashboardScreen(self.config, self.audit.database_file), name="fleet")
         self.push_screen("fleet")
 
+    def action_drafting(self) -> None:
+        from tui.drafting_screen import DraftingScreen
+
+        if isinstance(self.screen, DraftingScreen):
+            self.pop_screen()
+            return
+        # Installed once, so a run goes on (and its draft stays) while another screen is shown.
+        if not self.is_screen_installed("drafting"):
+            screen = DraftingScreen(
+                self.config, self.audit.database_file, self.audit, options=self.pipeline_options
+            )
+            self.install_screen(screen, name="drafting")
+        self.push_screen("drafting")
+
     def action_exhibits(self) -> None:
         from tui.exhibits_screen import ExhibitsScreen
 
@@ -286,9 +313,10 @@ class ChambersApp(App[None]):
         from tui.dashboard import DashboardScreen
 
         rows = [(b.key, b.tooltip or b.description) for b in self.BINDINGS if isinstance(b, Binding)]
+        from tui.drafting_screen import DraftingScreen
         from tui.exhibits_screen import ExhibitsScreen
 
-        if isinstance(self.screen, DashboardScreen | ExhibitsScreen):
+        if isinstance(self.screen, DashboardScreen | ExhibitsScreen | DraftingScreen):
             rows += [
                 (b.key, b.tooltip or b.description) for b in self.screen.BINDINGS if isinstance(b, Binding)
             ]

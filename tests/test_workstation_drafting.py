@@ -1,0 +1,153 @@
+"""The drafting screen (F4), driven with Pilot: the real pipeline on the real llama-server, and flags.
+
+The streaming test runs every stage on the real server (SmolLM2-135M) through the screen's keys.
+The flags test plants a draft with one fabricated figure in a real run (a run whose plan is only
+draft and verify, so the verifier, which is code, is the only judge) and drives n/N and Enter.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.widgets import Markdown, OptionList, Static, TextArea
+
+from backends.local_server import LlamaServerProcess
+from drafting.pipeline import Pipeline
+from drafting.runs import COMPLETED, RunStore
+from evidence.sample_matter import SAMPLE_MATTER
+from tests.conftest import make_backend
+from tests.pipeline_setup import INSTRUCTIONS, OPTIONS, demo_database, role_config
+from tui.app import ChambersApp, create_app
+from tui.drafting_dialogs import FlagScreen
+from tui.drafting_screen import DraftingScreen
+from workspace.config import Config, Policy
+
+PLANTED = (
+    "# Demand\n\nThe price was $84,000 (HPP-000001), payable under the agreement of January 10, 2024.\n\n"
+    'Calder was paid $52,000 (HPP-000004).\n\nThe agreement says that for each day of delay "the Seller shall '
+    'pay the Buyer $300 as liquidated damages" (HPP-000002).\n\nWe ask for payment within 14 days.\n'
+)
+
+
+@pytest.fixture
+def db(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return demo_database(tmp_path_factory.mktemp("demo-matter"), tmp_path / "chambers.sqlite3")
+
+
+def app_with(config: Config, db: Path) -> ChambersApp:
+    app = create_app(config, db, start_on_dashboard=False)
+    app.pipeline_options = OPTIONS
+    return app
+
+
+async def settle(screen: Any) -> None:
+    """Wait for the screen's workers (a worker may start another, so loop until none runs)."""
+    for _ in range(20):
+        running = [w for w in screen.workers if w.is_running]
+        if not running:
+            return
+        await asyncio.gather(*(w.wait() for w in running), return_exceptions=True)
+
+
+def planted_run(db: Path) -> int:
+    """A run whose draft is PLANTED, verified by the real verifier (no model involved)."""
+    store = RunStore(db)
+    run = store.create(SAMPLE_MATTER, "demand_letter", "Demand payment.", "drafter", ["draft", "verify"])
+    record = store.start_stage(run.id, "draft", "drafter", "drafter", "http://127.0.0.1:9", "planted", [])
+    record.output, record.status, record.result = PLANTED, COMPLETED, {"chars": len(PLANTED)}
+    store.finish_stage(record)
+    config = Config(file="c.toml", policy=Policy(), boards=(), backends=())
+    asyncio.run(Pipeline(config, db, options=OPTIONS).execute(run.id))
+    return run.id
+
+
+async def test_f4_drafts_on_the_real_server_streaming_into_the_screen(
+    db: Path, llama_server: LlamaServerProcess
+) -> None:
+    app = app_with(role_config({}, llama_server.url), db)
+    async with app.run_test(size=(100, 36)) as pilot:
+        await pilot.press("f4")
+        screen = app.screen
+        assert isinstance(screen, DraftingScreen)
+        await settle(screen)
+        await pilot.pause()
+        assert screen.query_one("#ws-matter").value == SAMPLE_MATTER  # type: ignore[attr-defined]
+        # A summary (route, draft, verify): the tiny model's gate and review verdicts are not under test.
+        screen.query_one("#ws-task").value = "summary"  # type: ignore[attr-defined]
+        screen.query_one("#ws-instructions", TextArea).text = INSTRUCTIONS
+        await pilot.press("ctrl+g")
+        await settle(screen)
+        await pilot.pause()
+        run = screen.run_record
+        assert run is not None
+        assert run.status == "completed", [(s.stage, s.status, s.error) for s in run.stages]
+        assert [s.stage for s in run.stages] == ["route", "draft", "verify"]
+        # The streamed text reached the screen, and it is the stored draft.
+        assert screen.draft_text == run.draft and run.draft.strip()
+        strip = str(screen.query_one("#ws-strip", Static).render())
+        assert "Drafting" in strip and "drafter" in strip and "TG" in strip and "✓" in strip
+        assert "done" in str(screen.query_one("#ws-status", Static).render())
+
+
+async def test_streamed_text_is_appended_per_frame_not_per_token(db: Path) -> None:
+    config = Config(file="c.toml", policy=Policy(), boards=(), backends=(make_backend("http://127.0.0.1:9"),))
+    app = app_with(config, db)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f4")
+        screen = app.screen
+        assert isinstance(screen, DraftingScreen)
+        appended: list[str] = []
+        md = screen.query_one("#ws-draft", Markdown)
+        real_append = md.append
+
+        def counting(text: str) -> Any:
+            appended.append(text)
+            return real_append(text)
+
+        md.append = counting  # type: ignore[method-assign]
+        from drafting.events import DraftDelta
+
+        for i in range(500):
+            screen.on_pipeline_event(DraftDelta(1, f"word{i} ", i))
+        await pilot.pause(0.2)
+        assert "".join(appended) == "".join(f"word{i} " for i in range(500))
+        assert len(appended) <= 3  # one append per frame, not 500
+
+
+async def test_flags_listed_marked_jumped_and_opened_with_their_evidence(db: Path) -> None:
+    run_id = await asyncio.to_thread(planted_run, db)
+    config = Config(file="c.toml", policy=Policy(), boards=(), backends=(make_backend("http://127.0.0.1:9"),))
+    app = app_with(config, db)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f4")
+        screen = app.screen
+        assert isinstance(screen, DraftingScreen)
+        screen.show_run(run_id)
+        await settle(screen)
+        await pilot.pause()
+        flags = screen.flags
+        blocks = [f for f in flags if f.severity == "block"]
+        assert blocks and any("HPP-000004" in f.text or "52,000" in f.text for f in blocks), flags
+        options = screen.query_one("#ws-flags", OptionList)
+        assert options.option_count == len(flags) and app.focused is options
+        # The draft is shown line by line; the flagged line carries the gutter letter.
+        lines = [str(s.render()) for s in screen.query(".ws-line")]
+        assert any(line.startswith("B▌") and "52,000" in line for line in lines), lines
+
+        await pilot.press("n")
+        assert screen.current == 0 and "Flag 1/" in str(screen.query_one("#ws-status", Static).render())
+        await pilot.press("N")
+        assert screen.current == len(flags) - 1
+        quoted = next(i for i, f in enumerate(flags) if f.kind == "quotation")
+        options.highlighted = quoted
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, FlagScreen)
+        detail = str(app.screen.query_one("#flag-detail", Static).render())
+        assert "BLOCK" in detail and "01-supply-agreement.pdf, page 2, Bates HPP-000002" in detail, detail
+        assert "$200 as liquidated damages" in detail
+        await pilot.press("escape")
+        assert isinstance(app.screen, DraftingScreen)

@@ -1,0 +1,40 @@
+"""Snapshots of the drafting screen (F4) at 80x24 and 120x40 (update with --snapshot-update).
+
+A run with a planted draft, verified by the real verifier against the demo matter, is opened and
+the first flag jumped to, so the pictures show the strip, the marked draft and the flag list.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import make_backend
+from tests.pipeline_setup import demo_database
+from tests.test_workstation_drafting import app_with, planted_run, settle
+from tui.drafting_screen import DraftingScreen
+from workspace.config import Config, Policy
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+def test_drafting_screen(
+    snap_compare: Any, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, size: tuple[int, int]
+) -> None:
+    db = demo_database(tmp_path_factory.mktemp("demo-matter"), tmp_path / "chambers.sqlite3")
+    run_id = planted_run(db)
+    config = Config(file="c.toml", policy=Policy(), boards=(), backends=(make_backend("http://127.0.0.1:9"),))
+
+    async def open_run(pilot: Any) -> None:
+        await pilot.press("f4")
+        screen = pilot.app.screen
+        assert isinstance(screen, DraftingScreen)
+        await settle(screen)
+        screen.show_run(run_id)
+        await settle(screen)
+        await pilot.pause()
+        await pilot.press("n")
+        await pilot.pause()
+
+    assert snap_compare(app_with(config, db), terminal_size=size, run_before=open_run)

@@ -1,0 +1,92 @@
+"""The drafting screen's modals: one flag with its evidence or argument, and a typed reason."""
+
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Input, Static
+
+from tui.drafting_view import FlagView
+
+
+def describe(flag: FlagView) -> str:
+    lines = [f"{flag.severity.upper()}  {flag.kind} ({flag.source})", "", f"In the draft: {flag.text!r}", "",
+             flag.message]  # fmt: skip
+    if flag.overridden:
+        lines += ["", f"Overridden: {flag.overridden}"]
+    if flag.source == "reviewer":
+        lines += ["", f"The reviewer's fix: {flag.fix or '(none given)'}"]
+    elif flag.evidence:
+        lines += ["", "Evidence:"]
+        for p in flag.evidence:
+            bates = f", Bates {p['bates']}" if p.get("bates") else ""
+            score = f", match {p['score']:.0f}" if p.get("score") is not None else ""
+            lines.append(f"  {p.get('file', '?')}, page {p.get('page', '?')}{bates}{score}")
+            if p.get("snippet"):
+                lines.append(f"    “{p['snippet']}”")
+    else:
+        lines += ["", "No source in the matter grounds this."]
+    return "\n".join(lines)
+
+
+class FlagScreen(ModalScreen[str | None]):
+    """One flag. Esc closes; o asks to override it (a blocking verifier flag) with a reason."""
+
+    BINDINGS = [
+        Binding("escape", "close", "Close", id="flag.close", tooltip="Back to the draft"),
+        Binding("enter", "close", "Close", id="flag.close_enter", show=False, tooltip="Back to the draft"),
+        Binding("o", "override", "Override", id="flag.override",
+                tooltip="Let this blocking flag stand, with a written reason (recorded)"),
+    ]  # fmt: skip
+
+    def __init__(self, flag: FlagView) -> None:
+        super().__init__()
+        self.flag = flag
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="flag-box"):
+            with VerticalScroll(id="flag-scroll"):
+                yield Static(describe(self.flag), id="flag-detail", markup=False)
+            hint = "o overrides with a reason · Esc closes" if self.flag.blocking else "Esc closes"
+            yield Static(hint, id="flag-foot")
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+    def action_override(self) -> None:
+        if self.flag.blocking and self.flag.key:
+            self.dismiss("override")
+        else:
+            self.notify("Only a blocking verifier flag needs an override.", severity="warning")
+
+
+class ReasonScreen(ModalScreen[str | None]):
+    """Asks for a written reason (an override, going on past the gate); Enter gives it, Esc gives up."""
+
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel", id="reason.cancel", tooltip="Give up; nothing is recorded")
+    ]
+
+    def __init__(self, title: str) -> None:
+        super().__init__()
+        self.title_text = title
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="reason-box"):
+            yield Static(self.title_text, id="reason-title", markup=False)
+            yield Input(placeholder="Your reason (recorded with the run)", id="reason-input")
+            yield Static("Enter records it · Esc gives up", id="reason-foot")
+
+    def on_mount(self) -> None:
+        self.query_one("#reason-input", Input).focus()
+
+    @on(Input.Submitted, "#reason-input")
+    def submitted(self, event: Input.Submitted) -> None:
+        if event.value.strip():
+            self.dismiss(event.value.strip())
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
