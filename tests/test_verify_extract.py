@@ -60,3 +60,19 @@ def test_a_word_or_two_in_quotation_marks_is_a_term_and_still_checked() -> None:
         ("term", "Completion Date"),
         ("quotation", "we finished the panels"),
     ]
+
+
+def test_collapsed_sections_map_every_character_back_to_the_draft() -> None:
+    import random
+
+    from drafting.verify.text import sections
+
+    rng = random.Random(1)
+    pieces = ["a", "b", " ", "  ", "\n", "\n\n", "\t", "# ", "x.", " \n", "\r\n"]
+    for _ in range(500):
+        draft = "".join(rng.choice(pieces) for _ in range(rng.randrange(1, 80)))
+        for section in sections(draft, limit=20):
+            assert "  " not in section.text and section.text == section.text.strip()
+            for i, ch in enumerate(section.text):
+                start, end = section.original(i, i + 1)
+                assert draft[start:end] == ch or (ch == " " and draft[start:end].isspace())

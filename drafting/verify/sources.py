@@ -96,7 +96,7 @@ class MatterSources:
     def find_exact(self, needle: str, pages: list[Page] | None = None) -> Page | None:
         """The first page whose normalized text contains ``needle`` (already normalized).
 
-        Over the whole matter, FTS5 finds the pages holding the words as a phrase first (its
+        Over the whole matter, FTS5 finds the pages holding its rarest-looking words first (its
         tokens ignore punctuation and stem words, so it never misses a page that holds the
         exact text), and only those are compared character for character.
         """
@@ -107,7 +107,10 @@ class MatterSources:
             if not words:
                 at = self.corpus.find(needle)
                 return None if at < 0 else self.pages[bisect.bisect_right(self.starts, at) - 1]
-            pages = self._fts_pages('"' + " ".join(words) + '"', limit=PHRASE_PAGES, ranked=False)
+            # Its rarest-looking words (numbers, then the longest), all required: a superset of the
+            # pages holding the phrase, without reading the posting lists of "the" and "and".
+            rare = sorted(set(words), key=lambda w: (not any(c.isdigit() for c in w), -len(w), w))[:4]
+            pages = self._fts_pages(" AND ".join(f'"{w}"' for w in rare), limit=PHRASE_PAGES, ranked=False)
             if len(pages) >= PHRASE_PAGES:  # a common phrase: scanning the whole text is cheaper
                 at = self.corpus.find(needle)
                 return None if at < 0 else self.pages[bisect.bisect_right(self.starts, at) - 1]

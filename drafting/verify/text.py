@@ -113,7 +113,7 @@ def sections(draft: str, limit: int = SECTION_CHARS) -> Iterator[Section]:
     yield _clean(draft, group_start, group_end)
 
 
-_ODD_SPACE = re.compile(r"\s*[^\S ]\s*| {2,}")  # whitespace other than one plain space
+_ODD_SPACE = re.compile(r"(?: ?[^\S ]| {2,})\s*")  # whitespace other than one plain space
 _BREAK_BEFORE = "#-*|>"
 
 
