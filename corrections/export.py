@@ -33,7 +33,7 @@ from typing import Any
 from corrections.errors import CorrectionsError
 from corrections.model import StoredPair
 from corrections.scrub import Scrubber, party_list_in
-from corrections.store import STREAM_BATCH, PairFilters, count_pairs, paragraphs_of
+from corrections.store import STREAM_BATCH, PairFilters, count_pairs
 from workspace.database import connect
 
 FORMATS = ("sft", "dpo", "kto", "pairs")
@@ -79,7 +79,7 @@ def export(
         raise CorrectionsError(f"Unknown format '{fmt}'. Choose one of: {', '.join(FORMATS)}.")
     filters = filters or PairFilters()
     summary = ExportSummary(fmt, out, paragraphs=paragraphs, scrubbed=scrub)
-    scrubbers: dict[str | None, Scrubber] = {}
+    scrubbers: dict[str | None, Scrubber] | None = {} if scrub else None
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
     fast = not scrub and not paragraphs and fmt != "pairs"
@@ -87,6 +87,7 @@ def export(
     try:
         total = count_pairs(db)
         cur = db.execute("SELECT * FROM corrections_pairs ORDER BY id")
+        sub_pairs = SubPairs(db) if paragraphs or fmt == "pairs" else None
         with open(tmp, "w", encoding="utf-8") as fh:
             while batch := cur.fetchmany(STREAM_BATCH):
                 for row in batch:
@@ -96,7 +97,7 @@ def export(
                     why = filters.reason(bool(row["excluded"]), row["task_type"], row["model"], row["matter"],
                                          row["accepted_at"], row["edit_ratio"])  # fmt: skip
                     lines = [] if why else _fast_lines(row, fmt) if fast else _lines(db, row, fmt, paragraphs,
-                                                                                       scrub, scrubbers)  # fmt: skip
+                                                                                       sub_pairs, scrubbers)  # fmt: skip
                     if why is None and not lines:
                         why = UNEDITED if fmt == "dpo" and not paragraphs else "no edited paragraphs"
                     if why is not None:
@@ -117,16 +118,37 @@ def export(
     return summary
 
 
+class SubPairs:
+    """The paragraph sub-pairs, read in one ordered pass beside the pairs (not one query per pair)."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.cursor = db.execute(
+            "SELECT pair_id, seq, draft, final, edit_ratio FROM corrections_paragraphs ORDER BY pair_id, seq"
+        )
+        self.pending: sqlite3.Row | None = self.cursor.fetchone()
+
+    def of(self, pair_id: int) -> list[dict[str, object]]:
+        found: list[dict[str, object]] = []
+        while self.pending is not None and self.pending["pair_id"] <= pair_id:
+            r = self.pending
+            if r["pair_id"] == pair_id:
+                found.append(
+                    {"seq": r["seq"], "draft": r["draft"], "final": r["final"], "edit_ratio": r["edit_ratio"]}
+                )
+            self.pending = self.cursor.fetchone()
+        return found
+
+
 def _lines(
-    db: sqlite3.Connection, row: sqlite3.Row, fmt: str, paragraphs: bool, scrub: bool,
-    scrubbers: dict[str | None, Scrubber],
+    db: sqlite3.Connection, row: sqlite3.Row, fmt: str, paragraphs: bool, sub_pairs: SubPairs | None,
+    scrubbers: dict[str | None, Scrubber] | None,
 ) -> list[str]:  # fmt: skip
-    """The general path: the pair as objects, scrubbed if asked, each row encoded."""
+    """The general path: the pair as objects, scrubbed if asked (``scrubbers`` given), each row encoded."""
     pair = StoredPair.from_row(row)
-    if paragraphs or fmt == "pairs":
-        pair.paragraphs.extend(paragraphs_of(db, pair.id))
+    if sub_pairs is not None:
+        pair.paragraphs.extend(sub_pairs.of(pair.id))
     rows = list(_rows(pair, fmt, paragraphs))
-    if scrub:
+    if scrubbers is not None:
         if pair.matter not in scrubbers:
             scrubbers[pair.matter] = Scrubber(party_list_in(db, pair.matter) if pair.matter else {})
         rows = [scrubbers[pair.matter].deep(r) for r in rows]
