@@ -11,14 +11,17 @@ flags listed beside it: n/N jump, Enter opens one with its evidence or the revie
 
 from __future__ import annotations
 
+import asyncio
 import time
 from pathlib import Path
 
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Footer, Header, Markdown, OptionList, Select, Static, TextArea
 from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState
@@ -27,15 +30,20 @@ from drafting.events import DraftDelta, PipelineEvent, RunEnded, StageFinished, 
 from drafting.pipeline import Pipeline, PipelineOptions
 from drafting.runs import Run, RunStore
 from drafting.tasks import DRAFT, TASKS
+from drafting.verify import Report
 from evidence.matters import list_matters
+from tui import autosave
 from tui.drafting_dialogs import FlagScreen, ReasonScreen
 from tui.drafting_view import FlagView, Strip, board_of, flag_line, flags_of, marked_lines, strip_from_run
+from tui.drafting_work import export_markdown, override, redline_text, reverify
 from tui.screens import ErrorScreen
 from workspace.audit import AuditLog
 from workspace.config import Config
 from workspace.database import connect
 from workspace.errors import ChambersError
 
+SAVE_QUIET_S = 1.0  # autosave this long after the last keystroke (and never later than 2 s after an edit)
+VERIFY_QUIET_S = 1.5  # re-verify this long after the last keystroke
 FRAME_S = 1 / 30  # how often streamed text is appended to the view
 SPEED_EVERY_S = 0.25
 
@@ -56,6 +64,16 @@ class DraftingScreen(Screen[None]):
                 tooltip="Jump to the next flag in the draft"),
         Binding("N", "previous_flag", "Prev flag", id="drafting.previous_flag",
                 tooltip="Jump to the previous flag in the draft"),
+        Binding("ctrl+t", "toggle_editor", "Edit", id="drafting.edit", priority=True,
+                tooltip="Edit the draft (Ctrl+Z undoes, Ctrl+Y redoes); Ctrl+T again shows it marked with its flags"),
+        Binding("f6", "verify_now", "Verify", id="drafting.verify", priority=True,
+                tooltip="Verify the draft as it stands now (it is also verified a moment after you stop typing)"),
+        Binding("f7", "redline", "Redline", id="drafting.redline", priority=True,
+                tooltip="Show your changes against the model's draft: [-deleted-] and {+inserted+}, word by word"),
+        Binding("f8", "accept", "Accept", id="drafting.accept", priority=True,
+                tooltip="Accept your text: the model's draft and yours are kept as a correction pair"),
+        Binding("f9", "export", "Export", id="drafting.export", priority=True,
+                tooltip="Export the draft as Markdown (refused while a blocking flag is neither fixed nor overridden)"),
         Binding("ctrl+e", "instructions", "Instructions", id="drafting.instructions",
                 tooltip="Go to the instructions box"),
     ]  # fmt: skip
@@ -73,6 +91,15 @@ class DraftingScreen(Screen[None]):
         self.draft_text = ""
         self.flags: list[FlagView] = []
         self.matters: list[str] = []
+        self.model_draft = ""  # what the model wrote; draft_text is the attorney's version
+        self.report: Report | None = None
+        self.saves = 0  # autosaves written (tests wait on it)
+        self.verifies = 0
+        self.accepted_pair: int | None = None
+        self.exported: Path | None = None
+        self._dirty_since: float | None = None
+        self._save_timer: Timer | None = None
+        self._verify_timer: Timer | None = None
         self.current: int | None = None
         self.strip = Strip()
         self.runs_finished = 0  # tests wait on it
@@ -95,6 +122,8 @@ class DraftingScreen(Screen[None]):
             with VerticalScroll(id="ws-draft-scroll"):
                 yield Markdown("", id="ws-draft")
                 yield Vertical(id="ws-marked")
+                yield Static("", id="ws-redline", markup=False)
+            yield TextArea(id="ws-editor", soft_wrap=True)
             yield OptionList(id="ws-flags")
         yield Static("Pick a matter and a task, write the instructions, Ctrl+G drafts.", id="ws-status")
         yield Footer()
@@ -104,8 +133,11 @@ class DraftingScreen(Screen[None]):
         self.query_one("#ws-flags").border_title = "Flags"
         self.query_one("#ws-instructions").border_title = "Instructions"
         self.query_one("#ws-marked").display = False
+        self.query_one("#ws-editor").display = False
+        self.query_one("#ws-redline").display = False
         self.set_interval(FRAME_S, self._flush)
         self.load_matters()
+        self.restore()
         self.query_one("#ws-instructions", TextArea).focus()
 
     # --- pickers ---
@@ -150,6 +182,7 @@ class DraftingScreen(Screen[None]):
         pipe = self._pipeline()
         run = pipe.start(matter, task, instructions)
         self.run_id = run.id
+        await asyncio.to_thread(autosave.set_last_run, self.database_file, run.id)
         await self._execute(pipe, run)
 
     def _pipeline(self) -> Pipeline:
@@ -253,9 +286,20 @@ class DraftingScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
     def show_run(self, run_id: int) -> None:
         run = RunStore(self.database_file).load(run_id)
-        self.app.call_from_thread(self._show_loaded, run)
+        saved = autosave.load(self.database_file, run_id)
+        self.app.call_from_thread(self._show_loaded, run, saved)
 
-    def _show_loaded(self, run: Run) -> None:
+    @work(thread=True, exclusive=True, group="load", exit_on_error=False)
+    def restore(self) -> None:
+        """Reopen what was open: the last run, the attorney's edited text, the cursor, and its flags."""
+        run_id = autosave.last_run(self.database_file)
+        if run_id is None:
+            return
+        run = RunStore(self.database_file).load(run_id)
+        saved = autosave.load(self.database_file, run_id)
+        self.app.call_from_thread(self._show_loaded, run, saved)
+
+    def _show_loaded(self, run: Run, saved: autosave.Saved | None = None) -> None:
         self.run_record, self.run_id = run, run.id
         if run.matter not in self.matters:
             self._show_matters([*self.matters, run.matter])
@@ -266,7 +310,7 @@ class DraftingScreen(Screen[None]):
             instructions.text = run.instructions
         self.strip = strip_from_run(self.config, run)
         self._show_strip()
-        self.draft_text = run.draft
+        self.model_draft = self.draft_text = run.draft
         self.flags = flags_of(run)
         self.current = None
         options = self.query_one("#ws-flags", OptionList)
@@ -278,6 +322,13 @@ class DraftingScreen(Screen[None]):
             self.query_one("#ws-draft", Markdown).display = False
             self.query_one("#ws-marked").display = True
             self._render_marked()
+        if saved is not None:
+            self.draft_text = saved.text
+            self._open_editor(saved.cursor)
+            self.action_verify_now()
+            self.set_status(f"Run {run.id} reopened with your edits of {saved.saved_at[:19]} (verifying ...)")
+            self.runs_finished += 1
+            return
         blocking = sum(f.blocking for f in self.flags)
         if run.status == "stopped":
             self.set_status("The gate found no basis. Ctrl+O goes on anyway with a written reason.")
@@ -333,13 +384,177 @@ class DraftingScreen(Screen[None]):
             return
         flag = self.flags[self.current]
 
+        def reason_given(reason: str | None) -> None:
+            if reason and self.run_record is not None and flag.key:
+                self.override_flag(self.run_record, self.draft_text, flag.key, reason)
+
         def after(answer: str | None) -> None:
             if answer == "override":
-                self.set_status(
-                    "Overrides from this screen come next; use `chambers verify --override` for now."
+                self.app.push_screen(
+                    ReasonScreen(f"Why may {flag.text!r} stand? ({flag.message})"), reason_given
                 )
 
         self.app.push_screen(FlagScreen(flag), after)
+
+    @work(thread=True, exclusive=True, group="verify", exit_on_error=False)
+    def override_flag(self, run: Run, text: str, key: str, reason: str) -> None:
+        report, flags = override(self.database_file, run, text, key, reason)
+        self.app.call_from_thread(self._verified, text, report, flags)
+
+    # --- editing: autosave and re-verify, both debounced, both in thread workers ---
+
+    def action_toggle_editor(self) -> None:
+        editor = self.query_one("#ws-editor", TextArea)
+        if self.run_record is None:
+            self.set_status("There is no draft to edit yet.")
+            return
+        self.query_one("#ws-redline").display = False
+        if editor.display:
+            editor.display = False
+            self.query_one("#ws-draft-scroll").display = True
+            self.query_one("#ws-draft", Markdown).display = False
+            self.query_one("#ws-marked").display = True
+            self._render_marked()
+            self.query_one("#ws-flags", OptionList).focus()
+        else:
+            self._open_editor(None)
+
+    def _open_editor(self, cursor: tuple[int, int] | None) -> None:
+        editor = self.query_one("#ws-editor", TextArea)
+        if editor.text != self.draft_text:
+            editor.load_text(self.draft_text)  # a fresh undo history: undo stops at the model's draft
+        self.query_one("#ws-draft-scroll").display = False
+        editor.display = True
+        if cursor is not None:
+            editor.move_cursor(cursor)
+        editor.focus()
+
+    @on(TextArea.Changed, "#ws-editor")
+    def edited(self, event: TextArea.Changed) -> None:
+        if event.text_area.text == self.draft_text:
+            return
+        self.draft_text = event.text_area.text
+        now = time.monotonic()
+        if self._dirty_since is None:
+            self._dirty_since = now
+        for timer in (self._save_timer, self._verify_timer):
+            if timer is not None:
+                timer.stop()
+        # A second after the last keystroke, or now if unsaved edits are already that old: at most 2 s lost.
+        wait = max(0.0, min(SAVE_QUIET_S, autosave.DEBOUNCE_S - 0.25 - (now - self._dirty_since)))
+        self._save_timer = self.set_timer(wait, self._autosave)
+        self._verify_timer = self.set_timer(VERIFY_QUIET_S, self.action_verify_now)
+
+    def _autosave(self) -> None:
+        if self.run_id is None or self._dirty_since is None:
+            return
+        self._dirty_since = None
+        cursor = self.query_one("#ws-editor", TextArea).cursor_location
+        self.save_draft(self.run_id, self.draft_text, cursor)
+
+    @work(thread=True, group="autosave", exit_on_error=False)
+    def save_draft(self, run_id: int, text: str, cursor: tuple[int, int]) -> None:
+        autosave.save(self.database_file, run_id, text, cursor)
+        self.app.call_from_thread(self._saved)
+
+    def _saved(self) -> None:
+        self.saves += 1
+
+    def action_verify_now(self) -> None:
+        if self.run_record is None:
+            self.set_status("There is no draft to verify yet.")
+            return
+        self.verify_edit(self.run_record, self.draft_text)
+
+    @work(thread=True, exclusive=True, group="verify", exit_on_error=False)
+    def verify_edit(self, run: Run, text: str) -> None:
+        report, flags = reverify(self.database_file, run, text)
+        self.app.call_from_thread(self._verified, text, report, flags)
+
+    def _verified(self, text: str, report: Report, flags: list[FlagView]) -> None:
+        self.verifies += 1
+        if text != self.draft_text:
+            return  # typed on meanwhile: the next verify is already scheduled
+        self.report, self.flags, self.current = report, flags, None
+        options = self.query_one("#ws-flags", OptionList)
+        options.clear_options()
+        options.add_options([Option(f.label(), id=str(i)) for i, f in enumerate(flags)])
+        if self.query_one("#ws-marked").display:
+            self._render_marked()
+        blocking = sum(f.blocking for f in flags)
+        self.set_status(f"Verified: {len(flags)} flags, {blocking} blocking.")
+
+    # --- redline, accept, export ---
+
+    def action_redline(self) -> None:
+        view = self.query_one("#ws-redline", Static)
+        if view.display:
+            view.display = False
+            self.query_one("#ws-marked").display = True
+            self._render_marked()
+            return
+        if self.run_record is None:
+            self.set_status("There is no draft yet.")
+            return
+        self.show_redline(self.model_draft, self.draft_text)
+
+    @work(thread=True, exclusive=True, group="redline", exit_on_error=False)
+    def show_redline(self, draft: str, final: str) -> None:
+        text = redline_text(draft, final)
+        self.app.call_from_thread(self._show_redline, text)
+
+    def _show_redline(self, text: Text) -> None:
+        self.query_one("#ws-editor").display = False
+        self.query_one("#ws-draft", Markdown).display = False
+        self.query_one("#ws-marked").display = False
+        self.query_one("#ws-draft-scroll").display = True
+        view = self.query_one("#ws-redline", Static)
+        view.update(text)
+        view.display = True
+        self.set_status("Redline: [-deleted-] {+inserted+}. F7 again shows the marked draft.")
+
+    def blocking(self) -> list[FlagView]:
+        return [f for f in self.flags if f.blocking]
+
+    def action_accept(self) -> None:
+        if self.run_record is None:
+            self.set_status("There is no draft to accept yet.")
+            return
+        self.accept(self.run_record, self.draft_text)
+
+    @work(thread=True, exclusive=True, group="accept", exit_on_error=False)
+    def accept(self, run: Run, text: str) -> None:
+        from corrections.from_run import capture_from_run
+
+        result = capture_from_run(self.database_file, run, text)
+        self.app.call_from_thread(self._accepted, result.pair_id, result.stored, result.redline.edit_ratio)
+
+    def _accepted(self, pair_id: int, stored: bool, ratio: float) -> None:
+        self.accepted_pair = pair_id
+        what = "stored" if stored else "already stored"
+        self.set_status(f"Accepted: correction pair {pair_id} {what} (edit ratio {ratio:.0%}).")
+
+    def action_export(self) -> None:
+        if self.run_record is None:
+            self.set_status("There is no draft to export yet.")
+            return
+        if blocking := self.blocking():
+            first = blocking[0]
+            self.set_status(
+                f"Export refused: {len(blocking)} blocking flag(s), the first {first.text!r}. "
+                "Fix it (F6 verifies) or open it (Enter) and override it with a reason (o)."
+            )
+            return
+        self.export(self.run_record, self.draft_text)
+
+    @work(thread=True, exclusive=True, group="export", exit_on_error=False)
+    def export(self, run: Run, text: str) -> None:
+        file = export_markdown(self.database_file, run, text)
+        self.app.call_from_thread(self._exported, file)
+
+    def _exported(self, file: Path) -> None:
+        self.exported = file
+        self.set_status(f"Exported: {file}")
 
     # --- everything else ---
 

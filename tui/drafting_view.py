@@ -62,10 +62,13 @@ def flags_of(run: Run) -> list[FlagView]:
     verify = run.completed("verify")
     if verify is None:
         return []
-    report = verify.result.get("report") or {}
+    return flags_from(verify.result.get("marks", []), verify.result.get("report") or {})
+
+
+def flags_from(marks: list[dict[str, Any]], report: dict[str, Any]) -> list[FlagView]:
     by_span = {(f["start"], f["end"], f["kind"]): f for f in report.get("flags", [])}
     out: list[FlagView] = []
-    for m in verify.result.get("marks", []):
+    for m in marks:
         flag = by_span.get((m["start"], m["end"], m["kind"]), {}) if m["source"] == "verifier" else {}
         override = flag.get("override") or {}
         out.append(

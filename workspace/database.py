@@ -468,3 +468,20 @@ def m601_corrections_pairs(db: sqlite3.Connection) -> None:
 def m104_evidence_quoted_shingles(db: sqlite3.Connection) -> None:
     """Mark the runs of an output that quote indexed primary text, so quoting a source is not copying ours."""
     db.execute("ALTER TABLE output_shingles ADD COLUMN quoted INTEGER NOT NULL DEFAULT 0")
+
+
+@migration
+def m701_workstation_drafts(db: sqlite3.Connection) -> None:
+    """The workstation's autosave: the attorney's edited text of a run's draft, with the cursor, and the last run open."""
+    db.execute(
+        """
+        CREATE TABLE workstation_drafts (
+            run_id INTEGER PRIMARY KEY REFERENCES drafting_runs(id),
+            text TEXT NOT NULL,
+            cursor_row INTEGER NOT NULL DEFAULT 0,
+            cursor_col INTEGER NOT NULL DEFAULT 0,
+            saved_at TEXT NOT NULL
+        )
+        """
+    )
+    db.execute("CREATE TABLE workstation_state (key TEXT PRIMARY KEY, value TEXT NOT NULL)")

@@ -1,0 +1,59 @@
+"""The drafting screen's blocking work, run in its thread workers: re-verify an edited draft.
+
+Plain functions over the drafting room's public API (the verifier, the reviewer's anchoring),
+so the screen's widgets never touch a file or the database themselves.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.text import Text
+
+from corrections.redline import DELETE, INSERT, redline
+from drafting.review import Finding, anchor_findings, merge_marks
+from drafting.runs import Run
+from drafting.verify import Report, record_override, verify_draft
+from tui.drafting_view import FlagView, flags_from
+from workspace.paths import write_atomically
+
+
+def reverify(database_file: Path, run: Run, text: str) -> tuple[Report, list[FlagView]]:
+    """Verify the attorney's text against the run's matter; the reviewer's findings re-anchored on it."""
+    file = database_file.parent / "runs" / f"run-{run.id}-edited.md"
+    write_atomically(file, text.encode("utf-8"))
+    report = verify_draft(database_file, file, run.matter)
+    review = run.completed("review")
+    found = [Finding(**f) for f in (review.result.get("findings", []) if review is not None else [])]
+    findings = anchor_findings(text, [Finding(f.quote, f.problem, f.severity, f.fix) for f in found])
+    data = report.to_dict()
+    marks = [m.as_dict() for m in merge_marks(text, data["flags"], findings)]
+    return report, flags_from(marks, data)
+
+
+def override(
+    database_file: Path, run: Run, text: str, flag_key: str, reason: str
+) -> tuple[Report, list[FlagView]]:
+    """Record the attorney's reason for letting a blocking flag stand, then verify again (it shows as overridden)."""
+    report, _ = reverify(database_file, run, text)
+    record_override(database_file, report, flag_key, reason)
+    return reverify(database_file, run, text)
+
+
+def redline_text(draft: str, final: str) -> Text:
+    """The attorney's changes against the model's draft, marked so they read without colour too."""
+    out = Text()
+    for seg in redline(draft, final).segments:
+        if seg.kind == DELETE:
+            out.append(f"[-{seg.text}-]", style="strike red")
+        elif seg.kind == INSERT:
+            out.append(f"{{+{seg.text}+}}", style="underline bold green")
+        else:
+            out.append(seg.text)
+    return out
+
+
+def export_markdown(database_file: Path, run: Run, text: str) -> Path:
+    file = database_file.parent / "exports" / f"run-{run.id}-{run.task_type}.md"
+    write_atomically(file, text.encode("utf-8"))
+    return file
