@@ -151,7 +151,9 @@ class CorrectionsScreen(Screen[None]):
         text = Text()
         for segment in line.segments:
             text.append(segment.text, style=STYLES.get(segment.kind, ""))
-        self.query_one("#corrections-redline", Static).update(text)
+        view = self.query_one("#corrections-redline", Static)
+        view.remove_class("stats")  # the redline wraps to the pane
+        view.update(text)
         self.query_one("#corrections-redline-scroll").border_title = (
             f"Pair {pair.id}: +{line.words_added} -{line.words_removed} words, edit {line.edit_ratio:.0%}"
             + (" (excluded)" if pair.excluded else "")
@@ -174,7 +176,9 @@ class CorrectionsScreen(Screen[None]):
         self.app.call_from_thread(self._show_stats, lines)
 
     def _show_stats(self, lines: list[str]) -> None:
-        self.query_one("#corrections-redline", Static).update(Text("\n".join(lines)))
+        view = self.query_one("#corrections-redline", Static)
+        view.add_class("stats")  # a table: one line per row, scrolled sideways where the pane is narrow
+        view.update(Text("\n".join(lines), no_wrap=True))
         self.query_one(
             "#corrections-redline-scroll"
         ).border_title = "Statistics per model (s: back to the redline)"
