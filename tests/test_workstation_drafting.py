@@ -91,6 +91,20 @@ async def test_f4_drafts_on_the_real_server_streaming_into_the_screen(
         assert "Drafting" in strip and "drafter" in strip and "TG" in strip and "✓" in strip
         assert "done" in str(screen.query_one("#ws-status", Static).render())
 
+        # The context inspector shows the drafter's exact messages and every chunk with its provenance.
+        await pilot.press("ctrl+n")
+        from tui.context_inspector import ContextScreen
+
+        assert isinstance(app.screen, ContextScreen)
+        shown = str(app.screen.query_one("#context-text", Static).render())
+        draft_stage = run.completed("draft")
+        assert draft_stage is not None
+        assert "Primary share" in shown and "100%" in shown
+        assert str(draft_stage.messages[-1]["content"]).strip()[:60] in shown
+        assert all(f"[{s.label}] {s.path}" in shown for s in run.sources) and run.sources
+        await pilot.press("escape")
+        assert isinstance(app.screen, DraftingScreen)
+
 
 async def test_streamed_text_is_appended_per_frame_not_per_token(db: Path) -> None:
     config = Config(file="c.toml", policy=Policy(), boards=(), backends=(make_backend("http://127.0.0.1:9"),))

@@ -74,6 +74,8 @@ class DraftingScreen(Screen[None]):
                 tooltip="Accept your text: the model's draft and yours are kept as a correction pair"),
         Binding("f9", "export", "Export", id="drafting.export", priority=True,
                 tooltip="Export the draft as Markdown (refused while a blocking flag is neither fixed nor overridden)"),
+        Binding("ctrl+n", "inspect_context", "Context", id="drafting.context", priority=True,
+                tooltip="The context inspector: each stage's exact messages, every chunk with its provenance"),
         Binding("ctrl+e", "instructions", "Instructions", id="drafting.instructions",
                 tooltip="Go to the instructions box"),
     ]  # fmt: skip
@@ -555,6 +557,14 @@ class DraftingScreen(Screen[None]):
     def _exported(self, file: Path) -> None:
         self.exported = file
         self.set_status(f"Exported: {file}")
+
+    def action_inspect_context(self) -> None:
+        from tui.context_inspector import ContextScreen
+
+        if self.run_record is None:
+            self.set_status("There is no run to inspect yet.")
+            return
+        self.app.push_screen(ContextScreen(self.run_record))
 
     # --- everything else ---
 
