@@ -17,6 +17,8 @@ CORE = [
     "evidence.pdf", "evidence.bates", "evidence.walk", "evidence.ocr", "evidence.search", "evidence.context",
     "evidence.sample_matter", "evidence.production_log",
     "drafting.verify", "drafting.verify.verifier", "drafting.verify.report_html",
+    "drafting.runs", "drafting.tasks", "drafting.review", "drafting.stages", "drafting.refusal", "drafting.events",
+    "drafting.pipeline",
     "exhibits.numbering", "exhibits.registry", "exhibits.placement", "exhibits.stamp", "exhibits.binder",
     "exhibits.patterns", "exhibits.find", "exhibits.verify", "exhibits.redact", "exhibits.log",
     "exhibits.sources", "exhibits.jobs", "exhibits.pdfio",
