@@ -12,7 +12,6 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 from backends.errors import (
-    BackendError,
     MalformedStream,
     ModelLoading,
     PolicyRefusal,
@@ -83,13 +82,10 @@ def refuse(
         )  # fmt: skip
     address = address_of(backend.url)
     cause = cause_of(exc)
-    verb = (
-        "cannot run locally"
-        if isinstance(exc, PolicyRefusal | ServerUnreachable | ServerHTTPError)
-        else "failed"
-    )
-    if not isinstance(exc, BackendError | PolicyRefusal):
-        verb = "failed"
+    # Down, unreachable, refusing or not allowed: the step cannot run locally. A server that answered
+    # but broke off or sent nonsense did run; that stage failed.
+    down = (PolicyRefusal, ServerUnreachable, ServerTimeout, ServerHTTPError)
+    verb = "cannot run locally" if isinstance(exc, down) else "failed"
     return StageRefused(
         f"{label} {verb}: backend '{backend.name}' at {address} {cause}.{next_step}",
         stage=stage, backend=backend.name, address=address, cause=cause, run_id=run_id,

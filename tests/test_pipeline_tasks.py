@@ -6,11 +6,15 @@ from pathlib import Path
 
 import pytest
 
+from backends.errors import ModelLoading, ServerTimeout, ServerUnreachable, StreamBroken
+from drafting.refusal import refuse
 from drafting.review import anchor
 from drafting.runs import Run
 from drafting.stages import draft_messages
 from drafting.tasks import DraftingInputError, default_template, drafter_role, seed_prompts, task_type
+from workspace.config import Backend
 
+URL = "http://10.0.0.12:8083"
 DRAFT = "The Agreement was signed on January 10, 2024.\n\nCalder   delivered the  compressor LATE."
 
 
@@ -60,3 +64,24 @@ def test_a_quote_is_anchored_exactly_then_normalised_then_fuzzily(
     else:
         assert start is not None and end is not None and DRAFT[start:end].startswith(text[:30])
         assert score >= 0.8
+
+
+@pytest.mark.parametrize(
+    ("error", "sentence"),
+    [
+        (ServerUnreachable("x: connection refused", backend="reviewer", url=URL), "cannot run locally: backend 'reviewer' at 10.0.0.12:8083 refused the connection."),
+        (ServerTimeout("x", backend="reviewer", url=URL), "cannot run locally: backend 'reviewer' at 10.0.0.12:8083 stopped answering (timed out)."),
+        (ModelLoading("x", backend="reviewer", url=URL, status=503, server_message="Loading model"), "cannot run locally: backend 'reviewer' at 10.0.0.12:8083 is still loading its model."),
+        (StreamBroken("x", backend="reviewer", url=URL), "failed: backend 'reviewer' at 10.0.0.12:8083 closed the connection before the answer was finished."),
+    ],
+)  # fmt: skip
+def test_a_refusal_names_the_stage_the_backend_its_address_and_the_cause(
+    error: Exception, sentence: str
+) -> None:
+    backend = Backend(name="reviewer", kind="llamacpp", url=URL, roles=("reviewer",))
+    refusal = refuse("Adversarial review", "review", 4, error, backend, "reviewer")
+    assert str(refusal).startswith(
+        f"Adversarial review {sentence} The run stopped here and kept what it has."
+    )
+    assert "chambers runs resume 4 --reroute review=BACKEND" in str(refusal)
+    assert (refusal.stage, refusal.backend, refusal.address) == ("review", "reviewer", "10.0.0.12:8083")
