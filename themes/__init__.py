@@ -19,5 +19,37 @@ CHAMBERS_DARK = Theme(
     dark=True,
 )
 
-THEMES = (CHAMBERS_DARK,)
+CHAMBERS_LIGHT = Theme(
+    name="chambers-light",
+    primary="#1F5F8B",
+    secondary="#3B6E8F",
+    accent="#8A5A00",
+    foreground="#1B1F24",
+    background="#F7F5F0",
+    surface="#ECE9E1",
+    panel="#DDD8CC",
+    success="#2E6B2E",
+    warning="#8A5A00",
+    error="#A4262C",
+    dark=False,
+)
+
+# For a bright room, a tired eye or a poor SSH terminal: pure black and white, saturated signals.
+CHAMBERS_HIGH_CONTRAST = Theme(
+    name="chambers-high-contrast",
+    primary="#FFFF00",
+    secondary="#00FFFF",
+    accent="#FF00FF",
+    foreground="#FFFFFF",
+    background="#000000",
+    surface="#000000",
+    panel="#1A1A1A",
+    success="#00FF00",
+    warning="#FFFF00",
+    error="#FF3030",
+    dark=True,
+    text_alpha=1.0,
+)
+
+THEMES = (CHAMBERS_DARK, CHAMBERS_LIGHT, CHAMBERS_HIGH_CONTRAST)
 DEFAULT_THEME = CHAMBERS_DARK.name

@@ -10,6 +10,7 @@ figures. Esc cancels. Widgets never do I/O: workers do, and one handler
 from __future__ import annotations
 
 import time
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -98,6 +99,8 @@ class ChambersApp(App[None]):
     def __init__(self, config: Config, audit: AuditLog, *, start_on_dashboard: bool = False) -> None:
         super().__init__()
         self.start_on_dashboard = start_on_dashboard
+        self.saved_theme: str | None = None  # from ui.toml, read by create_app
+        self._theme_ready = False  # the theme set on mount is not a choice to save
         self.config = config
         self.audit = audit
         self.statuses: dict[str, BackendStatus] = {}
@@ -121,7 +124,9 @@ class ChambersApp(App[None]):
     def on_mount(self) -> None:
         for theme in THEMES:
             self.register_theme(theme)
-        self.theme = DEFAULT_THEME
+        names = {theme.name for theme in THEMES}
+        self.theme = self.saved_theme if self.saved_theme in names else DEFAULT_THEME
+        self._theme_ready = True
         table = self.query_one("#backends", DataTable)
         table.border_title = "Backends"
         self.query_one("#draft-scroll").border_title = "Draft"
@@ -279,6 +284,14 @@ class ChambersApp(App[None]):
             self.install_screen(DashboardScreen(self.config, self.audit.database_file), name="fleet")
         self.push_screen("fleet")
 
+    def watch_theme(self, name: str) -> None:
+        """Keep the attorney's choice (command palette: Change theme) for the next start, in ui.toml."""
+        if self._theme_ready and name != self.saved_theme:
+            from tui.ui_settings import save_theme
+
+            self.saved_theme = name
+            self.run_worker(partial(save_theme, name), thread=True, group="ui", exit_on_error=False)
+
     def action_drafting(self) -> None:
         from tui.drafting_screen import DraftingScreen
 
@@ -344,4 +357,8 @@ def create_app(config: Config, database_file: Path, *, start_on_dashboard: bool 
     ``start_on_dashboard`` says so); F2 or Esc leads to the workstation behind it.
     """
     first = bool(config.boards) if start_on_dashboard is None else start_on_dashboard
-    return ChambersApp(config, AuditLog(database_file), start_on_dashboard=first)
+    from tui.ui_settings import load_theme
+
+    app = ChambersApp(config, AuditLog(database_file), start_on_dashboard=first)
+    app.saved_theme = load_theme()
+    return app

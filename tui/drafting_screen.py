@@ -33,6 +33,7 @@ from drafting.tasks import DRAFT, TASKS
 from drafting.verify import Report
 from evidence.matters import list_matters
 from tui import autosave
+from tui.drafting_commands import DraftingCommands
 from tui.drafting_dialogs import FlagScreen, ReasonScreen
 from tui.drafting_view import FlagView, Strip, board_of, flag_line, flags_of, marked_lines, strip_from_run
 from tui.drafting_work import export_markdown, override, redline_text, reverify
@@ -52,6 +53,7 @@ class DraftingScreen(Screen[None]):
     """Matter, task and instructions in; the pipeline strip, the streamed draft and its flags out."""
 
     SUB_TITLE = "Drafting"
+    COMMANDS = Screen.COMMANDS | {DraftingCommands}
 
     BINDINGS = [
         Binding("ctrl+g", "run", "Draft", id="drafting.run", priority=True,
