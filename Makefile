@@ -55,6 +55,7 @@ bench: install-dev poppler
 	$(BIN)/python benchmarks/corrections.py
 	$(BIN)/python benchmarks/verify.py
 	$(BIN)/python benchmarks/pipeline_overhead.py
+	$(BIN)/python benchmarks/tui_stream.py
 
 clean:
 	rm -rf $(VENV) .demo .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,241 @@
+"""Does the drafting screen keep up with a fast server on a long draft?
+
+A paced SSE server (a stand-in for llama-server's ``/v1/chat/completions`` chunk format) sends a
+12,000-token Markdown draft (headings, paragraphs) at 2,000 tokens/s. The same stream is read by
+the bare chambers client (``ChatClient.stream``, the baseline) and by the headless app with the
+drafting screen showing it (every token handed to the screen as the pipeline does, appended to the
+Markdown view once per frame). Reported, each against its target:
+
+- the screen's rate as a ratio to the bare client's (target >= 0.9);
+- the event-loop lag while streaming: the lateness of a 10 ms heartbeat timer, p99 (target < 50 ms);
+- the time from the start to the first frame with draft text in it (target < 1.5 s).
+
+Benchmarks report; they do not fail. Run from the repo root: ``python benchmarks/tui_stream.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from backends.chat import ChatClient, ChatRequest  # noqa: E402
+from backends.events import ContentDelta  # noqa: E402
+from drafting.events import DraftDelta  # noqa: E402
+from workspace.audit import AuditLog  # noqa: E402
+from workspace.config import Backend, Config, Policy, Sampling  # noqa: E402
+
+TOKENS = 12_000
+RATE = 2_000.0  # tokens/s
+TICK_S = 0.01  # the server sends RATE * TICK_S tokens each tick
+TARGET_RATIO, TARGET_LAG_MS, TARGET_FIRST_S = 0.9, 50.0, 1.5
+
+
+def draft_tokens(n: int) -> list[str]:
+    words = [
+        "the",
+        "seller",
+        "shall",
+        "pay",
+        "the",
+        "buyer",
+        "for",
+        "each",
+        "day",
+        "of",
+        "delay",
+        "under",
+        "the",
+        "agreement",
+    ]
+    out: list[str] = []
+    for i in range(n):
+        if i % 600 == 0:
+            out.append(f"\n\n## Section {i // 600 + 1}\n\n")
+        elif i % 60 == 0:
+            out.append("\n\n")
+        else:
+            out.append(words[i % len(words)] + " ")
+    return out
+
+
+class PacedServer:
+    """Answers GET /props and /health, and streams the draft to any chat request at RATE tokens/s."""
+
+    def __init__(self, tokens: list[str]) -> None:
+        self.tokens = tokens
+        self.port = 0
+        self._ready = threading.Event()
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def __enter__(self) -> PacedServer:
+        threading.Thread(target=lambda: asyncio.run(self._main()), daemon=True).start()
+        self._ready.wait(10)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass  # a daemon thread: it ends with the process
+
+    async def _main(self) -> None:
+        server = await asyncio.start_server(self._handle, "127.0.0.1", 0)
+        self.port = server.sockets[0].getsockname()[1]
+        self._ready.set()
+        async with server:
+            await server.serve_forever()
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while True:
+                head = await reader.readuntil(b"\r\n\r\n")
+                lines = head.decode().split("\r\n")
+                method = lines[0].split(" ")[0]
+                length = next(
+                    (int(x.split(":")[1]) for x in lines if x.lower().startswith("content-length")), 0
+                )
+                if length:
+                    await reader.readexactly(length)
+                if method == "GET":
+                    body = json.dumps({"status": "ok", "build_info": "bench", "default_generation_settings":
+                                       {"n_ctx": 32768}, "model_path": "bench.gguf"}).encode()  # fmt: skip
+                    writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s"
+                                 % (len(body), body))  # fmt: skip
+                    await writer.drain()
+                    continue
+                await self._stream(writer)
+                return
+        except (asyncio.IncompleteReadError, ConnectionError):
+            return
+        finally:
+            writer.close()
+
+    async def _stream(self, writer: asyncio.StreamWriter) -> None:
+        writer.write(
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+        )
+
+        def chunk(obj: Any) -> bytes:
+            data = b"data: " + json.dumps(obj, separators=(",", ":")).encode() + b"\n\n"
+            return b"%x\r\n%s\r\n" % (len(data), data)
+
+        per_tick = int(RATE * TICK_S)
+        start = time.perf_counter()
+        for i in range(0, len(self.tokens), per_tick):
+            frames = b"".join(
+                chunk({"choices": [{"index": 0, "delta": {"content": t}, "finish_reason": None}],
+                       "model": "bench", "object": "chat.completion.chunk"})
+                for t in self.tokens[i : i + per_tick]
+            )  # fmt: skip
+            writer.write(frames)
+            await writer.drain()
+            due = start + (i + per_tick) / RATE
+            await asyncio.sleep(max(0.0, due - time.perf_counter()))
+        n = len(self.tokens)
+        timings = {"prompt_n": 10, "prompt_ms": 1.0, "prompt_per_second": 10000.0, "predicted_n": n,
+                   "predicted_ms": n / RATE * 1000, "predicted_per_second": RATE}  # fmt: skip
+        writer.write(chunk({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}], "model": "bench",
+                            "object": "chat.completion.chunk", "timings": timings}))  # fmt: skip
+        writer.write(b"%x\r\n%s\r\n" % (len(b"data: [DONE]\n\n"), b"data: [DONE]\n\n") + b"0\r\n\r\n")
+        await writer.drain()
+
+
+def backend(url: str) -> Backend:
+    return Backend(
+        name="bench", kind="llamacpp", url=url, roles=("drafter",), sampling=Sampling(max_tokens=TOKENS)
+    )
+
+
+async def bare(url: str, audit: AuditLog) -> float:
+    client = ChatClient(backend(url), Policy(), audit)
+    start = time.perf_counter()
+    async for event in client.stream(ChatRequest([{"role": "user", "content": "draft"}])):
+        if isinstance(event, ContentDelta):
+            pass
+    return time.perf_counter() - start
+
+
+def screen_run(url: str, home: Path) -> dict[str, float]:
+    from tui.app import create_app
+    from tui.drafting_screen import DraftingScreen
+
+    config = Config(file="bench.toml", policy=Policy(), boards=(), backends=(backend(url),))
+    app = create_app(config, home / "chambers.sqlite3", start_on_dashboard=False)
+    result: dict[str, float] = {}
+    lateness: list[float] = []
+
+    async def go() -> None:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.press("f4")
+            screen = app.screen
+            assert isinstance(screen, DraftingScreen)
+            md = screen.query_one("#ws-draft")
+            md.display = True
+            last = [time.perf_counter()]
+            first_frame = [0.0]
+
+            def beat() -> None:
+                now = time.perf_counter()
+                lateness.append(max(0.0, now - last[0] - TICK_S))
+                last[0] = now
+                if not first_frame[0] and screen.draft_text:
+                    first_frame[0] = now
+
+            timer = app.set_interval(TICK_S, beat)
+            client = ChatClient(backend(url), Policy(), app.audit)
+            start = time.perf_counter()
+            n = 0
+            async for event in client.stream(ChatRequest([{"role": "user", "content": "draft"}])):
+                if isinstance(event, ContentDelta):
+                    n += 1
+                    screen.on_pipeline_event(DraftDelta(1, event.text, n))
+            while screen._pending or screen._appending:  # the last frame
+                await asyncio.sleep(TICK_S)
+            result["seconds"] = time.perf_counter() - start
+            result["first_frame_s"] = first_frame[0] - start if first_frame[0] else float("nan")
+            timer.stop()
+
+    asyncio.run(go())
+    result["lag_p99_ms"] = statistics.quantiles(lateness, n=100)[98] * 1000 if len(lateness) > 100 else 0.0
+    result["lag_max_ms"] = max(lateness, default=0.0) * 1000
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tokens", type=int, default=TOKENS)
+    args = parser.parse_args(argv)
+    tokens = draft_tokens(args.tokens)
+    with tempfile.TemporaryDirectory() as tmp, PacedServer(tokens) as server:
+        url = f"http://127.0.0.1:{server.port}"
+        audit = AuditLog(Path(tmp) / "bare.sqlite3")
+        bare_s = asyncio.run(bare(url, audit))
+        screen = screen_run(url, Path(tmp))
+    ratio = bare_s / screen["seconds"]
+    print(f"tui_stream: {args.tokens} tokens at {RATE:.0f} tok/s")
+    print(f"  bare client {bare_s:.2f} s ({args.tokens / bare_s:.0f} tok/s); screen {screen['seconds']:.2f} s "
+          f"({args.tokens / screen['seconds']:.0f} tok/s)")  # fmt: skip
+    rows = [
+        (ratio >= TARGET_RATIO, f"screen/bare rate ratio {ratio:.2f} (target >= {TARGET_RATIO})"),
+        (screen["lag_p99_ms"] < TARGET_LAG_MS,
+         f"event-loop lag p99 {screen['lag_p99_ms']:.1f} ms, max {screen['lag_max_ms']:.1f} ms "
+         f"(10 ms heartbeat; target p99 < {TARGET_LAG_MS:.0f} ms)"),
+        (screen["first_frame_s"] < TARGET_FIRST_S,
+         f"first frame after {screen['first_frame_s']:.2f} s (target < {TARGET_FIRST_S} s)"),
+    ]  # fmt: skip
+    for ok, line in rows:
+        print(f"  {'PASS' if ok else 'MISS'} {line}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
