@@ -69,9 +69,8 @@ class PipelineOptions:
     max_context_tokens: int | None = None  # cap on the window the evidence is fitted to
     default_n_ctx: int = 4096  # when the drafter's server cannot say (Ollama, or /props unavailable)
     reserve_tokens: int = 1024  # room kept in the window for the answer
-    max_findings: int = 8
-    json_text_chars: int = 300  # longest string in a JSON answer
-    json_max_tokens: int = 1024  # for JSON stages whose backend sets no max_tokens
+    max_findings: int = 6
+    json_text_chars: int = 240  # longest string in a JSON answer
     partial_every_s: float = 0.5  # how often the streamed draft is saved
 
 
@@ -246,7 +245,7 @@ class Pipeline:
                 finished, persist = await self._stream(client, ChatRequest(messages), role, record, pieces)
                 answer: Any = None
             else:
-                request = ChatRequest(messages, sampling=self._json_sampling(backend))
+                request = ChatRequest(messages, sampling=self._json_sampling(backend, stage))
                 answer, finished = await self._json(client, request, stage, role)
         except (BackendError, PolicyRefusal) as exc:
             record.output = "".join(pieces) or getattr(exc, "partial", "")
@@ -271,10 +270,20 @@ class Pipeline:
     def _has_role(self, role: str) -> bool:
         return any(role in b.roles for b in self.config.backends)
 
-    def _json_sampling(self, backend: Backend) -> Sampling:
-        return (
-            Sampling() if backend.sampling.max_tokens else Sampling(max_tokens=self.options.json_max_tokens)
-        )
+    def _json_sampling(self, backend: Backend, stage: str) -> Sampling:
+        """Room for the longest answer the stage's schema allows.
+
+        A JSON answer cut off by max_tokens cannot be read at all, so a JSON stage gets at least
+        what its bounded schema can need (about 2 characters a token, worst case), even where
+        the backend's own max_tokens is smaller; the request records the figure sent.
+        """
+        chars = self.options.json_text_chars
+        worst = {
+            ROUTE: chars + 120,
+            GATE: 4 * chars + 8 * 16 + 120,
+            REVIEW: self.options.max_findings * (3 * chars + 100) + 40,
+        }[stage]
+        return Sampling(max_tokens=max(backend.sampling.max_tokens or 0, worst // 2 + 32))
 
     def _messages(self, run: Run, stage: str) -> list[dict[str, Any]]:
         if stage == ROUTE:

@@ -76,7 +76,7 @@ async def test_the_gate_saying_no_stops_the_run_until_the_attorney_goes_on_with_
     assert override is not None and "ledger" in override.reason
     assert [s.stage for s in done.stages] == ["route", "gate", "draft", "review", "verify"]
     # The reviewer found nothing: every mark is the verifier's, and nothing is left unanchored.
-    assert len(rev.requests) == 1 and done.draft in rev.requests[0]["messages"][1]["content"]
+    assert len(rev.requests) == 1 and done.draft.strip() in rev.requests[0]["messages"][1]["content"]
     verify = done.stages[-1].result
     assert all(m["source"] == "verifier" for m in verify["marks"]) and verify["unanchored"] == []
     assert done.stages[3].result == {"findings": [], "anchored": 0, "unanchored": 0}
