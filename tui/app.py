@@ -25,7 +25,6 @@ from backends.chat import ChatClient, ChatRequest
 from backends.events import ContentDelta, Finished, PromptProgress
 from backends.status import BackendStatus, probe_all
 from themes import DEFAULT_THEME, THEMES
-from tui.messages import StreamStats
 from tui.screens import ErrorScreen, HelpScreen
 from workspace.audit import AuditLog
 from workspace.config import Backend, Config
@@ -226,7 +225,9 @@ class ChambersApp(App[None]):
                         if scroll.max_scroll_y > 0 and not scroll.is_anchored:
                             scroll.anchor()
                         rate = (tokens - 1) / (now - first_at) if now > first_at else 0.0
-                        self.post_message(StreamStats(tokens, rate))
+                        # Set directly, not by a posted message: a message still queued when
+                        # the stream ends would overwrite the final PP/TG line.
+                        self.set_status(f"streaming: {tokens} tokens, {rate:.1f} tok/s")
                 elif isinstance(event, PromptProgress):
                     self.set_status(f"{backend.name}: reading the prompt {event.fraction:.0%}")
                 elif isinstance(event, Finished):
@@ -248,9 +249,6 @@ class ChambersApp(App[None]):
             worker.cancel()
         if running:
             self.set_status("Cancelled. The text so far is kept; the server has been told to stop.")
-
-    def on_stream_stats(self, message: StreamStats) -> None:
-        self.set_status(f"streaming: {message.tokens} tokens, {message.tokens_per_second:.1f} tok/s")
 
     # --- everything else ----------------------------------------------------
 
