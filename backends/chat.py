@@ -90,6 +90,11 @@ class ChatClient:
         self.timeout = timeout
         self._server_build: str | None = None
 
+    @property
+    def server_build(self) -> str | None:
+        """The build the server reported (read once per client), for a run's record."""
+        return self._server_build
+
     def build_body(self, request: ChatRequest) -> dict[str, Any]:
         body: dict[str, Any] = {
             "messages": request.messages,
@@ -308,8 +313,3 @@ def _usage_dict(usage: Usage | None) -> dict[str, int] | None:
         "total_tokens": usage.total_tokens,
         "cached_tokens": usage.cached_tokens,
     }
-
-
-def server_build_of(client: ChatClient) -> str | None:
-    """The build the client's server reported (read once per client from /props), for a run's record."""
-    return client._server_build

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from backends.chat import ChatClient, ChatRequest, server_build_of
+from backends.chat import ChatClient, ChatRequest
 from backends.errors import BackendError, MalformedStream, PolicyRefusal
 from backends.events import ContentDelta, Finished
 from backends.native import NativeClient
@@ -257,7 +257,7 @@ class Pipeline:
             self._close(record, CANCELLED, started, error="cancelled by the attorney")
             raise
         client_seconds = time.perf_counter() - call_started - persist
-        record.server_build = server_build_of(client)
+        record.server_build = client.server_build
         record.model = finished.model or backend.model
         record.timings = finished.timings.as_dict() if finished.timings else None
         record.model_seconds = client_seconds
