@@ -165,3 +165,30 @@ async def test_flags_listed_marked_jumped_and_opened_with_their_evidence(db: Pat
         assert "$200 as liquidated damages" in detail
         await pilot.press("escape")
         assert isinstance(app.screen, DraftingScreen)
+
+
+async def test_a_long_stream_goes_into_pieces_cut_at_paragraph_breaks(db: Path) -> None:
+    from tui.drafting_screen import CHUNK_CHARS
+
+    config = Config(file="c.toml", policy=Policy(), boards=(), backends=(make_backend("http://127.0.0.1:9"),))
+    app = app_with(config, db)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f4")
+        screen = app.screen
+        assert isinstance(screen, DraftingScreen)
+        from drafting.events import DraftDelta
+
+        paragraph = "word " * 60 + "\n\n"
+        sent = ""
+        while len(sent) < CHUNK_CHARS * 4:
+            screen.on_pipeline_event(DraftDelta(1, paragraph, len(sent)))
+            sent += paragraph
+            await pilot.pause(0.05)
+        await pilot.pause(0.2)
+        pieces = [w for w in screen.query_one("#ws-stream").children if isinstance(w, Markdown)]
+        assert len(pieces) >= 3 and screen.draft_text == sent
+        assert (
+            pieces[-1].display and not pieces[0].display
+        )  # only the last pieces are laid out while streaming
+        words = sum(w.source.count("word") for w in pieces)
+        assert words == sent.count("word")

@@ -45,6 +45,8 @@ from workspace.errors import ChambersError
 
 SAVE_QUIET_S = 1.0  # autosave this long after the last keystroke (and never later than 2 s after an edit)
 VERIFY_QUIET_S = 1.5  # re-verify this long after the last keystroke
+STREAM_PIECES_SHOWN = 2
+CHUNK_CHARS = 1500  # a streamed Markdown piece grows to about this, then a new one starts
 FRAME_S = 1 / 30  # how often streamed text is appended to the view
 SPEED_EVERY_S = 0.25
 
@@ -112,6 +114,8 @@ class DraftingScreen(Screen[None]):
         self._tokens = 0
         self._first_token_at = 0.0
         self._last_speed = 0.0
+        self._stream_md: Markdown | None = None
+        self._chunk_chars = 0
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
@@ -124,7 +128,8 @@ class DraftingScreen(Screen[None]):
         yield Static("", id="ws-strip", markup=False)
         with Horizontal(id="ws-body"):
             with VerticalScroll(id="ws-draft-scroll"):
-                yield Markdown("", id="ws-draft")
+                with Vertical(id="ws-stream"):
+                    yield Markdown("", id="ws-draft")
                 yield Vertical(id="ws-marked")
                 yield Static("", id="ws-redline", markup=False)
             yield TextArea(id="ws-editor", soft_wrap=True)
@@ -204,9 +209,11 @@ class DraftingScreen(Screen[None]):
         self._show_strip()
         self.query_one("#ws-flags", OptionList).clear_options()
         self.query_one("#ws-marked").display = False
+        await self.query(".ws-draft-chunk").remove()
+        self.query_one("#ws-stream").display = True
         draft = self.query_one("#ws-draft", Markdown)
-        draft.display = True
         await draft.update(run.draft)
+        self._stream_md, self._chunk_chars = draft, len(run.draft)
         self.draft_text = run.draft
         try:
             await pipe.execute(run.id)
@@ -253,12 +260,34 @@ class DraftingScreen(Screen[None]):
         self.draft_text += text
         self._appending = True
         try:
-            await self.query_one("#ws-draft", Markdown).append(text)
+            await self._append(text)
             scroll = self.query_one("#ws-draft-scroll", VerticalScroll)
             if scroll.max_scroll_y > 0 and not scroll.is_anchored:
                 scroll.anchor()
         finally:
             self._appending = False
+
+    async def _append(self, text: str) -> None:
+        """Append to the last Markdown piece; past CHUNK_CHARS, start a new piece at a paragraph break.
+
+        Each append re-parses the piece it goes to, so one growing widget makes every frame dearer
+        as the draft grows; pieces of a few thousand characters keep each frame's work bounded.
+        """
+        md = self._stream_md or self.query_one("#ws-draft", Markdown)
+        cut = text.rfind("\n\n") if self._chunk_chars > CHUNK_CHARS else -1
+        if cut < 0:
+            self._chunk_chars += len(text)
+            await md.append(text)
+            return
+        if text[:cut]:
+            await md.append(text[:cut])
+        piece = Markdown(text[cut:].lstrip("\n"), classes="ws-draft-chunk")
+        # While streaming only the last pieces are laid out (the whole draft is shown, marked, at the end),
+        # so a frame costs the same at token 12,000 as at token 100.
+        for old in self.query_one("#ws-stream").children[:-STREAM_PIECES_SHOWN]:
+            old.display = False
+        await self.query_one("#ws-stream").mount(piece)
+        self._stream_md, self._chunk_chars = piece, len(text) - cut
 
     def action_cancel_run(self) -> None:
         running = [w for w in self.workers if w.group == "pipeline" and w.is_running]
@@ -323,7 +352,7 @@ class DraftingScreen(Screen[None]):
         if self.flags:
             options.focus()
         if run.completed("verify") is not None:
-            self.query_one("#ws-draft", Markdown).display = False
+            self.query_one("#ws-stream").display = False
             self.query_one("#ws-marked").display = True
             self._render_marked()
         if saved is not None:
@@ -416,7 +445,7 @@ class DraftingScreen(Screen[None]):
         if editor.display:
             editor.display = False
             self.query_one("#ws-draft-scroll").display = True
-            self.query_one("#ws-draft", Markdown).display = False
+            self.query_one("#ws-stream").display = False
             self.query_one("#ws-marked").display = True
             self._render_marked()
             self.query_one("#ws-flags", OptionList).focus()
@@ -509,7 +538,7 @@ class DraftingScreen(Screen[None]):
 
     def _show_redline(self, text: Text) -> None:
         self.query_one("#ws-editor").display = False
-        self.query_one("#ws-draft", Markdown).display = False
+        self.query_one("#ws-stream").display = False
         self.query_one("#ws-marked").display = False
         self.query_one("#ws-draft-scroll").display = True
         view = self.query_one("#ws-redline", Static)
