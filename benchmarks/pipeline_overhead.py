@@ -77,6 +77,7 @@ def main() -> int:
     parser.add_argument(
         "--context", type=int, default=2048, help="tokens of window the evidence is fitted to"
     )
+    parser.add_argument("--url", help="use this running llama-server instead of starting one")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="chambers-bench-") as tmp:
         root = Path(tmp)
