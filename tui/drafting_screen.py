@@ -168,8 +168,11 @@ class DraftingScreen(Screen[None]):
     def _show_matters(self, names: list[str]) -> None:
         self.matters = names
         select = self.query_one("#ws-matter", Select)
+        current = select.value  # a reopened run's matter stays chosen when the list arrives after it
         select.set_options([(n, n) for n in names])
-        if len(names) >= 1 and select.value is Select.NULL:
+        if isinstance(current, str) and current in names:
+            select.value = current
+        elif names:
             select.value = names[0]
 
     # --- running ---
