@@ -28,7 +28,7 @@ tesseract:
 
 # pdftotext (poppler) re-reads every redacted file as a second, independent extractor: the leak check.
 poppler:
-	command -v pdftotext >/dev/null || (apt-get update && apt-get install -y poppler-utils)
+	command -v pdftotext >/dev/null || (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y poppler-utils)
 
 # A real llama-server (built once, then cached) with the tiny demo model.
 demo: install tesseract poppler
