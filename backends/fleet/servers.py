@@ -82,6 +82,7 @@ class ServerPoller:
         self._props: ServerSample | None = None
         self._counters: dict[str, float] | None = None
         self._tags: tuple[str, ...] = ()
+        self._version: str | None = None
         self._failures = 0
         self._skip = 0
         self._decoded: tuple[float, dict[int, int]] | None = None  # (when, n_decoded per busy slot)
@@ -186,10 +187,13 @@ class ServerPoller:
         loaded = tuple(await self.client.ollama_ps())
         if not self._tags or self._polls % PROPS_EVERY == 0:
             self._tags = tuple(m.name for m in await self.client.ollama_tags())
+            self._version = await self._optional(self.client.ollama_version())
         wanted = next((m for m in loaded if m.name == b.model), None)
         return ServerSample(
             b.name, b.kind, "ok", None, klass, model=b.model,
-            n_ctx=wanted.context_length if wanted else None, loaded=loaded, available=self._tags,
+            n_ctx=wanted.context_length if wanted else None,
+            build=f"ollama {self._version}" if self._version else None,
+            loaded=loaded, available=self._tags,
         )  # fmt: skip
 
 
