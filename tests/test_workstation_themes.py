@@ -1,4 +1,8 @@
-"""Themes: dark, light and high contrast; the chosen one is kept in ui.toml (tomli-w) for the next start."""
+"""Themes: dark, light and high contrast, and ui.toml, where the choice is kept when the config is no file.
+
+These configs are built in code (``c.toml`` is not on disk), so the choice goes to ui.toml; with a real
+config file it goes to the config's ``[ui]`` table (tests/test_workstation_settings.py).
+"""
 
 from __future__ import annotations
 

@@ -10,15 +10,17 @@ figures. Esc cancels. Widgets never do I/O: workers do, and one handler
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import on, work
-from textual.app import App, ComposeResult
+from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.widgets import DataTable, Footer, Header, Input, Markdown, Static
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Input, Markdown, Select, Static
 from textual.worker import Worker, WorkerState
 
 from backends.chat import ChatClient, ChatRequest
@@ -91,6 +93,13 @@ class ChambersApp(App[None]):
             id="corrections.open",
             tooltip="Corrections: your edits as training pairs, each as a redline; exclude, delete, export, stats",
         ),
+        Binding(
+            "f10",
+            "settings",
+            "Settings",
+            id="settings.open",
+            tooltip="Settings: which backend each role uses, and the theme (saved to the config file)",
+        ),
         Binding("f1", "help", "Help", id="app.help", tooltip="Show this list of keys"),
         Binding("ctrl+q", "quit", "Quit", id="app.quit", tooltip="Leave chambers"),
     ]
@@ -98,7 +107,7 @@ class ChambersApp(App[None]):
     def __init__(self, config: Config, audit: AuditLog, *, start_on_dashboard: bool = False) -> None:
         super().__init__()
         self.start_on_dashboard = start_on_dashboard
-        self.saved_theme: str | None = None  # from ui.toml, read by create_app
+        self.saved_theme: str | None = None  # from the config's [ui] (or an old ui.toml), set by create_app
         self._theme_ready = False  # the theme set on mount is not a choice to save
         self.config = config
         self.audit = audit
@@ -241,6 +250,11 @@ class ChambersApp(App[None]):
             await stream.stop()
 
     def action_cancel_stream(self) -> None:
+        # An open drop-down list closes first: Esc must not leave the screen (and drop its choices).
+        for node in self.focused.ancestors_with_self if self.focused else ():
+            if isinstance(node, Select) and node.expanded:
+                node.expanded = False
+                return
         if len(self.screen_stack) > 1:  # a modal, or the dashboard, is on top: Esc closes it
             self.pop_screen()
             return
@@ -283,12 +297,43 @@ class ChambersApp(App[None]):
         self.push_screen("fleet")
 
     def watch_theme(self, name: str) -> None:
-        """Keep the attorney's choice (command palette: Change theme) for the next start, in ui.toml."""
+        """Keep the attorney's choice (command palette: Change theme) for the next start, in the config
+        file's [ui] table; in ui.toml when the config is not a file on disk (never creating one)."""
         if self._theme_ready and name != self.saved_theme:
-            from tui.ui_settings import save_theme
+            from tui.ui_settings import persist_theme
 
             self.saved_theme = name
-            self.run_worker(partial(save_theme, name), thread=True, group="ui", exit_on_error=False)
+            file = Path(self.config.file)
+            self.run_worker(partial(persist_theme, name, file), thread=True, group="ui", exit_on_error=False)
+
+    def action_settings(self) -> None:
+        from tui.settings_screen import SettingsScreen
+
+        if isinstance(self.screen, SettingsScreen):
+            self.pop_screen()
+        else:
+            self.push_screen(SettingsScreen(self.config))
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        yield SystemCommand(
+            "Settings", "Which backend each role uses, and the theme (F10)", self.action_settings
+        )
+
+    def use_config(self, config: Config) -> None:
+        """Run on ``config`` from now on (the settings screen saved it): the next step uses its roles."""
+        from tui.dashboard import DashboardScreen
+        from tui.drafting_screen import DraftingScreen
+
+        self.config = config
+        for name in ("fleet", "drafting"):
+            screen = self.get_screen(name) if self.is_screen_installed(name) else None
+            if isinstance(screen, DashboardScreen | DraftingScreen):
+                screen.config = config
+        table = self.screen_stack[0].query_one("#backends", DataTable)
+        for backend in config.backends:
+            if backend.name in table.rows:
+                table.update_cell(backend.name, "roles", ",".join(backend.roles) or "-", update_width=True)
 
     def action_drafting(self) -> None:
         from tui.drafting_screen import DraftingScreen
@@ -326,8 +371,9 @@ class ChambersApp(App[None]):
         rows = [(b.key, b.tooltip or b.description) for b in self.BINDINGS if isinstance(b, Binding)]
         from tui.drafting_screen import DraftingScreen
         from tui.exhibits_screen import ExhibitsScreen
+        from tui.settings_screen import SettingsScreen
 
-        if isinstance(self.screen, DashboardScreen | ExhibitsScreen | DraftingScreen):
+        if isinstance(self.screen, DashboardScreen | ExhibitsScreen | DraftingScreen | SettingsScreen):
             rows += [
                 (b.key, b.tooltip or b.description) for b in self.screen.BINDINGS if isinstance(b, Binding)
             ]
@@ -358,5 +404,5 @@ def create_app(config: Config, database_file: Path, *, start_on_dashboard: bool 
     from tui.ui_settings import load_theme
 
     app = ChambersApp(config, AuditLog(database_file), start_on_dashboard=first)
-    app.saved_theme = load_theme()
+    app.saved_theme = config.ui.theme or load_theme()  # ui.toml: where earlier versions kept it
     return app

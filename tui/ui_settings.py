@@ -1,8 +1,10 @@
-"""The workstation's own settings (the theme), kept in ``ui.toml`` beside the config file.
+"""Where the chosen theme is kept: the config's ``[ui]`` table, or ``ui.toml`` when there is no config file.
 
-Written with tomli-w into a file of its own so that choosing a theme never rewrites the
-attorney's hand-written ``config.toml`` (tomli-w would drop its comments). Read once by the app
-factory; written by a thread worker when the theme changes.
+The theme lives in ``config.toml`` (``[ui] theme``) beside the backends, saved through
+``workspace.config_edit`` (which keeps the hand-written file as ``config.toml.bak``). ``ui.toml``,
+where earlier versions kept it, is still read when the config names no theme, and is still written
+when the app runs on a config that is not a file on disk (the tests', or one built in code): a
+theme change must never create a config file as a side effect.
 """
 
 from __future__ import annotations
@@ -32,3 +34,13 @@ def save_theme(name: str, file: Path | None = None) -> None:
     import tomli_w
 
     write_atomically(file or ui_file(), tomli_w.dumps({"ui": {"theme": name}}).encode("utf-8"))
+
+
+def persist_theme(name: str, config_file: Path) -> None:
+    """Keep ``name`` for the next start: in the config file when it exists, else in ui.toml."""
+    if config_file.is_file():
+        from workspace.config_edit import update_config_file, with_theme
+
+        update_config_file(config_file, lambda config: with_theme(config, name))
+    else:
+        save_theme(name)

@@ -116,6 +116,14 @@ class DashboardSettings:
 
 
 @dataclass(frozen=True)
+class UiSettings:
+    """The workstation's look (``[ui]``). The theme is a name; an unknown one means the default theme,
+    since this layer does not know which themes the TUI has."""
+
+    theme: str | None = None
+
+
+@dataclass(frozen=True)
 class Config:
     file: str
     policy: Policy
@@ -123,6 +131,7 @@ class Config:
     backends: tuple[Backend, ...]
     telemetry: tuple[TelemetrySourceConfig, ...] = ()
     dashboard: DashboardSettings = field(default_factory=DashboardSettings)
+    ui: UiSettings = field(default_factory=UiSettings)
 
     def backend_for_role(self, role: str) -> Backend:
         """The one backend configured for ``role``; there is no fallback."""
@@ -162,7 +171,7 @@ def load_config(path: Path) -> Config:
 
 def parse_config(data: Mapping[str, Any], file: str) -> Config:
     reader = _Reader(file)
-    reader.no_unknown_keys(data, "", {"policy", "boards", "backends", "telemetry", "dashboard"})
+    reader.no_unknown_keys(data, "", {"policy", "boards", "backends", "telemetry", "dashboard", "ui"})
     policy_table = reader.table(data, "policy", "policy", required=False)
     reader.no_unknown_keys(policy_table, "policy", {"local_only"})
     policy = Policy(local_only=reader.boolean(policy_table, "local_only", "policy", default=True))
@@ -194,9 +203,14 @@ def parse_config(data: Mapping[str, Any], file: str) -> Config:
             "dashboard.refresh_s",
             f"expected seconds between {MIN_REFRESH_S} and 60, got {refresh}",
         )
+    ui_table = reader.table(data, "ui", "ui", required=False)
+    reader.no_unknown_keys(ui_table, "ui", {"theme"})
+    theme = reader.string(ui_table, "theme", "ui", default=None)
+    if theme is not None and not theme.strip():
+        raise ConfigError(reader.file, "ui.theme", "expected a theme name such as 'chambers-dark', got ''")
     return Config(
         file=file, policy=policy, boards=boards, backends=backends, telemetry=telemetry,
-        dashboard=DashboardSettings(refresh_s=refresh),
+        dashboard=DashboardSettings(refresh_s=refresh), ui=UiSettings(theme=theme),
     )  # fmt: skip
 
 
@@ -443,7 +457,9 @@ def starter_config_text() -> str:
 
 
 def config_to_toml(config: Config) -> str:
-    """Serialise ``config`` with tomli-w (used for generated configs such as the demo's)."""
+    """Serialise ``config`` with tomli-w: generated configs (the demo's) and the settings screen's saves.
+
+    tomli-w writes no comments; ``workspace.config_edit`` keeps the hand-written file as a ``.bak``."""
     import tomli_w
 
     def backend_dict(b: Backend) -> dict[str, Any]:
@@ -472,4 +488,6 @@ def config_to_toml(config: Config) -> str:
         ]
     if config.dashboard != DashboardSettings():
         doc["dashboard"] = {"refresh_s": config.dashboard.refresh_s}
+    if config.ui.theme:
+        doc["ui"] = {"theme": config.ui.theme}
     return tomli_w.dumps(doc)

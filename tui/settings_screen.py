@@ -1,0 +1,189 @@
+"""Settings (F10): which backend each role uses, and the theme, saved into the attorney's config.
+
+One compact drop-down a line, so every role and the theme fit at 80x24 with the keys in the footer.
+The save runs in a thread worker: it reads the file as it is on disk, moves the chosen roles,
+refuses a move to a public address the local-only policy forbids, checks the result with the
+loader's own checks and writes it (the old file kept as ``config.toml.bak``; see
+``workspace.config_edit``). Only then does the running app take the new config, so the next
+pipeline run uses the new assignments. Esc leaves without saving: unsaved choices are dropped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Label, Select, Static
+from textual.worker import Worker, WorkerState
+
+from backends.policy import check_backend, classify_url
+from themes import DEFAULT_THEME, THEMES
+from tui.screens import ErrorScreen
+from workspace.config import ROLES, Backend, Config
+from workspace.config_edit import Saved, assign_roles, backup_file, update_config_file, with_theme
+from workspace.errors import ChambersError
+
+SAVE_GROUP = "settings-save"
+
+
+def backend_label(backend: Backend) -> str:
+    """What tells two servers apart in a list: name, address, and the board it runs on."""
+    board = f"  board {backend.board}" if backend.board else ""
+    remote = "  (remote allowed)" if backend.allow_remote else ""
+    return f"{backend.name}  {backend.url}{board}{remote}"
+
+
+def refuse_forbidden_moves(old: Config, new: Config) -> None:
+    """Raise PolicyRefusal when a role was moved to a backend the local-only policy would refuse.
+
+    Checked here too, not only when a step runs, so a save cannot set up a run that must fail.
+    A host that does not resolve now is let through: the step checks it again when it runs.
+    """
+    for role in ROLES:
+        before = next((b.name for b in old.backends if role in b.roles), None)
+        after = next((b for b in new.backends if role in b.roles), None)
+        if after is None or after.name == before:
+            continue
+        try:
+            classify_url(after.url)
+        except (OSError, UnicodeError):
+            continue
+        check_backend(after, new.policy, role)
+
+
+def save_settings(file: Path, assignments: Mapping[str, str | None], theme: str) -> Saved:
+    """The settings screen's save, without the screen (the worker's body)."""
+    if not file.is_file():
+        raise ChambersError(
+            f"There is no config file at {file}, so the settings cannot be saved. Run `chambers init` "
+            "to write one, set your servers in it, and start chambers again.",
+            title="No config file to save to",
+        )
+
+    def change(config: Config) -> Config:
+        new = with_theme(assign_roles(config, assignments), theme)
+        refuse_forbidden_moves(config, new)
+        return new
+
+    return update_config_file(file, change)
+
+
+class SettingsScreen(Screen[None]):
+    CSS_PATH = "settings_screen.tcss"  # its own file: chambers.tcss is shared by every screen
+    BINDINGS = [
+        Binding(
+            "ctrl+s",
+            "save",
+            "Save",
+            id="settings.save",
+            priority=True,
+            tooltip="Save the roles and theme to the config file (the old file is kept as config.toml.bak)",
+        ),
+        Binding(
+            "escape",
+            "leave",
+            "Back",
+            id="settings.close",
+            tooltip="Leave Settings without saving (unsaved choices are dropped); closes an open list first",
+        ),
+    ]
+
+    def __init__(self, config: Config) -> None:
+        super().__init__(id="settings")
+        self.config = config
+
+    def compose(self) -> ComposeResult:
+        yield Header(show_clock=False)
+        options = [(backend_label(b), b.name) for b in self.config.backends]
+        with VerticalScroll(id="settings-form"):
+            yield Static(
+                "Which backend each role uses. Enter opens a list, Tab moves, Ctrl+S saves, "
+                "Esc leaves without saving.",
+                id="settings-intro",
+            )
+            for role in ROLES:
+                current = next((b.name for b in self.config.backends if role in b.roles), None)
+                with Horizontal(classes="settings-row"):
+                    yield Label(role, classes="settings-label")
+                    yield Select[str](
+                        options,
+                        value=current if current is not None else Select.NULL,
+                        allow_blank=current is None,  # a role with a backend cannot be left without one
+                        prompt="(no backend)",
+                        compact=True,
+                        id=f"role-{role}",
+                    )
+            with Horizontal(classes="settings-row", id="settings-theme-row"):
+                yield Label("theme", classes="settings-label")
+                names = [t.name for t in THEMES]
+                theme = self.app.theme if self.app.theme in names else DEFAULT_THEME
+                yield Select[str](
+                    [(n, n) for n in names], value=theme, allow_blank=False, compact=True, id="settings-theme"
+                )
+            yield Static(
+                f"Config file: {self.config.file}. Saving rewrites it without comments; the file as "
+                f"it was is kept as {backup_file(Path(self.config.file)).name}.",
+                id="settings-file",
+            )
+            yield Static("Nothing changed yet.", id="settings-status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(f"#role-{ROLES[0]}", Select).focus()
+
+    def choices(self) -> tuple[dict[str, str | None], str]:
+        """The roles given a backend on screen (a blank one is left as it is), and the theme."""
+        assignments: dict[str, str | None] = {}
+        for role in ROLES:
+            value = self.query_one(f"#role-{role}", Select).value
+            if isinstance(value, str):
+                assignments[role] = value
+        theme = self.query_one("#settings-theme", Select).value
+        return assignments, theme if isinstance(theme, str) else DEFAULT_THEME
+
+    def action_save(self) -> None:
+        assignments, theme = self.choices()
+        self.set_status("Saving ...")
+        self.save(Path(self.config.file), assignments, theme)
+
+    @work(thread=True, exclusive=True, group=SAVE_GROUP, exit_on_error=False)
+    def save(self, file: Path, assignments: dict[str, str | None], theme: str) -> Saved:
+        return save_settings(file, assignments, theme)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """Worker events do not bubble: this screen shows its own save's outcome and errors."""
+        if event.worker.group != SAVE_GROUP:
+            return
+        if event.state is WorkerState.SUCCESS and isinstance(event.worker.result, Saved):
+            self.applied(event.worker.result)
+        elif event.state is WorkerState.ERROR:
+            error = event.worker.error
+            self.set_status(f"Not saved; {self.config.file} is as it was.")
+            if isinstance(error, ChambersError):
+                self.app.push_screen(ErrorScreen(error.title, error.message))
+            else:
+                self.app.push_screen(ErrorScreen("Unexpected error", f"{type(error).__name__}: {error}"))
+
+    def applied(self, saved: Saved) -> None:
+        from tui.app import ChambersApp
+
+        self.config = saved.config
+        app = self.app
+        if isinstance(app, ChambersApp):
+            app.use_config(saved.config)
+            theme = saved.config.ui.theme or DEFAULT_THEME
+            app.saved_theme = theme  # already in the file: the theme watcher need not write it again
+            app.theme = theme
+        kept = f"the old file is {saved.backup}" if saved.backup else "your commented file stays in the .bak"
+        self.set_status(f"Saved; {kept}. The next run uses these roles.")
+
+    def set_status(self, text: str) -> None:
+        self.query_one("#settings-status", Static).update(text)
+
+    def action_leave(self) -> None:
+        self.app.pop_screen()
