@@ -186,6 +186,10 @@ async def test_redline_export_refused_until_blocks_are_fixed_or_overridden_then_
         await pilot.press("f9")
         await until(lambda: screen.exported is not None, pilot)
         assert screen.exported is not None and "Calder was paid $84,000" in screen.exported.read_text()
+        assert (
+            screen.exports is not None and screen.exports.docx.is_file() and screen.exports.redline.is_file()
+        )
+        assert screen.exports.redline.name in str(screen.query_one("#ws-status").render())
         await pilot.press("f8")
         await until(lambda: screen.accepted_pair is not None, pilot)
         pair = get_pair(db, screen.accepted_pair)  # type: ignore[arg-type]

@@ -36,7 +36,7 @@ from tui import autosave
 from tui.drafting_commands import DraftingCommands
 from tui.drafting_dialogs import FlagScreen, ReasonScreen
 from tui.drafting_view import FlagView, Strip, board_of, flag_line, flags_of, marked_lines, strip_from_run
-from tui.drafting_work import export_markdown, override, redline_text, reverify
+from tui.drafting_work import Exports, export_draft, override, redline_text, reverify
 from tui.screens import ErrorScreen
 from workspace.audit import AuditLog
 from workspace.config import Config
@@ -77,7 +77,7 @@ class DraftingScreen(Screen[None]):
         Binding("f8", "accept", "Accept", id="drafting.accept", priority=True,
                 tooltip="Accept your text: the model's draft and yours are kept as a correction pair"),
         Binding("f9", "export", "Export", id="drafting.export", priority=True,
-                tooltip="Export the draft as Markdown (refused while a blocking flag is neither fixed nor overridden)"),
+                tooltip="Export your text as Markdown and Word, and your edits as a Word redline with tracked changes (refused while a blocking flag is neither fixed nor overridden)"),
         Binding("ctrl+n", "inspect_context", "Context", id="drafting.context", priority=True,
                 tooltip="The context inspector: each stage's exact messages, every chunk with its provenance"),
         Binding("ctrl+e", "instructions", "Instructions", id="drafting.instructions",
@@ -102,7 +102,8 @@ class DraftingScreen(Screen[None]):
         self.saves = 0  # autosaves written (tests wait on it)
         self.verifies = 0
         self.accepted_pair: int | None = None
-        self.exported: Path | None = None
+        self.exported: Path | None = None  # the Markdown export; exports has all three files
+        self.exports: Exports | None = None
         self._dirty_since: float | None = None
         self._save_timer: Timer | None = None
         self._verify_timer: Timer | None = None
@@ -581,16 +582,18 @@ class DraftingScreen(Screen[None]):
                 "Fix it (F6 verifies) or open it (Enter) and override it with a reason (o)."
             )
             return
-        self.export(self.run_record, self.draft_text)
+        self.export(self.run_record, self.model_draft, self.draft_text)
 
     @work(thread=True, exclusive=True, group="export", exit_on_error=False)
-    def export(self, run: Run, text: str) -> None:
-        file = export_markdown(self.database_file, run, text)
-        self.app.call_from_thread(self._exported, file)
+    def export(self, run: Run, draft: str, text: str) -> None:
+        files = export_draft(self.database_file, run, draft, text)
+        self.app.call_from_thread(self._exported, files)
 
-    def _exported(self, file: Path) -> None:
-        self.exported = file
-        self.set_status(f"Exported: {file}")
+    def _exported(self, files: Exports) -> None:
+        self.exported = files.markdown
+        self.exports = files
+        names = ", ".join(f.name for f in (files.markdown, files.docx, files.redline))
+        self.set_status(f"Exported to {files.markdown.parent}: {names}")
 
     def action_inspect_context(self) -> None:
         from tui.context_inspector import ContextScreen

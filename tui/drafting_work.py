@@ -1,4 +1,4 @@
-"""The drafting screen's blocking work, run in its thread workers: re-verify an edited draft.
+"""The drafting screen's blocking work, run in its thread workers: re-verify and export an edited draft.
 
 Plain functions over the drafting room's public API (the verifier, the reviewer's anchoring),
 so the screen's widgets never touch a file or the database themselves.
@@ -6,14 +6,17 @@ so the screen's widgets never touch a file or the database themselves.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from rich.text import Text
 
 from corrections.redline import DELETE, INSERT, redline
+from drafting.export import clean_docx, export_title, redline_docx, write_export
 from drafting.review import Finding, anchor_findings, merge_marks
 from drafting.runs import Run
 from drafting.verify import Report, record_override, verify_draft
+from evidence.provenance import register_output
 from tui.drafting_view import FlagView, flags_from
 from workspace.paths import write_atomically
 
@@ -53,7 +56,27 @@ def redline_text(draft: str, final: str) -> Text:
     return out
 
 
-def export_markdown(database_file: Path, run: Run, text: str) -> Path:
-    file = database_file.parent / "exports" / f"run-{run.id}-{run.task_type}.md"
-    write_atomically(file, text.encode("utf-8"))
-    return file
+@dataclass(frozen=True)
+class Exports:
+    """The three files one export writes."""
+
+    markdown: Path
+    docx: Path
+    redline: Path
+
+
+def export_draft(database_file: Path, run: Run, draft: str, final: str) -> Exports:
+    """Write the attorney's text as Markdown and Word, and his edits of the model's draft as a Word
+    redline (tracked changes), then register the text as chambers' output so it never returns as
+    evidence. An empty text exports as empty documents: he may mean to start the document by hand."""
+    folder = database_file.parent / "exports"
+    stem = f"run-{run.id}-{run.task_type}"
+    files = Exports(folder / f"{stem}.md", folder / f"{stem}.docx", folder / f"{stem}-redline.docx")
+    title = export_title(run.task_type, run.matter)
+    segments = [(seg.kind, seg.text) for seg in redline(draft, final).segments]
+    write_export(files.markdown, final.encode("utf-8"))
+    write_export(files.docx, clean_docx(final, title=title))
+    write_export(files.redline, redline_docx(segments, draft=draft, final=final, title=f"{title} (redline)"))
+    if final.strip():
+        register_output(database_file, final, "export")
+    return files
