@@ -17,6 +17,7 @@ from textual.widgets import Static, TextArea
 
 from backends.local_server import TEST_SERVER_ARGS, LlamaServerProcess
 from corrections.store import get_pair
+from drafting.events import PipelineEvent
 from drafting.runs import RunStore
 from tests.pipeline_setup import demo_database, role_config
 from tests.test_workstation_drafting import app_with, settle
@@ -55,7 +56,12 @@ async def test_ask_stream_flag_jump_fix_redline_accept(db: Path, llama_server: L
         # Ask: the draft streams into the screen and is the stored draft.
         streamed: list[str] = []
         real = screen.on_pipeline_event
-        screen.on_pipeline_event = lambda e: (streamed.append(type(e).__name__), real(e))[1]  # type: ignore[method-assign]
+
+        def counting(event: PipelineEvent) -> None:
+            streamed.append(type(event).__name__)
+            real(event)
+
+        screen.on_pipeline_event = counting  # type: ignore[method-assign]
         await pilot.press("ctrl+g")
         await until(lambda: screen.runs_finished >= 1, pilot, seconds=120)
         run = screen.run_record
