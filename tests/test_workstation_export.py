@@ -8,6 +8,7 @@ asked to read the redline too, and must see the same insertions and deletions.
 
 from __future__ import annotations
 
+import json
 import random
 import re
 import shutil
@@ -312,3 +313,32 @@ def test_libreoffice_reads_the_redline_as_tracked_changes(tmp_path: Path) -> Non
         ("deletion", "|A paragraph the attorney deletes."),
         ("insertion", " He splits it here.|Into a new one."),
     ], found
+
+
+def uno_python() -> str | None:
+    """A Python that can drive LibreOffice (Debian's python3-uno is for the system Python)."""
+    for python in ("/usr/bin/python3", shutil.which("python3")):
+        if python and subprocess.run([python, "-c", "import uno"], capture_output=True).returncode == 0:
+            return python
+    return None
+
+
+@pytest.mark.skipif(shutil.which("soffice") is None or uno_python() is None, reason="no LibreOffice with UNO")
+def test_libreoffice_accepts_the_redline_into_the_final_and_rejects_it_into_the_draft(tmp_path: Path) -> None:
+    file = tmp_path / "redline.docx"
+    file.write_bytes(redline_docx(segments(DRAFT, FINAL), draft=DRAFT, final=FINAL, title="t"))
+    script = Path(__file__).with_name("libreoffice_accept.py")
+    done = subprocess.run(
+        [uno_python() or "", str(script), str(file), str(tmp_path / "profile")],
+        check=True, capture_output=True, text=True, timeout=180,
+    )  # fmt: skip
+    seen = json.loads(done.stdout)
+    assert seen["changes"] == [
+        ["Delete", "chambers", " $52,000"],
+        ["Insert", "chambers", " $84,000"],
+        ["Insert", "chambers", "\nA third point."],
+        ["Delete", "chambers", "\nA paragraph the attorney deletes."],
+        ["Insert", "chambers", " He splits it here.\nInto a new one."],
+    ]
+    assert seen["accepted"].split("\n") == paragraphs(clean_docx(FINAL, title="t"))
+    assert seen["rejected"].split("\n") == paragraphs(clean_docx(DRAFT, title="t"))
