@@ -155,15 +155,16 @@ def _document(
     when: datetime | None = None,
 ) -> bytes:
     document = docx.Document()
-    document.core_properties.title = title
-    document.core_properties.author = author
-    document.core_properties.last_modified_by = author
+    document.core_properties.title = title[:255]  # the most a core property may hold
+    document.core_properties.author = author[:255]
+    document.core_properties.last_modified_by = author[:255]
     document.core_properties.comments = "Written by chambers"
     stamp = (when or datetime.now(UTC)).astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     revision = _Revisions(changes_by, stamp)
     body = document.element.body
     sect_pr = body.sectPr  # paragraphs go before the section properties, which must stay last
-    for paragraph in _paragraphs(segments):
+    # Word always keeps one paragraph, even in an empty document; so does an empty export.
+    for paragraph in _paragraphs(segments) or [_Paragraph("", "")]:
         element = _paragraph_element(paragraph, revision)
         if sect_pr is not None:
             sect_pr.addprevious(element)
