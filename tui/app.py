@@ -35,6 +35,7 @@ from workspace.errors import ChambersError
 
 if TYPE_CHECKING:
     from drafting.pipeline import PipelineOptions
+    from tui.demo_tour import DemoTour
 
 STATS_INTERVAL_S = 0.25  # live tokens/s refresh; the stream itself is batched by MarkdownStream
 
@@ -128,6 +129,7 @@ class ChambersApp(App[None]):
         self.request_extra: dict[str, object] = {}
         # Pipeline knobs for the drafting screen (None: the defaults); tests make the tiny model's answers short.
         self.pipeline_options: PipelineOptions | None = None
+        self.demo_tour: DemoTour | None = None  # set by `chambers demo`: the guide line on the drafting screen
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
@@ -352,9 +354,14 @@ class ChambersApp(App[None]):
             return
         # Installed once, so a run goes on (and its draft stays) while another screen is shown.
         if not self.is_screen_installed("drafting"):
-            screen = DraftingScreen(
-                self.config, self.audit.database_file, self.audit, options=self.pipeline_options
-            )
+            args = (self.config, self.audit.database_file, self.audit)
+            screen: DraftingScreen
+            if self.demo_tour is not None:
+                from tui.demo import DemoDraftingScreen
+
+                screen = DemoDraftingScreen(*args, options=self.pipeline_options, tour=self.demo_tour)
+            else:
+                screen = DraftingScreen(*args, options=self.pipeline_options)
             self.install_screen(screen, name="drafting")
         self.push_screen("drafting")
 

@@ -7,8 +7,20 @@ server is stopped when the workstation closes.
 
 from __future__ import annotations
 
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.widgets import Select, Static, TextArea
+
 from backends.fleet.mission import MISSION_BOARDS, mission_telemetry
 from backends.local_server import LlamaServerProcess, ensure_demo_model, ensure_llama_server
+from drafting.runs import Run
+from drafting.verify import Report
+from tui import autosave
+from tui.demo_tour import DEMO_INSTRUCTIONS, DEMO_TASK, DemoTour
+from tui.drafting_screen import DraftingScreen
+from tui.drafting_view import FlagView
+from tui.drafting_work import Exports
 from workspace.config import Backend, Config, Policy, Sampling, config_to_toml
 from workspace.paths import Paths, write_atomically
 
@@ -53,5 +65,51 @@ def run_demo(paths: Paths) -> int:
         config = demo_config(server.url, str(paths.config_file))
         write_atomically(paths.config_file, config_to_toml(config).encode("utf-8"))
         progress(f"Demo config written to {paths.config_file}")
-        create_app(config, paths.database_file).run()
+        app = create_app(config, paths.database_file)
+        app.demo_tour = DemoTour()
+        app.run()
     return 0
+
+
+class DemoDraftingScreen(DraftingScreen):
+    """The drafting screen with the demo's guide line above the status: what to press next."""
+
+    def __init__(self, *args: Any, tour: DemoTour, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.tour = tour
+
+    def compose(self) -> ComposeResult:
+        for widget in super().compose():
+            if widget.id == "ws-status":
+                yield Static(self.tour.hint, id="ws-tour", markup=False)
+            yield widget
+
+    def on_mount(self) -> None:
+        # Filled in only when nothing is reopened: restoring a run puts its own task and instructions back.
+        self.query_one("#ws-task", Select).value = DEMO_TASK
+        self.query_one("#ws-instructions", TextArea).text = DEMO_INSTRUCTIONS
+
+    def _guide(self, event: str, *, blocking: int = 0) -> None:
+        self.query_one("#ws-tour", Static).update(self.tour.advance(event, blocking=blocking))
+
+    def _show_loaded(self, run: Run, saved: autosave.Saved | None = None) -> None:
+        super()._show_loaded(run, saved)
+        if run.status in ("completed", "stopped"):
+            self._guide(f"run-{run.status}")
+
+    def _verified(self, text: str, report: Report, flags: list[FlagView]) -> None:
+        super()._verified(text, report, flags)
+        if text == self.draft_text:
+            self._guide("verified", blocking=sum(f.blocking for f in flags))
+
+    def open_current_flag(self) -> None:
+        super().open_current_flag()
+        self._guide("flag-opened")
+
+    def _accepted(self, pair_id: int, stored: bool, ratio: float) -> None:
+        super()._accepted(pair_id, stored, ratio)
+        self._guide("accepted")
+
+    def _exported(self, files: Exports) -> None:
+        super()._exported(files)
+        self._guide("exported")

@@ -1,0 +1,74 @@
+"""The demo's guide line: it starts filled in and moves on only when each step of the loop happened."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from textual.widgets import Select, Static, TextArea
+
+from tests.pipeline_setup import demo_database
+from tests.test_workstation_drafting import app_with, planted_run, settle
+from tests.test_workstation_editing import config, replace_in_editor, until
+from tui.demo import DemoDraftingScreen
+from tui.demo_tour import DEMO_INSTRUCTIONS, DEMO_TASK, DemoTour
+
+
+def test_the_tour_follows_the_loop_and_ignores_steps_out_of_order() -> None:
+    tour = DemoTour()
+    assert tour.advance("accepted").startswith("Demo 1/6"), "accepting before any draft does not skip ahead"
+    assert tour.advance("run-stopped").startswith("Demo: the gate")
+    assert tour.advance("run-completed").startswith("Demo 2/6")
+    assert tour.advance("verified", blocking=0).startswith("Demo 2/6"), "still asks for the planted line"
+    assert tour.advance("verified", blocking=1).startswith("Demo 3/6")
+    assert tour.advance("flag-opened").startswith("Demo 4/6")
+    assert tour.advance("verified", blocking=1).startswith("Demo 4/6")
+    assert tour.advance("verified", blocking=0).startswith("Demo 5/6")
+    assert tour.advance("exported").startswith("Demo 5/6"), "export comes after accept"
+    assert tour.advance("accepted").startswith("Demo 6/6")
+    assert tour.advance("exported").startswith("Demo done")
+
+
+@pytest.fixture
+def db(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return demo_database(tmp_path_factory.mktemp("demo-matter"), tmp_path / "chambers.sqlite3")
+
+
+async def test_the_demo_screen_is_filled_in_and_its_guide_moves_with_the_attorney(db: Path) -> None:
+    run_id = await asyncio.to_thread(planted_run, db)
+    app = app_with(config(), db)
+    app.demo_tour = DemoTour()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f4")
+        screen = app.screen
+        assert isinstance(screen, DemoDraftingScreen)
+
+        def guide() -> str:
+            return str(screen.query_one("#ws-tour", Static).render())
+
+        assert screen.query_one("#ws-task", Select).value == DEMO_TASK
+        assert screen.query_one("#ws-instructions", TextArea).text == DEMO_INSTRUCTIONS
+        assert guide().startswith("Demo 1/6")
+
+        screen.show_run(run_id)  # as if Ctrl+G had drafted it: the planted draft holds two blocking figures
+        await settle(screen)
+        await until(lambda: guide().startswith("Demo 2/6"), pilot)
+        await pilot.press("f6")
+        await until(lambda: guide().startswith("Demo 3/6"), pilot)
+        screen.query_one("#ws-flags").focus()
+        await pilot.press("n", "enter")
+        await pilot.pause()
+        await pilot.press("escape")
+        assert guide().startswith("Demo 4/6")
+
+        await pilot.press("ctrl+t")
+        await replace_in_editor(pilot, screen, "$52,000", "$84,000")
+        await replace_in_editor(pilot, screen, "$300", "$200")
+        await pilot.press("f6")
+        await until(lambda: guide().startswith("Demo 5/6"), pilot)
+        await pilot.press("f8")
+        await until(lambda: guide().startswith("Demo 6/6"), pilot)
+        await pilot.press("f9")
+        await until(lambda: guide().startswith("Demo done"), pilot)
+        assert screen.exported is not None and "$84,000" in screen.exported.read_text()
