@@ -293,6 +293,9 @@ async def test_esc_closes_an_open_list_first_then_leaves_without_saving(
         await pilot.press("escape")
         await pilot.pause()
         assert app.screen is screen and not select.expanded
+        assert screen.focused is select  # the focus stays on the line, so Tab goes on to the next one
+        await pilot.press("tab")
+        assert screen.focused is screen.query_one("#role-drafter", Select)
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, SettingsScreen)
@@ -339,3 +342,18 @@ def test_assigning_roles_checks_every_case(config_file: Path) -> None:
         save_config(twice)
     assert config_file.read_text() == HAND_WRITTEN
     assert Policy().local_only
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+def test_settings_screen_snapshot(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> None:
+    """The screen as the attorney sees it, over SSH at 80x24 and on a larger terminal (config built in code,
+    so the path on screen is the same on every machine)."""
+    config = load_config_text(HAND_WRITTEN, Path("config.toml"))
+
+    async def open_it(pilot: Any) -> None:
+        await open_settings(pilot)
+        await pilot.press("tab", "tab")  # the drafter's line has the focus
+        await pilot.pause()
+
+    app = create_app(config, tmp_path / "chambers.sqlite3", start_on_dashboard=False)
+    assert snap_compare(app, terminal_size=size, run_before=open_it)

@@ -100,7 +100,7 @@ class SettingsScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
         options = [(backend_label(b), b.name) for b in self.config.backends]
-        with VerticalScroll(id="settings-form"):
+        with VerticalScroll(id="settings-form", can_focus=False):  # Tab goes from line to line only
             yield Static(
                 "Which backend each role uses. Enter opens a list, Tab moves, Ctrl+S saves, "
                 "Esc leaves without saving.",
@@ -134,6 +134,7 @@ class SettingsScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        self.sub_title = "Settings"
         self.query_one(f"#role-{ROLES[0]}", Select).focus()
 
     def choices(self) -> tuple[dict[str, str | None], str]:
