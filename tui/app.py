@@ -119,6 +119,7 @@ class ChambersApp(App[None]):
         self.request_extra: dict[str, object] = {}
         # Pipeline knobs for the drafting screen (None: the defaults); tests make the tiny model's answers short.
         self.pipeline_options: PipelineOptions | None = None
+        self.demo_tour: DemoTour | None = None  # set by `chambers demo`: the guide line on the drafting screen
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
@@ -155,6 +156,9 @@ class ChambersApp(App[None]):
         self.action_refresh_backends()
         if self.start_on_dashboard:
             self.action_dashboard()
+        if self.demo_tour is not None:
+            self.notify("F4 opens the drafting screen on the sample matter, with a guide. F1 lists every key.",
+                        title="chambers demo", timeout=15)  # fmt: skip
 
     # --- backends -----------------------------------------------------------
 
