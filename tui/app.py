@@ -27,6 +27,7 @@ from backends.chat import ChatClient, ChatRequest
 from backends.events import ContentDelta, Finished, PromptProgress
 from backends.status import BackendStatus, probe_all
 from themes import DEFAULT_THEME, THEMES
+from tui.screen_commands import ScreenCommands
 from tui.screens import ErrorScreen, HelpScreen
 from workspace.audit import AuditLog
 from workspace.config import Backend, Config
@@ -34,6 +35,7 @@ from workspace.errors import ChambersError
 
 if TYPE_CHECKING:
     from drafting.pipeline import PipelineOptions
+    from tui.demo_tour import DemoTour
 
 STATS_INTERVAL_S = 0.25  # live tokens/s refresh; the stream itself is batched by MarkdownStream
 
@@ -41,6 +43,7 @@ STATS_INTERVAL_S = 0.25  # live tokens/s refresh; the stream itself is batched b
 class ChambersApp(App[None]):
     TITLE = "chambers"
     CSS_PATH = "chambers.tcss"
+    COMMANDS = App.COMMANDS | {ScreenCommands}
     BINDINGS = [
         Binding(
             "escape",
@@ -99,6 +102,13 @@ class ChambersApp(App[None]):
             "Settings",
             id="settings.open",
             tooltip="Settings: which backend each role uses, and the theme (saved to the config file)",
+        ),
+        Binding(
+            "f12",
+            "evidence",
+            "Evidence",
+            id="evidence.open",
+            tooltip="Evidence: search a matter's pages, read one whole, its documents and provenance audit",
         ),
         Binding("f1", "help", "Help", id="app.help", tooltip="Show this list of keys"),
         Binding("ctrl+q", "quit", "Quit", id="app.quit", tooltip="Leave chambers"),
@@ -348,9 +358,14 @@ class ChambersApp(App[None]):
             return
         # Installed once, so a run goes on (and its draft stays) while another screen is shown.
         if not self.is_screen_installed("drafting"):
-            screen = DraftingScreen(
-                self.config, self.audit.database_file, self.audit, options=self.pipeline_options
-            )
+            args = (self.config, self.audit.database_file, self.audit)
+            screen: DraftingScreen
+            if self.demo_tour is not None:
+                from tui.demo import DemoDraftingScreen
+
+                screen = DemoDraftingScreen(*args, options=self.pipeline_options, tour=self.demo_tour)
+            else:
+                screen = DraftingScreen(*args, options=self.pipeline_options)
             self.install_screen(screen, name="drafting")
         self.push_screen("drafting")
 
@@ -370,15 +385,26 @@ class ChambersApp(App[None]):
         else:
             self.push_screen(CorrectionsScreen(self.audit.database_file))
 
+    def action_evidence(self) -> None:
+        from tui.evidence_screen import EvidenceScreen
+
+        if isinstance(self.screen, EvidenceScreen):
+            self.pop_screen()
+        else:
+            self.push_screen(EvidenceScreen(self.audit.database_file))
+
     def action_help(self) -> None:
         from tui.dashboard import DashboardScreen
 
         rows = [(b.key, b.tooltip or b.description) for b in self.BINDINGS if isinstance(b, Binding)]
         from tui.drafting_screen import DraftingScreen
+        from tui.evidence_screen import EvidenceScreen
         from tui.exhibits_screen import ExhibitsScreen
         from tui.settings_screen import SettingsScreen
 
-        if isinstance(self.screen, DashboardScreen | ExhibitsScreen | DraftingScreen | SettingsScreen):
+        if isinstance(
+            self.screen, DashboardScreen | ExhibitsScreen | DraftingScreen | SettingsScreen | EvidenceScreen
+        ):
             rows += [
                 (b.key, b.tooltip or b.description) for b in self.screen.BINDINGS if isinstance(b, Binding)
             ]
