@@ -116,8 +116,25 @@ async def test_f12_search_and_read_a_page_with_its_bates(demo_db: Path) -> None:
         )
         body = str(page.query_one("#reading-body", Static).render())
         assert "freezer" in body.lower() and hit.bates in body, "the whole page, stamp included"
+        subtitle = str(page.query_one("#reading-subtitle", Static).render())
+        assert subtitle.endswith(f"(found {stamped + 1} of {len(screen.hits)})")
+
+        # n reads the next page found without going back to the list; p before the first says so.
+        await pilot.press("n")
+        await settle(pilot)
+        following = app.screen
+        assert isinstance(following, ReadingScreen) and following is not page
+        heading = str(following.query_one("#reading-title", Static).render())
+        assert Path(screen.hits[stamped + 1].path).name in heading
+        assert results.highlighted == stamped + 1, "the list follows the page being read"
         await pilot.press("escape")
         assert app.screen is screen
+        results.highlighted = 0
+        await pilot.press("enter")
+        await settle(pilot)
+        await pilot.press("p")
+        await settle(pilot)
+        assert app.screen is screen and status(screen) == "That was the first page found."
         await pilot.press("f12")
         assert not isinstance(app.screen, EvidenceScreen), "F12 again returns to the workstation"
 

@@ -11,7 +11,8 @@ Database work runs in thread workers; widgets only show what they are handed.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from functools import partial
 from pathlib import Path
 
 from rich.text import Text
@@ -219,17 +220,43 @@ class EvidenceScreen(Screen[None]):
 
     @on(OptionList.OptionSelected, "#evidence-results")
     def hit_chosen(self, event: OptionList.OptionSelected) -> None:
-        self.open_page(self.hits[event.option_index].page_id)
+        matter = self.matter()
+        self.open_page(event.option_index, matter.sources if matter else ())
+
+    def open_page(self, index: int, sources: tuple[Path, ...]) -> None:
+        found = f"  (found {index + 1} of {len(self.hits)})"
+        self.read_page(
+            self.hits[index].page_id, self.words, found, partial(self._stepped, index, sources), sources
+        )
 
     @work(thread=True, exclusive=True, group="evidence-page", exit_on_error=False)
-    def open_page(self, page_id: int) -> None:
+    def read_page(
+        self,
+        page_id: int,
+        words: str,
+        found: str,
+        then: Callable[[int | None], None],
+        sources: tuple[Path, ...],
+    ) -> None:
         from evidence.pages import read_page
 
         view = read_page(self.database_file, page_id)
-        matter = self.matter()
-        where = shown_path(view.path, matter.sources if matter else ())
-        screen = ReadingScreen(page_heading(view, where), page_subtitle(view), page_body(view, self.words))
-        self.app.call_from_thread(self.app.push_screen, screen)
+        screen = ReadingScreen(page_heading(view, shown_path(view.path, sources)), page_subtitle(view) + found,
+                               page_body(view, words), steps=True)  # fmt: skip
+        self.app.call_from_thread(self.app.push_screen, screen, then)
+
+    def _stepped(self, index: int, sources: tuple[Path, ...], step: int | None) -> None:
+        """The reading modal closed; with n/p, on to the next or previous page found."""
+        if not step:
+            return
+        target = index + step
+        results = self.query_one("#evidence-results", OptionList)
+        if 0 <= target < len(self.hits):
+            results.highlighted = target
+            self.open_page(target, sources)
+        else:
+            results.highlighted = index
+            self.set_status("That was the last page found." if step > 0 else "That was the first page found.")
 
     # --- audit and ingest ------------------------------------------------------------
 

@@ -74,17 +74,24 @@ def page_body(view: PageView, words: str) -> Text:
     return text
 
 
-class ReadingScreen(ModalScreen[None]):
-    """One page, or the provenance audit, to read whole; up/down/PgUp/PgDn scroll, Esc closes."""
+class ReadingScreen(ModalScreen[int | None]):
+    """One page, or the provenance audit, to read whole; up/down/PgUp/PgDn scroll, Esc closes.
+
+    A page found by a search can step to the next or previous one found (n/p): it closes with the
+    step, and the evidence screen opens that page, so reading through the hits needs no trip back.
+    """
 
     BINDINGS = [
         Binding("escape", "close", "Close", id="evidence.reading.close", tooltip="Back to the results"),
         Binding("q", "close", "Close", id="evidence.reading.close_q", show=False),
-    ]
+        Binding("n,right", "step(1)", "Next", id="evidence.reading.next", tooltip="The next page found"),
+        Binding("p,left", "step(-1)", "Previous", id="evidence.reading.previous",
+                tooltip="The previous page found"),
+    ]  # fmt: skip
 
-    def __init__(self, title: str, subtitle: str, body: Text | str) -> None:
+    def __init__(self, title: str, subtitle: str, body: Text | str, *, steps: bool = False) -> None:
         super().__init__()
-        self.heading, self.subtitle, self.body = title, subtitle, body
+        self.heading, self.subtitle, self.body, self.steps = title, subtitle, body, steps
 
     def compose(self) -> ComposeResult:
         with Vertical(id="reading-box"):
@@ -92,10 +99,17 @@ class ReadingScreen(ModalScreen[None]):
             yield Static(self.subtitle, id="reading-subtitle", markup=False)
             with VerticalScroll(id="reading-scroll"):
                 yield Static(self.body, id="reading-body", markup=False)
-            yield Static("Up/down scroll, Esc closes.", id="reading-foot")
+            steps = "n/p the next or previous page found, " if self.steps else ""
+            yield Static(f"Up/down scroll, {steps}Esc closes.", id="reading-foot")
 
     def on_mount(self) -> None:
         self.query_one("#reading-scroll").focus()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return self.steps or action != "step"
+
+    def action_step(self, step: int) -> None:
+        self.dismiss(step)
+
     def action_close(self) -> None:
-        self.dismiss()
+        self.dismiss(None)
