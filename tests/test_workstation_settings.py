@@ -133,9 +133,14 @@ async def test_moving_the_drafter_saves_the_file_keeps_a_bak_and_the_app_uses_it
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_settings(pilot)
         assert screen.query_one("#role-drafter", Select).value == "small"
+        assert status(screen) == "Nothing changed yet."
         await choose(pilot, "role-drafter", "big")
         assert screen.query_one("#role-drafter", Select).value == "big"
+        assert status(screen).startswith("Not saved yet (drafter)")
         assert config_file.read_text() == HAND_WRITTEN  # nothing is written before Ctrl+S
+        # A hand edit made while chambers runs is kept: the save re-reads the file, not the start's copy.
+        edited = HAND_WRITTEN.replace('url = "http://127.0.0.1:10"', 'url = "http://127.0.0.1:11"')
+        config_file.write_text(edited, encoding="utf-8")
         await saved(screen, pilot)
         assert "Saved" in status(screen) and "config.toml.bak" in status(screen)
         assert app.config.backend_for_role("drafter").name == "big"
@@ -150,7 +155,8 @@ async def test_moving_the_drafter_saves_the_file_keeps_a_bak_and_the_app_uses_it
     assert again.backend_named("small").roles == ("router", "gate", "extractor")
     assert again.backend_named("big").roles == ("heavy", "reviewer", "drafter")
     assert again.backend_named("big").board == "board-a" and again.policy.local_only
-    assert backup_file(config_file).read_text() == HAND_WRITTEN  # the comments live on in the .bak
+    assert again.backend_named("big").url == "http://127.0.0.1:11"
+    assert backup_file(config_file).read_text() == edited  # the comments live on in the .bak
     assert "#" not in config_file.read_text()  # tomli-w wrote it: the screen says so
     assert [p.name for p in config_file.parent.iterdir() if p.name.startswith(".")] == []
 
@@ -180,6 +186,7 @@ async def test_the_theme_is_saved_in_the_config_and_used_at_the_next_start(
         screen = await open_settings(pilot)
         await choose(pilot, "settings-theme", "chambers-high-contrast")
         assert app.theme == "chambers-dark"  # chosen, not yet saved
+        assert status(screen).startswith("Not saved yet (theme)")
         await saved(screen, pilot)
         assert app.theme == "chambers-high-contrast"
         await asyncio.gather(*(w.wait() for w in app.workers if w.group == "ui"), return_exceptions=True)

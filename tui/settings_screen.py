@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from textual import work
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
@@ -146,6 +146,19 @@ class SettingsScreen(Screen[None]):
                 assignments[role] = value
         theme = self.query_one("#settings-theme", Select).value
         return assignments, theme if isinstance(theme, str) else DEFAULT_THEME
+
+    @on(Select.Changed)
+    def choice_changed(self) -> None:
+        """Say plainly when there is something to save, since Esc drops it without asking."""
+        assignments, theme = self.choices()
+        owners = {r: b.name for b in self.config.backends for r in b.roles}
+        changed = [r for r, name in assignments.items() if owners.get(r) != name]
+        if theme != self.app.theme:  # the list opened on the theme in use
+            changed.append("theme")
+        if changed:
+            self.set_status(f"Not saved yet ({', '.join(changed)}): Ctrl+S saves, Esc drops the changes.")
+        else:
+            self.set_status("Nothing changed yet.")
 
     def action_save(self) -> None:
         assignments, theme = self.choices()
