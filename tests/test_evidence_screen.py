@@ -19,6 +19,7 @@ from tui.evidence_screen import EvidenceScreen
 from tui.evidence_views import ReadingScreen
 from tui.screens import ErrorScreen, HelpScreen
 from workspace.config import Config, Policy
+from workspace.database import connect
 
 
 @pytest.fixture
@@ -214,8 +215,11 @@ async def test_ingest_from_the_screen_reads_only_what_changed(demo_db: Path) -> 
         assert "Ingested harbor-point: 0 file(s) read (0 pages), 10 unchanged" in status(screen)
 
 
-async def test_no_database_says_how_to_make_a_matter(isolated_home: Path) -> None:
+@pytest.mark.parametrize("database", ["missing", "empty"])
+async def test_no_matters_says_how_to_make_one(isolated_home: Path, database: str) -> None:
     database_file = isolated_home / "data" / "chambers.sqlite3"
+    if database == "empty":
+        connect(database_file).close()
     app = workstation(database_file)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_evidence(pilot)
@@ -224,7 +228,26 @@ async def test_no_database_says_how_to_make_a_matter(isolated_home: Path) -> Non
         assert "chambers matter new" in status(screen)
         await pilot.press("ctrl+t")
         await settle(pilot)
-        assert app.screen is screen and not database_file.exists(), "looking creates no database"
+        assert app.screen is screen and "chambers matter new" in status(screen)
+        assert database_file.exists() == (database == "empty"), "looking creates no database"
+
+
+async def test_another_matter_shows_its_own_documents(demo_db: Path) -> None:
+    app = workstation(demo_db)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_evidence(pilot)
+        await search_for(pilot, screen, "freezer")
+        assert screen.hits
+        shown = screen.documents_shown
+        screen.query_one("#evidence-matter", Select).value = "harbor-point-authorities"
+        await settle(pilot)
+        assert screen.documents_shown == shown + 1
+        assert options(screen, "#evidence-documents") == ["bayview.pdf\n1 page", "northgate.pdf\n2 pages"]
+        assert not screen.hits and not options(screen, "#evidence-results"), (
+            "the other matter's hits are gone"
+        )
+        await search_for(pilot, screen, "penalty")
+        assert [Path(hit.path).name for hit in screen.hits] == ["northgate.pdf"]
 
 
 async def test_help_and_the_command_palette_know_the_screen(demo_db: Path) -> None:
