@@ -31,6 +31,16 @@ class DraftDelta:
 
 
 @dataclass(frozen=True)
+class StageProgress:
+    """The server reading a stage's prompt (llama.cpp's ``prompt_progress``): a long prefill is not a hang."""
+
+    run_id: int
+    stage: str
+    fraction: float  # of the prompt's uncached tokens read so far
+    total: int  # the prompt's tokens
+
+
+@dataclass(frozen=True)
 class StageFinished:
     run_id: int
     stage: str
@@ -47,7 +57,7 @@ class RunEnded:
     message: str
 
 
-PipelineEvent = StageStarted | DraftDelta | StageFinished | RunEnded
+PipelineEvent = StageStarted | StageProgress | DraftDelta | StageFinished | RunEnded
 EventSink = Callable[[PipelineEvent], None]
 
 

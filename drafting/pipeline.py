@@ -20,10 +20,18 @@ from typing import Any
 
 from backends.chat import ChatClient, ChatRequest
 from backends.errors import BackendError, MalformedStream, PolicyRefusal
-from backends.events import ContentDelta, Finished
+from backends.events import ContentDelta, Finished, PromptProgress
 from backends.native import NativeClient
 from drafting import stages
-from drafting.events import DraftDelta, EventSink, RunEnded, StageFinished, StageStarted, ignore
+from drafting.events import (
+    DraftDelta,
+    EventSink,
+    RunEnded,
+    StageFinished,
+    StageProgress,
+    StageStarted,
+    ignore,
+)
 from drafting.refusal import StageRefused, refuse
 from drafting.review import Finding, anchor_findings, merge_marks, parse_findings, review_schema
 from drafting.runs import (
@@ -242,11 +250,14 @@ class Pipeline:
         persist = 0.0
         try:
             if stage == DRAFT:
-                finished, persist = await self._stream(client, ChatRequest(messages), role, record, pieces)
+                request = ChatRequest(messages, return_progress=True)
+                finished, persist = await self._stream(client, request, role, record, pieces)
                 answer: Any = None
             else:
-                request = ChatRequest(messages, sampling=self._json_sampling(backend, stage))
-                answer, finished = await self._json(client, request, stage, role)
+                request = ChatRequest(
+                    messages, sampling=self._json_sampling(backend, stage), return_progress=True
+                )
+                answer, finished = await self._json(client, request, record, role)
         except (BackendError, PolicyRefusal) as exc:
             record.output = "".join(pieces) or getattr(exc, "partial", "")
             refusal = refuse(label, stage, run.id, exc, backend, role)
@@ -295,16 +306,22 @@ class Pipeline:
         return stages.review_messages(run, run.draft, self.prompts)
 
     async def _json(
-        self, client: ChatClient, request: ChatRequest, stage: str, role: str
+        self, client: ChatClient, request: ChatRequest, record: StageRecord, role: str
     ) -> tuple[Any, Finished]:
         chars = self.options.json_text_chars
         schema = {
             ROUTE: stages.router_schema(chars),
             GATE: stages.gate_schema(chars),
             REVIEW: review_schema(self.options.max_findings),
-        }[stage]
+        }[record.stage]
         request.json_schema = schema
-        finished = await client.complete(request, role=role)
+        finished: Finished | None = None
+        async for event in client.stream(request, role=role):
+            if isinstance(event, PromptProgress):
+                self._progress(record, event)
+            elif isinstance(event, Finished):
+                finished = event
+        assert finished is not None  # stream() raises rather than end without Finished
         try:
             return json.loads(finished.text), finished
         except json.JSONDecodeError as exc:
@@ -323,19 +340,26 @@ class Pipeline:
         last_save = time.perf_counter()
         persist = 0.0
         finished: Finished | None = None
+        chars = 0  # counted as it grows: summing the pieces per token would cost O(n²) over a long draft
         async for event in client.stream(request, role=role):
             if isinstance(event, ContentDelta):
                 pieces.append(event.text)
+                chars += len(event.text)
                 t0 = time.perf_counter()
-                self.on_event(DraftDelta(record.run_id, event.text, sum(map(len, pieces))))
+                self.on_event(DraftDelta(record.run_id, event.text, chars))
                 if t0 - last_save >= every:
                     self.store.save_partial(record.id, "".join(pieces))
                     last_save = time.perf_counter()
                 persist += time.perf_counter() - t0
+            elif isinstance(event, PromptProgress):
+                self._progress(record, event)
             elif isinstance(event, Finished):
                 finished = event
         assert finished is not None  # stream() raises rather than end without Finished
         return finished, persist
+
+    def _progress(self, record: StageRecord, event: PromptProgress) -> None:
+        self.on_event(StageProgress(record.run_id, record.stage, event.fraction, event.total))
 
     def _close(self, record: StageRecord, status: str, started: float, *, error: str | None = None) -> None:
         record.status = status

@@ -10,7 +10,7 @@ import pytest
 
 from backends.local_server import LlamaServerProcess
 from drafting import stages
-from drafting.events import DraftDelta, PipelineEvent, RunEnded, StageFinished, StageStarted
+from drafting.events import DraftDelta, PipelineEvent, RunEnded, StageFinished, StageProgress, StageStarted
 from evidence.sample_matter import SAMPLE_MATTER
 from tests.pipeline_setup import INSTRUCTIONS, demo_database, pipeline, role_config
 
@@ -61,6 +61,10 @@ async def test_a_demand_letter_goes_through_every_stage_on_the_real_server(
     started = [e.stage for e in events if isinstance(e, StageStarted)]
     assert started == ["route", "gate", "draft", "review", "verify"]
     assert any(isinstance(e, DraftDelta) for e in events)
+    # The server's own prompt progress reaches the listener for every model stage: a long prefill is visible.
+    progress = [e for e in events if isinstance(e, StageProgress)]
+    assert {e.stage for e in progress} == {"route", "gate", "draft", "review"}
+    assert all(0.0 <= e.fraction <= 1.0 and e.total > 0 for e in progress)
     assert isinstance(events[-1], RunEnded) and events[-1].status == "completed"
 
 
