@@ -79,3 +79,32 @@ async def test_the_palette_finds_the_drafting_actions(isolated_home: Path) -> No
         await pilot.pause()
         assert app.screen is screen
         assert "There is no draft yet." in str(screen.query_one("#ws-status").render())
+
+
+async def test_the_palette_runs_any_screens_keys_and_the_apps_own(isolated_home: Path) -> None:
+    from textual.command import CommandPalette
+
+    from tests.test_corrections_screen import seeded_app
+    from tui.corrections_screen import CorrectionsScreen
+
+    app = seeded_app(isolated_home)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("f5")
+        screen = app.screen
+        assert isinstance(screen, CorrectionsScreen) and not screen.showing_stats
+        await pilot.press("ctrl+p")
+        assert isinstance(app.screen, CommandPalette)
+        await pilot.press(*"corrections: stats")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is screen and screen.showing_stats
+
+        # The app's own keys are there on every screen: the help screen, from the corrections screen.
+        from tui.screens import HelpScreen
+
+        await pilot.press("ctrl+p", *"chambers: help")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)

@@ -27,7 +27,7 @@ from backends.chat import ChatClient, ChatRequest
 from backends.events import ContentDelta, Finished, PromptProgress
 from backends.status import BackendStatus, probe_all
 from themes import DEFAULT_THEME, THEMES
-from tui.screen_commands import ScreenCommands
+from tui.screen_commands import ActionCommands, ScreenCommands
 from tui.screens import ErrorScreen, HelpScreen
 from workspace.audit import AuditLog
 from workspace.config import Backend, Config
@@ -43,7 +43,7 @@ STATS_INTERVAL_S = 0.25  # live tokens/s refresh; the stream itself is batched b
 class ChambersApp(App[None]):
     TITLE = "chambers"
     CSS_PATH = "chambers.tcss"
-    COMMANDS = App.COMMANDS | {ScreenCommands}
+    COMMANDS = App.COMMANDS | {ScreenCommands, ActionCommands}
     BINDINGS = [
         Binding(
             "escape",

@@ -6,7 +6,9 @@ own ``BINDINGS``), so the palette and the footer cannot disagree.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from functools import partial
+from typing import Any
 
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
@@ -43,3 +45,37 @@ class ScreenCommands(Provider):
                 yield Hit(
                     score, matcher.highlight(title), partial(self.app.run_action, action), help=help_text
                 )
+
+
+class ActionCommands(Provider):
+    """Every key, by name: the keys of the screen on show ("Exhibits: Stamp (ctrl+s)"), then the app's own.
+
+    Built from the ``BINDINGS`` themselves (each has a description and a tooltip), so a new key is in
+    the palette without another list to keep in step. The screens' F-keys are left to ScreenCommands.
+    """
+
+    def _actions(self) -> list[tuple[str, str, Callable[[], Awaitable[Any]]]]:
+        screen, app = self.screen, self.app
+        where = screen.SUB_TITLE or type(screen).__name__.removesuffix("Screen")
+        # The F-key screens are ScreenCommands'; quit and settings are system commands already.
+        skip = {action for action, _ in SCREENS} | {"quit", "settings"}
+        out: list[tuple[str, str, Callable[[], Awaitable[Any]]]] = []
+        for owner, prefix in ((screen, where), (app, "chambers")):
+            if owner is screen and screen is app.screen_stack[0]:
+                continue  # the first screen's keys are the app's
+            for b in getattr(owner, "BINDINGS", []):
+                if isinstance(b, Binding) and b.description and b.action not in skip:
+                    run = partial(owner.run_action, b.action)
+                    out.append((f"{prefix}: {b.description} ({b.key})", b.tooltip or b.description, run))
+        return out
+
+    async def discover(self) -> Hits:
+        for title, help_text, run in self._actions():
+            yield DiscoveryHit(title, run, help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for title, help_text, run in self._actions():
+            score = max(matcher.match(title), matcher.match(help_text) * 0.8)
+            if score > 0:
+                yield Hit(score, matcher.highlight(title), run, help=help_text)
