@@ -129,7 +129,8 @@ class ChambersApp(App[None]):
         self.request_extra: dict[str, object] = {}
         # Pipeline knobs for the drafting screen (None: the defaults); tests make the tiny model's answers short.
         self.pipeline_options: PipelineOptions | None = None
-        self.demo_tour: DemoTour | None = None  # set by `chambers demo`: the guide line on the drafting screen
+        # Set by `chambers demo`: the guide line on the drafting screen.
+        self.demo_tour: DemoTour | None = None
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)

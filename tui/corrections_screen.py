@@ -24,8 +24,7 @@ from corrections.model import StoredPair
 from corrections.redline import DELETE, INSERT, Redline
 from corrections.store import PairFilters
 from tui.corrections_dialogs import ConfirmScreen, ExportScreen
-from tui.screens import ErrorScreen
-from workspace.errors import ChambersError
+from tui.screens import error_screen, stopped_line
 
 STYLES = {DELETE: "strike red", INSERT: "underline bold green"}
 
@@ -227,12 +226,8 @@ class CorrectionsScreen(Screen[None]):
         if event.state is not WorkerState.ERROR:
             return
         error = event.worker.error
-        if isinstance(error, ChambersError):
-            self.set_status(f"Stopped: {error.title}.")
-            self.app.push_screen(ErrorScreen(error.title, error.message))
-        else:
-            self.set_status("Stopped by an unexpected error.")
-            self.app.push_screen(ErrorScreen("Unexpected error", f"{type(error).__name__}: {error}"))
+        self.set_status(stopped_line(error))
+        self.app.push_screen(error_screen(error))
 
     def set_status(self, text: str) -> None:
         self.query_one("#corrections-status", Static).update(text)

@@ -30,8 +30,7 @@ from evidence.matters import Matter
 from evidence.pages import DocumentEntry, shown_path
 from evidence.search import SearchHit
 from tui.evidence_views import ReadingScreen, document_text, hit_text, page_body, page_heading, page_subtitle
-from tui.screens import ErrorScreen
-from workspace.errors import ChambersError
+from tui.screens import error_screen, stopped_line
 
 NO_MATTERS = (
     "No matters yet: create one with `chambers matter new NAME --sources DIR`, then "
@@ -311,12 +310,8 @@ class EvidenceScreen(Screen[None]):
         if event.state is not WorkerState.ERROR:
             return
         error = event.worker.error
-        if isinstance(error, ChambersError):
-            self.set_status(f"Stopped: {error.title}.")
-            self.app.push_screen(ErrorScreen(error.title, error.message))
-        else:
-            self.set_status("Stopped by an unexpected error.")
-            self.app.push_screen(ErrorScreen("Unexpected error", f"{type(error).__name__}: {error}"))
+        self.set_status(stopped_line(error))
+        self.app.push_screen(error_screen(error))
 
     def action_focus_search(self) -> None:
         self.query_one("#evidence-query", Input).focus()

@@ -23,8 +23,7 @@ from textual.worker import Worker, WorkerState
 
 from exhibits.sources import MatterPdf, matter_names, matter_pdfs
 from exhibits.stamp import Progress
-from tui.screens import ErrorScreen
-from workspace.errors import ChambersError
+from tui.screens import error_screen, stopped_line
 
 ACTIONS = [("Bates production", "stamp"), ("Binder with Bates", "bind-bates"), ("Binder", "bind")]
 
@@ -214,12 +213,8 @@ class ExhibitsScreen(Screen[None]):
         if event.state is not WorkerState.ERROR:
             return
         error = event.worker.error
-        if isinstance(error, ChambersError):
-            self.set_status(f"Stopped: {error.title}. Nothing was written.")
-            self.app.push_screen(ErrorScreen(error.title, error.message))
-        else:
-            self.set_status("Stopped by an unexpected error.")
-            self.app.push_screen(ErrorScreen("Unexpected error", f"{type(error).__name__}: {error}"))
+        self.set_status(stopped_line(error) + " Nothing was written.")
+        self.app.push_screen(error_screen(error))
 
     def set_status(self, text: str) -> None:
         self.query_one("#exhibits-status", Static).update(text)

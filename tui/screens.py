@@ -8,6 +8,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from workspace.errors import ChambersError
+
 
 class ErrorScreen(ModalScreen[None]):
     """Shows a ChambersError (or any error) in plain words. Enter or Esc closes it."""
@@ -62,3 +64,17 @@ class HelpScreen(ModalScreen[None]):
 
     def action_close(self) -> None:
         self.dismiss()
+
+
+def error_screen(error: BaseException | None) -> ErrorScreen:
+    """The one error modal for a failed worker: a ChambersError in its own words, anything else by name."""
+    if isinstance(error, ChambersError):
+        return ErrorScreen(error.title, error.message)
+    return ErrorScreen("Unexpected error", f"{type(error).__name__}: {error}")
+
+
+def stopped_line(error: BaseException | None) -> str:
+    """The status line under an error modal, so the screen still says why once the modal is closed."""
+    return (
+        f"Stopped: {error.title}." if isinstance(error, ChambersError) else "Stopped by an unexpected error."
+    )
