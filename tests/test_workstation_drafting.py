@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.widgets import Markdown, OptionList, Static, TextArea
+from rich.markdown import Markdown as RichMarkdown
+from textual.widgets import OptionList, Static, TextArea
 
 from backends.local_server import LlamaServerProcess
 from drafting.pipeline import Pipeline
@@ -114,21 +115,24 @@ async def test_streamed_text_is_appended_per_frame_not_per_token(db: Path) -> No
         screen = app.screen
         assert isinstance(screen, DraftingScreen)
         appended: list[str] = []
-        md = screen.query_one("#ws-draft", Markdown)
-        real_append = md.append
+        real_append = screen._append
 
-        def counting(text: str) -> Any:
+        async def counting(text: str) -> None:
             appended.append(text)
-            return real_append(text)
+            await real_append(text)
 
-        md.append = counting  # type: ignore[method-assign]
+        screen._append = counting  # type: ignore[method-assign]
         from drafting.events import DraftDelta
 
         for i in range(500):
             screen.on_pipeline_event(DraftDelta(1, f"word{i} ", i))
         await pilot.pause(0.2)
-        assert "".join(appended) == "".join(f"word{i} " for i in range(500))
+        text = "".join(f"word{i} " for i in range(500))
+        assert "".join(appended) == text
         assert len(appended) <= 3  # one append per frame, not 500
+        # An unfinished paragraph is shown as Markdown in the tail, parsed once per frame.
+        tail = screen.query_one("#ws-draft", Static).content
+        assert isinstance(tail, RichMarkdown) and tail.markup == text
 
 
 async def test_flags_listed_marked_jumped_and_opened_with_their_evidence(db: Path) -> None:
@@ -168,7 +172,7 @@ async def test_flags_listed_marked_jumped_and_opened_with_their_evidence(db: Pat
 
 
 async def test_a_long_stream_goes_into_pieces_cut_at_paragraph_breaks(db: Path) -> None:
-    from tui.drafting_screen import CHUNK_CHARS
+    from tui.drafting_screen import CHUNK_CHARS, STREAM_PIECES_SHOWN
 
     config = Config(file="c.toml", policy=Policy(), boards=(), backends=(make_backend("http://127.0.0.1:9"),))
     app = app_with(config, db)
@@ -180,15 +184,28 @@ async def test_a_long_stream_goes_into_pieces_cut_at_paragraph_breaks(db: Path) 
 
         paragraph = "word " * 60 + "\n\n"
         sent = ""
+        created: set[int] = set()
         while len(sent) < CHUNK_CHARS * 4:
-            screen.on_pipeline_event(DraftDelta(1, paragraph, len(sent)))
-            sent += paragraph
+            screen.on_pipeline_event(DraftDelta(1, f"## Part {len(sent)}\n\n{paragraph}", len(sent)))
+            sent += f"## Part {len(sent)}\n\n{paragraph}"
             await pilot.pause(0.05)
+            created |= {id(w) for w in screen.query(".ws-draft-chunk")}
+        screen.on_pipeline_event(DraftDelta(1, "the last words", len(sent)))
+        sent += "the last words"
         await pilot.pause(0.2)
-        pieces = [w for w in screen.query_one("#ws-stream").children if isinstance(w, Markdown)]
-        assert len(pieces) >= 3 and screen.draft_text == sent
-        assert (
-            pieces[-1].display and not pieces[0].display
-        )  # only the last pieces are laid out while streaming
-        words = sum(w.source.count("word") for w in pieces)
-        assert words == sent.count("word")
+        assert screen.draft_text == sent
+        stream = screen.query_one("#ws-stream")
+        pieces = list(stream.query_children(".ws-draft-chunk").results(Static))
+        # Finished paragraphs went into pieces cut at paragraph breaks, and only the last pieces are kept
+        # while streaming, so the widgets laid out each frame stay as few at the end as at the start.
+        assert len(created) >= 3 and len(pieces) == STREAM_PIECES_SHOWN
+        shown = [p.content for p in pieces]
+        assert all(isinstance(md, RichMarkdown) for md in shown)
+        sources = [md.markup for md in shown if isinstance(md, RichMarkdown)]
+        assert all(s.startswith("## Part") and s.endswith("\n\n") for s in sources)
+        assert all(len(s) <= CHUNK_CHARS + 2 * len(paragraph) for s in sources)  # bounded work per piece
+        # The unfinished paragraph is the tail, after the pieces: together they are the end of the draft.
+        tail = stream.children[-1]
+        assert isinstance(tail, Static) and tail.id == "ws-draft"
+        assert isinstance(tail.content, RichMarkdown) and tail.content.markup == "the last words"
+        assert sent.endswith("".join(sources) + "the last words")

@@ -12,9 +12,11 @@ flags listed beside it: n/N jump, Enter opens one with its evidence or the revie
 from __future__ import annotations
 
 import asyncio
+import gc
 import time
 from pathlib import Path
 
+from rich.markdown import Markdown as RichMarkdown
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -22,7 +24,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Header, Markdown, OptionList, Select, Static, TextArea
+from textual.widgets import Footer, Header, OptionList, Select, Static, TextArea
 from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState
 
@@ -115,8 +117,10 @@ class DraftingScreen(Screen[None]):
         self._tokens = 0
         self._first_token_at = 0.0
         self._last_speed = 0.0
-        self._stream_md: Markdown | None = None
-        self._chunk_chars = 0
+        self._piece: Static | None = None  # the streamed piece that finished paragraphs join
+        self._piece_source = ""
+        self._tail = ""  # the paragraph still being written: the only text parsed on every frame
+        self._heap_frozen = False
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
@@ -130,7 +134,7 @@ class DraftingScreen(Screen[None]):
         with Horizontal(id="ws-body"):
             with VerticalScroll(id="ws-draft-scroll"):
                 with Vertical(id="ws-stream"):
-                    yield Markdown("", id="ws-draft")
+                    yield Static("", id="ws-draft")
                 yield Vertical(id="ws-marked")
                 yield Static("", id="ws-redline", markup=False)
             yield TextArea(id="ws-editor", soft_wrap=True)
@@ -215,9 +219,8 @@ class DraftingScreen(Screen[None]):
         self.query_one("#ws-marked").display = False
         await self.query(".ws-draft-chunk").remove()
         self.query_one("#ws-stream").display = True
-        draft = self.query_one("#ws-draft", Markdown)
-        await draft.update(run.draft)
-        self._stream_md, self._chunk_chars = draft, len(run.draft)
+        self._piece, self._piece_source, self._tail = None, "", ""
+        await self._append(run.draft)
         self.draft_text = run.draft
         try:
             await pipe.execute(run.id)
@@ -227,6 +230,7 @@ class DraftingScreen(Screen[None]):
             raise
         finally:
             await self._flush()
+            self._unfreeze_heap()
             self.show_run(run.id)
 
     def on_pipeline_event(self, event: PipelineEvent) -> None:
@@ -236,6 +240,7 @@ class DraftingScreen(Screen[None]):
             now = time.perf_counter()
             if self._tokens == 0:
                 self._first_token_at = now
+                self._freeze_heap()
             self._tokens += 1
             if now - self._last_speed >= SPEED_EVERY_S and now > self._first_token_at:
                 self._last_speed = now
@@ -272,26 +277,55 @@ class DraftingScreen(Screen[None]):
             self._appending = False
 
     async def _append(self, text: str) -> None:
-        """Append to the last Markdown piece; past CHUNK_CHARS, start a new piece at a paragraph break.
+        """Re-render only what this frame changed: the unfinished paragraph, and the piece it joins when done.
 
-        Each append re-parses the piece it goes to, so one growing widget makes every frame dearer
-        as the draft grows; pieces of a few thousand characters keep each frame's work bounded.
+        Textual's ``Markdown.append`` builds and mounts block widgets on every frame (and drops some: a few
+        hundred objects of cyclic garbage a frame, whose full collections stalled the loop for 150 ms and
+        more), so the stream is drawn with Rich's Markdown in plain Statics instead: the paragraph being
+        written is parsed again each frame (a few hundred characters at most), a finished one once more
+        as part of its piece, and a piece is never parsed again once the next one starts.
         """
-        md = self._stream_md or self.query_one("#ws-draft", Markdown)
-        cut = text.rfind("\n\n") if self._chunk_chars > CHUNK_CHARS else -1
-        if cut < 0:
-            self._chunk_chars += len(text)
-            await md.append(text)
-            return
-        if text[:cut]:
-            await md.append(text[:cut])
-        piece = Markdown(text[cut:].lstrip("\n"), classes="ws-draft-chunk")
-        # While streaming only the last pieces are laid out (the whole draft is shown, marked, at the end),
-        # so a frame costs the same at token 12,000 as at token 100.
-        for old in self.query_one("#ws-stream").children[:-STREAM_PIECES_SHOWN]:
-            old.display = False
-        await self.query_one("#ws-stream").mount(piece)
-        self._stream_md, self._chunk_chars = piece, len(text) - cut
+        buffer = self._tail + text
+        cut = buffer.rfind("\n\n")
+        if cut >= 0:
+            await self._finish(buffer[: cut + 2])
+            buffer = buffer[cut + 2 :]
+        self._tail = buffer
+        self.query_one("#ws-draft", Static).update(RichMarkdown(buffer))
+
+    async def _finish(self, paragraphs: str) -> None:
+        """Add finished paragraphs to the current piece; past CHUNK_CHARS, start a new one."""
+        stream = self.query_one("#ws-stream")
+        if self._piece is None or len(self._piece_source) > CHUNK_CHARS:
+            self._piece, self._piece_source = Static(classes="ws-draft-chunk"), ""
+            await stream.mount(self._piece, before=self.query_one("#ws-draft"))
+            # While streaming only the last pieces are kept (the whole draft is shown, marked, at the end),
+            # so a frame costs the same at token 12,000 as at token 100, and the widget count stays flat.
+            pieces = stream.query_children(".ws-draft-chunk")
+            if len(pieces) > STREAM_PIECES_SHOWN:
+                await stream.remove_children(list(pieces)[:-STREAM_PIECES_SHOWN])
+        self._piece_source += paragraphs
+        self._piece.update(RichMarkdown(self._piece_source))
+
+    def _freeze_heap(self) -> None:
+        """Keep the objects alive before the stream out of the garbage collector's full passes while it runs.
+
+        The app holds some 200,000 objects, and drawing 30 frames a second promotes enough short-lived
+        ones that Python runs a full collection about once a second, each over all of them: 100-200 ms
+        with the loop stopped, the stream's worst stalls. Frozen, they are skipped, so a full pass only
+        walks what the stream made (tens of ms at most); ``gc.unfreeze`` puts them back when it ends.
+        """
+        if not self._heap_frozen:
+            gc.freeze()
+            self._heap_frozen = True
+
+    def _unfreeze_heap(self) -> None:
+        if self._heap_frozen:
+            gc.unfreeze()
+            self._heap_frozen = False
+
+    def on_unmount(self) -> None:
+        self._unfreeze_heap()
 
     def action_cancel_run(self) -> None:
         running = [w for w in self.workers if w.group == "pipeline" and w.is_running]
