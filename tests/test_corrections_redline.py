@@ -109,3 +109,24 @@ def test_alignment_rebuilds_the_final_side_and_matches_only_equal_lines() -> Non
         assert [c[1] for c in codes] == sorted(c[1] for c in codes) and (codes[-1][2] if codes else 0) == len(
             a
         )
+
+
+def test_a_run_of_edited_paragraphs_is_diffed_paragraph_by_paragraph() -> None:
+    # Every paragraph edited: the paragraph pass finds no equal ones, so all are one changed stretch;
+    # its paragraphs pair one to one and no change may run from one paragraph into the next.
+    rng = random.Random(5)
+    vocab = ["the", "court", "held", "that", "a", "party", "who", "delays", "must", "pay"]
+    paragraphs = [" ".join(rng.choice(vocab) for _ in range(40)) for _ in range(30)]
+    edited = [p.replace("court", "tribunal", 1) + " Expressly." for p in paragraphs]
+    draft, final = "\n\n".join(paragraphs), "\n\n".join(edited)
+    line = redline(draft, final)
+    assert _sides(line) == (draft, final)
+    changes = [s.text for s in line.segments if s.kind != EQUAL]
+    assert not any("\n\n" in text.strip() for text in changes)
+    expected = sum(
+        len(a.split()) + len(b.split()) - 2 * sum(m.size for m in SequenceMatcher(None, a.split(), b.split(),
+                                                                                 autojunk=False).get_matching_blocks())
+        for a, b in zip(paragraphs, edited, strict=True)
+    )  # fmt: skip
+    assert line.words_added + line.words_removed == expected
+    assert len(line.paragraph_pairs) == 30
