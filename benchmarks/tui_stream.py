@@ -8,7 +8,11 @@ Markdown view once per frame). Reported, each against its target:
 
 - the screen's rate as a ratio to the bare client's (target >= 0.9);
 - the event-loop lag while streaming: the lateness of a 10 ms heartbeat timer, p99 (target < 50 ms);
-- the time from the start to the first frame with draft text in it (target < 1.5 s).
+- the time from the start to the first frame with draft text in it (target < 1.5 s);
+- the redline the screen shows (F7) for a 50-page brief with 10% of its paragraphs edited (the brief
+  of ``benchmarks/corrections.py``): ``redline_text``, the two-pass redline and its Rich Text, against
+  a bare line-level ``difflib.SequenceMatcher`` on the same two texts, medians of several runs
+  (target <= 5x); and the same brief with every paragraph edited (about 8% of its words, spread).
 
 Benchmarks report; they do not fail. Run from the repo root: ``python benchmarks/tui_stream.py``.
 """
@@ -17,7 +21,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import difflib
 import json
+import random
 import statistics
 import sys
 import tempfile
@@ -32,6 +38,7 @@ if str(ROOT) not in sys.path:
 
 from backends.chat import ChatClient, ChatRequest  # noqa: E402
 from backends.events import ContentDelta  # noqa: E402
+from benchmarks.corrections import brief, edit  # noqa: E402
 from drafting.events import DraftDelta  # noqa: E402
 from workspace.audit import AuditLog  # noqa: E402
 from workspace.config import Backend, Config, Policy, Sampling  # noqa: E402
@@ -39,7 +46,8 @@ from workspace.config import Backend, Config, Policy, Sampling  # noqa: E402
 TOKENS = 12_000
 RATE = 2_000.0  # tokens/s
 TICK_S = 0.01  # the server sends RATE * TICK_S tokens each tick
-TARGET_RATIO, TARGET_LAG_MS, TARGET_FIRST_S = 0.9, 50.0, 1.5
+TARGET_RATIO, TARGET_LAG_MS, TARGET_FIRST_S, TARGET_REDLINE_X = 0.9, 50.0, 1.5, 5.0
+REDLINE_RUNS = 7
 
 
 def draft_tokens(n: int) -> list[str]:
@@ -210,9 +218,39 @@ def screen_run(url: str, home: Path) -> dict[str, float]:
     return result
 
 
+def redline_times(draft: str, final: str, runs: int) -> dict[str, float]:
+    """Median seconds of the screen's redline and of a bare line-level SequenceMatcher on one brief."""
+    from corrections.redline import redline
+    from tui.drafting_work import redline_text
+
+    def timed(fn: Any) -> float:
+        start = time.perf_counter()
+        fn()
+        return time.perf_counter() - start
+
+    def line_level() -> None:
+        difflib.SequenceMatcher(None, draft.splitlines(), final.splitlines()).get_opcodes()
+
+    ours = statistics.median(timed(lambda: redline_text(draft, final)) for _ in range(runs))
+    bare = statistics.median(timed(line_level) for _ in range(runs))
+    line = redline(draft, final)
+    changed = (line.words_added + line.words_removed) / (line.draft_words + line.final_words)
+    return {"words": len(draft.split()), "changed": changed, "redline_s": ours, "line_s": bare}
+
+
+def redline_row(label: str, red: dict[str, float]) -> tuple[bool, str]:
+    ratio = red["redline_s"] / red["line_s"]
+    return ratio <= TARGET_REDLINE_X, (
+        f"redline of a 50-page brief ({red['words']:,.0f} words, {label}, {red['changed']:.1%} of words "
+        f"changed) {red['redline_s'] * 1000:.1f} ms, line-level SequenceMatcher {red['line_s'] * 1000:.1f} ms, "
+        f"ratio {ratio:.2f}x (target <= {TARGET_REDLINE_X:.0f}x)"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tokens", type=int, default=TOKENS)
+    parser.add_argument("--redline-runs", type=int, default=REDLINE_RUNS)
     args = parser.parse_args(argv)
     tokens = draft_tokens(args.tokens)
     with tempfile.TemporaryDirectory() as tmp, PacedServer(tokens) as server:
@@ -220,6 +258,12 @@ def main(argv: list[str] | None = None) -> int:
         audit = AuditLog(Path(tmp) / "bare.sqlite3")
         bare_s = asyncio.run(bare(url, audit))
         screen = screen_run(url, Path(tmp))
+    rng = random.Random(50)
+    draft, final = brief(rng)
+    red = redline_times(draft, final, args.redline_runs)
+    # The same brief with every paragraph edited: about 10% of its words, spread so no paragraph is equal.
+    spread = "\n\n".join(edit(rng, p) if len(p.split()) > 5 else p for p in draft.split("\n\n"))
+    red_spread = redline_times(draft, spread, args.redline_runs)
     ratio = bare_s / screen["seconds"]
     print(f"tui_stream: {args.tokens} tokens at {RATE:.0f} tok/s")
     print(f"  bare client {bare_s:.2f} s ({args.tokens / bare_s:.0f} tok/s); screen {screen['seconds']:.2f} s "
@@ -231,6 +275,8 @@ def main(argv: list[str] | None = None) -> int:
          f"(10 ms heartbeat; target p99 < {TARGET_LAG_MS:.0f} ms)"),
         (screen["first_frame_s"] < TARGET_FIRST_S,
          f"first frame after {screen['first_frame_s']:.2f} s (target < {TARGET_FIRST_S} s)"),
+        redline_row("10% of paragraphs edited", red),
+        redline_row("every paragraph edited", red_spread),
     ]  # fmt: skip
     for ok, line in rows:
         print(f"  {'PASS' if ok else 'MISS'} {line}")
