@@ -9,18 +9,24 @@ Two passes, because neither difflib pass alone is right for a brief:
    paragraphs are cheap to compare, so a 50-page brief aligns in milliseconds, and its patience
    strategy keeps the popular lines of a brief ("Id.", headings) from either being junked (as
    ``autojunk`` would) or costing seconds (as ``SequenceMatcher`` without it would).
-2. Only inside paragraphs that changed are words aligned, again with ``autojunk=False``. A whole
-   document word diff is right but takes seconds; restricted to the changed 10% it is fast.
+2. Only inside paragraphs that changed are words aligned, by rapidfuzz's ``Indel`` (the longest
+   common subsequence, computed in C). A whole document word diff is right but takes seconds;
+   restricted to the changed paragraphs it is fast. ``SequenceMatcher(autojunk=False)`` did this pass
+   until a brief with every paragraph edited (only its page numbers equal) cost 30x a line diff: its
+   cost grows with the square of a changed stretch, and such a brief is eleven-paragraph stretches.
 
-The edit ratio is ``(words added + words removed) / (draft words + final words)``, which equals
-``1 - SequenceMatcher.ratio()`` over words: 0 is accepted as drafted, 1 is rewritten from scratch.
+The edit ratio is ``(words added + words removed) / (draft words + final words)``, which equals one
+minus the longest-common-subsequence similarity of the two word lists: 0 is accepted as drafted, 1 is
+rewritten from scratch.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from difflib import SequenceMatcher
+
+from rapidfuzz.distance import Indel, Opcode
 
 from corrections.align import align
 
@@ -100,15 +106,10 @@ def redline(draft: str, final: str) -> Redline:
             segments.append(Segment(INSERT, new))
             added += len(new.split())
         else:
-            # Edited paragraphs keep their count, so each is diffed against its own old version: a word
-            # diff costs about the square of its length, and a stretch of eleven edited paragraphs between
-            # two unchanged ones cost 30x the line diff of the whole brief when diffed as one.
-            stretch = zip(a[i1:i2], b[j1:j2], strict=True) if i2 - i1 == j2 - j1 else [(old, new)]
-            for was, now in stretch:
-                words = word_diff(was, now)
-                segments.extend(words.segments)
-                added += words.words_added
-                removed += words.words_removed
+            words = word_diff(old, new)
+            segments.extend(words.segments)
+            added += words.words_added
+            removed += words.words_removed
             pairs.extend(_pair_paragraphs(a[i1:i2], b[j1:j2]))
     return Redline(
         tuple(_merge(segments)), added, removed, len(draft.split()), len(final.split()), tuple(pairs)
@@ -118,10 +119,10 @@ def redline(draft: str, final: str) -> Redline:
 def word_diff(old: str, new: str) -> Redline:
     """A word-level redline of one changed stretch (whitespace travels with the word after it)."""
     a, b = _WORD.findall(old), _WORD.findall(new)
-    matcher = SequenceMatcher(None, [w.strip() for w in a], [w.strip() for w in b], autojunk=False)
+    old_words, new_words = old.split(), new.split()
     segments: list[Segment] = []
     added = removed = 0
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    for tag, i1, i2, j1, j2 in _changes(Indel.opcodes(_keys(old_words, a), _keys(new_words, b))):
         if tag == "equal":
             segments.append(Segment(EQUAL, "".join(b[j1:j2])))
             continue
@@ -133,7 +134,30 @@ def word_diff(old: str, new: str) -> Redline:
             came = "".join(b[j1:j2])
             segments.append(Segment(INSERT, came))
             added += len(came.split())
-    return Redline(tuple(segments), added, removed, len(old.split()), len(new.split()), ())
+    return Redline(tuple(segments), added, removed, len(old_words), len(new_words), ())
+
+
+def _keys(words: list[str], tokens: list[str]) -> list[str]:
+    """What each token is compared by: its word (``str.split`` costs far less than stripping every token),
+    and "" for the trailing whitespace that ``_WORD`` keeps as a token of its own."""
+    return [*words, ""] if len(tokens) > len(words) else words
+
+
+def _changes(opcodes: Iterable[Opcode]) -> Iterator[tuple[str, int, int, int, int]]:
+    """Indel's opcodes with each run of inserts and deletes joined into one change, so that a replaced
+    word reads as ``[-old-]{+new+}`` (removed first) as it did with ``SequenceMatcher``'s "replace"."""
+    change: tuple[str, int, int, int, int] | None = None
+    for op in opcodes:
+        if op.tag != "equal":
+            start = (op.src_start, op.dest_start) if change is None else (change[1], change[3])
+            change = ("replace", start[0], op.src_end, start[1], op.dest_end)
+            continue
+        if change is not None:
+            yield change
+            change = None
+        yield ("equal", op.src_start, op.src_end, op.dest_start, op.dest_end)
+    if change is not None:
+        yield change
 
 
 def _pair_paragraphs(old: list[str], new: list[str]) -> list[ParagraphPair]:
