@@ -9,10 +9,11 @@ Markdown view once per frame). Reported, each against its target:
 - the screen's rate as a ratio to the bare client's (target >= 0.9);
 - the event-loop lag while streaming: the lateness of a 10 ms heartbeat timer, p99 (target < 50 ms);
 - the time from the start to the first frame with draft text in it (target < 1.5 s);
-- the redline the screen shows (F7) for a 50-page brief with 10% of its paragraphs edited (the brief
-  of ``benchmarks/corrections.py``): ``redline_text``, the two-pass redline and its Rich Text, against
-  a bare line-level ``difflib.SequenceMatcher`` on the same two texts, medians of several runs
-  (target <= 5x); and the same brief with every paragraph edited (about 8% of its words, spread).
+- the redline the screen shows (F7) for a 50-page brief (the brief of ``benchmarks/corrections.py``)
+  with 10% of its words edited, spread over every paragraph as the issue asks: ``redline_text``, the
+  two-pass redline and its Rich Text, against a bare line-level ``difflib.SequenceMatcher`` on the same
+  two texts, medians of runs taken in turns (target <= 5x); and, for comparison, the same brief with
+  10% of its paragraphs edited (about 1% of its words), where the word pass has little to do.
 
 Benchmarks report; they do not fail. Run from the repo root: ``python benchmarks/tui_stream.py``.
 """
@@ -39,7 +40,7 @@ if str(ROOT) not in sys.path:
 
 from backends.chat import ChatClient, ChatRequest  # noqa: E402
 from backends.events import ContentDelta  # noqa: E402
-from benchmarks.corrections import brief, edit  # noqa: E402
+from benchmarks.corrections import VOCAB, brief  # noqa: E402
 from drafting.events import DraftDelta  # noqa: E402
 from workspace.audit import AuditLog  # noqa: E402
 from workspace.config import Backend, Config, Policy, Sampling  # noqa: E402
@@ -48,7 +49,7 @@ TOKENS = 12_000
 RATE = 2_000.0  # tokens/s
 TICK_S = 0.01  # the server sends RATE * TICK_S tokens each tick
 TARGET_RATIO, TARGET_LAG_MS, TARGET_FIRST_S, TARGET_REDLINE_X = 0.9, 50.0, 1.5, 5.0
-REDLINE_RUNS = 7
+REDLINE_RUNS = 15
 
 
 def draft_tokens(n: int) -> list[str]:
@@ -234,11 +235,24 @@ def redline_times(draft: str, final: str, runs: int) -> dict[str, float]:
     def line_level() -> None:
         difflib.SequenceMatcher(None, draft.splitlines(), final.splitlines()).get_opcodes()
 
-    ours = statistics.median(timed(lambda: redline_text(draft, final)) for _ in range(runs))
-    bare = statistics.median(timed(line_level) for _ in range(runs))
+    # In turns, so that a noisy neighbour slows both sides alike.
+    pairs = [(timed(lambda: redline_text(draft, final)), timed(line_level)) for _ in range(runs)]
+    ours = statistics.median(p[0] for p in pairs)
+    bare = statistics.median(p[1] for p in pairs)
     line = redline(draft, final)
     changed = (line.words_added + line.words_removed) / (line.draft_words + line.final_words)
     return {"words": len(draft.split()), "changed": changed, "redline_s": ours, "line_s": bare}
+
+
+def edit_words(rng: random.Random, text: str, share: float) -> str:
+    """``text`` with about ``share`` of its words replaced, in every paragraph (page numbers left alone)."""
+    paragraphs = []
+    for p in text.split("\n\n"):
+        words = p.split(" ")
+        if len(words) > 5:
+            words = [rng.choice(VOCAB).upper() if rng.random() < share else w for w in words]
+        paragraphs.append(" ".join(words))
+    return "\n\n".join(paragraphs)
 
 
 def redline_row(label: str, red: dict[str, float]) -> tuple[bool, str]:
@@ -262,11 +276,9 @@ def main(argv: list[str] | None = None) -> int:
         bare_s = asyncio.run(bare(url, audit))
         screen = screen_run(url, Path(tmp))
     rng = random.Random(50)
-    draft, final = brief(rng)
-    red = redline_times(draft, final, args.redline_runs)
-    # The same brief with every paragraph edited: about 10% of its words, spread so no paragraph is equal.
-    spread = "\n\n".join(edit(rng, p) if len(p.split()) > 5 else p for p in draft.split("\n\n"))
-    red_spread = redline_times(draft, spread, args.redline_runs)
+    draft, few_paragraphs = brief(rng)
+    red_words = redline_times(draft, edit_words(rng, draft, 0.10), args.redline_runs)
+    red_paragraphs = redline_times(draft, few_paragraphs, args.redline_runs)
     ratio = bare_s / screen["seconds"]
     print(f"tui_stream: {args.tokens} tokens at {RATE:.0f} tok/s")
     print(f"  bare client {bare_s:.2f} s ({args.tokens / bare_s:.0f} tok/s); screen {screen['seconds']:.2f} s "
@@ -278,8 +290,8 @@ def main(argv: list[str] | None = None) -> int:
          f"(10 ms heartbeat; target p99 < {TARGET_LAG_MS:.0f} ms)"),
         (screen["first_frame_s"] < TARGET_FIRST_S,
          f"first frame after {screen['first_frame_s']:.2f} s (target < {TARGET_FIRST_S} s)"),
-        redline_row("10% of paragraphs edited", red),
-        redline_row("every paragraph edited", red_spread),
+        redline_row("10% of its words edited", red_words),
+        redline_row("10% of its paragraphs edited", red_paragraphs),
     ]  # fmt: skip
     for ok, line in rows:
         print(f"  {'PASS' if ok else 'MISS'} {line}")
