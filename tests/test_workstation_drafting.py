@@ -53,12 +53,12 @@ async def settle(screen: Any) -> None:
         await asyncio.gather(*(w.wait() for w in running), return_exceptions=True)
 
 
-def planted_run(db: Path) -> int:
-    """A run whose draft is PLANTED, verified by the real verifier (no model involved)."""
+def planted_run(db: Path, draft: str = PLANTED) -> int:
+    """A run whose draft is ``draft``, verified by the real verifier (no model involved)."""
     store = RunStore(db)
     run = store.create(SAMPLE_MATTER, "demand_letter", "Demand payment.", "drafter", ["draft", "verify"])
     record = store.start_stage(run.id, "draft", "drafter", "drafter", "http://127.0.0.1:9", "planted", [])
-    record.output, record.status, record.result = PLANTED, COMPLETED, {"chars": len(PLANTED)}
+    record.output, record.status, record.result = draft, COMPLETED, {"chars": len(draft)}
     store.finish_stage(record)
     config = Config(file="c.toml", policy=Policy(), boards=(), backends=())
     asyncio.run(Pipeline(config, db, options=OPTIONS).execute(run.id))

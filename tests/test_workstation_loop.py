@@ -20,11 +20,11 @@ from corrections.store import get_pair
 from drafting.events import PipelineEvent
 from drafting.runs import RunStore
 from tests.pipeline_setup import demo_database, role_config
-from tests.test_workstation_drafting import app_with, settle
+from tests.test_workstation_drafting import app_with, planted_run, settle
 from tests.test_workstation_editing import replace_in_editor, until
 from tui.drafting_screen import DraftingScreen
 from tui.screens import ErrorScreen
-from workspace.config import Sampling
+from workspace.config import Config, Policy, Sampling
 
 TYPED = "Summarise what the supply agreement says about delay."
 PLANTED = "Calder was paid $52,000 (HPP-000004)."  # the record says $84,000 (HPP-000001); 000004 says other
@@ -156,3 +156,40 @@ async def test_a_server_dying_mid_draft_keeps_the_partial_draft_and_says_so(
             assert "partial draft is kept" in status(screen), status(screen)
     finally:
         drafter.stop()
+
+
+async def test_the_strip_shows_a_long_prompt_being_read(db: Path) -> None:
+    from drafting.events import StageProgress, StageStarted
+
+    app = app_with(Config(file="c.toml", policy=Policy(), boards=(), backends=()), db)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f4")
+        screen = app.screen
+        assert isinstance(screen, DraftingScreen)
+        screen.on_pipeline_event(
+            StageStarted(1, "gate", "The gate", "gate", "gatekeeper", "http://127.0.0.1:9")
+        )
+        screen.on_pipeline_event(StageProgress(1, "gate", 0.77, 2650))
+        await pilot.pause()
+        assert "reading 2,650 tok: 77%" in str(screen.query_one("#ws-strip", Static).render())
+
+
+async def test_the_redline_opens_at_the_first_change_of_a_long_draft(db: Path) -> None:
+    long_draft = "\n\n".join(f"Paragraph {i} says nothing of note about the freezer." for i in range(60))
+    run_id = await asyncio.to_thread(planted_run, db, long_draft)
+    app = app_with(Config(file="c.toml", policy=Policy(), boards=(), backends=()), db)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f4")
+        screen = app.screen
+        assert isinstance(screen, DraftingScreen)
+        screen.show_run(run_id)
+        await settle(screen)
+        await pilot.press("ctrl+t")
+        await replace_in_editor(pilot, screen, "Paragraph 50 says nothing", "Paragraph 50 says much")
+        await pilot.press("f7")
+        await until(lambda: screen.query_one("#ws-redline").display, pilot)
+        await pilot.pause()
+        scroll = screen.query_one("#ws-draft-scroll")
+        # The change is some 100 rows down; the view has moved there, so it is on screen.
+        assert scroll.scroll_y > 80, scroll.scroll_y
+        assert "from your first change" in status(screen)

@@ -28,17 +28,16 @@ from textual.widgets import Footer, Header, OptionList, Select, Static, TextArea
 from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState
 
-from drafting.events import DraftDelta, PipelineEvent, RunEnded, StageFinished, StageStarted
+from drafting.events import DraftDelta, PipelineEvent, RunEnded, StageFinished, StageProgress, StageStarted
 from drafting.pipeline import Pipeline, PipelineOptions
 from drafting.runs import Run, RunStore
 from drafting.tasks import DRAFT, TASKS
 from drafting.verify import Report
 from evidence.matters import list_matters
 from tui import autosave
-from tui.drafting_commands import DraftingCommands
 from tui.drafting_dialogs import FlagScreen, ReasonScreen
 from tui.drafting_view import FlagView, Strip, board_of, flag_line, flags_of, marked_lines, strip_from_run
-from tui.drafting_work import Exports, export_draft, override, redline_text, reverify
+from tui.drafting_work import Exports, export_draft, first_change, override, redline_text, reverify
 from tui.screens import ErrorScreen
 from workspace.audit import AuditLog
 from workspace.config import Config
@@ -57,7 +56,6 @@ class DraftingScreen(Screen[None]):
     """Matter, task and instructions in; the pipeline strip, the streamed draft and its flags out."""
 
     SUB_TITLE = "Drafting"
-    COMMANDS = Screen.COMMANDS | {DraftingCommands}
 
     BINDINGS = [
         Binding("ctrl+g", "run", "Draft", id="drafting.run", priority=True,
@@ -247,6 +245,10 @@ class DraftingScreen(Screen[None]):
                 rate = (self._tokens - 1) / (now - self._first_token_at)
                 self.strip.get(DRAFT).speed = f"{self._tokens} tok, {rate:.1f} tok/s"
                 self._show_strip()
+        elif isinstance(event, StageProgress):
+            # A long prompt on a busy server reads for a minute or more: the strip says how far it is.
+            self.strip.get(event.stage).speed = f"reading {event.total:,} tok: {event.fraction:.0%}"
+            self._show_strip()
         elif isinstance(event, StageStarted):
             view = self.strip.get(event.stage)
             view.backend, view.board = event.backend or "code", board_of(self.config, event.backend)
@@ -512,7 +514,8 @@ class DraftingScreen(Screen[None]):
             if timer is not None:
                 timer.stop()
         # A second after the last keystroke, or now if unsaved edits are already that old: at most 2 s lost.
-        wait = max(0.0, min(SAVE_QUIET_S, autosave.DEBOUNCE_S - 0.25 - (now - self._dirty_since)))
+        # Never a 0 s timer: Textual's timer divides by its interval and fails with ZeroDivisionError.
+        wait = max(0.01, min(SAVE_QUIET_S, autosave.DEBOUNCE_S - 0.25 - (now - self._dirty_since)))
         self._save_timer = self.set_timer(wait, self._autosave)
         self._verify_timer = self.set_timer(VERIFY_QUIET_S, self.action_verify_now)
 
@@ -582,7 +585,21 @@ class DraftingScreen(Screen[None]):
         view = self.query_one("#ws-redline", Static)
         view.update(text)
         view.display = True
-        self.set_status("Redline: [-deleted-] {+inserted+}. F7 again shows the marked draft.")
+        first = first_change(text)
+        if first is None:
+            self.set_status("Redline: no changes yet. F7 again shows the marked draft.")
+            return
+        self.call_after_refresh(self._scroll_to_change, text, first)
+        self.set_status(
+            "Redline: [-deleted-] {+inserted+}, from your first change. F7 again: the marked draft."
+        )
+
+    def _scroll_to_change(self, text: Text, offset: int) -> None:
+        """Bring the first change into view: the rows the text before it wraps to, at the view's width."""
+        view = self.query_one("#ws-redline", Static)
+        rows = len(text[:offset].wrap(self.app.console, max(1, view.content_size.width)))
+        scroll = self.query_one("#ws-draft-scroll", VerticalScroll)
+        scroll.scroll_to(y=max(0, rows - 3), animate=False)
 
     def blocking(self) -> list[FlagView]:
         return [f for f in self.flags if f.blocking]
@@ -626,8 +643,10 @@ class DraftingScreen(Screen[None]):
     def _exported(self, files: Exports) -> None:
         self.exported = files.markdown
         self.exports = files
-        names = ", ".join(f.name for f in (files.markdown, files.docx, files.redline))
-        self.set_status(f"Exported to {files.markdown.parent}: {names}")
+        stem = files.markdown.stem
+        self.set_status(
+            f"Exported {stem}.md, {stem}.docx and {files.redline.name} to {files.markdown.parent}"
+        )
 
     def action_inspect_context(self) -> None:
         from tui.context_inspector import ContextScreen

@@ -66,6 +66,11 @@ def redline_text(draft: str, final: str) -> Text:
     return Text("".join(parts), spans=spans)
 
 
+def first_change(redline: Text) -> int | None:
+    """Where the first insertion or deletion of a ``redline_text`` starts, or None when nothing changed."""
+    return min((span.start for span in redline.spans), default=None)
+
+
 @dataclass(frozen=True)
 class Exports:
     """The three files one export writes."""
