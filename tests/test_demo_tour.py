@@ -72,3 +72,22 @@ async def test_the_demo_screen_is_filled_in_and_its_guide_moves_with_the_attorne
         await pilot.press("f9")
         await until(lambda: guide().startswith("Demo done"), pilot)
         assert screen.exported is not None and "$84,000" in screen.exported.read_text()
+
+
+def test_a_theme_chosen_in_the_demo_survives_its_next_start(isolated_home: Path) -> None:
+    from dataclasses import replace
+
+    from tui.demo import _kept_ui, demo_config
+    from workspace.config import UiSettings, config_to_toml
+    from workspace.paths import Paths
+
+    paths = Paths.from_environment()
+    assert _kept_ui(paths) == UiSettings(), "no demo config yet: the default look"
+    earlier = replace(
+        demo_config("http://127.0.0.1:41234", str(paths.config_file)), ui=UiSettings("chambers-light")
+    )
+    paths.config_file.parent.mkdir(parents=True, exist_ok=True)
+    paths.config_file.write_text(config_to_toml(earlier), encoding="utf-8")
+    assert _kept_ui(paths) == UiSettings("chambers-light")
+    paths.config_file.write_text("[[backends]\n", encoding="utf-8")
+    assert _kept_ui(paths) == UiSettings(), "a damaged file is rewritten whole"

@@ -7,6 +7,7 @@ server is stopped when the workstation closes.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from textual.app import ComposeResult
@@ -21,7 +22,8 @@ from tui.demo_tour import DEMO_INSTRUCTIONS, DEMO_TASK, DemoTour
 from tui.drafting_screen import DraftingScreen
 from tui.drafting_view import FlagView
 from tui.drafting_work import Exports
-from workspace.config import Backend, Config, Policy, Sampling, config_to_toml
+from workspace.config import Backend, Config, Policy, Sampling, UiSettings, config_to_toml, load_config
+from workspace.errors import ChambersError
 from workspace.paths import Paths, write_atomically
 
 DEMO_ROLES = ("router", "gate", "drafter", "heavy", "reviewer", "extractor")
@@ -62,13 +64,21 @@ def run_demo(paths: Paths) -> int:
     server = LlamaServerProcess(binary, model, log_file=paths.data_dir / "demo-llama-server.log")
     progress(f"Starting llama-server on {server.url} ...")
     with server:
-        config = demo_config(server.url, str(paths.config_file))
+        config = replace(demo_config(server.url, str(paths.config_file)), ui=_kept_ui(paths))
         write_atomically(paths.config_file, config_to_toml(config).encode("utf-8"))
         progress(f"Demo config written to {paths.config_file}")
         app = create_app(config, paths.database_file)
         app.demo_tour = DemoTour()
         app.run()
     return 0
+
+
+def _kept_ui(paths: Paths) -> UiSettings:
+    """The theme chosen in an earlier demo: the server's port is new at every start, the look need not be."""
+    try:
+        return load_config(paths.config_file).ui
+    except ChambersError:  # no demo config yet, or a damaged one: it is rewritten whole
+        return UiSettings()
 
 
 class DemoDraftingScreen(DraftingScreen):
