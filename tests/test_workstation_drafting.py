@@ -53,6 +53,15 @@ async def settle(screen: Any) -> None:
         await asyncio.gather(*(w.wait() for w in running), return_exceptions=True)
 
 
+async def open_drafting(pilot: Any) -> DraftingScreen:
+    """F4, and the drafting screen with its matters loaded and its last run (if any) reopened."""
+    await pilot.press("f4")
+    screen = pilot.app.screen
+    assert isinstance(screen, DraftingScreen)
+    await settle(screen)
+    return screen
+
+
 def planted_run(db: Path, draft: str = PLANTED) -> int:
     """A run whose draft is ``draft``, verified by the real verifier (no model involved)."""
     store = RunStore(db)

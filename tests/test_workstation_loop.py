@@ -20,7 +20,7 @@ from corrections.store import get_pair
 from drafting.events import PipelineEvent
 from drafting.runs import RunStore
 from tests.pipeline_setup import demo_database, role_config
-from tests.test_workstation_drafting import app_with, planted_run, settle
+from tests.test_workstation_drafting import app_with, open_drafting, planted_run, settle
 from tests.test_workstation_editing import replace_in_editor, until
 from tui.drafting_screen import DraftingScreen
 from tui.screens import ErrorScreen
@@ -42,10 +42,7 @@ def status(screen: DraftingScreen) -> str:
 async def test_ask_stream_flag_jump_fix_redline_accept(db: Path, llama_server: LlamaServerProcess) -> None:
     app = app_with(role_config({}, llama_server.url), db)
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.press("f4")
-        screen = app.screen
-        assert isinstance(screen, DraftingScreen)
-        await settle(screen)
+        screen = await open_drafting(pilot)
         # A summary is routed, drafted and verified: the tiny model's gate and review verdicts are not under test.
         screen.query_one("#ws-task").value = "summary"  # type: ignore[attr-defined]
         instructions = screen.query_one("#ws-instructions", TextArea)
@@ -130,10 +127,7 @@ async def test_a_server_dying_mid_draft_keeps_the_partial_draft_and_says_so(
         )
         app = app_with(replace(config, backends=backends), db)
         async with app.run_test(size=(80, 24)) as pilot:
-            await pilot.press("f4")
-            screen = app.screen
-            assert isinstance(screen, DraftingScreen)
-            await settle(screen)
+            screen = await open_drafting(pilot)
             screen.query_one("#ws-task").value = "summary"  # type: ignore[attr-defined]
             screen.query_one("#ws-instructions", TextArea).text = TYPED
             await pilot.press("ctrl+g")
@@ -163,9 +157,7 @@ async def test_the_strip_shows_a_long_prompt_being_read(db: Path) -> None:
 
     app = app_with(Config(file="c.toml", policy=Policy(), boards=(), backends=()), db)
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.press("f4")
-        screen = app.screen
-        assert isinstance(screen, DraftingScreen)
+        screen = await open_drafting(pilot)
         screen.on_pipeline_event(
             StageStarted(1, "gate", "The gate", "gate", "gatekeeper", "http://127.0.0.1:9")
         )
@@ -179,9 +171,7 @@ async def test_the_redline_opens_at_the_first_change_of_a_long_draft(db: Path) -
     run_id = await asyncio.to_thread(planted_run, db, long_draft)
     app = app_with(Config(file="c.toml", policy=Policy(), boards=(), backends=()), db)
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.press("f4")
-        screen = app.screen
-        assert isinstance(screen, DraftingScreen)
+        screen = await open_drafting(pilot)
         screen.show_run(run_id)
         await settle(screen)
         await pilot.press("ctrl+t")

@@ -18,13 +18,13 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Select, Static
-from textual.worker import Worker, WorkerState
+from textual.worker import Worker
 
 from corrections.model import StoredPair
 from corrections.redline import DELETE, INSERT, Redline
 from corrections.store import PairFilters
 from tui.corrections_dialogs import ConfirmScreen, ExportScreen
-from tui.screens import error_screen, stopped_line
+from tui.screens import report_failed_worker
 
 STYLES = {DELETE: "strike red", INSERT: "underline bold green"}
 
@@ -222,12 +222,7 @@ class CorrectionsScreen(Screen[None]):
     # --- plumbing -------------------------------------------------------------------
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        """A failed worker's error goes to the app's one error modal (worker events do not bubble)."""
-        if event.state is not WorkerState.ERROR:
-            return
-        error = event.worker.error
-        self.set_status(stopped_line(error))
-        self.app.push_screen(error_screen(error))
+        report_failed_worker(event, self.app, self.set_status)
 
     def set_status(self, text: str) -> None:
         self.query_one("#corrections-status", Static).update(text)

@@ -38,7 +38,7 @@ from tui import autosave
 from tui.drafting_dialogs import FlagScreen, ReasonScreen
 from tui.drafting_view import FlagView, Strip, board_of, flag_line, flags_of, marked_lines, strip_from_run
 from tui.drafting_work import Exports, export_draft, first_change, override, redline_text, reverify
-from tui.screens import ErrorScreen
+from tui.screens import error_screen
 from workspace.audit import AuditLog
 from workspace.config import Config
 from workspace.database import connect
@@ -668,8 +668,4 @@ class DraftingScreen(Screen[None]):
         if event.state is not WorkerState.ERROR:
             return
         event.stop()
-        error = event.worker.error
-        if isinstance(error, ChambersError):
-            self.app.push_screen(ErrorScreen(error.title, error.message))
-        else:
-            self.app.push_screen(ErrorScreen("Unexpected error", f"{type(error).__name__}: {error}"))
+        self.app.push_screen(error_screen(event.worker.error))

@@ -23,14 +23,14 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, OptionList, Select, Static
 from textual.widgets.option_list import Option
-from textual.worker import Worker, WorkerState
+from textual.worker import Worker
 
 from evidence.errors import EvidenceError
 from evidence.matters import Matter
 from evidence.pages import DocumentEntry, shown_path
 from evidence.search import SearchHit
 from tui.evidence_views import ReadingScreen, document_text, hit_text, page_body, page_heading, page_subtitle
-from tui.screens import error_screen, stopped_line
+from tui.screens import report_failed_worker
 
 NO_MATTERS = (
     "No matters yet: create one with `chambers matter new NAME --sources DIR`, then "
@@ -306,12 +306,7 @@ class EvidenceScreen(Screen[None]):
     # --- everything else ---------------------------------------------------------------
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        """A failed worker's error goes to the app's one error modal (worker events do not bubble)."""
-        if event.state is not WorkerState.ERROR:
-            return
-        error = event.worker.error
-        self.set_status(stopped_line(error))
-        self.app.push_screen(error_screen(error))
+        report_failed_worker(event, self.app, self.set_status)
 
     def action_focus_search(self) -> None:
         self.query_one("#evidence-query", Input).focus()

@@ -19,11 +19,11 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, ProgressBar, Select, Static
-from textual.worker import Worker, WorkerState
+from textual.worker import Worker
 
 from exhibits.sources import MatterPdf, matter_names, matter_pdfs
 from exhibits.stamp import Progress
-from tui.screens import error_screen, stopped_line
+from tui.screens import report_failed_worker
 
 ACTIONS = [("Bates production", "stamp"), ("Binder with Bates", "bind-bates"), ("Binder", "bind")]
 
@@ -209,12 +209,7 @@ class ExhibitsScreen(Screen[None]):
         self.set_status("Preview only: nothing was written. Ctrl+G runs it." if dry_run else "Done.")
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        """A failed worker's error goes to the app's one error modal (worker events do not bubble)."""
-        if event.state is not WorkerState.ERROR:
-            return
-        error = event.worker.error
-        self.set_status(stopped_line(error) + " Nothing was written.")
-        self.app.push_screen(error_screen(error))
+        report_failed_worker(event, self.app, self.set_status, " Nothing was written.")
 
     def set_status(self, text: str) -> None:
         self.query_one("#exhibits-status", Static).update(text)

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from textual.app import ComposeResult
+from collections.abc import Callable
+from typing import Any
+
+from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
+from textual.worker import Worker, WorkerState
 
 from workspace.errors import ChambersError
 
@@ -78,3 +82,17 @@ def stopped_line(error: BaseException | None) -> str:
     return (
         f"Stopped: {error.title}." if isinstance(error, ChambersError) else "Stopped by an unexpected error."
     )
+
+
+def report_failed_worker(
+    event: Worker.StateChanged, app: App[Any], set_status: Callable[[str], None], after: str = ""
+) -> None:
+    """A screen's failed worker: its error in the one error modal, and the status line says the work stopped.
+
+    Worker events do not bubble, so each screen hands its own here.
+    """
+    if event.state is not WorkerState.ERROR:
+        return
+    error = event.worker.error
+    set_status(stopped_line(error) + after)
+    app.push_screen(error_screen(error))
