@@ -7,13 +7,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.app import App
 from textual.widgets import Input, OptionList, Select, Static
 
-import tui
 from tests.conftest import make_backend
 from tests.pipeline_setup import demo_database
-from themes import DEFAULT_THEME, THEMES
+from tests.screen_host import ScreenHost
 from tui.app import ChambersApp, create_app
 from tui.evidence_screen import EvidenceScreen
 from tui.evidence_views import ReadingScreen
@@ -267,24 +265,6 @@ async def test_help_and_the_command_palette_know_the_screen(demo_db: Path) -> No
         assert not isinstance(app.screen, ErrorScreen)
 
 
-class EvidenceHost(App[None]):
-    """The evidence screen alone, styled and themed as in chambers: its snapshots do not change when
-    another room adds a key to the workstation's footer."""
-
-    TITLE = "chambers"
-    CSS_PATH = str(Path(tui.__file__).parent / "chambers.tcss")
-
-    def __init__(self, database_file: Path) -> None:
-        super().__init__()
-        self.database_file = database_file
-
-    def on_mount(self) -> None:
-        for theme in THEMES:
-            self.register_theme(theme)
-        self.theme = DEFAULT_THEME
-        self.push_screen(EvidenceScreen(self.database_file))
-
-
 async def searched(pilot: Any) -> None:
     await settle(pilot)
     screen = pilot.app.screen
@@ -300,8 +280,12 @@ async def page_open(pilot: Any) -> None:
 
 
 def test_evidence_screen_snapshot_80x24(snap_compare: Any, demo_db: Path) -> None:
-    assert snap_compare(EvidenceHost(demo_db), terminal_size=(80, 24), run_before=searched)
+    assert snap_compare(
+        ScreenHost(lambda: EvidenceScreen(demo_db)), terminal_size=(80, 24), run_before=searched
+    )
 
 
 def test_evidence_screen_snapshot_120x40(snap_compare: Any, demo_db: Path) -> None:
-    assert snap_compare(EvidenceHost(demo_db), terminal_size=(120, 40), run_before=page_open)
+    assert snap_compare(
+        ScreenHost(lambda: EvidenceScreen(demo_db)), terminal_size=(120, 40), run_before=page_open
+    )

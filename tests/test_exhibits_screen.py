@@ -7,15 +7,13 @@ from pathlib import Path
 from typing import Any
 
 import pymupdf
-from textual.app import App
 from textual.widgets import DataTable, Input, ProgressBar, Static
 
-import tui
 from evidence.ingest import ingest_matter
 from evidence.matters import create_matter
 from tests.conftest import make_backend
 from tests.exhibits_files import text_pdf
-from themes import DEFAULT_THEME, THEMES
+from tests.screen_host import ScreenHost
 from tui.app import ChambersApp, create_app
 from tui.exhibits_screen import ExhibitsScreen
 from tui.screens import ErrorScreen
@@ -113,26 +111,9 @@ async def test_errors_reach_the_error_modal(isolated_home: Path, tmp_path: Path)
         assert "Bates prefix not usable" in str(app.screen.query_one("#error-title", Static).render())
 
 
-class ExhibitsHost(App[None]):
-    """The exhibits screen alone, styled and themed as in chambers: its snapshots do not change when
-    another room adds a key to the workstation's footer."""
-
-    TITLE = "chambers"
-    CSS_PATH = str(Path(tui.__file__).parent / "chambers.tcss")
-
-    def __init__(self, database_file: Path) -> None:
-        super().__init__()
-        self.database_file = database_file
-
-    def on_mount(self) -> None:
-        for theme in THEMES:
-            self.register_theme(theme)
-        self.theme = DEFAULT_THEME
-        self.push_screen(ExhibitsScreen(self.database_file))
-
-
-def host(home: Path, sources: Path) -> ExhibitsHost:
-    return ExhibitsHost(seeded_app(home, sources).audit.database_file)
+def host(home: Path, sources: Path) -> ScreenHost:
+    database_file = seeded_app(home, sources).audit.database_file
+    return ScreenHost(lambda: ExhibitsScreen(database_file))
 
 
 def test_exhibits_screen_snapshot_80x24(snap_compare: Any, isolated_home: Path, tmp_path: Path) -> None:
