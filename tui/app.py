@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from drafting.pipeline import PipelineOptions
     from tui.demo_tour import DemoTour
 
+FIRST_SCREEN_ACTIONS = frozenset({"refresh_backends", "focus_prompt", "focus_backends"})
 STATS_INTERVAL_S = 0.25  # live tokens/s refresh; the stream itself is batched by MarkdownStream
 
 
@@ -172,6 +173,12 @@ class ChambersApp(App[None]):
                         title="chambers demo", timeout=15)  # fmt: skip
 
     # --- backends -----------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The first screen's own keys (refresh, prompt, backend list) are hidden on the other screens:
+        there they would act on a screen out of sight, and at 80 columns they push the screen's keys
+        out of the footer."""
+        return action not in FIRST_SCREEN_ACTIONS or self.screen is self.screen_stack[0]
 
     def action_refresh_backends(self) -> None:
         self.refresh_backends()
