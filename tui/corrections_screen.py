@@ -51,6 +51,7 @@ class CorrectionsScreen(Screen[None]):
         self.database_file = database_file
         self.pairs: list[StoredPair] = []
         self.showing_stats = False
+        self._requested: PairFilters | None = None  # the filters of the last load asked for
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
@@ -98,8 +99,14 @@ class CorrectionsScreen(Screen[None]):
 
     @on(Select.Changed)
     @on(Input.Submitted, "#corrections-min")
+    def filters_changed(self) -> None:
+        # Filling the drop-downs on mount reports a change too; the same filters are not loaded twice.
+        if self.filters() != self._requested:
+            self.reload()
+
     def reload(self) -> None:
-        self.load_pairs(self.filters())
+        self._requested = self.filters()
+        self.load_pairs(self._requested)
 
     @work(thread=True, exclusive=True, group="corrections-load", exit_on_error=False)
     def load_pairs(self, filters: PairFilters) -> None:
