@@ -218,3 +218,7 @@ async def test_a_long_stream_goes_into_pieces_cut_at_paragraph_breaks(db: Path) 
         assert isinstance(tail, Static) and tail.id == "ws-draft"
         assert isinstance(tail.content, RichMarkdown) and tail.content.markup == "the last words"
         assert sent.endswith("".join(sources) + "the last words")
+        # The dropped pieces are counted in a line at the top, so the attorney knows where the rest is.
+        above = screen.query_one("#ws-stream-above", Static)
+        dropped_words = len(sent[: len(sent) - len("".join(sources) + "the last words")].split())
+        assert above.display and f"… {dropped_words:,} words above" in str(above.render())

@@ -118,6 +118,7 @@ class DraftingScreen(Screen[None]):
         self._piece: Static | None = None  # the streamed piece that finished paragraphs join
         self._piece_source = ""
         self._tail = ""  # the paragraph still being written: the only text parsed on every frame
+        self._words_above = 0  # in the pieces dropped while streaming (a line at the top says so)
         self._heap_frozen = False
 
     def compose(self) -> ComposeResult:
@@ -132,6 +133,7 @@ class DraftingScreen(Screen[None]):
         with Horizontal(id="ws-body"):
             with VerticalScroll(id="ws-draft-scroll"):
                 with Vertical(id="ws-stream"):
+                    yield Static("", id="ws-stream-above", markup=False)
                     yield Static("", id="ws-draft")
                 yield Vertical(id="ws-marked")
                 yield Static("", id="ws-redline", markup=False)
@@ -147,6 +149,7 @@ class DraftingScreen(Screen[None]):
         self.query_one("#ws-marked").display = False
         self.query_one("#ws-editor").display = False
         self.query_one("#ws-redline").display = False
+        self.query_one("#ws-stream-above").display = False
         self.set_interval(FRAME_S, self._flush)
         self.load_matters()
         self.restore()
@@ -217,7 +220,8 @@ class DraftingScreen(Screen[None]):
         self.query_one("#ws-marked").display = False
         await self.query(".ws-draft-chunk").remove()
         self.query_one("#ws-stream").display = True
-        self._piece, self._piece_source, self._tail = None, "", ""
+        self._piece, self._piece_source, self._tail, self._words_above = None, "", "", 0
+        self.query_one("#ws-stream-above").display = False
         await self._append(run.draft)
         self.draft_text = run.draft
         try:
@@ -303,9 +307,16 @@ class DraftingScreen(Screen[None]):
             await stream.mount(self._piece, before=self.query_one("#ws-draft"))
             # While streaming only the last pieces are kept (the whole draft is shown, marked, at the end),
             # so a frame costs the same at token 12,000 as at token 100, and the widget count stays flat.
-            pieces = stream.query_children(".ws-draft-chunk")
-            if len(pieces) > STREAM_PIECES_SHOWN:
-                await stream.remove_children(list(pieces)[:-STREAM_PIECES_SHOWN])
+            pieces = stream.query_children(".ws-draft-chunk").results(Static)
+            dropped = list(pieces)[:-STREAM_PIECES_SHOWN]
+            if dropped:
+                self._words_above += sum(
+                    len(p.content.markup.split()) for p in dropped if isinstance(p.content, RichMarkdown)
+                )
+                await stream.remove_children(dropped)
+                above = self.query_one("#ws-stream-above", Static)
+                above.update(f"… {self._words_above:,} words above, shown in full when the draft is done")
+                above.display = True
         self._piece_source += paragraphs
         self._piece.update(RichMarkdown(self._piece_source))
 
