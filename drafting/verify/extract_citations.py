@@ -106,42 +106,14 @@ def extract_citations(text: str) -> list[Found]:
         start, end = cite.span()
         if isinstance(cite, FullCaseCitation):
             plaintiff, defendant = _parties(text, start)
-            groups = cite.groups
-            items.append(
-                Found(
-                    "case",
-                    start,
-                    end,
-                    text[start:end],
-                    {
-                        "form": "full",
-                        "year": year_after(text, end),
-                        "volume": groups.get("volume") or "",
-                        "reporter": _squash(cite.corrected_reporter() or groups.get("reporter", "")),
-                        "page": groups.get("page") or "",
-                        "plaintiff": plaintiff,
-                        "defendant": defendant,
-                    },
-                )
-            )
+            fields = {"form": "full", "year": year_after(text, end), **_volume_reporter_page(cite)}
+            fields |= {"plaintiff": plaintiff, "defendant": defendant}
+            items.append(Found("case", start, end, text[start:end], fields))
             taken.append((start, end))
         elif isinstance(cite, ShortCaseCitation):
-            groups = cite.groups
-            items.append(
-                Found(
-                    "case",
-                    start,
-                    end,
-                    text[start:end],
-                    {
-                        "form": "short",
-                        "volume": groups.get("volume") or "",
-                        "reporter": _squash(cite.corrected_reporter() or groups.get("reporter", "")),
-                        "page": groups.get("page") or "",
-                        "antecedent": cite.metadata.antecedent_guess or "",
-                    },
-                )
-            )
+            fields = {"form": "short", **_volume_reporter_page(cite)}
+            fields["antecedent"] = cite.metadata.antecedent_guess or ""
+            items.append(Found("case", start, end, text[start:end], fields))
             taken.append((start, end))
         elif isinstance(cite, SupraCitation):
             items.append(
@@ -159,7 +131,7 @@ def extract_citations(text: str) -> list[Found]:
             items.append(_statute_item(start, end, text[start:end]))
             taken.append((start, end))
     for m in _CASE_SHAPE.finditer(text):
-        if any(s < m.end() and m.start() < e for s, e in taken):
+        if _overlaps(taken, m.start(), m.end()):
             continue
         plaintiff, defendant = _parties(text, m.start())
         if not plaintiff:
@@ -184,11 +156,22 @@ def extract_citations(text: str) -> list[Found]:
         )
     for pattern in (_STATUTE, _STATE_CODE):
         for m in pattern.finditer(text):
-            if any(s < m.end() and m.start() < e for s, e in taken):
+            if _overlaps(taken, m.start(), m.end()):
                 continue
             items.append(_statute_item(m.start(), m.end(), m.group()))
             taken.append((m.start(), m.end()))
     return items
+
+
+def _volume_reporter_page(cite: FullCaseCitation | ShortCaseCitation) -> dict[str, str]:
+    """What eyecite parsed of a full or short cite: volume, reporter (its corrected form, squashed), page."""
+    groups = cite.groups
+    reporter = _squash(cite.corrected_reporter() or groups.get("reporter", ""))
+    return {"volume": groups.get("volume") or "", "reporter": reporter, "page": groups.get("page") or ""}
+
+
+def _overlaps(taken: list[tuple[int, int]], start: int, end: int) -> bool:
+    return any(s < end and start < e for s, e in taken)
 
 
 def _statute_item(start: int, end: int, cited: str) -> Found:
