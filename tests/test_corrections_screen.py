@@ -126,3 +126,16 @@ def test_corrections_screen_snapshot(snap_compare: Any, isolated_home: Path, siz
         await settle(pilot)
 
     assert snap_compare(seeded_app(isolated_home), terminal_size=size, run_before=run_before)
+
+
+async def test_help_on_the_corrections_screen_lists_its_keys_and_not_the_prompts(isolated_home: Path) -> None:
+    from tui.screens import HelpScreen
+
+    app = seeded_app(isolated_home)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await open_corrections(pilot)
+        await pilot.press("f1")
+        assert isinstance(app.screen, HelpScreen)
+        keys = dict(app.screen.rows)
+        assert "out of exports" in keys["x"] and "f5" in keys
+        assert "ctrl+l" not in keys and "enter" not in keys  # the first screen's prompt keys do nothing here

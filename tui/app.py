@@ -10,10 +10,10 @@ figures. Esc cancels. Widgets never do I/O: workers do, and one handler
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual import on, work
 from textual.app import App, ComposeResult, SystemCommand
@@ -332,10 +332,14 @@ class ChambersApp(App[None]):
     def action_settings(self) -> None:
         from tui.settings_screen import SettingsScreen
 
-        if isinstance(self.screen, SettingsScreen):
+        self._toggle(SettingsScreen, lambda: SettingsScreen(self.config))
+
+    def _toggle(self, kind: type[Screen[Any]], make: Callable[[], Screen[Any]]) -> None:
+        """A room's F-key: open its screen, or, pressed on that screen, go back to where he was."""
+        if isinstance(self.screen, kind):
             self.pop_screen()
         else:
-            self.push_screen(SettingsScreen(self.config))
+            self.push_screen(make())
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
@@ -380,45 +384,33 @@ class ChambersApp(App[None]):
     def action_exhibits(self) -> None:
         from tui.exhibits_screen import ExhibitsScreen
 
-        if isinstance(self.screen, ExhibitsScreen):
-            self.pop_screen()
-        else:
-            self.push_screen(ExhibitsScreen(self.audit.database_file))
+        self._toggle(ExhibitsScreen, lambda: ExhibitsScreen(self.audit.database_file))
 
     def action_corrections(self) -> None:
         from tui.corrections_screen import CorrectionsScreen
 
-        if isinstance(self.screen, CorrectionsScreen):
-            self.pop_screen()
-        else:
-            self.push_screen(CorrectionsScreen(self.audit.database_file))
+        self._toggle(CorrectionsScreen, lambda: CorrectionsScreen(self.audit.database_file))
 
     def action_evidence(self) -> None:
         from tui.evidence_screen import EvidenceScreen
 
-        if isinstance(self.screen, EvidenceScreen):
-            self.pop_screen()
-        else:
-            self.push_screen(EvidenceScreen(self.audit.database_file))
+        self._toggle(EvidenceScreen, lambda: EvidenceScreen(self.audit.database_file))
 
     def action_help(self) -> None:
-        from tui.dashboard import DashboardScreen
-
-        rows = [(b.key, b.tooltip or b.description) for b in self.BINDINGS if isinstance(b, Binding)]
-        from tui.drafting_screen import DraftingScreen
-        from tui.evidence_screen import EvidenceScreen
-        from tui.exhibits_screen import ExhibitsScreen
-        from tui.settings_screen import SettingsScreen
-
-        if isinstance(
-            self.screen, DashboardScreen | ExhibitsScreen | DraftingScreen | SettingsScreen | EvidenceScreen
-        ):
+        """The app's keys that work here, then the keys of the screen on show (or the prompt's, on the first)."""
+        rows = [
+            (b.key, b.tooltip or b.description)
+            for b in self.BINDINGS
+            if isinstance(b, Binding) and self.check_action(b.action, ())
+        ]
+        if self.screen is not self.screen_stack[0]:
             rows += [
                 (b.key, b.tooltip or b.description) for b in self.screen.BINDINGS if isinstance(b, Binding)
             ]
-        rows += [("enter", "Send the prompt to the selected backend"),
-                 ("tab", "Move between the backend list and the prompt"),
-                 ("up/down", "In the backend list: choose where the prompt goes")]  # fmt: skip
+        else:
+            rows += [("enter", "Send the prompt to the selected backend"),
+                     ("tab", "Move between the backend list and the prompt"),
+                     ("up/down", "In the backend list: choose where the prompt goes")]  # fmt: skip
         self.push_screen(HelpScreen(rows))
 
 
