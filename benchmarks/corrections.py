@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import statistics
 import sys
 import tempfile
 import time
@@ -36,60 +35,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.common import DOMAIN_WORDS, median_seconds, seconds
 from corrections.export import export
 from corrections.redline import redline
 from workspace.database import connect
 
-VOCAB = [
-    "the",
-    "buyer",
-    "seller",
-    "agreement",
-    "warranty",
-    "compressor",
-    "freezer",
-    "delivery",
-    "invoice",
-    "installation",
-    "notice",
-    "completion",
-    "damages",
-    "court",
-    "held",
-    "party",
-    "breach",
-    "contract",
-    "clause",
-    "liquidated",
-    "delay",
-    "shipment",
-    "inspection",
-    "payment",
-    "schedule",
-    "reasonable",
-    "evidence",
-    "record",
-    "testimony",
-    "deposition",
-    "exhibit",
-    "page",
-    "motion",
-    "summary",
-    "judgment",
-    "genuine",
-    "dispute",
-    "material",
-    "fact",
-    "plaintiff",
-    "defendant",
-    "counsel",
-    "argued",
-    "statute",
-    "limitation",
-    "equitable",
-    "estoppel",
-    "waiver",
-]
+VOCAB = ["the", *DOMAIN_WORDS]
 
 
 def words(rng: random.Random, n: int) -> str:
@@ -143,12 +94,6 @@ def bare_export(db_path: Path, out: Path) -> None:
     db.close()
 
 
-def timed(fn: Callable[[], object]) -> float:
-    start = time.perf_counter()
-    fn()
-    return time.perf_counter() - start
-
-
 def peak_mib(fn: Callable[[], object]) -> float:
     tracemalloc.start()
     fn()
@@ -166,9 +111,9 @@ def bench_export(root: Path, pairs: int) -> None:
     fill_pairs(small, pairs // 10)
     fill_pairs(large, pairs)
     out = root / "sft.jsonl"
-    ours = timed(lambda: export(large, out, "sft"))
+    ours = seconds(lambda: export(large, out, "sft"))
     size = out.stat().st_size / 2**20
-    bare = timed(lambda: bare_export(large, root / "bare.jsonl"))
+    bare = seconds(lambda: bare_export(large, root / "bare.jsonl"))
     peak_small = peak_mib(lambda: export(small, root / "small.jsonl", "sft"))
     peak_large = peak_mib(lambda: export(large, out, "sft"))
     print(f"1. export of {pairs:,} pairs as SFT ({size:,.0f} MiB): {ours:.2f} s, bare loop {bare:.2f} s, "
@@ -199,8 +144,8 @@ def bench_redline(runs: int) -> None:
     def line_level() -> None:
         SequenceMatcher(None, draft.splitlines(), final.splitlines()).get_opcodes()
 
-    ours = statistics.median(timed(lambda: redline(draft, final)) for _ in range(runs))
-    bare = statistics.median(timed(line_level) for _ in range(runs))
+    ours = median_seconds(lambda: redline(draft, final), runs)
+    bare = median_seconds(line_level, runs)
     print(f"2. redline of a 50-page brief ({len(draft.split()):,} words, 10% of paragraphs edited): "
           f"{ours * 1000:.1f} ms, line-level SequenceMatcher {bare * 1000:.1f} ms, ratio {ours / bare:.2f}x  "
           f"target <= 5x: {verdict(ours / bare <= 5)}")  # fmt: skip
@@ -234,7 +179,7 @@ def bench_guard(runs: int) -> None:
         word_changes(a, b, autojunk=False) for a, b in zip(paragraphs, edited, strict=True) if a != b
     )
     final = "\n".join(edited)
-    ours = statistics.median(timed(lambda: redline(draft, final)) for _ in range(runs))
+    ours = median_seconds(lambda: redline(draft, final), runs)
     line = redline(draft, final)
     found = line.words_added + line.words_removed
     start = time.perf_counter()

@@ -43,83 +43,14 @@ import pymupdf
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.common import DOMAIN_WORDS, FUNCTION_WORDS
 from evidence.ingest import ingest_matter
 from evidence.matters import create_matter, get_matter
 from evidence.provenance import register_output
 from evidence.search import search_db
 from workspace.database import connect
 
-LEGAL = [
-    "agreement",
-    "buyer",
-    "seller",
-    "warranty",
-    "compressor",
-    "freezer",
-    "delivery",
-    "invoice",
-    "payment",
-    "instalment",
-    "completion",
-    "notice",
-    "damages",
-    "breach",
-    "clause",
-    "section",
-    "contract",
-    "installation",
-    "technician",
-    "temperature",
-    "inventory",
-    "spoiled",
-    "claim",
-    "defendant",
-    "plaintiff",
-    "deposition",
-    "exhibit",
-    "witness",
-    "counsel",
-    "court",
-    "motion",
-    "order",
-    "schedule",
-    "shipment",
-    "supplier",
-    "refund",
-    "replacement",
-    "inspection",
-    "report",
-    "repair",
-    "service",
-    "defect",
-    "failure",
-    "liability",
-    "indemnity",
-    "termination",
-    "the",
-    "of",
-    "and",
-    "to",
-    "a",
-    "in",
-    "that",
-    "is",
-    "was",
-    "for",
-    "on",
-    "with",
-    "as",
-    "by",
-    "at",
-    "from",
-    "this",
-    "shall",
-    "be",
-    "it",
-    "not",
-    "or",
-    "which",
-]
+LEGAL = DOMAIN_WORDS + FUNCTION_WORDS
 
 
 def vocabulary(rng: random.Random, size: int = 4000) -> list[str]:

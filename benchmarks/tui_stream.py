@@ -40,6 +40,7 @@ if str(ROOT) not in sys.path:
 
 from backends.chat import ChatClient, ChatRequest  # noqa: E402
 from backends.events import ContentDelta  # noqa: E402
+from benchmarks.common import paired  # noqa: E402
 from benchmarks.corrections import VOCAB, brief  # noqa: E402
 from drafting.events import DraftDelta  # noqa: E402
 from workspace.audit import AuditLog  # noqa: E402
@@ -227,18 +228,10 @@ def redline_times(draft: str, final: str, runs: int) -> dict[str, float]:
 
     gc.collect()  # the headless app's garbage (200,000 objects) must not be collected inside these timings
 
-    def timed(fn: Any) -> float:
-        start = time.perf_counter()
-        fn()
-        return time.perf_counter() - start
-
     def line_level() -> None:
         difflib.SequenceMatcher(None, draft.splitlines(), final.splitlines()).get_opcodes()
 
-    # In turns, so that a noisy neighbour slows both sides alike.
-    pairs = [(timed(lambda: redline_text(draft, final)), timed(line_level)) for _ in range(runs)]
-    ours = statistics.median(p[0] for p in pairs)
-    bare = statistics.median(p[1] for p in pairs)
+    ours, bare = paired(lambda: redline_text(draft, final), line_level, runs)
     line = redline(draft, final)
     changed = (line.words_added + line.words_removed) / (line.draft_words + line.final_words)
     return {"words": len(draft.split()), "changed": changed, "redline_s": ours, "line_s": bare}

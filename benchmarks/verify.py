@@ -24,11 +24,9 @@ from __future__ import annotations
 import argparse
 import logging
 import random
-import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from datetime import date, timedelta
 from pathlib import Path
 
@@ -38,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from eyecite import get_citations
 
+from benchmarks.common import DOMAIN_WORDS, paired, seconds
 from drafting.verify.sources import MatterSources, load_sources
 from drafting.verify.text import sections
 from drafting.verify.verifier import verify_text
@@ -45,42 +44,7 @@ from evidence.ingest import ingest_matter
 from evidence.matters import create_matter
 from workspace.database import connect
 
-WORDS = [
-    "agreement",
-    "buyer",
-    "seller",
-    "warranty",
-    "compressor",
-    "freezer",
-    "delivery",
-    "invoice",
-    "installation",
-    "notice",
-    "completion",
-    "damages",
-    "payment",
-    "instalment",
-    "technician",
-    "schedule",
-    "supplier",
-    "panel",
-    "temperature",
-    "inspection",
-    "breach",
-    "cure",
-    "remedy",
-    "stock",
-    "trailer",
-    "county",
-    "project",
-    "manager",
-    "director",
-    "operations",
-    "quay",
-    "foundry",
-    "harbor",
-    "calder",
-]
+WORDS = DOMAIN_WORDS
 NAMES = ["Whitcombe", "Nandakumar", "Okafor", "Calder", "Ellery", "Millbrook", "Foundry", "Quay"]
 PER_FILE = 1000
 START = date(2019, 1, 1)
@@ -146,24 +110,6 @@ def brief(rng: random.Random, pages: int, paragraphs: int, matter_pages: int) ->
     return "\n".join(out)
 
 
-def timed(fn: Callable[[], object], runs: int) -> float:
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
-
-
-def paired(first: Callable[[], object], second: Callable[[], object], runs: int) -> tuple[float, float]:
-    """Medians of two measurements taken in turns, so a noisy neighbour slows both alike."""
-    a, b = [], []
-    for _ in range(runs):
-        a.append(timed(first, 1))
-        b.append(timed(second, 1))
-    return statistics.median(a), statistics.median(b)
-
-
 def eyecite_sections(text: str) -> None:
     for section in sections(text):
         get_citations(section.text)
@@ -200,7 +146,7 @@ def main() -> None:
         bare, verify = paired(
             lambda: eyecite_sections(big), lambda: verify_text(big, "brief.md", sources), args.runs
         )
-        whole = timed(lambda: get_citations(big), 1)
+        whole = seconds(lambda: get_citations(big))
         ratio = verify / bare
         print(
             f"1. bare eyecite per section {bare:.3f}s (whole brief in one call {whole:.3f}s); verify {verify:.3f}s"

@@ -1,0 +1,45 @@
+"""What the benchmarks share: a lawyer's vocabulary for generated text, and how a time is taken.
+
+Import it after the script has put the repository root on ``sys.path`` (each script does, first).
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+
+# Words of a commercial dispute, for generated pages, briefs and drafts.
+DOMAIN_WORDS = [
+    "agreement", "buyer", "seller", "warranty", "compressor", "freezer", "delivery", "invoice",
+    "installation", "notice", "completion", "damages", "payment", "instalment", "technician",
+    "schedule", "supplier", "panel", "temperature", "inspection", "breach", "cure", "remedy", "stock",
+    "trailer", "county", "project", "manager", "director", "operations", "quay", "foundry", "harbor",
+    "calder", "court", "held", "party", "contract", "clause", "liquidated", "delay", "shipment",
+    "reasonable", "evidence", "record", "testimony", "deposition", "exhibit", "page", "motion",
+    "summary", "judgment", "genuine", "dispute", "material", "fact", "plaintiff", "defendant", "counsel",
+    "argued", "statute", "limitation", "equitable", "estoppel", "waiver", "section", "inventory",
+    "spoiled", "claim", "witness", "order", "refund", "replacement", "report", "repair", "service",
+    "defect", "failure", "liability", "indemnity", "termination",
+]  # fmt: skip
+# The short words that make prose prose (and that full-text search must cope with).
+FUNCTION_WORDS = [
+    "the", "of", "and", "to", "a", "in", "that", "is", "was", "for", "on", "with", "as", "by", "at",
+    "from", "this", "shall", "be", "it", "not", "or", "which",
+]  # fmt: skip
+
+
+def seconds(fn: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def median_seconds(fn: Callable[[], object], runs: int) -> float:
+    return statistics.median(seconds(fn) for _ in range(runs))
+
+
+def paired(first: Callable[[], object], second: Callable[[], object], runs: int) -> tuple[float, float]:
+    """Medians of two measurements taken in turns, so a noisy neighbour slows both alike."""
+    times = [(seconds(first), seconds(second)) for _ in range(runs)]
+    return statistics.median(t[0] for t in times), statistics.median(t[1] for t in times)
