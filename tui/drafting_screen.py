@@ -32,7 +32,7 @@ from drafting.events import DraftDelta, PipelineEvent, RunEnded, StageFinished, 
 from drafting.pipeline import Pipeline, PipelineOptions
 from drafting.runs import Run, RunStore
 from drafting.tasks import DRAFT, TASKS
-from drafting.verify import Report
+from drafting.verify import MatterIndex, Report, load_matter_index
 from evidence.matters import list_matters
 from tui import autosave
 from tui.drafting_dialogs import FlagScreen, ReasonScreen
@@ -120,6 +120,7 @@ class DraftingScreen(Screen[None]):
         self._tail = ""  # the paragraph still being written: the only text parsed on every frame
         self._words_above = 0  # in the pieces dropped while streaming (a line at the top says so)
         self._heap_frozen = False
+        self._indexes: dict[str, MatterIndex] = {}  # the verifier's view of each matter, see _matter_index
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
@@ -385,6 +386,7 @@ class DraftingScreen(Screen[None]):
 
     def _show_loaded(self, run: Run, saved: autosave.Saved | None = None) -> None:
         self.run_record, self.run_id = run, run.id
+        self._indexes = {}
         if run.matter not in self.matters:
             self._show_matters([*self.matters, run.matter])
         self.query_one("#ws-matter", Select).value = run.matter
@@ -482,7 +484,7 @@ class DraftingScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="verify", exit_on_error=False)
     def override_flag(self, run: Run, text: str, key: str, reason: str) -> None:
-        report, flags = override(self.database_file, run, text, key, reason)
+        report, flags = override(self.database_file, run, text, self._matter_index(run.matter), key, reason)
         self.app.call_from_thread(self._verified, text, report, flags)
 
     # --- editing: autosave and re-verify, both debounced, both in thread workers ---
@@ -553,8 +555,19 @@ class DraftingScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="verify", exit_on_error=False)
     def verify_edit(self, run: Run, text: str) -> None:
-        report, flags = reverify(self.database_file, run, text)
+        report, flags = reverify(self.database_file, run, text, self._matter_index(run.matter))
         self.app.call_from_thread(self._verified, text, report, flags)
+
+    def _matter_index(self, matter: str) -> MatterIndex:
+        """The matter read into the verifier's indexes once per shown run, not at every pause in the typing.
+
+        Called in the verify workers (one at a time: their group is exclusive); a run shown again, or a
+        new one, reads the matter afresh, so a re-ingest is picked up there.
+        """
+        index = self._indexes.get(matter)
+        if index is None:
+            index = self._indexes[matter] = load_matter_index(self.database_file, matter)
+        return index
 
     def _verified(self, text: str, report: Report, flags: list[FlagView]) -> None:
         self.verifies += 1

@@ -16,32 +16,30 @@ from corrections.redline import DELETE, INSERT, redline
 from drafting.export import clean_docx, export_title, redline_docx, write_export
 from drafting.review import Finding, anchor_findings, merge_marks
 from drafting.runs import Run
-from drafting.verify import Report, record_override, verify_draft
+from drafting.verify import MatterIndex, Report, record_override, verify_with
 from evidence.provenance import register_output
 from tui.drafting_view import FlagView, flags_from
-from workspace.paths import write_atomically
 
 
-def reverify(database_file: Path, run: Run, text: str) -> tuple[Report, list[FlagView]]:
+def reverify(database_file: Path, run: Run, text: str, index: MatterIndex) -> tuple[Report, list[FlagView]]:
     """Verify the attorney's text against the run's matter; the reviewer's findings re-anchored on it."""
-    file = database_file.parent / "runs" / f"run-{run.id}-edited.md"
-    write_atomically(file, text.encode("utf-8"))
-    report = verify_draft(database_file, file, run.matter)
+    report = verify_with(database_file, text, f"run-{run.id}-edited.md", index)
     review = run.completed("review")
-    found = [Finding(**f) for f in (review.result.get("findings", []) if review is not None else [])]
-    findings = anchor_findings(text, [Finding(f.quote, f.problem, f.severity, f.fix) for f in found])
+    stored = review.result.get("findings", []) if review is not None else []
+    # Anchored afresh on the edited text: where the reviewer's quotes sat in the model's draft is stale.
+    found = [Finding(f["quote"], f["problem"], f["severity"], f["fix"]) for f in stored]
     data = report.to_dict()
-    marks = [m.as_dict() for m in merge_marks(text, data["flags"], findings)]
+    marks = [m.as_dict() for m in merge_marks(text, data["flags"], anchor_findings(text, found))]
     return report, flags_from(marks, data)
 
 
 def override(
-    database_file: Path, run: Run, text: str, flag_key: str, reason: str
+    database_file: Path, run: Run, text: str, index: MatterIndex, flag_key: str, reason: str
 ) -> tuple[Report, list[FlagView]]:
     """Record the attorney's reason for letting a blocking flag stand, then verify again (it shows as overridden)."""
-    report, _ = reverify(database_file, run, text)
+    report, _ = reverify(database_file, run, text, index)
     record_override(database_file, report, flag_key, reason)
-    return reverify(database_file, run, text)
+    return reverify(database_file, run, text, index)
 
 
 def redline_text(draft: str, final: str) -> Text:
