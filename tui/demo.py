@@ -15,13 +15,8 @@ from textual.widgets import Select, Static, TextArea
 
 from backends.fleet.mission import MISSION_BOARDS, mission_telemetry
 from backends.local_server import LlamaServerProcess, ensure_demo_model, ensure_llama_server
-from drafting.runs import Run
-from drafting.verify import Report
-from tui import autosave
 from tui.demo_tour import DEMO_INSTRUCTIONS, DEMO_TASK, DemoTour
 from tui.drafting_screen import DraftingScreen
-from tui.drafting_view import FlagView
-from tui.drafting_work import Exports
 from workspace.config import Backend, Config, Policy, Sampling, UiSettings, config_to_toml, load_config
 from workspace.errors import ChambersError
 from workspace.paths import Paths, write_atomically
@@ -99,27 +94,5 @@ class DemoDraftingScreen(DraftingScreen):
         self.query_one("#ws-task", Select).value = DEMO_TASK
         self.query_one("#ws-instructions", TextArea).text = DEMO_INSTRUCTIONS
 
-    def _guide(self, event: str, *, blocking: int = 0) -> None:
-        self.query_one("#ws-tour", Static).update(self.tour.advance(event, blocking=blocking))
-
-    def _show_loaded(self, run: Run, saved: autosave.Saved | None = None) -> None:
-        super()._show_loaded(run, saved)
-        if run.status in ("completed", "stopped"):
-            self._guide(f"run-{run.status}")
-
-    def _verified(self, text: str, report: Report, flags: list[FlagView]) -> None:
-        super()._verified(text, report, flags)
-        if text == self.draft_text:
-            self._guide("verified", blocking=sum(f.blocking for f in flags))
-
-    def open_current_flag(self) -> None:
-        super().open_current_flag()
-        self._guide("flag-opened")
-
-    def _accepted(self, pair_id: int, stored: bool, ratio: float) -> None:
-        super()._accepted(pair_id, stored, ratio)
-        self._guide("accepted")
-
-    def _exported(self, files: Exports) -> None:
-        super()._exported(files)
-        self._guide("exported")
+    def reached(self, step: str, *, blocking: int = 0) -> None:
+        self.query_one("#ws-tour", Static).update(self.tour.advance(step, blocking=blocking))

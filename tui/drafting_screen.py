@@ -408,6 +408,8 @@ class DraftingScreen(Screen[None]):
             self.query_one("#ws-stream").display = False
             self.query_one("#ws-marked").display = True
             self._render_marked()
+        if run.status in ("completed", "stopped"):
+            self.reached(f"run-{run.status}")
         if saved is not None:
             self.draft_text = saved.text
             self._open_editor(saved.cursor)
@@ -481,6 +483,7 @@ class DraftingScreen(Screen[None]):
                 )
 
         self.app.push_screen(FlagScreen(flag), after)
+        self.reached("flag-opened")
 
     @work(thread=True, exclusive=True, group="verify", exit_on_error=False)
     def override_flag(self, run: Run, text: str, key: str, reason: str) -> None:
@@ -581,6 +584,7 @@ class DraftingScreen(Screen[None]):
             self._render_marked()
         blocking = sum(f.blocking for f in flags)
         self.set_status(f"Verified: {len(flags)} flags, {blocking} blocking.")
+        self.reached("verified", blocking=blocking)
 
     # --- redline, accept, export ---
 
@@ -645,6 +649,7 @@ class DraftingScreen(Screen[None]):
         self.accepted_pair = pair_id
         what = "stored" if stored else "already stored"
         self.set_status(f"Accepted: correction pair {pair_id} {what} (edit ratio {ratio:.0%}).")
+        self.reached("accepted")
 
     def action_export(self) -> None:
         if self.run_record is None:
@@ -671,6 +676,11 @@ class DraftingScreen(Screen[None]):
         self.set_status(
             f"Exported {stem}.md, {stem}.docx and {files.redline.name} to {files.markdown.parent}"
         )
+        self.reached("exported")
+
+    def reached(self, step: str, *, blocking: int = 0) -> None:
+        """A step of the loop happened: run-completed, run-stopped, verified, flag-opened, accepted,
+        exported. Nothing listens here; the demo's screen does (its guide line moves on)."""
 
     def action_inspect_context(self) -> None:
         from tui.context_inspector import ContextScreen
