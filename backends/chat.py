@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import json
 import ssl
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cache
@@ -38,7 +38,7 @@ from backends.errors import (
     error_from_response,
     plain_cause,
 )
-from backends.events import Finished, StreamEvent, Usage
+from backends.events import Finished, PromptProgress, StreamEvent, Usage
 from backends.policy import check_backend
 from backends.sse import SSEParser
 from workspace.audit import AuditLog, AuditRecord
@@ -172,17 +172,26 @@ class ChatClient:
             if self.audit is not None:
                 self.audit.record(record)
 
-    async def complete(self, request: ChatRequest, *, role: str | None = None) -> Finished:
+    async def complete(
+        self,
+        request: ChatRequest,
+        *,
+        role: str | None = None,
+        on_progress: Callable[[PromptProgress], None] | None = None,
+    ) -> Finished:
         """Run a call to the end and return its Finished event.
 
         The stream is read to its very end (Finished is its last event) rather than
         left suspended, so the audit record is written now, not when the generator
-        happens to be garbage-collected.
+        happens to be garbage-collected. ``on_progress`` hears the server reading the
+        prompt (when the request asked for ``return_progress``).
         """
         finished: Finished | None = None
         async for event in self.stream(request, role=role):
             if isinstance(event, Finished):
                 finished = event
+            elif isinstance(event, PromptProgress) and on_progress is not None:
+                on_progress(event)
         if finished is None:  # pragma: no cover - stream() raises before this
             raise StreamBroken(
                 "The stream ended without an answer.", backend=self.backend.name, url=self.backend.url

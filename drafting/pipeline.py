@@ -15,6 +15,7 @@ import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -315,13 +316,7 @@ class Pipeline:
             REVIEW: review_schema(self.options.max_findings),
         }[record.stage]
         request.json_schema = schema
-        finished: Finished | None = None
-        async for event in client.stream(request, role=role):
-            if isinstance(event, PromptProgress):
-                self._progress(record, event)
-            elif isinstance(event, Finished):
-                finished = event
-        assert finished is not None  # stream() raises rather than end without Finished
+        finished = await client.complete(request, role=role, on_progress=partial(self._progress, record))
         try:
             return json.loads(finished.text), finished
         except json.JSONDecodeError as exc:

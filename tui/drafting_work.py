@@ -66,7 +66,7 @@ def redline_text(draft: str, final: str) -> Text:
 
 def first_change(redline: Text) -> int | None:
     """Where the first insertion or deletion of a ``redline_text`` starts, or None when nothing changed."""
-    return min((span.start for span in redline.spans), default=None)
+    return redline.spans[0].start if redline.spans else None  # spans are made in text order
 
 
 @dataclass(frozen=True)
