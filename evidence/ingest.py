@@ -36,6 +36,18 @@ from workspace.database import connect
 PROGRESS_EVERY_PAGES = 100
 
 
+_QUARANTINED = " was quarantined: "
+
+
+def quarantine_notice(key: str, reason: str) -> str:
+    """The notice a quarantined file leaves, read back by :func:`quarantine_reason`."""
+    return f"{key}{_QUARANTINED}{reason}."
+
+
+def quarantine_reason(notice: str) -> str:
+    return notice.split(_QUARANTINED, 1)[-1].rstrip(".")
+
+
 @dataclass(frozen=True)
 class IngestEvent:
     """Progress for the CLI or TUI: a file started, some pages read, or a file finished."""
@@ -185,7 +197,7 @@ class _Ingest:
         reason = self._quarantine_reason(path, sha)
         if reason:
             self._forget(key)
-            self._notice(Notice(key, "quarantined", f"{key} was quarantined: {reason}."), stamp)
+            self._notice(Notice(key, "quarantined", quarantine_notice(key, reason)), stamp)
             return True
         if path.suffix.lower() not in READABLE_SUFFIXES:
             self._forget(key)
@@ -209,7 +221,7 @@ class _Ingest:
             self._notice(Notice(key, exc.kind, exc.message.replace(path.name, key, 1)), stamp)
         except _Quarantine as q:
             self._forget(key)
-            self._notice(Notice(key, "quarantined", f"{key} was quarantined: {q}."), stamp)
+            self._notice(Notice(key, "quarantined", quarantine_notice(key, str(q))), stamp)
         return True
 
     def _quarantine_reason(self, path: Path, sha: str) -> str | None:

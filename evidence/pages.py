@@ -12,12 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evidence.errors import EvidenceError
+from evidence.ingest import quarantine_reason
 from evidence.matters import get_matter
 from workspace.database import connect
-
-_QUARANTINED = (
-    " was quarantined: "  # how ingest words a quarantine notice: "{path} was quarantined: {reason}."
-)
 
 
 @dataclass(frozen=True)
@@ -92,8 +89,11 @@ def matter_documents(db_path: Path, matter_name: str) -> list[DocumentEntry]:
     for path, message in notices:
         if path not in seen:
             seen.add(path)
-            reason = message.split(_QUARANTINED, 1)[-1].rstrip(".")
-            entries.append(DocumentEntry(path, "", Path(path).name, None, 0, None, None, quarantined=reason))
+            entries.append(
+                DocumentEntry(
+                    path, "", Path(path).name, None, 0, None, None, quarantined=quarantine_reason(message)
+                )
+            )
     return entries
 
 
