@@ -1,4 +1,4 @@
-"""The drafting screen's modals: one flag with its evidence or argument, and a typed reason."""
+"""The drafting screen's modals: one flag with its evidence or argument, a typed reason, a yes-or-no."""
 
 from __future__ import annotations
 
@@ -90,3 +90,24 @@ class ReasonScreen(ModalScreen[str | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    """A question before something he may not mean (exporting an empty draft): y goes on, n or Esc does not."""
+
+    BINDINGS = [
+        Binding("y", "answer(True)", "Yes", id="confirm.yes", tooltip="Go on"),
+        Binding("n,escape", "answer(False)", "No", id="confirm.no", tooltip="Do nothing"),
+    ]
+
+    def __init__(self, question: str) -> None:
+        super().__init__()
+        self.question = question
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="reason-box"):
+            yield Static(self.question, id="confirm-question", markup=False)
+            yield Static("y goes on · n or Esc does nothing", id="reason-foot")
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)

@@ -485,3 +485,19 @@ def m701_workstation_drafts(db: sqlite3.Connection) -> None:
         """
     )
     db.execute("CREATE TABLE workstation_state (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+
+
+@migration
+def m710_workstation_draft_versions(db: sqlite3.Connection) -> None:
+    """Earlier states of the attorney's edited text of a run, so a deletion or a bad edit can be taken back."""
+    db.execute(
+        """
+        CREATE TABLE workstation_draft_versions (
+            id INTEGER PRIMARY KEY,
+            run_id INTEGER NOT NULL REFERENCES drafting_runs(id),
+            text TEXT NOT NULL,
+            saved_at TEXT NOT NULL
+        )
+        """
+    )
+    db.execute("CREATE INDEX workstation_draft_versions_run ON workstation_draft_versions (run_id, id)")
