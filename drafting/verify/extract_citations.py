@@ -87,15 +87,54 @@ def year_after(text: str, end: int) -> str:
     return match[1] if match else ""
 
 
-def _parties(text: str, volume_start: int) -> tuple[str, str]:
-    """The "X v. Y, " just before a citation's volume, read from the text itself."""
-    window = text[max(0, volume_start - 160) : volume_start]
-    if not window.rstrip().endswith(",") or " v. " not in window:
+_PARALLEL_TAIL = re.compile(r"(?:,\s*\d{1,4}\s+[A-Z][A-Za-z0-9.' &]{0,24}?\s+\d{1,7}(?:,\s*\d+)?)+\s*$")
+_CONNECTORS = frozenset(["of", "the", "and", "&", "for", "de", "la", "del", "du", "von", "van", "ex", "rel.", "on", "in"])
+_LEADING = frozenset(["of", "the", "and", "&", "for", "on", "in"])
+MAX_PARTY_WORDS = 12
+
+
+def _name_run(left: str) -> str:
+    """The trailing run of a name in ``left``: capitalised words and the small words between them.
+
+    "The Supreme Court settled the matter in Delta Air Lines, Inc" gives "Delta Air Lines, Inc".
+    """
+    tokens = left.split()
+    start = len(tokens)
+    for index in range(len(tokens) - 1, -1, -1):
+        word = tokens[index].strip(",")
+        if word[:1].isupper() or word[:1].isdigit() or word.lower() in _CONNECTORS:
+            start = index
+            continue
+        break
+    while start < len(tokens) and tokens[start].lower() in _LEADING:
+        start += 1
+    return " ".join(tokens[start:])
+
+
+def _parties(text: str, volume_start: int, eyecite: tuple[str, str] = ("", "")) -> tuple[str, str]:
+    """The "X v. Y, " just before a citation's volume: eyecite's reading where the text bears it out."""
+    window = text[max(0, volume_start - 240) : volume_start]
+    window = _PARALLEL_TAIL.sub("", window.rstrip().rstrip(",")) + ","
+    if " v. " not in window:
         return "", ""
+    plaintiff, defendant = eyecite
+    if plaintiff and defendant and len(plaintiff.split()) <= MAX_PARTY_WORDS:
+        if window.rstrip(", ").endswith(f"{plaintiff} v. {defendant}".rstrip(", .")) or window.rstrip(
+            ", "
+        ).endswith(f"{plaintiff} v. {defendant}".rstrip(", ")):
+            if party_words(plaintiff) and not _looks_like_prose(plaintiff):
+                return plaintiff.strip(" ,"), defendant.strip(" ,")
     left, _, right = window.rpartition(" v. ")
-    plaintiff = _PARTY_SPLIT.split(left)[-1].strip(" ,")
+    plaintiff = _name_run(_PARTY_SPLIT.split(left)[-1].strip(" ,"))
+    if not party_words(plaintiff):  # "Inc." alone: the name is the segment before it
+        pieces = [p for p in _PARTY_SPLIT.split(left) if p.strip()]
+        plaintiff = _name_run(left[-120:]) if len(pieces) < 2 else _name_run(", ".join(pieces[-2:]))
     defendant = right.strip().rstrip(",").strip()
     return plaintiff, defendant
+
+
+def _looks_like_prose(name: str) -> bool:
+    return any(w.islower() and w not in _CONNECTORS for w in name.split())
 
 
 def extract_citations(text: str) -> list[Found]:
@@ -105,7 +144,8 @@ def extract_citations(text: str) -> list[Found]:
     for cite in get_citations(text):
         start, end = cite.span()
         if isinstance(cite, FullCaseCitation):
-            plaintiff, defendant = _parties(text, start)
+            meta = cite.metadata
+            plaintiff, defendant = _parties(text, start, (meta.plaintiff or "", meta.defendant or ""))
             fields = {"form": "full", "year": year_after(text, end), **_volume_reporter_page(cite)}
             fields |= {"plaintiff": plaintiff, "defendant": defendant}
             items.append(Found("case", start, end, text[start:end], fields))
