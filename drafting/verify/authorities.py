@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from drafting.verify.extract_citations import extract_citations
 from drafting.verify.sources import MatterSources, Page, cite_key
+from drafting.verify.text import sentence_bounds
 
 HEAD_PAGES = 6  # a slip opinion's own first page comes after its syllabus
 HEAD_CHARS = 6000
@@ -110,8 +111,9 @@ def captions(pages: list[Page], own_keys: set[str]) -> list[str]:
         for index, line in enumerate(lines):
             if not _VERSUS.search(line):
                 continue
-            after = " ".join(lines[index : index + 3])
-            if _cites_another(after[line.find("v") :], own_keys) or ", supra" in after:
+            versus = _VERSUS.search(line)
+            after = " ".join(lines[index : index + 3])[versus.start() if versus else 0 :]
+            if _cites_another(after, own_keys) or ", supra" in after:
                 continue
             block = " ".join(lines[i].strip() for i in _caption_lines(lines, index))
             block = re.sub(r"\s+", " ", block).strip()
@@ -126,7 +128,9 @@ _NOT_CAPTION = re.compile(
     r"^\s*(?:ON WRIT|ON PETITION|CERTIORARI|APPEAL|ON APPEAL|SUPREME COURT|UNITED STATES COURT|IN THE|No\.|"
     r"DOCKET|Before|BEFORE|Argued|Decided|Filed|\[|Syllabus|Opinion of the Court|Per Curiam)",
 )
-_PARTY_ROLE = re.compile(r"\b(?:Plaintiffs?|Defendants?|Appell(?:ant|ee)s?|Petitioners?|Respondents?)\b", re.I)
+_PARTY_ROLE = re.compile(
+    r"\b(?:Plaintiffs?|Defendants?|Appell(?:ant|ee)s?|Petitioners?|Respondents?)\b", re.I
+)
 
 
 def _caption_lines(lines: list[str], at: int) -> list[int]:
@@ -156,12 +160,14 @@ def _caption_like(line: str) -> bool:
 
 def _cites_another(after: str, own_keys: set[str]) -> bool:
     """Whether a citation of some other case follows within a sentence of this 'v.'."""
-    sentence = re.split(r"(?<=[a-z0-9)])\.\s+(?=[A-Z])", after, maxsplit=1)[0]
+    collapsed = re.sub(r"\s+", " ", after).strip()
+    first, end = sentence_bounds(collapsed)[0]
+    sentence = collapsed[first:end]
     if not _CITE_SHAPE.search(sentence):
         return False
     keys = {
         cite_key(i.fields["volume"], i.fields["reporter"], i.fields["page"])
-        for i in extract_citations(re.sub(r"\s+", " ", sentence))
+        for i in extract_citations(sentence)
         if i.kind == "case" and i.fields.get("form") == "full"
     }
     return bool(keys - own_keys) or (not keys and bool(re.search(r",\s*\d+\s+[A-Z]", sentence)))

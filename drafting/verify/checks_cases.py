@@ -20,9 +20,40 @@ from drafting.verify.text import normalize_for_match
 
 # Words that name a kind of party, not which one: they tell no case from another.
 _GENERIC = frozenset(
-    "united states america people state commonwealth et al ex rel re matter estate petitioner petitioners "
-    "respondent respondents appellant appellants appellee appellees plaintiff plaintiffs defendant defendants "
-    "county city town government commissioner secretary director".split()
+    [
+        "united",
+        "states",
+        "america",
+        "people",
+        "state",
+        "commonwealth",
+        "et",
+        "al",
+        "ex",
+        "rel",
+        "re",
+        "matter",
+        "estate",
+        "petitioner",
+        "petitioners",
+        "respondent",
+        "respondents",
+        "appellant",
+        "appellants",
+        "appellee",
+        "appellees",
+        "plaintiff",
+        "plaintiffs",
+        "defendant",
+        "defendants",
+        "county",
+        "city",
+        "town",
+        "government",
+        "commissioner",
+        "secretary",
+        "director",
+    ]
 )
 
 
@@ -126,7 +157,9 @@ def check_dependent(item: Found, verdict: Flag | None) -> Flag:
         if item.kind == "id":
             return make_flag(item, "warn", "'Id.' with no earlier citation to refer to.")
         return make_flag(
-            item, "warn", "A short form whose full citation is not earlier in the draft; it cannot be checked."
+            item,
+            "warn",
+            "A short form whose full citation is not earlier in the draft; it cannot be checked.",
         )
     note = f"{label} of {item.refers_to.text}"
     if verdict.severity == "ok":
@@ -151,4 +184,3 @@ def check_statute(item: Found, library: MatterSources | None) -> Flag:
         "Statute not checked: its text is not in your authorities library.",
         normalized=item.fields["key"],
     )
-

@@ -21,9 +21,8 @@ from drafting.verify.checks_record import (
     transcripts,
     where,
 )
-from drafting.verify.extract_citations import known_reporter
 from drafting.verify.found import Found
-from drafting.verify.model import Flag, Severity
+from drafting.verify.model import Flag
 from drafting.verify.sources import MatterSources, Page, cite_key
 from drafting.verify.text import normalize_for_match
 
@@ -153,7 +152,7 @@ def _quotation_of_testimony(item: Found, parts: list[str], cite: Found, sources:
         joined = " ".join(norm_lines)
         if all(part in joined for part in parts):
             cited_page = transcript_page(sources, deponent, int(cite.fields["page"]))
-            shown = [cited_page] if cited_page is not None else pages
+            shown = [cited_page.page] if cited_page is not None else pages
             first_line = next(
                 (line for line in norm_lines if parts[0][:20] in line), norm_lines[0] if norm_lines else ""
             )

@@ -88,7 +88,10 @@ def year_after(text: str, end: int) -> str:
 
 
 _PARALLEL_TAIL = re.compile(r"(?:,\s*\d{1,4}\s+[A-Z][A-Za-z0-9.' &]{0,24}?\s+\d{1,7}(?:,\s*\d+)?)+\s*$")
-_CONNECTORS = frozenset(["of", "the", "and", "&", "for", "de", "la", "del", "du", "von", "van", "ex", "rel.", "on", "in"])
+_PIN_AFTER = re.compile(r"\d+(?:[-–]\d+)?")
+_CONNECTORS = frozenset(
+    ["of", "the", "and", "&", "for", "de", "la", "del", "du", "von", "van", "ex", "rel.", "on", "in"]
+)
 _LEADING = frozenset(["of", "the", "and", "&", "for", "on", "in"])
 MAX_PARTY_WORDS = 12
 
@@ -117,13 +120,8 @@ def _parties(text: str, volume_start: int, eyecite: tuple[str, str] = ("", "")) 
     window = _PARALLEL_TAIL.sub("", window.rstrip().rstrip(",")) + ","
     if " v. " not in window:
         return "", ""
-    plaintiff, defendant = eyecite
-    if plaintiff and defendant and len(plaintiff.split()) <= MAX_PARTY_WORDS:
-        if window.rstrip(", ").endswith(f"{plaintiff} v. {defendant}".rstrip(", .")) or window.rstrip(
-            ", "
-        ).endswith(f"{plaintiff} v. {defendant}".rstrip(", ")):
-            if party_words(plaintiff) and not _looks_like_prose(plaintiff):
-                return plaintiff.strip(" ,"), defendant.strip(" ,")
+    if _eyecite_is_right(window, *eyecite):
+        return eyecite[0].strip(" ,"), eyecite[1].strip(" ,")
     left, _, right = window.rpartition(" v. ")
     plaintiff = _name_run(_PARTY_SPLIT.split(left)[-1].strip(" ,"))
     if not party_words(plaintiff):  # "Inc." alone: the name is the segment before it
@@ -131,6 +129,18 @@ def _parties(text: str, volume_start: int, eyecite: tuple[str, str] = ("", "")) 
         plaintiff = _name_run(left[-120:]) if len(pieces) < 2 else _name_run(", ".join(pieces[-2:]))
     defendant = right.strip().rstrip(",").strip()
     return plaintiff, defendant
+
+
+def _eyecite_is_right(window: str, plaintiff: str, defendant: str) -> bool:
+    """eyecite's parties, where the text right before the citation reads "plaintiff v. defendant"."""
+    if not plaintiff or not defendant or len(plaintiff.split()) > MAX_PARTY_WORDS:
+        return False
+    named = f"{plaintiff} v. {defendant}".rstrip(", .")
+    return (
+        window.rstrip(", .").endswith(named)
+        and bool(party_words(plaintiff))
+        and not _looks_like_prose(plaintiff)
+    )
 
 
 def _looks_like_prose(name: str) -> bool:
@@ -151,6 +161,8 @@ def extract_citations(text: str) -> list[Found]:
             items.append(Found("case", start, end, text[start:end], fields))
             taken.append((start, end))
         elif isinstance(cite, ShortCaseCitation):
+            pin = _PIN_AFTER.match(text, end) if text[start:end].endswith("at ") else None
+            end = pin.end() if pin else end  # "569 U.S. at 627 n.8": eyecite stops before the pin
             fields = {"form": "short", **_volume_reporter_page(cite)}
             fields["antecedent"] = cite.metadata.antecedent_guess or ""
             items.append(Found("case", start, end, text[start:end], fields))

@@ -65,6 +65,8 @@ _CITATION_OPENING = re.compile(
     r"(?:[^;]{0,120}? v\. [^;]{0,120}?, |(?:In re|Matter of|In the Matter of) [^;]{0,120}?, "
     r"|[A-Z][\w'’.&-]*(?: [\w'’.&-]+){0,5}, )?$"
 )
+
+
 def _opens_citation_sentence(lead: str) -> bool:
     """The words before a sentence's first citation are only a signal and a case name: it is a citation sentence."""
     return bool(_CITATION_OPENING.match(lead))

@@ -15,6 +15,7 @@ import sqlite3
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from drafting.verify.dates import find_dates
 from drafting.verify.extract_record import find_money
@@ -23,7 +24,7 @@ from evidence.matters import get_matter
 
 _FTS_WORD = re.compile(r"[a-z0-9]+")
 PHRASE_PAGES = 500
-_IDENTIFIER = re.compile(r"\b([A-Z][A-Z0-9]{1,11})[-_ ]?(\d{3,9})\b")
+_IDENTIFIER = re.compile(r"\b([A-Z][A-Z0-9]{0,10}[A-Z])[-_ ]?(\d{3,9})\b")
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,7 @@ class MatterSources:
     _highest: dict[str, int] = field(default_factory=dict)
     _prefixes: frozenset[str] | None = None
     _transcripts: dict[str, list[list[Page]]] = field(default_factory=dict)
+    transcript_cache: dict[int, Any] = field(default_factory=dict)  # document id -> its read transcript
 
     def highest_bates(self, prefix: str) -> int:
         """The last number issued under ``prefix``, by a stamped page or the exhibits room's production log."""

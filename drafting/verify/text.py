@@ -170,7 +170,13 @@ def sentence_bounds(text: str, breaks: tuple[int, ...] = ()) -> list[tuple[int, 
     ends = [(b - 1, b) for b in breaks]  # the space before a break closes the sentence
     for match in _SENTENCE_END.finditer(text):
         if text[match.start()] == ".":
-            word = text[max(0, match.start() - 7) : match.start()].split(" ")[-1].lower().lstrip("(").replace("’", "'")
+            word = (
+                text[max(0, match.start() - 7) : match.start()]
+                .split(" ")[-1]
+                .lower()
+                .lstrip("(")
+                .replace("’", "'")
+            )
             if word in _ABBREVIATIONS or len(word) == 1 or "." in word:
                 continue
         ends.append((match.start() + 1, match.end()))

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from drafting.verify.authorities import Opinion, Unindexed, index_opinions
+from drafting.verify.checks_cases import check_case, check_dependent, check_statute
 from drafting.verify.checks_record import (
     check_amount,
     check_bates,
@@ -20,14 +21,13 @@ from drafting.verify.checks_record import (
     check_deposition,
     check_exhibit,
 )
-from drafting.verify.checks_cases import check_case, check_dependent, check_statute
 from drafting.verify.checks_sources import check_quotation, check_term
 from drafting.verify.errors import VerifyError
 from drafting.verify.extract_citations import extract_citations, party_words
 from drafting.verify.extract_record import extract_record
 from drafting.verify.found import Found, link
 from drafting.verify.model import Flag, Report, sort_flags
-from drafting.verify.sources import MatterSources, load_sources
+from drafting.verify.sources import MatterSources, cite_key, load_sources
 from drafting.verify.text import sections, sentence_bounds
 
 MAX_DRAFT_BYTES = 20_000_000
@@ -49,7 +49,7 @@ def load_library(database_file: Path, name: str) -> Library:
     return Library(sources, opinions, unindexed)
 
 
-def extract(draft: str, prefixes: frozenset[str]) -> list[Found]:
+def extract(draft: str, prefixes: frozenset[str], opinions: dict[str, Opinion] | None = None) -> list[Found]:
     """Every statement, with spans in the draft, pins attached and short forms resolved."""
     logging.getLogger("eyecite").setLevel(
         logging.ERROR
@@ -64,7 +64,7 @@ def extract(draft: str, prefixes: frozenset[str]) -> list[Found]:
         for item in items:
             item.draft_start, item.draft_end = section.original(item.start, item.end)
         everything.extend(sorted(items, key=lambda i: (i.start, i.end)))
-    _resolve(everything)
+    _resolve(everything, opinions or {})
     return everything
 
 
@@ -78,22 +78,18 @@ def _drop_overlaps(items: list[Found]) -> list[Found]:
     ]
 
 
-def _resolve(items: list[Found]) -> None:
+def _resolve(items: list[Found], opinions: dict[str, Opinion]) -> None:
     fulls: list[Found] = []
     last_cite: Found | None = None
     for item in items:
         if item.kind == "case" and item.fields.get("form") == "full":
             fulls.append(item)
         elif item.kind == "case" and item.fields.get("form") == "short":
+            slot = (item.fields["volume"], item.fields["reporter"])
             item.refers_to = next(
-                (
-                    f
-                    for f in reversed(fulls)
-                    if (f.fields["volume"], f.fields["reporter"])
-                    == (item.fields["volume"], item.fields["reporter"])
-                ),
+                (f for f in reversed(fulls) if (f.fields["volume"], f.fields["reporter"]) == slot),
                 None,
-            )
+            ) or next((f for f in reversed(fulls) if _parallel(f, slot, opinions)), None)
         elif item.kind == "case":
             words = party_words(item.fields.get("antecedent", ""))
             item.refers_to = next(
@@ -123,6 +119,12 @@ DEPENDENT_FORMS = ("short", "supra")
 
 def _depends(item: Found) -> bool:
     return item.kind == "id" or (item.kind == "case" and item.fields.get("form") in DEPENDENT_FORMS)
+
+
+def _parallel(full: Found, slot: tuple[str, str], opinions: dict[str, Opinion]) -> bool:
+    """Whether ``full`` names an opinion also reported in ``slot`` ("569 U.S. at 620" after "133 S. Ct. 2120")."""
+    opinion = opinions.get(cite_key(full.fields["volume"], full.fields["reporter"], full.fields["page"]))
+    return opinion is not None and any(tuple(c.split(" ")[:2]) == slot for c in opinion.citations)
 
 
 def check(items: list[Found], sources: MatterSources, library: Library | None, draft: str) -> list[Flag]:
@@ -172,7 +174,7 @@ def verify_text(draft: str, name: str, sources: MatterSources, library: Library 
             f"Run `chambers evidence ingest {sources.name}` first, then verify again.",
             title="No sources to verify against",
         )
-    items = extract(draft, sources.prefixes)
+    items = extract(draft, sources.prefixes, library.opinions if library is not None else None)
     return Report(
         draft=name,
         draft_sha256=hashlib.sha256(draft.encode("utf-8")).hexdigest(),
