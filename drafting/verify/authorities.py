@@ -26,6 +26,10 @@ _CITE_LABEL = re.compile(r"^\s*(?:Cite as|Citations?(?: Numbers?)?|Reported at)\
 _SIGNAL = re.compile(r"^\s*(?:See|see|Cf\.|cf\.|Accord|But|E\.g\.|Compare|quoting|citing)\b")
 _CITE_SHAPE = re.compile(r"\b\d{1,4}\s+[A-Z][A-Za-z0-9.'&\s]{0,24}?\s+\d{1,7}\b")
 _PIN = re.compile(r"^\s*,\s*\d")
+# After an opinion's own citation on its line: nothing, a parallel citation, or a court-and-year.
+_STANDS_ALONE = re.compile(
+    r"^\s*(?:,\s*\d{1,4}\s+[A-Z][A-Za-z0-9.' &]{0,24}?\s+\d{1,7}\s*)*(?:\([^()]*\))?\s*$"
+)
 _VERSUS = re.compile(r"(?:^|\s)(?:v\.?|vs\.?|versus|-?against-?)(?=\s|$)", re.M)
 _YEAR = re.compile(r"\((?:[^()]*?\s)?((?:1[89]|20)\d\d)\)")
 
@@ -80,6 +84,8 @@ def own_citations(pages: list[Page]) -> list[OwnCitation]:
                 continue
             if _PIN.match(body[item.end :]):
                 continue  # "200 U. S. 321, 337": a pin is how one cites another case, not oneself
+            if not (labelled or _STANDS_ALONE.match(body[item.end :])):
+                continue  # "656 F. 3d 1222, affirmed.": words after it, so a sentence cites it
             before = body[: item.start].strip().rstrip(",").strip()
             if not labelled and before and not _names_a_caption(before) and not _ends_citation(before):
                 continue  # words before it: part of a sentence
@@ -92,7 +98,7 @@ def own_citations(pages: list[Page]) -> list[OwnCitation]:
 
 def _names_a_caption(before: str) -> bool:
     """'NORTHGATE FOODS, INC. v. ARCTIC COIL CO.' before the citation: a caption line, not prose."""
-    return bool(_VERSUS.search(before)) and not re.search(r"\b(?:held|see|in|that|the court)\s", before)
+    return bool(_VERSUS.search(before)) and (_caption_like(before) or not re.search(r"\b[a-z]{3,}\b", before))
 
 
 def _ends_citation(before: str) -> bool:
@@ -103,10 +109,9 @@ def _ends_citation(before: str) -> bool:
 def captions(pages: list[Page], own_keys: set[str]) -> list[str]:
     """The opinion's caption blocks: 'X v. Y' in its first pages that no citation of another case follows."""
     found: list[str] = []
-    title = pages[0].title
-    if _VERSUS.search(title) and not _cites_another(title, own_keys):
-        found.append(re.sub(r"\s+", " ", title).strip())
     for page in pages[:HEAD_PAGES]:
+        if len(found) >= CAPTIONS:
+            break
         lines = page.text[:HEAD_CHARS].splitlines()
         for index, line in enumerate(lines):
             if not _VERSUS.search(line):
@@ -120,7 +125,10 @@ def captions(pages: list[Page], own_keys: set[str]) -> list[str]:
             if block and block not in found:
                 found.append(block)
             if len(found) >= CAPTIONS:
-                return found
+                break
+    title = pages[0].title  # file metadata: "11-889 Tarrant Regional Water Dist. v. Herrmann (06/13/2013)"
+    if _VERSUS.search(title) and not _cites_another(title, own_keys):
+        found.append(re.sub(r"\s+", " ", title).strip())
     return found
 
 

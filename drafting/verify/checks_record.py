@@ -90,6 +90,26 @@ def transcript_page(sources: MatterSources, deponent: str, page_no: int) -> Tran
     return None
 
 
+def testimony_at(sources: MatterSources, deponent: str, parts: list[str]) -> tuple[str, Page] | None:
+    """Where in the deponent's transcripts these words are said: ("page 12, lines 4-5", file page)."""
+    for pages in transcripts(sources, deponent):
+        document = pages[0].document_id
+        if document not in sources.transcript_cache:
+            sources.transcript_cache[document] = read_transcript(pages)
+        for number, cited in sorted(sources.transcript_cache[document].items()):
+            numbers = sorted(cited.lines)
+            norms = [normalize_for_match(cited.lines[n]) for n in numbers]
+            joined = " ".join(norms)
+            if all(part in joined for part in parts):
+                at = joined.find(parts[0])
+                offsets = [sum(len(x) + 1 for x in norms[:i]) for i in range(len(norms))]
+                first = max(i for i, o in enumerate(offsets) if o <= at)
+                end = at + len(parts[-1]) if len(parts) == 1 else joined.rfind(parts[-1]) + len(parts[-1])
+                last = max(i for i, o in enumerate(offsets) if o < max(end, at + 1))
+                return f"page {number}, lines {numbers[first]}-{numbers[last]}", cited.page
+    return None
+
+
 def check_bates(item: Found, sources: MatterSources) -> Flag:
     prefix, first, last = item.fields["prefix"], int(item.fields["first"]), int(item.fields["last"])
     prefixes = ", ".join(sorted(sources.prefixes)) or "none"
@@ -121,12 +141,13 @@ def check_bates(item: Found, sources: MatterSources) -> Flag:
     missing = [n for n in range(first, last + 1) if (prefix, n) not in sources.bates]
     if missing:
         width = len(item.fields["digits"])
-        label = f"{prefix}-{missing[0]:0{width}d}"
+        sep = item.fields.get("sep", "-")
+        label = f"{prefix}{sep}{missing[0]:0{width}d}"
         if missing[0] > highest:
             return make_flag(
                 item,
                 "block",
-                f"{label} is past the end of the production: the last page is {prefix}-{highest:0{width}d}.",
+                f"{label} is past the end of the production: the last page is {prefix}{sep}{highest:0{width}d}.",
                 normalized=label,
             )
         return make_flag(item, "block", f"No page of the matter is stamped {label}.", normalized=label)

@@ -17,6 +17,7 @@ from drafting.verify.checks_record import (
     deposition_excerpt,
     make_flag,
     pinned_pages,
+    testimony_at,
     transcript_page,
     transcripts,
     where,
@@ -165,6 +166,15 @@ def _quotation_of_testimony(item: Found, parts: list[str], cite: Found, sources:
                     parts[0],
                 )
             return make_flag(item, "ok", f"{deponent}'s testimony at the cited lines.", shown, parts[0])
+    said = testimony_at(sources, deponent, parts)
+    if said is not None:
+        return make_flag(
+            item,
+            "block",
+            f"{deponent} said this, but at {said[0]}, not at the cited lines: correct the pin cite.",
+            [said[1]],
+            parts[0],
+        )
     page = _exact(parts, pages)
     if page is not None:
         return make_flag(

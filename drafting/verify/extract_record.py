@@ -106,6 +106,7 @@ def _bates(text: str, known: frozenset[str]) -> list[Found]:
             "first": str(int(m["num"])),
             "last": str(int(m["num"])),
             "digits": m["num"],
+            "sep": m["sep"],
         }
         if m["num2"]:
             # HPP-000004-06: a short second end replaces the tail digits of the first.
