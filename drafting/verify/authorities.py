@@ -25,7 +25,7 @@ CAPTIONS = 3
 _CITE_LABEL = re.compile(r"^\s*(?:Cite as|Citations?(?: Numbers?)?|Reported at)\s*:\s*", re.I)
 _SIGNAL = re.compile(r"^\s*(?:See|see|Cf\.|cf\.|Accord|But|E\.g\.|Compare|quoting|citing)\b")
 _CITE_SHAPE = re.compile(r"\b\d{1,4}\s+[A-Z][A-Za-z0-9.'&\s]{0,24}?\s+\d{1,7}\b")
-_PIN = re.compile(r"^\s*,\s*\d")
+_PIN = re.compile(r"^\s*,\s*\d+(?:[-–]\d+)?\s*(?:[,.;)]|$)")  # ", 337." but not ", 2008 WL 104105"
 # After an opinion's own citation on its line: nothing, a parallel citation, or a court-and-year.
 _STANDS_ALONE = re.compile(
     r"^\s*(?:,\s*\d{1,4}\s+[A-Z][A-Za-z0-9.' &]{0,24}?\s+\d{1,7}\s*)*(?:\([^()]*\))?\s*$"
@@ -204,7 +204,8 @@ def index_opinions(
             unindexed.append(
                 Unindexed(
                     pages[0].file,
-                    "no citation of its own found (a slip opinion's 'Cite as: ___' has no page yet); "
+                    "no citation of its own in its caption, header lines, 'Cite as:' line or file metadata "
+                    "(a slip opinion's 'Cite as: 569 U. S. ____' has no page yet); "
                     f'give it with `chambers authorities add "{pages[0].path}" --cite "VOLUME REPORTER PAGE"`',
                 )
             )

@@ -48,13 +48,8 @@ def given_citations(database_file: Path, library: str) -> dict[str, list[str]]:
     return given
 
 
-def add_citations(database_file: Path, library: str, file: Path, cites: list[str]) -> None:
-    """Record that ``file`` (an opinion in the library's folders) is reported at ``cites``."""
-    if not cites:
-        raise VerifyError(
-            f'Give the opinion\'s citation with --cite, e.g. --cite "570 U.S. 297" for {file.name}.',
-            title="No citation given",
-        )
+def check_citations(cites: list[str]) -> None:
+    """Each citation the attorney typed must read as VOLUME REPORTER PAGE, or a clear error says so."""
     for cite in cites:
         if parse_citation(cite) is None:
             raise VerifyError(
@@ -62,6 +57,16 @@ def add_citations(database_file: Path, library: str, file: Path, cites: list[str
                 'e.g. "570 U.S. 297" or "133 S. Ct. 2411".',
                 title="Citation not understood",
             )
+
+
+def add_citations(database_file: Path, library: str, file: Path, cites: list[str]) -> None:
+    """Record that ``file`` (an opinion in the library's folders) is reported at ``cites``."""
+    if not cites:
+        raise VerifyError(
+            f'Give the opinion\'s citation with --cite, e.g. --cite "570 U.S. 297" for {file.name}.',
+            title="No citation given",
+        )
+    check_citations(cites)
     if not file.is_file():
         raise VerifyError(f"There is no file at {file}. Give the path of the opinion's PDF or text.")
     sha = hashlib.sha256(file.read_bytes()).hexdigest()
