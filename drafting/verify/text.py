@@ -97,9 +97,7 @@ _ABBREVIATIONS = frozenset(
         "ins",
     ]
     # Bluebook T6 words in case names
-    + "gen mgmt sys serv servs prods indus ctr hosp auth fed envtl mut sav fin cnty transp am bd educ "
-    "comm admin pharm tech tel tex ariz colo conn fla ga ill ind kan ky la md mass mich minn miss mo mont "
-    "neb nev okla or pa tenn va wash wis wyo".split()
+    + ["gen", "mgmt", "sys", "serv", "servs", "prods", "indus", "ctr", "hosp", "auth", "fed", "envtl", "mut", "sav", "fin", "cnty", "transp", "am", "bd", "educ", "comm", "admin", "pharm", "tech", "tel", "tex", "ariz", "colo", "conn", "fla", "ga", "ill", "ind", "kan", "ky", "la", "md", "mass", "mich", "minn", "miss", "mo", "mont", "neb", "nev", "okla", "or", "pa", "tenn", "va", "wash", "wis", "wyo"]
 )
 _SENTENCE_END = re.compile(r"[.!?][\"”')\]]*\s+(?=[\"“(]?[A-Z])")
 
