@@ -95,9 +95,7 @@ _ABBREVIATIONS = frozenset(
         "sup",
         "reg'l",
         "ins",
-    ]
-    # Bluebook T6 words in case names
-    + [
+        # Bluebook T6 words in case names
         "gen",
         "mgmt",
         "sys",
