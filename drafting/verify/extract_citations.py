@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-
-from eyecite import get_citations
-from eyecite.models import FullCaseCitation, FullLawCitation, IdCitation, ShortCaseCitation, SupraCitation
+from typing import Any
 
 from drafting.verify.found import Found
 
@@ -88,6 +86,8 @@ def year_after(text: str, end: int) -> str:
 
 
 _PARALLEL_TAIL = re.compile(r"(?:,\s*\d{1,4}\s+[A-Z][A-Za-z0-9.' &]{0,24}?\s+\d{1,7}(?:,\s*\d+)?)+\s*$")
+# Where eyecite could find something: a volume before a capitalised reporter, Id., supra, Ibid.
+_MAYBE_CASE = re.compile(r"\d\s+[A-Z]|\b[Ii]d\.|\bsupra\b|\b[Ii]bid\b")
 _PIN_AFTER = re.compile(r"\d+(?:[-–]\d+)?")
 _CONNECTORS = frozenset(
     ["of", "the", "and", "&", "for", "de", "la", "del", "du", "von", "van", "ex", "rel.", "on", "in"]
@@ -149,39 +149,12 @@ def _looks_like_prose(name: str) -> bool:
 
 def extract_citations(text: str) -> list[Found]:
     """Cases (full, short, id., supra) and statutes in one section of collapsed text."""
+    # eyecite takes most of a second to import (it builds its tokenizer from reporters-db), so it is
+    # imported here, on first use, and `chambers verify` with a bad draft or no sources answers at once.
     items: list[Found] = []
     taken: list[tuple[int, int]] = []
-    for cite in get_citations(text):
-        start, end = cite.span()
-        if isinstance(cite, FullCaseCitation):
-            meta = cite.metadata
-            plaintiff, defendant = _parties(text, start, (meta.plaintiff or "", meta.defendant or ""))
-            fields = {"form": "full", "year": year_after(text, end), **_volume_reporter_page(cite)}
-            fields |= {"plaintiff": plaintiff, "defendant": defendant}
-            items.append(Found("case", start, end, text[start:end], fields))
-            taken.append((start, end))
-        elif isinstance(cite, ShortCaseCitation):
-            pin = _PIN_AFTER.match(text, end) if text[start:end].endswith("at ") else None
-            end = pin.end() if pin else end  # "569 U.S. at 627 n.8": eyecite stops before the pin
-            fields = {"form": "short", **_volume_reporter_page(cite)}
-            fields["antecedent"] = cite.metadata.antecedent_guess or ""
-            items.append(Found("case", start, end, text[start:end], fields))
-            taken.append((start, end))
-        elif isinstance(cite, SupraCitation):
-            items.append(
-                Found(
-                    "case",
-                    start,
-                    end,
-                    text[start:end],
-                    {"form": "supra", "antecedent": cite.metadata.antecedent_guess or ""},
-                )
-            )
-        elif isinstance(cite, IdCitation):
-            items.append(Found("id", start, end, text[start:end], {"pin": cite.metadata.pin_cite or ""}))
-        elif isinstance(cite, FullLawCitation):
-            items.append(_statute_item(start, end, text[start:end]))
-            taken.append((start, end))
+    if _MAYBE_CASE.search(text):
+        _eyecite_citations(text, items, taken)
     for m in _CASE_SHAPE.finditer(text):
         if _overlaps(taken, m.start(), m.end()):
             continue
@@ -215,7 +188,47 @@ def extract_citations(text: str) -> list[Found]:
     return items
 
 
-def _volume_reporter_page(cite: FullCaseCitation | ShortCaseCitation) -> dict[str, str]:
+def _eyecite_citations(text: str, items: list[Found], taken: list[tuple[int, int]]) -> None:
+    """What eyecite finds: full and short case citations, supra, Id. and the statutes it knows."""
+    # eyecite takes most of a second to import (it builds its tokenizer from reporters-db), so it is
+    # imported here, on first use: a draft of record cites only, or a bad input, never pays for it.
+    from eyecite import get_citations
+    from eyecite.models import FullCaseCitation, FullLawCitation, IdCitation, ShortCaseCitation, SupraCitation
+
+    for cite in get_citations(text):
+        start, end = cite.span()
+        if isinstance(cite, FullCaseCitation):
+            meta = cite.metadata
+            plaintiff, defendant = _parties(text, start, (meta.plaintiff or "", meta.defendant or ""))
+            fields = {"form": "full", "year": year_after(text, end), **_volume_reporter_page(cite)}
+            fields |= {"plaintiff": plaintiff, "defendant": defendant}
+            items.append(Found("case", start, end, text[start:end], fields))
+            taken.append((start, end))
+        elif isinstance(cite, ShortCaseCitation):
+            pin = _PIN_AFTER.match(text, end) if text[start:end].endswith("at ") else None
+            end = pin.end() if pin else end  # "569 U.S. at 627 n.8": eyecite stops before the pin
+            fields = {"form": "short", **_volume_reporter_page(cite)}
+            fields["antecedent"] = cite.metadata.antecedent_guess or ""
+            items.append(Found("case", start, end, text[start:end], fields))
+            taken.append((start, end))
+        elif isinstance(cite, SupraCitation):
+            items.append(
+                Found(
+                    "case",
+                    start,
+                    end,
+                    text[start:end],
+                    {"form": "supra", "antecedent": cite.metadata.antecedent_guess or ""},
+                )
+            )
+        elif isinstance(cite, IdCitation):
+            items.append(Found("id", start, end, text[start:end], {"pin": cite.metadata.pin_cite or ""}))
+        elif isinstance(cite, FullLawCitation):
+            items.append(_statute_item(start, end, text[start:end]))
+            taken.append((start, end))
+
+
+def _volume_reporter_page(cite: Any) -> dict[str, str]:
     """What eyecite parsed of a full or short cite: volume, reporter (its corrected form, squashed), page."""
     groups = cite.groups
     reporter = _squash(cite.corrected_reporter() or groups.get("reporter", ""))
