@@ -165,14 +165,14 @@ def score_part(corpus: RealCorpus, part: str) -> Score:
         keyed = set()
         for kind, text, occurrence, truth, note in json.loads(answers_file.read_text()):
             keyed.add((kind, text, occurrence))
-            flag = flags.get((kind, text, occurrence))
+            found = flags.get((kind, text, occurrence))
             where = f"{draft.name}: {kind} {text!r}#{occurrence} ({note})"
-            if flag is None:
+            if found is None:
                 score.dropped.append(where)
                 got = "missing"
             else:
-                got = flag.severity
-                where += f" -> {flag.severity}: {flag.message}"
+                got = found.severity
+                where += f" -> {found.severity}: {found.message}"
             if truth == "fabricated":
                 score.fabricated += 1
                 score.fabricated_blocked += got == "block"

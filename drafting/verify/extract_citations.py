@@ -86,6 +86,8 @@ def year_after(text: str, end: int) -> str:
 
 
 _PARALLEL_TAIL = re.compile(r"(?:,\s*\d{1,4}\s+[A-Z][A-Za-z0-9.' &]{0,24}?\s+\d{1,7}(?:,\s*\d+)?)+\s*$")
+# Inside a defendant's name there is no citation, no closed parenthetical, no sentence's end.
+_NOT_A_NAME = re.compile(r"\d{1,4}\s+[A-Z][A-Za-z0-9.' &]{0,24}?\s+\d|\)\.?\s|[a-z]{3,}[.:;]\s+[A-Z]")
 # Where eyecite could find something: a volume before a capitalised reporter, Id., supra, Ibid.
 _MAYBE_CASE = re.compile(r"\d\s+[A-Z]|\b[Ii]d\.|\bsupra\b|\b[Ii]bid\b")
 _PIN_AFTER = re.compile(r"\d+(?:[-–]\d+)?")
@@ -123,6 +125,8 @@ def _parties(text: str, volume_start: int, eyecite: tuple[str, str] = ("", "")) 
     if _eyecite_is_right(window, *eyecite):
         return eyecite[0].strip(" ,"), eyecite[1].strip(" ,")
     left, _, right = window.rpartition(" v. ")
+    if _NOT_A_NAME.search(right):
+        return "", ""  # the "v." belongs to an earlier citation: this one names no parties
     plaintiff = _name_run(_PARTY_SPLIT.split(left)[-1].strip(" ,"))
     if not party_words(plaintiff):  # "Inc." alone: the name is the segment before it
         pieces = [p for p in _PARTY_SPLIT.split(left) if p.strip()]
