@@ -136,3 +136,18 @@ def test_authorities_add_and_list_on_three_real_opinion_pdfs(
     )
     assert code == 0 and "Copied fisher.txt into" in out and (downloads / "fisher.txt").is_file()
     assert "570 U.S. 297 = 133 S.Ct. 2411  FISHER v. UNIVERSITY OF TEXAS AT AUSTIN ET AL." in out
+
+
+def test_verifying_against_a_matter_with_no_ingested_pages_is_one_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("CHAMBERS_HOME", str(tmp_path / "home"))
+    (tmp_path / "empty").mkdir()
+    draft = tmp_path / "draft.md"
+    draft.write_text(
+        'The flight left (ABC0000001). Fisher v. Univ. of Tex., 570 U.S. 297 (2013). "A quote here."\n'
+    )
+    assert _run(capsys, "matter", "new", "empty", "--sources", str(tmp_path / "empty"))[0] == 0
+    code, out, err = _run(capsys, "verify", str(draft), "--matter", "empty")
+    assert code == 2 and out == ""  # no flag per statement
+    assert "No sources to verify against" in err and "Run `chambers evidence ingest empty` first" in err
