@@ -23,7 +23,13 @@ HEAD_PAGES = 6  # a slip opinion's own first page comes after its syllabus
 HEAD_CHARS = 6000
 CAPTIONS = 3
 _CITE_LABEL = re.compile(r"^\s*(?:Cite as|Citations?(?: Numbers?)?|Reported at)\s*:\s*", re.I)
-_SIGNAL = re.compile(r"^\s*(?:See|see|Cf\.|cf\.|Accord|But|E\.g\.|Compare|quoting|citing)\b")
+# Signals, and the history and treatment lines of Westlaw and Lexis printouts: they cite others.
+_SIGNAL = re.compile(
+    r"^\s*(?:See|see|Cf\.|cf\.|Accord|But|E\.g\.|Compare|quoting|citing|Distinguished|Declined|Called|"
+    r"Abrogated|Superseded|Overruled|Cited|Followed|Affirmed by|Reversed by|Vacated by|Reversed and|Questioned|"
+    r"Disagreed|Criticized|Limited|Appeal|Certiorari|Cert\.|Rehearing|On remand|Prior History|Subsequent History)",
+    re.I,
+)
 _CITE_SHAPE = re.compile(r"\b\d{1,4}\s+[A-Z][A-Za-z0-9.'&\s]{0,24}?\s+\d{1,7}\b")
 _PIN = re.compile(r"^\s*,\s*\d+(?:[-–]\d+)?\s*(?:[,.;)]|$)")  # ", 337." but not ", 2008 WL 104105"
 # After an opinion's own citation on its line: nothing, a parallel citation, or a court-and-year.
