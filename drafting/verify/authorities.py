@@ -37,6 +37,7 @@ _STANDS_ALONE = re.compile(
     r"^\s*(?:,\s*\d{1,4}\s+[A-Z][A-Za-z0-9.' &]{0,24}?\s+\d{1,7}\s*)*(?:\([^()]*\))?\s*$"
 )
 _VERSUS = re.compile(r"(?:^|\s)(?:v\.?|vs\.?|versus|-?against-?)(?=\s|$)", re.M)
+_SUBJECT_CAPTION = re.compile(r"^\s*(?:In re|Matter of|In the Matter of|Ex parte)\b", re.I)
 _YEAR = re.compile(r"\((?:[^()]*?\s)?((?:1[89]|20)\d\d)\)")
 
 
@@ -120,7 +121,7 @@ def captions(pages: list[Page], own_keys: set[str]) -> list[str]:
             break
         lines = page.text[:HEAD_CHARS].splitlines()
         for index, line in enumerate(lines):
-            if not _VERSUS.search(line):
+            if not (_VERSUS.search(line) or _SUBJECT_CAPTION.match(line)):
                 continue
             versus = _VERSUS.search(line)
             after = " ".join(lines[index : index + 3])[versus.start() if versus else 0 :]
