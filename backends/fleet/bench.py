@@ -23,7 +23,6 @@ from backends.chat import ChatClient, ChatRequest
 from backends.errors import BackendError
 from backends.fleet.bench_prompts import CHARS_PER_TOKEN, drafting_prompt
 from backends.native import NativeClient
-from backends.policy import check_backend
 from workspace.audit import AuditLog
 from workspace.config import Backend, Policy, Sampling
 
@@ -156,13 +155,10 @@ class Bench:
         """Fit characters-per-token to this model's tokenizer (llama-server ``/tokenize``)."""
         if self.backend.kind != "llamacpp":
             return
-        check_backend(self.backend, self.policy)
         text = drafting_prompt(length, self._seed)
         try:
-            async with httpx.AsyncClient(timeout=30.0, trust_env=False) as client:
-                response = await client.post(self.backend.url + "/tokenize", json={"content": text})
-            tokens = len(response.json().get("tokens", []))
-        except (httpx.HTTPError, ValueError, AttributeError):
+            tokens = await NativeClient(self.backend, self.policy, timeout=httpx.Timeout(30.0)).tokenize(text)
+        except (BackendError, ValueError, AttributeError):
             return  # keep the rough ratio; the server's timings still report the real count
         if tokens > 0:
             self._chars_per_token = len(text) / tokens
