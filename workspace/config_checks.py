@@ -13,6 +13,8 @@ import re
 import unicodedata
 from urllib.parse import urlsplit
 
+import idna
+
 MAX_NESTING = 32  # far deeper than any chambers config; tomllib recurses per level
 _LABEL = re.compile(r"^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$")
 # An operator's network broader than this is not an office network but most of the internet.
@@ -27,10 +29,13 @@ def url_problem(url: str, *, base: bool = True) -> str | None:
     """
     bad = next((c for c in url if _is_control(c)), None)
     if bad is not None:
-        return f"it contains the control character U+{ord(bad):04X}; retype the address"
+        return f"it contains the invisible or control character U+{ord(bad):04X}; retype the address"
     if not url or url != url.strip() or " " in url:
         return "it is empty or contains spaces"
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError as exc:  # an unbalanced "[" for an IPv6 address
+        return f"it cannot be read as a URL ({exc}; an IPv6 address goes in brackets: http://[fd00::1]:8080)"
     if parts.scheme not in ("http", "https") or not parts.netloc:
         return "expected a URL with a scheme, such as http://127.0.0.1:8080"
     if "@" in parts.netloc:
@@ -69,9 +74,9 @@ def _host_problem(host: str, *, bracketed: bool) -> str | None:
         except ValueError:
             return f"'{host}' is not a valid IPv4 address"
         return None
-    try:
-        ascii_host = host.encode("idna").decode("ascii")
-    except UnicodeError:
+    try:  # the IDNA 2008 rules httpx applies (Python's own "idna" codec is the laxer IDNA 2003)
+        ascii_host = host if host.isascii() else idna.encode(host.lower()).decode("ascii")
+    except (idna.IDNAError, UnicodeError):
         return f"'{host}' is not a valid host name"
     labels = ascii_host.rstrip(".").split(".")
     if len(ascii_host) > 253 or not all(_LABEL.match(label) for label in labels):
