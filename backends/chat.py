@@ -24,6 +24,7 @@ from typing import Any
 
 import httpx
 
+from backends.adapters import adapter_class
 from backends.chunks import ChunkReader
 from backends.endpoint import CheckedAddress, Endpoint, async_client
 from backends.errors import (
@@ -95,8 +96,7 @@ class ChatClient:
             body["model"] = self.backend.model
         merged = {**self.backend.sampling.as_dict(), **request.sampling.as_dict()}
         body.update(merged)
-        if self.backend.kind == "llamacpp" and request.return_progress:
-            body["return_progress"] = True
+        body.update(adapter_class(self.backend.kind).chat_fields(return_progress=request.return_progress))
         body.update(request.extra)
         if request.json_schema is not None:
             # The OpenAI nesting. The un-nested form is silently ignored by llama-server.
@@ -213,13 +213,14 @@ class ChatClient:
         """
         if self._server_build is not None:
             return self._server_build
-        path = "/props" if self.backend.kind == "llamacpp" else "/api/version"
+        adapter = adapter_class(self.backend.kind)
         try:
-            response = await client.get(self.backend.url + path, timeout=5.0, extensions=checked.extensions())
+            response = await client.get(
+                self.backend.url + adapter.BUILD_PATH, timeout=5.0, extensions=checked.extensions()
+            )
             if response.status_code == 200:
-                data = response.json()
-                self._server_build = str(data.get("build_info") or data.get("version") or "") or None
-        except (*HTTP_FAILURES, ValueError, AttributeError):
+                self._server_build = adapter.build_from(response.json())
+        except (*HTTP_FAILURES, ValueError):
             return None
         return self._server_build
 

@@ -19,10 +19,10 @@ from typing import Any
 
 import httpx
 
+from backends.adapters import adapter_for
 from backends.chat import ChatClient, ChatRequest
 from backends.errors import BackendError
 from backends.fleet.bench_prompts import CHARS_PER_TOKEN, drafting_prompt
-from backends.native import NativeClient
 from workspace.audit import AuditLog
 from workspace.config import Backend, Policy, Sampling
 
@@ -143,21 +143,17 @@ class Bench:
         self._seed = time.time_ns() % 10**8  # unique across sessions, so the cache never helps
 
     async def _identity(self) -> tuple[str | None, int | None, str | None]:
-        native = NativeClient(self.backend, self.policy)
-        if self.backend.kind == "llamacpp":
-            props = await native.props()
-            return props.model, props.n_ctx, props.build
-        loaded = await native.ollama_ps()
-        wanted = next((m for m in loaded if m.name == self.backend.model), None)
-        return self.backend.model, wanted.context_length if wanted else None, None
+        who = await adapter_for(self.backend, self.policy).identity()
+        return who.model, who.n_ctx, who.build
 
     async def _measure_ratio(self, length: int) -> None:
         """Fit characters-per-token to this model's tokenizer (llama-server ``/tokenize``)."""
-        if self.backend.kind != "llamacpp":
+        server = adapter_for(self.backend, self.policy, timeout=httpx.Timeout(30.0))
+        if not server.COUNTS_TOKENS:
             return
         text = drafting_prompt(length, self._seed)
         try:
-            tokens = await NativeClient(self.backend, self.policy, timeout=httpx.Timeout(30.0)).tokenize(text)
+            tokens = await server.count_tokens(text)
         except (BackendError, ValueError, AttributeError):
             return  # keep the rough ratio; the server's timings still report the real count
         if tokens > 0:
