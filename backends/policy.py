@@ -24,10 +24,14 @@ def classify_url(url: str, policy: Policy | None = None) -> tuple[AddressClass, 
     """The least local class among the addresses of ``url``'s host, and those addresses.
 
     Raises:
-        OSError, UnicodeError: the host does not resolve.
+        OSError, UnicodeError: the host does not resolve (or ``url`` has no host to resolve).
     """
-    parts = urlsplit(url)
-    ips = resolve(parts.hostname or "", parts.port or DEFAULT_PORTS.get(parts.scheme, 80))
+    try:
+        parts = urlsplit(url)
+        port = parts.port or DEFAULT_PORTS.get(parts.scheme, 80)
+    except ValueError as exc:  # not a URL at all: no host to resolve
+        raise OSError(f"'{url}' is not a URL ({exc})") from exc
+    ips = resolve(parts.hostname or "", port)
     networks = private_networks(policy or Policy())
     return least_local(classify_ip(ip, networks) for ip in ips), ips
 
