@@ -58,6 +58,7 @@ bench: install-dev poppler
 	$(BIN)/python benchmarks/exhibits.py
 	$(BIN)/python benchmarks/corrections.py
 	$(BIN)/python benchmarks/verify.py
+	$(BIN)/python benchmarks/verify_quality.py
 	$(BIN)/python benchmarks/pipeline_overhead.py
 	$(BIN)/python benchmarks/tui_stream.py
 

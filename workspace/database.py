@@ -355,6 +355,22 @@ def m401_verify_overrides(db: sqlite3.Connection) -> None:
     db.execute("CREATE INDEX verify_overrides_flag ON verify_overrides(matter, flag_key)")
 
 
+@migration
+def m410_verify_authority_citations(db: sqlite3.Connection) -> None:
+    """The citations an attorney gave for an opinion in an authorities library (by file content)."""
+    db.execute(
+        """
+        CREATE TABLE verify_authority_citations (
+            matter_id INTEGER NOT NULL REFERENCES matters(id) ON DELETE CASCADE,
+            sha256 TEXT NOT NULL,
+            cite TEXT NOT NULL,
+            added_at TEXT NOT NULL,
+            PRIMARY KEY (matter_id, sha256, cite)
+        )
+        """
+    )
+
+
 # --- drafting runs (written by drafting/runs.py) ---
 
 
