@@ -53,6 +53,12 @@ def m001_audit(db: sqlite3.Connection) -> None:
     db.execute("CREATE INDEX audit_started ON audit(started_at)")
 
 
+@migration
+def m010_audit_checked_ip(db: sqlite3.Connection) -> None:
+    """The address the policy checked and the call went to: the URL's name alone can hide it."""
+    db.execute("ALTER TABLE audit ADD COLUMN checked_ip TEXT")
+
+
 class DatabaseError(ChambersError):
     title = "The chambers database cannot be opened"
 
