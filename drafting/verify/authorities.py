@@ -31,6 +31,9 @@ _SIGNAL = re.compile(
     re.I,
 )
 _CITE_SHAPE = re.compile(r"\b\d{1,4}\s+[A-Z][A-Za-z0-9.'&\s]{0,24}?\s+\d{1,7}\b")
+_ENDS_IN_CITE = re.compile(
+    r"\d{1,4}\s+[A-Z][A-Za-z0-9.' &()]{0,30}?\s+\d{1,7}(?:-[A-Z])?\s*(?:\([^()]*\))?\W{0,3}$"
+)
 _PIN = re.compile(r"^\s*,\s*\d+(?:[-–]\d+)?\s*(?:[,.;)]|$)")  # ", 337." but not ", 2008 WL 104105"
 # After an opinion's own citation on its line: nothing, a parallel citation, or a court-and-year.
 _STANDS_ALONE = re.compile(
@@ -85,6 +88,8 @@ def own_citations(pages: list[Page]) -> list[OwnCitation]:
         if not _CITE_SHAPE.search(line) or _SIGNAL.match(line):
             continue
         labelled = bool(_CITE_LABEL.match(line))
+        if not labelled and not _ENDS_IN_CITE.search(line):
+            continue  # a cheap look first: an own citation ends its line (eyecite is dear, lines many)
         body = _CITE_LABEL.sub("", line).strip()
         for item in extract_citations(body):
             if item.kind != "case" or item.fields.get("form") != "full":
