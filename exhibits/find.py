@@ -17,6 +17,7 @@ import pymupdf
 from evidence.ocr import OCR_DPI, OCR_LANGUAGE, find_tessdata
 from evidence.pdf import SCAN_TEXT_CHARS
 from exhibits.errors import ExhibitsError
+from exhibits.matching import FoldedText, Matcher
 from exhibits.patterns import Pattern
 
 OCR_PAD = 2.0  # points added round an OCR box: glyph edges and anti-aliasing spill past Tesseract's box
@@ -29,6 +30,13 @@ class PageRect:
 
     page_no: int
     rect: tuple[float, float, float, float]
+
+
+@dataclass(frozen=True)
+class PageChar:
+    char: str
+    rect: pymupdf.Rect | None  # None for the line breaks put between lines
+    line: int
 
 
 @dataclass(frozen=True)
@@ -47,6 +55,9 @@ class RedactionRequest:
     rects: tuple[PageRect, ...] = ()
     ocr: str = "auto"  # auto: OCR pages that are pictures; always: every page with an image; never
     scrub: bool = False
+
+    def matcher(self) -> Matcher:
+        return Matcher(self.terms, self.patterns)
 
     def describe(self) -> str:
         parts = [f"{len(self.terms)} term(s)"] if self.terms else []
@@ -105,6 +116,34 @@ def _readable(textpage: pymupdf.TextPage) -> int:
     return sum(len(word) for word in re.findall(r"[^\W_]{4,}", textpage.extractText()))
 
 
+def page_chars(page: pymupdf.Page, textpage: pymupdf.TextPage | None = None) -> list[PageChar]:
+    """Every character of the page with its box, lines ended by a line break that has no box."""
+    chars: list[PageChar] = []
+    raw = page.get_text("rawdict", textpage=textpage) if textpage else page.get_text("rawdict")
+    for block in raw.get("blocks", []):
+        for line in block.get("lines", []):
+            line_no = len(chars)
+            for span in line.get("spans", []):
+                chars.extend(
+                    PageChar(c["c"], pymupdf.Rect(c["bbox"]), line_no) for c in span.get("chars", [])
+                )
+            chars.append(PageChar("\n", None, line_no))
+    return chars
+
+
+def locate(chars: Sequence[PageChar], folded: FoldedText, value: str) -> list[pymupdf.Rect]:
+    """The boxes covering each occurrence of ``value``: one per line piece, as search_for gives them."""
+    rects = []
+    for start, end in folded.find(value):
+        lines: dict[int, pymupdf.Rect] = {}
+        for index in sorted({folded.source[at] for at in range(start, end)}):
+            char = chars[index]
+            if char.rect is not None:
+                lines[char.line] = lines[char.line] | char.rect if char.line in lines else +char.rect
+        rects.extend(lines.values())
+    return rects
+
+
 def find_on_page(
     page: pymupdf.Page, request: RedactionRequest, tessdata: str | None
 ) -> tuple[list[Hit], list[pymupdf.TextPage]]:
@@ -115,21 +154,16 @@ def find_on_page(
     ocr = needs_ocr(page, text, request.ocr)
     if ocr:
         readings = ocr_textpages(page, tessdata)
-        text = "\n".join(page.get_text(textpage=reading) for reading in readings)
+    matcher = request.matcher()
+    layers = [page_chars(page, reading) for reading in readings] if ocr else [page_chars(page)]
+    folded = [FoldedText.of(c.char for c in chars) for chars in layers]
     wanted: dict[str, str] = {}
-    folded = " ".join(text.split()).casefold()
-    for number, term in enumerate(request.terms, start=1):
-        if " ".join(term.split()).casefold() in folded:
-            wanted.setdefault(term, f"term {number}")
-    for pattern in request.patterns:
-        for found in pattern.find(text):
-            wanted.setdefault(found, f"pattern {pattern.name}")
+    for chars in layers:
+        for value, reason in matcher.find("".join(c.char for c in chars)).items():
+            wanted.setdefault(value, reason)
     hits = []
     for value, reason in wanted.items():
-        if readings:
-            rects = [r for reading in readings for r in page.search_for(value, textpage=reading)]
-        else:
-            rects = page.search_for(value)
+        rects = [r for chars, fold in zip(layers, folded, strict=True) for r in locate(chars, fold, value)]
         if ocr:
             rects = [
                 pymupdf.Rect(r.x0 - OCR_PAD, r.y0 - OCR_PAD, r.x1 + OCR_PAD, r.y1 + OCR_PAD) for r in rects
