@@ -133,7 +133,7 @@ def page_chars(page: pymupdf.Page, textpage: pymupdf.TextPage | None = None) -> 
 
 def locate(chars: Sequence[PageChar], folded: FoldedText, value: str) -> list[pymupdf.Rect]:
     """The boxes covering each occurrence of ``value``: one per line piece, as search_for gives them."""
-    rects = []
+    rects: list[pymupdf.Rect] = []
     for start, end in folded.find(value):
         lines: dict[int, pymupdf.Rect] = {}
         for index in sorted({folded.source[at] for at in range(start, end)}):
