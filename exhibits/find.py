@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import pymupdf
 
@@ -116,19 +117,37 @@ def _readable(textpage: pymupdf.TextPage) -> int:
     return sum(len(word) for word in re.findall(r"[^\W_]{4,}", textpage.extractText()))
 
 
-def page_chars(page: pymupdf.Page, textpage: pymupdf.TextPage | None = None) -> list[PageChar]:
-    """Every character of the page with its box, lines ended by a line break that has no box."""
-    chars: list[PageChar] = []
+def page_chars(page: pymupdf.Page, textpage: pymupdf.TextPage | None = None) -> list[list[PageChar]]:
+    """Every character of the page with its box, in two orders: as drawn, and by position.
+
+    Lines end with a line break that has no box. The second order reads lines top to bottom and
+    left to right, lines on one baseline joined by a space: glyphs drawn last first, each its own
+    line to MuPDF, read there in the order a reader sees them.
+    """
     raw = page.get_text("rawdict", textpage=textpage) if textpage else page.get_text("rawdict")
-    for block in raw.get("blocks", []):
-        for line in block.get("lines", []):
-            line_no = len(chars)
-            for span in line.get("spans", []):
-                chars.extend(
-                    PageChar(c["c"], pymupdf.Rect(c["bbox"]), line_no) for c in span.get("chars", [])
-                )
-            chars.append(PageChar("\n", None, line_no))
-    return chars
+    lines = [line for block in raw.get("blocks", []) for line in block.get("lines", [])]
+    drawn: list[PageChar] = []
+    for number, line in enumerate(lines):
+        drawn.extend(_line_chars(line, number))
+        drawn.append(PageChar("\n", None, number))
+    placed: list[PageChar] = []
+    order = sorted(range(len(lines)), key=lambda n: (round(lines[n]["bbox"][3] / 3), lines[n]["bbox"][0]))
+    for position, number in enumerate(order):
+        placed.extend(_line_chars(lines[number], number))
+        following = order[position + 1] if position + 1 < len(order) else None
+        same_row = following is not None and round(lines[following]["bbox"][3] / 3) == round(
+            lines[number]["bbox"][3] / 3
+        )
+        placed.append(PageChar(" " if same_row else "\n", None, number))
+    return [drawn, placed]
+
+
+def _line_chars(line: dict[str, Any], number: int) -> list[PageChar]:
+    return [
+        PageChar(c["c"], pymupdf.Rect(c["bbox"]), number)
+        for span in line.get("spans", [])
+        for c in span.get("chars", [])
+    ]
 
 
 def locate(chars: Sequence[PageChar], folded: FoldedText, value: str) -> list[pymupdf.Rect]:
@@ -155,7 +174,7 @@ def find_on_page(
     if ocr:
         readings = ocr_textpages(page, tessdata)
     matcher = request.matcher()
-    layers = [page_chars(page, reading) for reading in readings] if ocr else [page_chars(page)]
+    layers = [order for reading in (readings if ocr else [None]) for order in page_chars(page, reading)]
     folded = [FoldedText.of(c.char for c in chars) for chars in layers]
     wanted: dict[str, str] = {}
     for chars in layers:
@@ -163,7 +182,10 @@ def find_on_page(
             wanted.setdefault(value, reason)
     hits = []
     for value, reason in wanted.items():
-        rects = [r for chars, fold in zip(layers, folded, strict=True) for r in locate(chars, fold, value)]
+        found = [r for chars, fold in zip(layers, folded, strict=True) for r in locate(chars, fold, value)]
+        rects = list(
+            {(r.x0, r.y0, r.x1, r.y1): r for r in found}.values()
+        )  # the two orders box the same glyphs
         if ocr:
             rects = [
                 pymupdf.Rect(r.x0 - OCR_PAD, r.y0 - OCR_PAD, r.x1 + OCR_PAD, r.y1 + OCR_PAD) for r in rects

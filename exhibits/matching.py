@@ -10,9 +10,11 @@ box) it came from, which is how a hit on a page maps back to glyph boxes.
 Dropping every gap would also find ``cat`` in "publi**c at**torney". So a
 match may cross a gap the needle does not have only where one side of that gap
 is a whole piece of text inside the match: a letter-spaced glyph, or a word
-split in two. Nor is a number a hit inside a longer number. Patterns (``\\d{3}-\\d{2}-\\d{4}``) cannot be folded, so they are
-run over the text twice: as written, and with letter-spaced runs (three or
-more single characters in a row) closed up.
+split in two. Nor is a number a hit inside a longer number.
+
+Patterns (``\\d{3}-\\d{2}-\\d{4}``) cannot be folded, so they are run over
+three views of the text: as written, with letter-spaced runs (three or more
+single characters in a row) closed up, and with dashes read as spaces.
 """
 
 from __future__ import annotations
@@ -119,10 +121,26 @@ def _gap_offsets(needle: str) -> set[int]:
 
 
 def pattern_views(text: str) -> list[str]:
-    """The text as written (dashes made plain) and with letter-spaced runs closed up."""
+    """The text as written (dashes made plain), with letter-spaced runs closed up, and with dashes as spaces.
+
+    The last view finds an identifier glued to more text by a dash (a page label "531-44-9087-1"),
+    which the patterns, wary of longer numbers, refuse as written.
+    """
     plain = "".join("-" if c in DASHES else c for c in text)
     closed = _SPACED_RUN.sub(lambda m: "".join(m.group(0).split()), plain)
-    return [plain] if closed == plain else [plain, closed]
+    views = [plain, closed, plain.replace("-", " ")]
+    return list(dict.fromkeys(views))
+
+
+def _one_per_fold(wanted: dict[str, str]) -> list[tuple[str, str]]:
+    """The first of values that fold alike ("123-45-6789" and "123 45 6789" are one hit, not two)."""
+    seen: set[str] = set()
+    kept = []
+    for value, reason in wanted.items():
+        if fold(value) not in seen:
+            seen.add(fold(value))
+            kept.append((value, reason))
+    return kept
 
 
 @dataclass(frozen=True)
@@ -149,7 +167,7 @@ class Matcher:
         for value, reason in self.known.items():
             if value not in wanted and folded.find(value):
                 wanted[value] = reason
-        return wanted
+        return {value: reason for value, reason in _one_per_fold(wanted)}
 
     def reasons(self, text: str) -> list[str]:
         """Why ``text`` still holds something to remove (never the text itself)."""

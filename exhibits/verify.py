@@ -74,6 +74,12 @@ def verify_file(
         for index in range(doc.page_count):
             page = doc.load_page(index)
             result.scan(matcher, page.get_text(), f"page {index + 1} (PyMuPDF)", "pages as shown")
+            result.scan(
+                matcher,
+                page.get_text(sort=True),
+                f"page {index + 1} by position (PyMuPDF)",
+                "pages by position",
+            )
             if index + 1 in ocr_pages:
                 for reading in ocr_textpages(page, tessdata):
                     result.scan(
