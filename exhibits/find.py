@@ -11,14 +11,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import pymupdf
 
 from evidence.ocr import OCR_DPI, OCR_LANGUAGE, find_tessdata
 from evidence.pdf import SCAN_TEXT_CHARS
 from exhibits.errors import ExhibitsError
-from exhibits.matching import FoldedText, Matcher
+from exhibits.matching import Matcher
+from exhibits.pagetext import page_texts, text_by_position
 from exhibits.patterns import Pattern
 
 OCR_PAD = 2.0  # points added round an OCR box: glyph edges and anti-aliasing spill past Tesseract's box
@@ -117,52 +117,6 @@ def _readable(textpage: pymupdf.TextPage) -> int:
     return sum(len(word) for word in re.findall(r"[^\W_]{4,}", textpage.extractText()))
 
 
-def page_chars(page: pymupdf.Page, textpage: pymupdf.TextPage | None = None) -> list[list[PageChar]]:
-    """Every character of the page with its box, in two orders: as drawn, and by position.
-
-    Lines end with a line break that has no box. The second order reads lines top to bottom and
-    left to right, lines on one baseline joined by a space: glyphs drawn last first, each its own
-    line to MuPDF, read there in the order a reader sees them.
-    """
-    raw = page.get_text("rawdict", textpage=textpage) if textpage else page.get_text("rawdict")
-    lines = [line for block in raw.get("blocks", []) for line in block.get("lines", [])]
-    drawn: list[PageChar] = []
-    for number, line in enumerate(lines):
-        drawn.extend(_line_chars(line, number))
-        drawn.append(PageChar("\n", None, number))
-    placed: list[PageChar] = []
-    order = sorted(range(len(lines)), key=lambda n: (round(lines[n]["bbox"][3] / 3), lines[n]["bbox"][0]))
-    for position, number in enumerate(order):
-        placed.extend(_line_chars(lines[number], number))
-        following = order[position + 1] if position + 1 < len(order) else None
-        same_row = following is not None and round(lines[following]["bbox"][3] / 3) == round(
-            lines[number]["bbox"][3] / 3
-        )
-        placed.append(PageChar(" " if same_row else "\n", None, number))
-    return [drawn, placed]
-
-
-def _line_chars(line: dict[str, Any], number: int) -> list[PageChar]:
-    return [
-        PageChar(c["c"], pymupdf.Rect(c["bbox"]), number)
-        for span in line.get("spans", [])
-        for c in span.get("chars", [])
-    ]
-
-
-def locate(chars: Sequence[PageChar], folded: FoldedText, value: str) -> list[pymupdf.Rect]:
-    """The boxes covering each occurrence of ``value``: one per line piece, as search_for gives them."""
-    rects: list[pymupdf.Rect] = []
-    for start, end in folded.find(value):
-        lines: dict[int, pymupdf.Rect] = {}
-        for index in sorted({folded.source[at] for at in range(start, end)}):
-            char = chars[index]
-            if char.rect is not None:
-                lines[char.line] = lines[char.line] | char.rect if char.line in lines else +char.rect
-        rects.extend(lines.values())
-    return rects
-
-
 def find_on_page(
     page: pymupdf.Page, request: RedactionRequest, tessdata: str | None
 ) -> tuple[list[Hit], list[pymupdf.TextPage]]:
@@ -174,18 +128,18 @@ def find_on_page(
     if ocr:
         readings = ocr_textpages(page, tessdata)
     matcher = request.matcher()
-    layers = [order for reading in (readings if ocr else [None]) for order in page_chars(page, reading)]
-    folded = [FoldedText.of(c.char for c in chars) for chars in layers]
+    sources = readings if ocr else [None]
     wanted: dict[str, str] = {}
-    for chars in layers:
-        for value, reason in matcher.find("".join(c.char for c in chars)).items():
-            wanted.setdefault(value, reason)
+    for reading in sources:
+        drawn = page.get_text(textpage=reading) if reading else text
+        for quick in (drawn, text_by_position(page, reading)):
+            for value, reason in matcher.find(quick).items():
+                wanted.setdefault(value, reason)
+    layers = [order for reading in sources for order in page_texts(page, reading)] if wanted else []
     hits = []
     for value, reason in wanted.items():
-        found = [r for chars, fold in zip(layers, folded, strict=True) for r in locate(chars, fold, value)]
-        rects = list(
-            {(r.x0, r.y0, r.x1, r.y1): r for r in found}.values()
-        )  # the two orders box the same glyphs
+        found = [rect for layer in layers for rect in layer.locate(value)]
+        rects = list({(r.x0, r.y0, r.x1, r.y1): r for r in found}.values())  # both orders box the same glyphs
         if ocr:
             rects = [
                 pymupdf.Rect(r.x0 - OCR_PAD, r.y0 - OCR_PAD, r.x1 + OCR_PAD, r.y1 + OCR_PAD) for r in rects

@@ -33,9 +33,13 @@ def is_gap(char: str) -> bool:
     return char.isspace() or char in DASHES
 
 
+_PLAIN_DASHES = str.maketrans(dict.fromkeys(DASHES, "-"))
+_GAPS = re.compile(r"[\s" + re.escape("".join(sorted(DASHES))) + "]+")
+
+
 def fold(text: str) -> str:
     """``text`` without whitespace or dashes, case-folded: the form every needle is compared in."""
-    return "".join(c for c in text if not is_gap(c)).casefold()
+    return _GAPS.sub("", text).casefold()
 
 
 @dataclass
@@ -126,7 +130,7 @@ def pattern_views(text: str) -> list[str]:
     The last view finds an identifier glued to more text by a dash (a page label "531-44-9087-1"),
     which the patterns, wary of longer numbers, refuse as written.
     """
-    plain = "".join("-" if c in DASHES else c for c in text)
+    plain = text.translate(_PLAIN_DASHES)
     closed = _SPACED_RUN.sub(lambda m: "".join(m.group(0).split()), plain)
     views = [plain, closed, plain.replace("-", " ")]
     return list(dict.fromkeys(views))
@@ -155,16 +159,17 @@ class Matcher:
         """Every value to remove from ``text``, with its reason ("term 1", "pattern ssn")."""
         if not text.strip():
             return {}
-        folded = FoldedText.of(text)
-        wanted: dict[str, str] = {}
-        for number, term in enumerate(self.terms, start=1):
-            if folded.find(term):
-                wanted.setdefault(term, f"term {number}")
+        flat = fold(text)
+        named = [(term, f"term {number}") for number, term in enumerate(self.terms, start=1)]
+        terms = [(v, r) for v, r in named if fold(v) and fold(v) in flat]
+        known = [(v, r) for v, r in self.known.items() if fold(v) and fold(v) in flat]
+        folded = FoldedText.of(text) if terms or known else FoldedText()  # the exact check, only when likely
+        wanted = {value: reason for value, reason in terms if folded.find(value)}
         for view in pattern_views(text):
             for pattern in self.patterns:
                 for value in pattern.find(view):
                     wanted.setdefault(value, f"pattern {pattern.name}")
-        for value, reason in self.known.items():
+        for value, reason in known:
             if value not in wanted and folded.find(value):
                 wanted[value] = reason
         return {value: reason for value, reason in _one_per_fold(wanted)}

@@ -31,6 +31,7 @@ import pymupdf
 from exhibits.find import ocr_textpages
 from exhibits.hidden import hidden_text
 from exhibits.matching import Matcher
+from exhibits.pagetext import text_by_position
 from exhibits.places import document_places
 from exhibits.rawscan import raw_texts
 
@@ -74,12 +75,8 @@ def verify_file(
         for index in range(doc.page_count):
             page = doc.load_page(index)
             result.scan(matcher, page.get_text(), f"page {index + 1} (PyMuPDF)", "pages as shown")
-            result.scan(
-                matcher,
-                page.get_text(sort=True),
-                f"page {index + 1} by position (PyMuPDF)",
-                "pages by position",
-            )
+            where = f"page {index + 1} by position (PyMuPDF)"
+            result.scan(matcher, text_by_position(page), where, "pages by position")
             if index + 1 in ocr_pages:
                 for reading in ocr_textpages(page, tessdata):
                     result.scan(
