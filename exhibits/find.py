@@ -1,9 +1,13 @@
 """Finding what to redact on a page: search terms, patterns, rectangles, and text only OCR can see.
 
-A scanned page has no text layer, so a pattern on it is invisible to
-extraction; such pages are OCR'd (Tesseract through PyMuPDF, 300 dpi) and the
-hits located on the OCR text page, whose boxes lie over the picture. Each hit
-keeps the string it stands for, so verification can look for it afterwards.
+Terms and patterns are matched with matching.py's search, blind to spacing
+and dashes, over the page's text read as drawn and by position; only a page
+with a hit has its characters' boxes read (pagetext.py), and each hit is boxed
+where its glyphs are. A scanned page has no text layer, so a pattern on it is
+invisible to extraction; such pages are OCR'd (Tesseract through PyMuPDF, 300
+dpi) and the hits located on the OCR text page, whose boxes lie over the
+picture. Each hit keeps the string it stands for, so verification can look for
+it afterwards.
 """
 
 from __future__ import annotations

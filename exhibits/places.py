@@ -17,6 +17,17 @@ from dataclasses import dataclass
 import pymupdf
 
 REWRITTEN = "[redacted]"
+KINDS = (
+    "metadata",
+    "XMP",
+    "bookmark",
+    "annotation",
+    "form field",
+    "link",
+    "attachment",
+    "layer name",
+    "page label",
+)
 FILE_ATTACHMENT = pymupdf.PDF_ANNOT_FILE_ATTACHMENT  # type: ignore[attr-defined]
 POPUP = pymupdf.PDF_ANNOT_POPUP  # type: ignore[attr-defined]
 

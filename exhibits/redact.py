@@ -12,7 +12,10 @@ originals, which would otherwise stay in the file with the text visible. Line
 art fully under a box is removed; text under a box is removed character by
 character.
 
-Each document is saved to a temporary file and verified there (verify.py);
+Pages are searched with every layer switched on, then each page again widened
+to find text drawn off it (hidden.py, remove.py); ``--scrub`` then removes or
+rewrites every other place that holds a hit (places.py). Each document is
+saved to a temporary file and verified there (verify.py);
 a leak raises ``RedactionLeak`` and nothing is published for any document of
 the request. The log records each box with a keyed hash (HMAC-SHA256) of the
 text it removed: an SSN has only 10^9 values, so a plain hash in a log that
@@ -73,8 +76,6 @@ class DocumentRedaction:
             lines.append(
                 f"  p.{hit.page_no:<4} {hit.reason:<16} {len(hit.rects)} box(es){' OCR' if hit.ocr else ''}  {shown}"
             )
-        if self.scrubbed:
-            lines.append(f"  scrubbed: {', '.join(self.scrubbed)}")
         return lines
 
 

@@ -32,7 +32,7 @@ from exhibits.find import ocr_textpages
 from exhibits.hidden import hidden_text
 from exhibits.matching import Matcher
 from exhibits.pagetext import text_by_position
-from exhibits.places import document_places
+from exhibits.places import KINDS, document_places
 from exhibits.rawscan import raw_texts
 
 
@@ -53,8 +53,8 @@ class Verification:
         self.leaks.extend(Leak(where, reason) for reason in matcher.reasons(text))
 
     def summary(self) -> str:
-        """What was read, for the attorney: "2 pages as shown, 2 pages with hidden text, 5 metadata, ..."."""
-        return ", ".join(f"{count} {kind}" for kind, count in self.checked.items())
+        """What was read, for the attorney: "pages as shown: 2, ..., attachment: 0, objects: 41, ..."."""
+        return ", ".join(f"{kind}: {count}" for kind, count in self.checked.items())
 
 
 def verify_file(
@@ -71,6 +71,7 @@ def verify_file(
     rectangles the attorney drew (page, unrotated rect): no text may remain inside them.
     """
     result = Verification(readers=["PyMuPDF"] + (["OCR"] if ocr_pages else []))
+    result.checked.update(dict.fromkeys(["pages as shown", "pages by position", *KINDS], 0))
     with pymupdf.open(path) as doc:
         for index in range(doc.page_count):
             page = doc.load_page(index)
@@ -86,7 +87,7 @@ def verify_file(
             if doc.load_page(page_no - 1).get_text(clip=rect).strip():
                 result.leaks.append(Leak(f"page {page_no} rectangle", "text remains inside the rectangle"))
         for place in document_places(doc):
-            result.scan(matcher, place.text, place.where, f"{place.kind}s")
+            result.scan(matcher, place.text, place.where, place.kind)
         for raw in raw_texts(doc):
             kind = "decompressed streams" if raw.where.startswith("stream") else "objects"
             result.checked[kind] += 1
