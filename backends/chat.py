@@ -39,6 +39,7 @@ from backends.errors import (
     plain_cause,
 )
 from backends.events import Finished, PromptProgress, StreamEvent, Usage
+from backends.lora import LoadedAdapter, fetch_loaded, request_field
 from backends.policy import check_backend
 from backends.sse import SSEParser
 from workspace.audit import AuditLog, AuditRecord
@@ -89,6 +90,7 @@ class ChatClient:
         self.audit = audit
         self.timeout = timeout
         self._server_build: str | None = None
+        self._loaded_adapters: list[LoadedAdapter] | None = None
 
     @property
     def server_build(self) -> str | None:
@@ -145,6 +147,8 @@ class ChatClient:
                 timeout=self.timeout, trust_env=False, verify=_tls_context()
             ) as client:
                 record.server_build = await self._fetch_server_build(client)
+                if self.backend.lora and "lora" not in body:  # a request may set its own scales
+                    body["lora"] = record.request["lora"] = await self._lora_field(client)
                 async for event in self._events(client, body, reader):
                     if isinstance(event, Finished):
                         record.model = event.model or record.model
@@ -232,6 +236,30 @@ class ChatClient:
         except (httpx.HTTPError, ValueError, AttributeError):
             return None
         return self._server_build
+
+    @property
+    def adapters(self) -> list[str]:
+        """The adapters (name) this backend's requests carry, as its config names them."""
+        return [ref.name for ref in self.backend.lora]
+
+    async def _lora_field(self, client: httpx.AsyncClient) -> list[dict[str, Any]]:
+        """The configured adapters by the ids this server gave them, read once per client.
+
+        Raises AdapterMissing when the server did not load one of them: drafting on the bare base
+        while the run's record names an adapter would be a false record."""
+        if self._loaded_adapters is None:
+            try:
+                self._loaded_adapters = await fetch_loaded(client, self.backend)
+            except httpx.HTTPError as exc:
+                raise ServerUnreachable(
+                    f"Backend '{self.backend.name}' at {self.backend.url} did not list its LoRA adapters "
+                    f"({plain_cause(exc)}). Start the model server, or check the address in the config.",
+                    backend=self.backend.name,
+                    url=self.backend.url,
+                ) from exc
+            except (ValueError, KeyError, TypeError):
+                self._loaded_adapters = []  # not a list of adapters: every configured one is missing
+        return request_field(self.backend, self._loaded_adapters)
 
     async def _events(
         self, client: httpx.AsyncClient, body: dict[str, Any], reader: ChunkReader

@@ -136,6 +136,53 @@ def _build_llama_server(folder: Path, binary: Path, progress: Progress | None) -
     _say(progress, f"llama-server ready at {binary}")
 
 
+CONVERTER_FILES = ("convert_lora_to_gguf.py", "convert_hf_to_gguf.py", "conversion/", "gguf-py/")
+
+
+def converter_cache_dir() -> Path:
+    return cache_dir() / f"llama-cpp-convert-{LLAMA_CPP_VERSION}"
+
+
+def ensure_lora_converter(progress: Progress | None = None) -> Path:
+    """The folder holding llama.cpp's ``convert_lora_to_gguf.py`` (and the ``gguf-py`` and ``conversion``
+    packages it imports), taken from the same pinned source archive the server is built from, so an
+    adapter is always written in the format that server reads. Extracted once into the cache."""
+    folder = converter_cache_dir()
+    script = folder / "convert_lora_to_gguf.py"
+    if script.is_file():
+        return folder
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(folder.parent / f".{folder.name}.lock")):
+        if script.is_file():
+            return folder
+        with tempfile.TemporaryDirectory(prefix="chambers-llama-convert-") as tmp:
+            work = Path(tmp)
+            _say(progress, f"Downloading {LLAMA_CPP_PACKAGE}=={LLAMA_CPP_VERSION} (the LoRA converter)")
+            with open(work / "pip.log", "w") as log:
+                _run(
+                    [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", LLAMA_CPP_PACKAGE,
+                     f"{LLAMA_CPP_PACKAGE}=={LLAMA_CPP_VERSION}", "-d", str(work)],
+                    log, "download the llama.cpp source",
+                )  # fmt: skip
+            sdists = list(work.glob("*.tar.gz"))
+            if not sdists:
+                raise LocalServerError("pip did not download the llama.cpp source archive.")
+            staging = work / "convert"
+            with tarfile.open(sdists[0]) as tar:
+                for member in tar.getmembers():
+                    inner = member.name.split("/llama.cpp/", 1)
+                    if len(inner) == 2 and inner[1].startswith(CONVERTER_FILES):
+                        member.name = inner[1]
+                        tar.extract(member, staging, filter="data")
+            if not (staging / "convert_lora_to_gguf.py").is_file():
+                raise LocalServerError(f"The {LLAMA_CPP_PACKAGE} archive has no convert_lora_to_gguf.py.")
+            partial = folder.with_name(folder.name + ".partial")
+            shutil.rmtree(partial, ignore_errors=True)  # left by an extraction that was killed
+            shutil.move(str(staging), str(partial))
+            os.replace(partial, folder)  # whole or not at all
+    return folder
+
+
 def _run(cmd: Sequence[str], log: IO[str], what: str) -> None:
     log.write(f"$ {' '.join(cmd)}\n")
     log.flush()
