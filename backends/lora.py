@@ -58,9 +58,13 @@ def _stem(path: str) -> str:
     return name[: -len(".gguf")] if name.lower().endswith(".gguf") else name
 
 
-async def fetch_loaded(client: httpx.AsyncClient, backend: Backend) -> list[LoadedAdapter]:
-    """The adapters ``backend`` loaded; an empty list from a server that has none or no such endpoint."""
-    response = await client.get(backend.url + LORA_PATH, timeout=5.0)
+async def fetch_loaded(
+    client: httpx.AsyncClient, backend: Backend, extensions: dict[str, Any] | None = None
+) -> list[LoadedAdapter]:
+    """The adapters ``backend`` loaded; an empty list from a server that has none or no such endpoint.
+
+    ``extensions`` pins the request to the address the policy checked (as every other call does)."""
+    response = await client.get(backend.url + LORA_PATH, timeout=5.0, extensions=extensions or {})
     if response.status_code != 200:
         return []
     return parse_loaded(response.json())

@@ -8,30 +8,27 @@ never touched.
 
 from __future__ import annotations
 
-import httpx
-
 from backends.chat import ChatClient, ChatRequest
-from backends.errors import ServerUnreachable
+from backends.endpoint import Endpoint, async_client
+from backends.errors import HTTP_FAILURES, transport_error
 from backends.lora import AdapterMissing, LoadedAdapter, fetch_loaded, missing_message
 from workspace.audit import AuditLog
 from workspace.config import Backend, LoraRef, Policy, Sampling
 
 
-async def adapter_id(backend: Backend, name: str) -> int:
+async def adapter_id(backend: Backend, policy: Policy, name: str) -> int:
     """The id ``backend``'s server gave the adapter ``name``.
 
     Raises:
         AdapterMissing: the server did not load it (the message says how to start it with it).
+        PolicyRefusal, ServerUnreachable: as for any call to that backend.
     """
+    checked = Endpoint.for_backend(backend, policy).check()
     try:
-        async with httpx.AsyncClient(timeout=10.0, trust_env=False) as client:
-            loaded: list[LoadedAdapter] = await fetch_loaded(client, backend)
-    except httpx.HTTPError as exc:
-        raise ServerUnreachable(
-            f"Backend '{backend.name}' at {backend.url} did not answer ({exc}). Start it, then run the eval again.",
-            backend=backend.name,
-            url=backend.url,
-        ) from exc
+        async with async_client(10.0) as client:
+            loaded: list[LoadedAdapter] = await fetch_loaded(client, backend, checked.extensions())
+    except HTTP_FAILURES as exc:
+        raise transport_error(exc, backend=backend.name, url=backend.url, path="/lora-adapters") from exc
     for adapter in loaded:
         if adapter.name == name:
             return adapter.id

@@ -157,7 +157,7 @@ def cmd_eval(args: argparse.Namespace, paths: Paths) -> int:
             f"Adapter '{record.name}' has no held-out pairs left to replay. Train a new adapter.",
             title="Nothing to evaluate",
         )
-    lora_id = asyncio.run(adapter_id(backend, record.name))
+    lora_id = asyncio.run(adapter_id(backend, config.policy, record.name))
     replay = Replayer(
         backend,
         config.policy,
