@@ -16,8 +16,9 @@ from typing import Any
 
 import httpx
 
-from backends.errors import BackendError
-from workspace.config import Backend
+from backends.errors import HTTP_FAILURES, BackendError
+from workspace.config import Backend, Policy
+from workspace.errors import ChambersError
 
 LORA_PATH = "/lora-adapters"
 
@@ -100,3 +101,25 @@ def request_field(
         raise AdapterMissing(missing_message(backend, gone, loaded), backend=backend.name, url=backend.url)
     scales = scales or {}
     return [{"id": by_name[r.name].id, "scale": scales.get(r.name, r.scale)} for r in backend.lora]
+
+
+async def adapter_findings(backends: list[Backend], policy: Policy) -> list[tuple[str, str, str]]:
+    """For ``doctor``: (level, subject, message) for each backend whose server lacks a configured adapter."""
+    from backends.endpoint import Endpoint, async_client
+
+    findings = []
+    async with async_client(5.0) as client:
+        for backend in backends:
+            if not backend.lora:
+                continue
+            try:
+                checked = Endpoint.for_backend(backend, policy).check()
+                loaded = await fetch_loaded(client, backend, checked.extensions())
+            except (*HTTP_FAILURES, ChambersError, ValueError) as exc:
+                findings.append(
+                    ("error", f"backend {backend.name}", f"its LoRA adapters could not be listed ({exc})")
+                )
+                continue
+            if gone := missing(backend, loaded):
+                findings.append(("error", f"backend {backend.name}", missing_message(backend, gone, loaded)))
+    return findings
