@@ -33,6 +33,7 @@ from filelock import FileLock
 
 from backends.endpoint import Endpoint, sync_client
 from workspace.config import Policy
+from backends.lora import start_problem
 from workspace.errors import ChambersError
 from workspace.paths import cache_dir
 
@@ -281,7 +282,7 @@ class LlamaServerProcess:
                 if self.process is not None and self.process.poll() is not None:
                     raise LocalServerError(
                         f"llama-server exited with code {self.process.returncode} while starting. "
-                        f"Its last output:\n{self.log_tail()}"
+                        f"{start_problem(self.log_tail(60)) or ''}Its last output:\n{self.log_tail()}"
                     )
                 try:
                     if client.get(f"{self.url}/health", extensions=checked.extensions()).status_code == 200:

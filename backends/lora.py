@@ -10,6 +10,7 @@ server. Adapters not listed in a request run at scale 0.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any
@@ -41,6 +42,24 @@ def launch_flags(files: list[str]) -> list[str]:
     for file in files:
         flags += ["--lora", file]
     return [*flags, "--lora-init-without-apply"] if flags else []
+
+
+_FAILED_LOAD = re.compile(r"failed to load lora adapter '([^']+)'")
+_FAILED_APPLY = re.compile(r"failed to apply lora adapter: (.+)")
+
+
+def start_problem(server_log: str) -> str | None:
+    """What llama-server's log says about an adapter it refused at start, in words that name the file."""
+    files = _FAILED_LOAD.findall(server_log)
+    if not files:
+        return None
+    reasons = _FAILED_APPLY.findall(server_log)
+    why = f" ({reasons[0].strip()})" if reasons else ""
+    return (
+        f"llama-server refused the LoRA adapter {files[0]}{why}: it was trained on another base model than "
+        "the one this server loads. Start the server with the base the adapter was trained on "
+        "(`chambers adapters show NAME` names it and its sha256), or train an adapter on this base. "
+    )
 
 
 def parse_loaded(data: Any) -> list[LoadedAdapter]:
