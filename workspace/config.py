@@ -75,6 +75,14 @@ class Sampling:
 
 
 @dataclass(frozen=True)
+class LoraRef:
+    """A LoRA adapter a backend's requests carry (llama-server loads it with ``--lora NAME.gguf``)."""
+
+    name: str
+    scale: float = 1.0
+
+
+@dataclass(frozen=True)
 class Board:
     name: str
     host: str
@@ -93,6 +101,8 @@ class Backend:
     min_decode_tok_s: float = DEFAULT_MIN_DECODE_TOK_S
     allow_remote: bool = False
     remote_reason: str | None = None
+    lora: tuple[LoraRef, ...] = ()
+    weights: str | None = None  # the model file (or HF folder) the server loads: the base to train on
 
 
 @dataclass(frozen=True)
@@ -276,7 +286,7 @@ def _parse_board(reader: _Reader, item: Mapping[str, Any], key: str) -> Board:
 
 _BACKEND_KEYS = {
     "name", "kind", "url", "roles", "board", "model", "sampling",
-    "min_decode_tok_s", "allow_remote", "remote_reason",
+    "min_decode_tok_s", "allow_remote", "remote_reason", "lora", "weights",
 }  # fmt: skip
 _SAMPLING_TYPES: dict[str, type] = {
     "temperature": float, "top_p": float, "top_k": int, "min_p": float,
@@ -333,6 +343,7 @@ def _parse_backend(reader: _Reader, item: Mapping[str, Any], key: str, board_nam
             f"{key}.remote_reason",
             "allow_remote = true needs a remote_reason saying why this backend may leave the office",
         )
+    lora = _parse_lora(reader, item, key, kind)
     return Backend(
         name=name,
         kind=kind,
@@ -344,7 +355,31 @@ def _parse_backend(reader: _Reader, item: Mapping[str, Any], key: str, board_nam
         min_decode_tok_s=min_tok if min_tok is not None else DEFAULT_MIN_DECODE_TOK_S,
         allow_remote=allow_remote,
         remote_reason=remote_reason,
+        lora=lora,
+        weights=reader.string(item, "weights", key, default=None),
     )
+
+
+def _parse_lora(reader: _Reader, item: Mapping[str, Any], key: str, kind: str) -> tuple[LoraRef, ...]:
+    """``lora = [{ name = "demand-v3", scale = 1.0 }]``: adapters every request of this backend carries."""
+    value = item.get("lora", [])
+    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+        raise reader._wrong(f"{key}.lora", 'a list such as [{ name = "demand-v3", scale = 1.0 }]', value)
+    if value and kind != "llamacpp":
+        raise ConfigError(
+            reader.file, f"{key}.lora", 'only llama-server (kind = "llamacpp") serves LoRA adapters'
+        )
+    refs = []
+    for j, entry in enumerate(value):
+        reader.no_unknown_keys(entry, f"{key}.lora[{j}]", {"name", "scale"})
+        scale = reader.number(entry, "scale", f"{key}.lora[{j}]", float, default=1.0)
+        if not -4.0 <= scale <= 4.0:
+            raise ConfigError(
+                reader.file, f"{key}.lora[{j}].scale", f"expected a scale between -4 and 4, got {scale}"
+            )
+        refs.append(LoraRef(name=reader.string(entry, "name", f"{key}.lora[{j}]"), scale=scale))
+    _no_duplicates(reader, [r.name for r in refs], f"{key}.lora", "adapter name")
+    return tuple(refs)
 
 
 def _check_url(reader: _Reader, url: str, key: str, *, base: bool = True) -> None:
@@ -508,6 +543,10 @@ def config_to_toml(config: Config) -> str:
         if b.allow_remote:
             out["allow_remote"] = True
             out["remote_reason"] = b.remote_reason
+        if b.weights:
+            out["weights"] = b.weights
+        if b.lora:
+            out["lora"] = [{"name": r.name, "scale": r.scale} for r in b.lora]
         if sampling := b.sampling.as_dict():
             out["sampling"] = sampling
         return out

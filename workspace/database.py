@@ -507,3 +507,71 @@ def m701_workstation_drafts(db: sqlite3.Connection) -> None:
         """
     )
     db.execute("CREATE TABLE workstation_state (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+
+
+# --- LoRA adapters trained from the corrections (written by corrections/adapters.py) ---
+
+
+@migration
+def m610_corrections_adapters(db: sqlite3.Connection) -> None:
+    """Trained adapters: base model (file and sha256), hyper-parameters, loss curve, eval scores, the GGUF
+    file, and which pairs each was trained on or held out from. Excluding or deleting a pair it was trained
+    on marks the adapter stale (triggers, so no writer of pairs can forget to)."""
+    db.execute(
+        """
+        CREATE TABLE corrections_adapters (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE,
+            role TEXT NOT NULL,
+            backend TEXT NOT NULL,
+            base_model TEXT NOT NULL,
+            base_path TEXT NOT NULL,
+            base_sha256 TEXT NOT NULL,
+            architecture TEXT NOT NULL,
+            file TEXT NOT NULL,
+            file_sha256 TEXT NOT NULL,
+            settings_json TEXT NOT NULL,
+            loss_curve_json TEXT NOT NULL,
+            trained_tokens INTEGER NOT NULL,
+            train_seconds REAL NOT NULL,
+            eval_json TEXT,
+            created_at TEXT NOT NULL,
+            stale_reason TEXT
+        )
+        """
+    )
+    db.execute(
+        """
+        CREATE TABLE corrections_adapter_pairs (
+            adapter_id INTEGER NOT NULL REFERENCES corrections_adapters(id) ON DELETE CASCADE,
+            pair_id INTEGER NOT NULL,
+            split TEXT NOT NULL CHECK (split IN ('train', 'held_out')),
+            PRIMARY KEY (adapter_id, pair_id)
+        )
+        """
+    )
+    db.execute("CREATE INDEX corrections_adapter_pairs_pair ON corrections_adapter_pairs(pair_id)")
+    for event, when, what in (
+        ("UPDATE OF excluded", "WHEN NEW.excluded = 1 AND OLD.excluded = 0", "excluded"),
+        ("DELETE", "", "deleted"),
+    ):
+        pair = "OLD.id"
+        db.execute(
+            f"""
+            CREATE TRIGGER corrections_adapters_stale_{what} AFTER {event} ON corrections_pairs {when}
+            BEGIN
+                UPDATE corrections_adapters
+                SET stale_reason = COALESCE(stale_reason || '; ', '') || 'pair ' || {pair} || ' {what}'
+                WHERE id IN (SELECT adapter_id FROM corrections_adapter_pairs
+                             WHERE pair_id = {pair} AND split = 'train');
+            END
+            """
+        )
+
+
+@migration
+def m611_adapter_on_drafts(db: sqlite3.Connection) -> None:
+    """The adapter (name and sha256) a stage was drafted with, carried onto the pair made from it."""
+    for table in ("drafting_stages", "corrections_pairs"):
+        db.execute(f"ALTER TABLE {table} ADD COLUMN adapter TEXT")
+        db.execute(f"ALTER TABLE {table} ADD COLUMN adapter_sha256 TEXT")

@@ -15,6 +15,7 @@ from typing import Any
 from backends.fleet.servers import ServerPoller, ServerSample, is_slow
 from backends.fleet.telemetry import HostTelemetry, TelemetrySource
 from backends.fleet.topology_lint import Finding, lint_topology
+from backends.lora import adapter_findings
 from workspace.config import Config
 
 
@@ -123,6 +124,8 @@ async def run_doctor(config: Config, sources: list[TelemetrySource]) -> DoctorRe
     hosts_task = asyncio.to_thread(read_hosts, sources)
     pollers = [ServerPoller(b, config.policy) for b in config.backends]
     hosts, samples = await asyncio.gather(hosts_task, asyncio.gather(*(p.poll() for p in pollers)))
+    reachable = [b for b, s in zip(config.backends, samples, strict=True) if s.health == "ok"]
+    adapters = await adapter_findings(reachable, config.policy)
     report = DoctorReport(config.file)
     report.hosts = [HostSummary(h.host, h.source, h.status, len(h.gpus), h.driver) for h in hosts.values()]
     report.backends = list(samples)
@@ -130,6 +133,7 @@ async def run_doctor(config: Config, sources: list[TelemetrySource]) -> DoctorRe
         *lint_config(config, hosts),
         *lint_topology(config, hosts),
         *backend_findings(config, list(samples)),
+        *(Finding(level, subject, message) for level, subject, message in adapters),
     ]
     return report
 
