@@ -20,6 +20,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from backends.fleet.bench_store import StoredResult
+from backends.fleet.gpu_health import GpuHealth
 from backends.fleet.servers import ServerSample, is_slow
 from backends.fleet.telemetry import GpuSample, HostTelemetry
 from workspace.config import Backend, Board
@@ -139,12 +140,17 @@ class BoardCard(Vertical, can_focus=True):
         self.backends = backends
         self.telemetry: HostTelemetry | None = None
         self.processes: dict[int, tuple[object, ...]] = {}
+        self.health: dict[int, GpuHealth] = {}  # the last full read's, kept between the quick ticks
+        self._health_text = ""
         gpus = ",".join(str(g) for g in board.gpus)
         self.border_title = f"{board.name} {{{gpus}}}" if board.gpus else board.name
 
     def compose(self) -> ComposeResult:
         for index in self.board.gpus:
             yield GpuRow(index)
+        health = Static("", classes="card-health")
+        health.display = False
+        yield health
         for backend in self.backends:
             yield BackendLine(backend)
         if not self.backends:
@@ -165,7 +171,26 @@ class BoardCard(Vertical, can_focus=True):
             sample = telemetry.gpu(row.index)
             if sample is not None and sample.processes is not None:
                 self.processes[row.index] = sample.processes
-            row.sample = None if sample is None else replace(sample, processes=None)
+            if sample is not None and sample.health is not None:
+                self.health[row.index] = sample.health
+            row.sample = None if sample is None else replace(sample, processes=None, health=None)
+        self._show_health()
+
+    def _show_health(self) -> None:
+        """One line per GPU with a problem (its worst), red for errors; hidden when all are healthy."""
+        lines = []
+        for index in self.board.gpus:
+            problem = self.health[index].headline() if index in self.health else None
+            if problem is not None:
+                style = "bold red" if problem.level == "error" else "yellow"
+                lines.append(Text.assemble((f"⚠ GPU {index} ", style), (problem.text, style)))
+        text = Text("\n").join(lines)
+        if text.plain == self._health_text:
+            return
+        self._health_text = text.plain
+        note = self.query_one(".card-health", Static)
+        note.update(text)
+        note.display = bool(lines)
 
     def backend_line(self, name: str) -> BackendLine | None:
         return next((line for line in self.query(BackendLine) if line.backend.name == name), None)

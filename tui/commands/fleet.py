@@ -10,6 +10,9 @@ from workspace.paths import Paths
 
 
 def register(sub: Any) -> None:
+    from tui.commands import fleet_serve
+
+    fleet_serve.register(sub)
     doctor = sub.add_parser("doctor", help="check the config, the GPU boards and every backend")
     doctor.add_argument("--json", action="store_true", help="print a machine-readable report")
     doctor.set_defaults(handler=cmd_doctor)
