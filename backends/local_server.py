@@ -30,7 +30,7 @@ import tarfile
 import tempfile
 import time
 import zipfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import IO
 
@@ -230,12 +230,14 @@ class LlamaServerProcess:
         extra_args: Sequence[str] = TEST_SERVER_ARGS,
         log_file: Path | None = None,
         alias: str = "smollm2-135m-instruct",
+        env: Mapping[str, str] | None = None,
     ) -> None:
         self.binary = binary
         self.model = model
         self.port = port or free_port()
         self.extra_args = list(extra_args)
         self.alias = alias
+        self.env = dict(env) if env is not None else None  # None: this process's environment
         self.log_file = log_file or Path(tempfile.gettempdir()) / f"chambers-llama-server-{self.port}.log"
         self.process: subprocess.Popen[bytes] | None = None
 
@@ -253,7 +255,7 @@ class LlamaServerProcess:
         self.log_file.parent.mkdir(parents=True, exist_ok=True)
         with open(self.log_file, "wb") as log:
             self.process = subprocess.Popen(
-                self.command(), stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+                self.command(), stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=self.env
             )
         self.wait_healthy(timeout)
 
