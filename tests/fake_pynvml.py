@@ -125,7 +125,7 @@ class FakeNvml(types.ModuleType):
         answer = self._answers(h).get("nvmlDeviceGetRemappedRows")
         if answer is None:  # V100: row remapping arrived with Ampere
             raise pynvml.NVMLError(pynvml.NVML_ERROR_NOT_SUPPORTED)
-        return tuple(answer)  # type: ignore[return-value]
+        return tuple(answer)
 
     def nvmlDeviceGetCurrentClocksEventReasons(self, h: int) -> int:
         frame = self._frame(h)

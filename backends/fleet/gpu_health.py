@@ -14,13 +14,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 # nvmlClocksEventReason* bits (nvml.h; the same mask as DCGM_FI_DEV_CLOCK_THROTTLE_REASONS)
-THROTTLE_REASONS = {
-    0x4: ("power cap (software)", "info"),
-    0x8: ("hardware slowdown", "warning"),
-    0x20: ("thermal slowdown (software)", "warning"),
-    0x40: ("thermal slowdown (hardware)", "warning"),
-    0x80: ("power brake (hardware)", "warning"),
-    0x200: ("board power limit", "warning"),
+THROTTLE_REASONS = {  # the hardware's own reasons first: the card has room for one
+    0x40: ("thermal slowdown (hardware)", "thermal (HW)", "warning"),
+    0x8: ("hardware slowdown", "HW slowdown", "warning"),
+    0x80: ("power brake (hardware)", "power brake (HW)", "warning"),
+    0x20: ("thermal slowdown (software)", "thermal (SW)", "warning"),
+    0x200: ("board power limit", "board power limit", "warning"),
+    0x4: ("power cap (software)", "power cap", "info"),
 }
 # The XIDs an inference server meets most (NVIDIA's "XID Errors" catalogue).
 XID_WORDS = {
@@ -64,6 +64,11 @@ class LinkHealth:
 class HealthProblem:
     level: str  # "error", "warning", "info"
     text: str
+    short: str = ""  # what fits on a board card beside "GPU n"; empty: the text itself
+
+    @property
+    def brief(self) -> str:
+        return self.short or self.text
 
 
 @dataclass(frozen=True)
@@ -84,7 +89,7 @@ class GpuHealth:
     pcie_replays: int | None = None
     nvlinks: tuple[LinkHealth, ...] = ()
 
-    def throttle_words(self) -> list[tuple[str, str]]:
+    def throttle_words(self) -> list[tuple[str, str, str]]:
         mask = self.throttle_reasons or 0
         return [words for bit, words in THROTTLE_REASONS.items() if mask & bit]
 
@@ -92,19 +97,31 @@ class GpuHealth:
         out: list[HealthProblem] = []
         if self.ecc_volatile_uncorrected:
             out.append(HealthProblem("error", f"{self.ecc_volatile_uncorrected} uncorrectable ECC errors since "
-                                              "the driver loaded"))  # fmt: skip
+                                              "the driver loaded", f"{self.ecc_volatile_uncorrected} uncorrectable ECC"))  # fmt: skip
         elif self.ecc_aggregate_uncorrected:
             out.append(HealthProblem("warning", f"{self.ecc_aggregate_uncorrected} uncorrectable ECC errors "
-                                                "in the board's life"))  # fmt: skip
+                                                "in the board's life", "uncorrectable ECC in its life"))  # fmt: skip
         if self.remap_failed:
-            out.append(HealthProblem("error", "a memory row remap failed: the GPU needs service"))
+            out.append(
+                HealthProblem(
+                    "error",
+                    "a memory row remap failed: the GPU needs service",
+                    "row remap failed: service it",
+                )
+            )
         if self.remap_pending or self.retired_pending:
-            out.append(HealthProblem("warning", "memory repair pending: reset the GPU to apply it"))
+            out.append(
+                HealthProblem(
+                    "warning",
+                    "memory repair pending: reset the GPU to apply it",
+                    "memory repair pending: reset",
+                )
+            )
         if self.last_xid:
             words = XID_WORDS.get(self.last_xid, "see NVIDIA's XID catalogue")
-            out.append(HealthProblem("warning", f"XID {self.last_xid} ({words})"))
-        for words, level in self.throttle_words():
-            out.append(HealthProblem(level, f"clocks throttled: {words}"))
+            out.append(HealthProblem("warning", f"XID {self.last_xid} ({words})", f"XID {self.last_xid}"))
+        for words, short, level in self.throttle_words():
+            out.append(HealthProblem(level, f"clocks throttled: {words}", f"throttled: {short}"))
         out.extend(self._link_problems())
         if self.pcie_replays:
             level = "warning" if self.pcie_replays >= 1000 else "info"
@@ -118,13 +135,15 @@ class GpuHealth:
         if active and down:
             names = ", ".join(str(link.link) for link in down)
             out.append(HealthProblem("warning", f"NVLink degraded: link {names} down "
-                                                f"({len(active)} of {len(self.nvlinks)} active)"))  # fmt: skip
+                                                f"({len(active)} of {len(self.nvlinks)} active)",
+                                     f"NVLink link {names} down, {len(active)}/{len(self.nvlinks)} up"))  # fmt: skip
         for link in self.nvlinks:
             if link.errors:
                 parts = [f"{n} {what}" for n, what in ((link.crc_flit_errors, "CRC flit"),
                          (link.crc_data_errors, "CRC data"), (link.replay_errors, "replay"),
                          (link.recovery_errors, "recovery")) if n]  # fmt: skip
-                out.append(HealthProblem("warning", f"NVLink link {link.link} errors: {', '.join(parts)}"))
+                out.append(HealthProblem("warning", f"NVLink link {link.link} errors: {', '.join(parts)}",
+                                         f"NVLink link {link.link}: {link.errors} errors"))  # fmt: skip
         return out
 
     def headline(self) -> HealthProblem | None:
