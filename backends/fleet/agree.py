@@ -23,6 +23,7 @@ from workspace.errors import ChambersError
 
 CHARS_PER_TOKEN = 4.0  # a rough English figure, only to pick a context the corpus can fill
 MIN_CTX, MAX_CTX = 64, 512
+MAX_CHUNKS = 32  # enough tokens for a stable mean; a long corpus must not take an hour
 
 
 class AgreeError(ChambersError):
@@ -146,7 +147,7 @@ class AgreementRunner:
             os.replace(tmp, corpus_file)
         ref_key = hashlib.sha256(f"{_sha256_file(reference)}:{corpus_sha}:{ctx}".encode()).hexdigest()[:24]
         base = self.work_dir / f"base-{ref_key}.kld"
-        common = ["-t", str(self.threads), "-c", str(ctx), "-b", str(ctx)]
+        common = ["-t", str(self.threads), "-c", str(ctx), "-b", str(ctx), "--chunks", str(MAX_CHUNKS)]
         commands, seconds = [], 0.0
         if not base.exists():
             partial = base.with_suffix(".partial")
