@@ -145,6 +145,9 @@ class Config:
     telemetry: tuple[TelemetrySourceConfig, ...] = ()
     dashboard: DashboardSettings = field(default_factory=DashboardSettings)
     ui: UiSettings = field(default_factory=UiSettings)
+    # ``[[profiles]]`` (llama-server launch profiles) as raw tables: backends.fleet.profiles checks them,
+    # since only the fleet knows llama-server's flags.
+    profiles: tuple[Mapping[str, Any], ...] = ()
 
     def backend_for_role(self, role: str) -> Backend:
         """The one backend configured for ``role``; there is no fallback."""
@@ -192,7 +195,9 @@ def load_config(path: Path) -> Config:
 
 def parse_config(data: Mapping[str, Any], file: str) -> Config:
     reader = _Reader(file)
-    reader.no_unknown_keys(data, "", {"policy", "boards", "backends", "telemetry", "dashboard", "ui"})
+    reader.no_unknown_keys(
+        data, "", {"policy", "boards", "backends", "telemetry", "dashboard", "ui", "profiles"}
+    )
     policy_table = reader.table(data, "policy", "policy", required=False)
     reader.no_unknown_keys(policy_table, "policy", {"local_only", "private_networks"})
     networks = reader.list_of(policy_table, "private_networks", "policy", str,
@@ -242,6 +247,7 @@ def parse_config(data: Mapping[str, Any], file: str) -> Config:
     return Config(
         file=file, policy=policy, boards=boards, backends=backends, telemetry=telemetry,
         dashboard=DashboardSettings(refresh_s=refresh), ui=UiSettings(theme=theme),
+        profiles=tuple(reader.array_of_tables(data, "profiles")),
     )  # fmt: skip
 
 
@@ -568,4 +574,6 @@ def config_to_toml(config: Config) -> str:
         doc["dashboard"] = {"refresh_s": config.dashboard.refresh_s}
     if config.ui.theme:
         doc["ui"] = {"theme": config.ui.theme}
+    if config.profiles:
+        doc["profiles"] = [dict(p) for p in config.profiles]
     return tomli_w.dumps(doc)

@@ -10,6 +10,10 @@ from workspace.paths import Paths
 
 
 def register(sub: Any) -> None:
+    from tui.commands import fleet_agree, fleet_serve
+
+    fleet_serve.register(sub)
+    fleet_agree.register(sub)
     doctor = sub.add_parser("doctor", help="check the config, the GPU boards and every backend")
     doctor.add_argument("--json", action="store_true", help="print a machine-readable report")
     doctor.set_defaults(handler=cmd_doctor)
@@ -22,6 +26,14 @@ def register(sub: Any) -> None:
     bench.add_argument("--runs", type=int, default=10, help="counted runs per length")
     bench.add_argument("--max-tokens", type=int, default=128, help="tokens generated per run")
     bench.add_argument("--json", action="store_true", help="print the results as JSON")
+    bench.add_argument(
+        "--sweep", metavar="PROFILE", help="start PROFILE once per --vary combination and bench each"
+    )
+    bench.add_argument("--vary", action="append", default=[], metavar="KEY=V1,V2",
+                       help="with --sweep: n-cpu-moe, np, c, ngl, ts, sm, fa, ctk, ctv, or ot=@FILE")  # fmt: skip
+    bench.add_argument(
+        "--floor", type=float, default=40.0, help="with --sweep: the TG tok/s a variant must reach"
+    )
     bench.set_defaults(handler=cmd_bench)
 
 
@@ -72,6 +84,10 @@ def cmd_bench(args: argparse.Namespace, paths: Paths) -> int:
     from workspace.config import load_config
     from workspace.errors import ChambersError
 
+    if args.sweep or args.vary:
+        from tui.commands.fleet_sweep import cmd_sweep
+
+        return cmd_sweep(args, paths)
     config = load_config(paths.config_file)
     backends = [config.backend_named(n) for n in args.backend] if args.backend else list(config.backends)
     if args.warmup < 0 or args.runs < 1 or args.max_tokens < 1:
