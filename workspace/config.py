@@ -8,6 +8,8 @@ must never silently become "not allowed" or, worse, the other way round.
 
 from __future__ import annotations
 
+import difflib
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
@@ -165,8 +167,37 @@ def load_config(path: Path) -> Config:
     except UnicodeDecodeError:
         raise ConfigError(path, "", "is not UTF-8 text; save it as UTF-8") from None
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(path, "", f"is not valid TOML ({exc})") from None
+        raise _misnamed_table(path, raw.decode("utf-8"), exc) or ConfigError(
+            path, "", f"is not valid TOML ({exc})"
+        ) from None
     return parse_config(data, str(path))
+
+
+_TOP_TABLES = ("policy", "boards", "backends", "telemetry", "dashboard", "ui")
+_TABLE_HEADER = re.compile(r"^[ \t]*(\[\[?)[ \t]*([A-Za-z0-9_-]+)", re.MULTILINE)
+
+
+def _misnamed_table(path: Path, text: str, exc: tomllib.TOMLDecodeError) -> ConfigError | None:
+    """A TOML error caused by a misspelt table name, said as such.
+
+    ``[[backend]]`` followed by ``[backends.sampling]`` is valid until the second backend, where the
+    TOML reader says "Cannot declare ('backends', 'sampling') twice": true, but the mistake is the name.
+    """
+    for match in _TABLE_HEADER.finditer(text):
+        name = match[2]
+        if name in _TOP_TABLES:
+            continue
+        line = text.count("\n", 0, match.start()) + 1
+        brackets = ("[[", "]]") if match[1] == "[[" else ("[", "]")
+        close = difflib.get_close_matches(name, _TOP_TABLES, n=1)
+        hint = f"did you mean `{brackets[0]}{close[0]}{brackets[1]}`? " if close else ""
+        return ConfigError(
+            path,
+            name,
+            f"line {line}: `{brackets[0]}{name}{brackets[1]}` is not a table chambers knows; {hint}"
+            f"the tables are {', '.join(_TOP_TABLES)} (the TOML reader then stopped: {exc})",
+        )
+    return None
 
 
 def parse_config(data: Mapping[str, Any], file: str) -> Config:
@@ -426,10 +457,12 @@ class _Reader:
     def no_unknown_keys(self, table: Mapping[str, Any], prefix: str, known: set[str]) -> None:
         for name in table:
             if name not in known:
+                close = difflib.get_close_matches(name, sorted(known), n=1)
+                hint = f"did you mean '{close[0]}'? " if close else ""
                 raise ConfigError(
                     self.file,
                     _join(prefix, name),
-                    f"unknown key; expected one of {', '.join(sorted(known))}",
+                    f"unknown key; {hint}expected one of {', '.join(sorted(known))}",
                 )
 
 
