@@ -210,6 +210,7 @@ def cmd_runs_list(args: argparse.Namespace, paths: Paths) -> int:
 
 def cmd_runs_show(args: argparse.Namespace, paths: Paths) -> int:
     from drafting.runs import RunNotFound, RunStore
+    from drafting.timings import timings_phrase
 
     if not paths.database_file.exists():
         raise RunNotFound(f"There is no run number {args.run} (no chambers database yet).")
@@ -241,8 +242,7 @@ def cmd_runs_show(args: argparse.Namespace, paths: Paths) -> int:
         print(f"\n#{st.seq} {st.stage} [{st.status}] role {st.role or '-'}; {where}")
         timing = f"{st.seconds:.2f} s" if st.seconds is not None else "unfinished"
         if st.timings:
-            t = st.timings
-            timing += f"; prompt {t.get('prompt_n')} tok in {t.get('prompt_ms', 0):.0f} ms, {t.get('predicted_n')} tok at {t.get('predicted_per_second', 0):.1f} tok/s"
+            timing += f"; {timings_phrase(st.timings)}"
         print(f"   started {st.started_at[:19]}; {timing}")
         if st.error:
             print(f"   error: {st.error}")
