@@ -490,9 +490,9 @@ def starter_config_text() -> str:
 
 
 def config_to_toml(config: Config) -> str:
-    """Serialise ``config`` with tomli-w: generated configs (the demo's) and the settings screen's saves.
+    """Serialise ``config`` with tomli-w, for configs chambers generates (the demo's, the tests').
 
-    tomli-w writes no comments; ``workspace.config_edit`` keeps the hand-written file as a ``.bak``."""
+    tomli-w writes no comments; saves into the attorney's own file go through ``workspace.config_edit``."""
     import tomli_w
 
     def backend_dict(b: Backend) -> dict[str, Any]:
