@@ -126,6 +126,17 @@ class UiSettings:
 
 
 @dataclass(frozen=True)
+class ExportSettings:
+    """The Word exports (``[export]``): ``template`` is a .docx whose styles and page set-up they take."""
+
+    template: str | None = None
+
+    @property
+    def template_path(self) -> Path | None:
+        return Path(self.template).expanduser() if self.template else None
+
+
+@dataclass(frozen=True)
 class Config:
     file: str
     policy: Policy
@@ -134,6 +145,7 @@ class Config:
     telemetry: tuple[TelemetrySourceConfig, ...] = ()
     dashboard: DashboardSettings = field(default_factory=DashboardSettings)
     ui: UiSettings = field(default_factory=UiSettings)
+    export: ExportSettings = field(default_factory=ExportSettings)
 
     def backend_for_role(self, role: str) -> Backend:
         """The one backend configured for ``role``; there is no fallback."""
@@ -173,7 +185,7 @@ def load_config(path: Path) -> Config:
     return parse_config(data, str(path))
 
 
-_TOP_TABLES = ("policy", "boards", "backends", "telemetry", "dashboard", "ui")
+_TOP_TABLES = ("policy", "boards", "backends", "telemetry", "dashboard", "ui", "export")
 _TABLE_HEADER = re.compile(r"^[ \t]*(\[\[?)[ \t]*([A-Za-z0-9_-]+)", re.MULTILINE)
 
 
@@ -202,7 +214,9 @@ def _misnamed_table(path: Path, text: str, exc: tomllib.TOMLDecodeError) -> Conf
 
 def parse_config(data: Mapping[str, Any], file: str) -> Config:
     reader = _Reader(file)
-    reader.no_unknown_keys(data, "", {"policy", "boards", "backends", "telemetry", "dashboard", "ui"})
+    reader.no_unknown_keys(
+        data, "", {"policy", "boards", "backends", "telemetry", "dashboard", "ui", "export"}
+    )
     policy_table = reader.table(data, "policy", "policy", required=False)
     reader.no_unknown_keys(policy_table, "policy", {"local_only"})
     policy = Policy(local_only=reader.boolean(policy_table, "local_only", "policy", default=True))
@@ -239,9 +253,15 @@ def parse_config(data: Mapping[str, Any], file: str) -> Config:
     theme = reader.string(ui_table, "theme", "ui", default=None)
     if theme is not None and not theme.strip():
         raise ConfigError(reader.file, "ui.theme", "expected a theme name such as 'chambers-dark', got ''")
+    export_table = reader.table(data, "export", "export", required=False)
+    reader.no_unknown_keys(export_table, "export", {"template"})
+    template = reader.string(export_table, "template", "export", default=None)
+    if template is not None and not template.strip():
+        raise ConfigError(reader.file, "export.template", "expected the path of a .docx, got ''")
     return Config(
         file=file, policy=policy, boards=boards, backends=backends, telemetry=telemetry,
         dashboard=DashboardSettings(refresh_s=refresh), ui=UiSettings(theme=theme),
+        export=ExportSettings(template=template),
     )  # fmt: skip
 
 
@@ -523,4 +543,6 @@ def config_to_toml(config: Config) -> str:
         doc["dashboard"] = {"refresh_s": config.dashboard.refresh_s}
     if config.ui.theme:
         doc["ui"] = {"theme": config.ui.theme}
+    if config.export.template:
+        doc["export"] = {"template": config.export.template}
     return tomli_w.dumps(doc)
