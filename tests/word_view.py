@@ -60,12 +60,13 @@ class _Reader:
                 carried = []
                 out.append(("p", form, _joined(runs)))
             elif child.tag == f"{W}tbl":
+                table = self.table(child)
+                if not table:  # every row removed: the paragraphs either side of it meet
+                    continue
                 if carried:
                     out.append(("p", NORMAL, _joined(carried)))
                     carried = []
-                table = self.table(child)
-                if table:
-                    out.append(("table", table))
+                out.append(("table", table))
         if carried:
             out.append(("p", NORMAL, _joined(carried)))
         return out

@@ -21,6 +21,7 @@ from drafting.word.tracked import (
     INSERT,
     KEEP,
     Piece,
+    Shape,
     TrackedBlock,
     TrackedParagraph,
     TrackedRow,
@@ -32,6 +33,7 @@ from drafting.word.tracked import (
 )
 
 DRAFT, FINAL = "d:", "f:"
+NORMAL: Shape = ("Normal", 0, None, 1)
 SIMILAR = 0.5  # below this, two changed blocks are a deletion and an insertion, not an edit
 _MOST_PAIRS = 2500  # a changed run longer than this (both sides multiplied) is not searched for pairs
 _TOKEN = re.compile(r"\s+|[^\s]+")
@@ -183,13 +185,15 @@ def settle_last_mark(blocks: list[TrackedBlock]) -> None:
     takes that change on its mark, and the last paragraph is given the form the merge must end with.
     """
     run = _trailing_changed(blocks)
-    if not run:
+    last = blocks[-1] if run else None
+    if not isinstance(last, TrackedParagraph):
         return
-    last = blocks[-1]
-    assert isinstance(last, TrackedParagraph)
-    kinds = {blocks[i].wholly() for i in run}  # type: ignore[union-attr]
+    kinds = {blocks[i].wholly() for i in run}
     if len(kinds) == 2:
-        other = next(i for i in reversed(run[:-1]) if blocks[i].wholly() != last.wholly())  # type: ignore[union-attr]
+        other = next(
+            i for i in reversed(run[:-1])
+            if isinstance(blocks[i], TrackedParagraph) and blocks[i].wholly() != last.wholly()
+        )  # fmt: skip
         folded = blocks.pop(other)
         assert isinstance(folded, TrackedParagraph)
         inserted, deleted = (last, folded) if last.wholly() == INSERT else (folded, last)
@@ -198,21 +202,24 @@ def settle_last_mark(blocks: list[TrackedBlock]) -> None:
         return
     kind = last.wholly()
     previous = blocks[run[0] - 1] if run[0] > 0 else None
+    # What the other side's merge ends as: the kept paragraph before the run, or, where the run is the
+    # whole document, the one empty paragraph Word keeps in an empty body.
+    merged_into = NORMAL
     if isinstance(previous, TrackedParagraph) and previous.mark == KEEP:
         previous.mark = kind or KEEP
-        if kind == INSERT:
-            last.before = previous.before or previous.shape
-        else:
-            last.before, last.shape = last.shape, previous.shape
+        merged_into = previous.before or previous.shape if kind == INSERT else previous.shape
+    if kind == INSERT:
+        last.before = merged_into
+    elif kind == DELETE:
+        last.before, last.shape = last.shape, merged_into
     last.mark = KEEP
 
 
 def _trailing_changed(blocks: list[TrackedBlock]) -> list[int]:
-    """The indices of the wholly inserted or deleted paragraphs that end the document."""
+    """The indices of the wholly inserted or deleted blocks that end the document."""
     run: list[int] = []
     for i in range(len(blocks) - 1, -1, -1):
-        block = blocks[i]
-        if not isinstance(block, TrackedParagraph) or block.wholly() is None:
+        if blocks[i].wholly() is None:
             break
         run.insert(0, i)
     return run

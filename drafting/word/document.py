@@ -21,7 +21,7 @@ from drafting.word.diff import compare, settle_last_mark
 from drafting.word.markdown import parse_markdown
 from drafting.word.ooxml import Revisions, Writer
 from drafting.word.parts import Numbering, StyleBook, add_footnotes_part
-from drafting.word.tracked import TrackedBlock, TrackedParagraph, TrackedTable, unchanged
+from drafting.word.tracked import TrackedBlock, TrackedParagraph, unchanged
 from workspace.errors import ChambersError
 
 
@@ -57,13 +57,13 @@ def open_template(template: Path | None) -> WordDocument:
     """The default document, or the attorney's template with its body emptied (its page set-up kept)."""
     if template is None:
         return docx.Document()
+    if not template.is_file():
+        raise TemplateError(
+            f"There is no Word template at {template}. Put your pleading template there, or remove "
+            "`template` from the config's [export] table to export with the default styles."
+        )
     try:
         document = docx.Document(str(template))
-    except FileNotFoundError:
-        raise TemplateError(
-            f"There is no Word template at {template}. Put your pleading template there, or remove the "
-            "template setting to export with the default styles."
-        ) from None
     except (
         OSError,
         ValueError,
@@ -101,8 +101,8 @@ def _write(
     stamp = (when or datetime.now(UTC)).astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     writer = Writer(StyleBook(document), Numbering(document), Revisions(changes_by, stamp))
     settle_last_mark(blocks)
-    if not blocks or isinstance(blocks[-1], TrackedTable):
-        blocks = [*blocks, TrackedParagraph(("Normal", 0, None, 1))]  # a body ends with a paragraph
+    if not blocks:
+        blocks = [TrackedParagraph(("Normal", 0, None, 1))]  # Word keeps one paragraph in an empty body
     body = document.element.body
     sect_pr = body.sectPr  # the blocks go before the section properties, which must stay last
     for block in blocks:

@@ -71,6 +71,8 @@ class _Reader:
         stream = iter(self.tokens)
         for token in stream:
             self._block(token, stream)
+        if self.document.blocks and isinstance(self.document.blocks[-1], Table):
+            self.document.blocks.append(Paragraph())  # Word ends a body with a paragraph, never a table
         return self.document
 
     def _add(self, paragraph: Paragraph) -> None:

@@ -55,6 +55,10 @@ class TrackedTable:
     rows: list[TrackedRow]
     align: list[str | None] = field(default_factory=list)
 
+    def wholly(self) -> str | None:
+        kinds = {row.kind for row in self.rows}
+        return kinds.pop() if len(kinds) == 1 and KEEP not in kinds else None
+
 
 TrackedBlock = TrackedParagraph | TrackedTable
 
