@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: install install-dev tesseract poppler demo test check bench clean
+.PHONY: install install-dev tesseract poppler iproute demo test check bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -30,13 +30,17 @@ tesseract:
 poppler:
 	command -v pdftotext >/dev/null || (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y poppler-utils)
 
+# `ip` sets up the empty network namespace of tests/test_policy_namespace.py (unshare is util-linux, always there).
+iproute:
+	command -v ip >/dev/null || (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y iproute2)
+
 # A real llama-server (built once, then cached) with the tiny demo model.
 demo: install tesseract poppler
 	CHAMBERS_HOME=$(CURDIR)/.demo $(BIN)/chambers demo
 
 # Builds or finds the real llama-server first, so its (one-time, ~10 min) build
 # shows its progress here rather than inside a test fixture.
-test: install-dev tesseract poppler
+test: install-dev tesseract poppler iproute
 	$(BIN)/chambers local-server prepare
 	$(BIN)/pytest
 
@@ -54,6 +58,7 @@ bench: install-dev poppler
 	$(BIN)/python benchmarks/exhibits.py
 	$(BIN)/python benchmarks/corrections.py
 	$(BIN)/python benchmarks/verify.py
+	$(BIN)/python benchmarks/verify_quality.py
 	$(BIN)/python benchmarks/pipeline_overhead.py
 	$(BIN)/python benchmarks/tui_stream.py
 

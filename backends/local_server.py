@@ -31,6 +31,8 @@ from typing import IO
 import httpx
 from filelock import FileLock
 
+from backends.endpoint import Endpoint, sync_client
+from workspace.config import Policy
 from workspace.errors import ChambersError
 from workspace.paths import cache_dir
 
@@ -226,7 +228,8 @@ class LlamaServerProcess:
 
     def wait_healthy(self, timeout: float) -> None:
         deadline = time.monotonic() + timeout
-        with httpx.Client(timeout=2.0, trust_env=False) as client:
+        checked = Endpoint(f"llama-server on port {self.port}", self.url, Policy()).check()
+        with sync_client(2.0) as client:
             while time.monotonic() < deadline:
                 if self.process is not None and self.process.poll() is not None:
                     raise LocalServerError(
@@ -234,7 +237,7 @@ class LlamaServerProcess:
                         f"Its last output:\n{self.log_tail()}"
                     )
                 try:
-                    if client.get(f"{self.url}/health").status_code == 200:
+                    if client.get(f"{self.url}/health", extensions=checked.extensions()).status_code == 200:
                         return
                 except httpx.HTTPError:
                     pass  # not listening yet; poll again

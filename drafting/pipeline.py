@@ -213,6 +213,10 @@ class Pipeline:
             except ChambersError as exc:
                 self._end(outcome, FAILED, str(exc))
                 raise
+            except Exception as exc:  # a fault of chambers itself: neither run nor stage may stay "running"
+                self.store.mark_interrupted(run_id)
+                self._end(outcome, FAILED, f"{type(exc).__name__}: {exc}")
+                raise
             outcome.timings.append(timing)
 
     def _end(self, outcome: Outcome, status: str, message: str) -> Outcome:
@@ -268,6 +272,10 @@ class Pipeline:
         except asyncio.CancelledError:
             record.output = "".join(pieces)
             self._close(record, CANCELLED, started, error="cancelled by the attorney")
+            raise
+        except Exception as exc:  # anything else ends the stage too, so no stage is left "running"
+            record.output = "".join(pieces)
+            self._close(record, FAILED, started, error=f"{type(exc).__name__}: {exc}")
             raise
         client_seconds = time.perf_counter() - call_started - persist
         record.server_build = client.server_build

@@ -15,8 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
+from workspace.config_checks import nesting_too_deep, private_network, range_problem, url_problem
 from workspace.errors import ChambersError
 
 ROLES = ("router", "gate", "drafter", "heavy", "reviewer", "extractor")
@@ -24,6 +24,7 @@ KINDS = ("llamacpp", "ollama")
 DEFAULT_MIN_DECODE_TOK_S = 40.0
 TELEMETRY_KINDS = ("nvml", "dcgm", "recorded")
 DEFAULT_REFRESH_S = 1.0
+MAX_GPU_INDEX = 1023
 MIN_REFRESH_S = 0.5  # NVML is polled at no more than 2 Hz: the driver serialises its calls
 
 
@@ -99,6 +100,8 @@ class Backend:
 @dataclass(frozen=True)
 class Policy:
     local_only: bool = True
+    # The operator's own networks beyond loopback, RFC 1918, ULA and link-local (a VPN range).
+    private_networks: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -175,13 +178,21 @@ def load_config(path: Path) -> Config:
     except OSError as exc:
         raise ConfigError(path, "", f"cannot be read ({exc.strerror})") from exc
     try:
-        data = tomllib.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise ConfigError(path, "", "is not UTF-8 text; save it as UTF-8") from None
+        text = raw.decode("utf-8-sig")  # editors on Windows start the file with a byte-order mark
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise ConfigError(path, "", f"is not UTF-8 text (line {line}); save it as UTF-8") from None
+    deep = nesting_too_deep(text)
+    if deep is not None:
+        raise ConfigError(path, "", f"line {deep} nests lists or tables too deeply to be a chambers config")
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise _misnamed_table(path, raw.decode("utf-8"), exc) or ConfigError(
+        raise _misnamed_table(path, text, exc) or ConfigError(
             path, "", f"is not valid TOML ({exc})"
         ) from None
+    except (RecursionError, ValueError) as exc:  # anything else the parser trips on
+        raise ConfigError(path, "", f"cannot be read as TOML ({type(exc).__name__}: {exc})") from None
     return parse_config(data, str(path))
 
 
@@ -218,8 +229,18 @@ def parse_config(data: Mapping[str, Any], file: str) -> Config:
         data, "", {"policy", "boards", "backends", "telemetry", "dashboard", "ui", "export"}
     )
     policy_table = reader.table(data, "policy", "policy", required=False)
-    reader.no_unknown_keys(policy_table, "policy", {"local_only"})
-    policy = Policy(local_only=reader.boolean(policy_table, "local_only", "policy", default=True))
+    reader.no_unknown_keys(policy_table, "policy", {"local_only", "private_networks"})
+    networks = reader.list_of(policy_table, "private_networks", "policy", str,
+                              'a list of networks such as ["100.64.0.0/10"]', default=[])  # fmt: skip
+    for j, net in enumerate(networks):
+        try:
+            private_network(net)
+        except ValueError as exc:
+            raise ConfigError(reader.file, f"policy.private_networks[{j}]", f"'{net}': {exc}") from None
+    policy = Policy(
+        local_only=reader.boolean(policy_table, "local_only", "policy", default=True),
+        private_networks=tuple(networks),
+    )
 
     boards = tuple(
         _parse_board(reader, item, f"boards[{i}]")
@@ -242,7 +263,7 @@ def parse_config(data: Mapping[str, Any], file: str) -> Config:
     dashboard_table = reader.table(data, "dashboard", "dashboard", required=False)
     reader.no_unknown_keys(dashboard_table, "dashboard", {"refresh_s"})
     refresh = reader.number(dashboard_table, "refresh_s", "dashboard", float, default=DEFAULT_REFRESH_S)
-    if not MIN_REFRESH_S <= refresh <= 60:
+    if range_problem(refresh, MIN_REFRESH_S, 60):
         raise ConfigError(
             reader.file,
             "dashboard.refresh_s",
@@ -275,7 +296,7 @@ def _parse_telemetry(reader: _Reader, item: Mapping[str, Any], key: str) -> Tele
     url = reader.string(item, "url", key, default=None)
     path = reader.string(item, "path", key, default=None)
     if url is not None:
-        _check_url(reader, url, f"{key}.url")
+        _check_url(reader, url, f"{key}.url", base=False)
     wants = {"nvml": "neither url nor path (NVML reads this host)",
              "dcgm": "either url (the exporter's /metrics) or path (a saved copy), not both",
              "recorded": "a path to a recording and no url"}  # fmt: skip
@@ -292,8 +313,10 @@ def _parse_board(reader: _Reader, item: Mapping[str, Any], key: str) -> Board:
     reader.no_unknown_keys(item, key, {"name", "host", "gpus"})
     gpus = reader.list_of(item, "gpus", key, int, "a list of GPU indices such as [4, 5, 8, 9]")
     for j, gpu in enumerate(gpus):
-        if gpu < 0:
-            raise ConfigError(reader.file, f"{key}.gpus[{j}]", f"expected a GPU index >= 0, got {gpu}")
+        if not 0 <= gpu <= MAX_GPU_INDEX:
+            raise ConfigError(
+                reader.file, f"{key}.gpus[{j}]", f"expected a GPU index from 0 to {MAX_GPU_INDEX}, got {gpu}"
+            )
     _no_duplicates(reader, [str(g) for g in gpus], f"{key}.gpus", "GPU index")
     return Board(
         name=reader.string(item, "name", key),
@@ -309,6 +332,13 @@ _BACKEND_KEYS = {
 _SAMPLING_TYPES: dict[str, type] = {
     "temperature": float, "top_p": float, "top_k": int, "min_p": float,
     "repeat_penalty": float, "seed": int, "max_tokens": int,
+}  # fmt: skip
+INT32_MAX = 2**31 - 1
+# (low, high, whether the value must be above low). seed -1 means "random" to llama.cpp.
+_SAMPLING_RANGES: dict[str, tuple[float, float, bool]] = {
+    "temperature": (0, 5, False), "top_p": (0, 1, False), "top_k": (0, INT32_MAX, False),
+    "min_p": (0, 1, False), "repeat_penalty": (0, 10, True), "seed": (-1, 2**32 - 1, False),
+    "max_tokens": (1, INT32_MAX, False),
 }  # fmt: skip
 
 
@@ -338,12 +368,14 @@ def _parse_backend(reader: _Reader, item: Mapping[str, Any], key: str, board_nam
     reader.no_unknown_keys(sampling_table, f"{key}.sampling", set(_SAMPLING_TYPES))
     sampling = Sampling(
         **{
-            name_: reader.number(sampling_table, name_, f"{key}.sampling", typ)
+            name_: reader.in_range(sampling_table, name_, f"{key}.sampling", typ, _SAMPLING_RANGES[name_])
             for name_, typ in _SAMPLING_TYPES.items()
             if name_ in sampling_table
         }
     )
-    min_tok = reader.number(item, "min_decode_tok_s", key, float, default=DEFAULT_MIN_DECODE_TOK_S)
+    min_tok = reader.in_range(
+        item, "min_decode_tok_s", key, float, (0, 1e6, False), default=DEFAULT_MIN_DECODE_TOK_S
+    )
     allow_remote = reader.boolean(item, "allow_remote", key, default=False)
     remote_reason = reader.string(item, "remote_reason", key, default=None)
     if allow_remote and not (remote_reason and remote_reason.strip()):
@@ -366,18 +398,10 @@ def _parse_backend(reader: _Reader, item: Mapping[str, Any], key: str, board_nam
     )
 
 
-def _check_url(reader: _Reader, url: str, key: str) -> None:
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ConfigError(
-            reader.file,
-            key,
-            f"expected a URL with a scheme, such as http://127.0.0.1:8080; got '{url}'",
-        )
-    try:
-        parts.port  # noqa: B018 - raises ValueError for a port out of range
-    except ValueError:
-        raise ConfigError(reader.file, key, f"the port in '{url}' is not a valid port number") from None
+def _check_url(reader: _Reader, url: str, key: str, *, base: bool = True) -> None:
+    problem = url_problem(url, base=base)
+    if problem is not None:
+        raise ConfigError(reader.file, key, f"{problem}; got {url!r}")
 
 
 def _no_duplicates(reader: _Reader, names: list[str], key: str, what: str) -> None:
@@ -443,6 +467,18 @@ class _Reader:
         if value is None or isinstance(value, bool) or not ok:
             raise self._wrong(_join(prefix, name), _TYPE_WORDS[typ], value)
         return typ(value)
+
+    def in_range(
+        self, table: Mapping[str, Any], name: str, prefix: str, typ: type,
+        bounds: tuple[float, float, bool], default: Any = _MISSING,
+    ) -> Any:  # fmt: skip
+        """A number that is finite and within ``bounds`` (low, high, whether low itself is excluded)."""
+        value = self.number(table, name, prefix, typ, default)
+        low, high, low_open = bounds
+        problem = range_problem(value, low, high, low_open=low_open)
+        if problem is not None:
+            raise ConfigError(self.file, _join(prefix, name), problem)
+        return value
 
     def table(self, table: Mapping[str, Any], name: str, key: str, required: bool) -> Mapping[str, Any]:
         value = self._get(table, name, "", self._MISSING if required else {})
@@ -529,8 +565,11 @@ def config_to_toml(config: Config) -> str:
             out["sampling"] = sampling
         return out
 
+    policy: dict[str, Any] = {"local_only": config.policy.local_only}
+    if config.policy.private_networks:
+        policy["private_networks"] = list(config.policy.private_networks)
     doc: dict[str, Any] = {
-        "policy": {"local_only": config.policy.local_only},
+        "policy": policy,
         "boards": [{"name": b.name, "host": b.host, "gpus": list(b.gpus)} for b in config.boards],
         "backends": [backend_dict(b) for b in config.backends],
     }

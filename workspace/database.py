@@ -53,6 +53,12 @@ def m001_audit(db: sqlite3.Connection) -> None:
     db.execute("CREATE INDEX audit_started ON audit(started_at)")
 
 
+@migration
+def m010_audit_checked_ip(db: sqlite3.Connection) -> None:
+    """The address the policy checked and the call went to: the URL's name alone can hide it."""
+    db.execute("ALTER TABLE audit ADD COLUMN checked_ip TEXT")
+
+
 class DatabaseError(ChambersError):
     title = "The chambers database cannot be opened"
 
@@ -347,6 +353,22 @@ def m401_verify_overrides(db: sqlite3.Connection) -> None:
         """
     )
     db.execute("CREATE INDEX verify_overrides_flag ON verify_overrides(matter, flag_key)")
+
+
+@migration
+def m410_verify_authority_citations(db: sqlite3.Connection) -> None:
+    """The citations an attorney gave for an opinion in an authorities library (by file content)."""
+    db.execute(
+        """
+        CREATE TABLE verify_authority_citations (
+            matter_id INTEGER NOT NULL REFERENCES matters(id) ON DELETE CASCADE,
+            sha256 TEXT NOT NULL,
+            cite TEXT NOT NULL,
+            added_at TEXT NOT NULL,
+            PRIMARY KEY (matter_id, sha256, cite)
+        )
+        """
+    )
 
 
 # --- drafting runs (written by drafting/runs.py) ---
