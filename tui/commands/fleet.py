@@ -6,6 +6,7 @@ import argparse
 import json
 from typing import Any
 
+from tui import exit_codes
 from workspace.paths import Paths
 
 
@@ -52,7 +53,9 @@ def cmd_doctor(args: argparse.Namespace, paths: Paths) -> int:
         for source in sources:
             source.close()
     print(json.dumps(report.as_dict(), indent=2) if args.json else format_report(report))
-    return 1 if report.errors else 0
+    if any(s.health in ("down", "refused") for s in report.backends):
+        return exit_codes.BACKEND
+    return exit_codes.BLOCKED if report.errors else exit_codes.CLEAN
 
 
 def _lengths(text: str) -> tuple[int, ...]:
@@ -98,6 +101,7 @@ def cmd_bench(args: argparse.Namespace, paths: Paths) -> int:
     audit = AuditLog(paths.database_file)
     benches = [Bench(b, config.policy, audit, settings) for b in backends]
     failures: list[str] = []
+    codes: set[int] = set()
     interrupted = False
     progress = Progress(
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -116,6 +120,7 @@ def cmd_bench(args: argparse.Namespace, paths: Paths) -> int:
                 await bench.run(update)
             except ChambersError as exc:
                 failures.append(f"{bench.backend.name}: {exc.message}")
+                codes.add(exit_codes.for_error(exc))
 
     with progress:
         try:
@@ -134,5 +139,5 @@ def cmd_bench(args: argparse.Namespace, paths: Paths) -> int:
         if interrupted:
             print(f"Stopped by Ctrl-C; {stored} finished result(s) kept.", file=sys.stderr)
     if interrupted:
-        return 130
-    return 1 if failures else 0
+        return exit_codes.INTERRUPTED
+    return max(codes, default=exit_codes.CLEAN)
