@@ -259,3 +259,29 @@ async def test_the_editor_has_document_and_paragraph_motions_listed_in_f1(db: Pa
         assert isinstance(app.screen, HelpScreen)
         keys = str(app.screen.query_one("#help-keys", Static).render())
         assert "ctrl+home" in keys and "ctrl+end" in keys and "ctrl+up" in keys and "ctrl+left/right" in keys
+
+
+async def test_help_starts_with_the_screens_keys_and_footers_keep_them_at_80_columns(db: Path) -> None:
+    from tui.screens import HelpScreen
+
+    run_id = await asyncio.to_thread(planted_run, db)
+    app = app_with(Config(file="c.toml", policy=Policy(), boards=(), backends=()), db)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_run(pilot, run_id)
+        footer = [b.binding.key for b in screen.active_bindings.values() if b.binding.show]
+        # The drafting keys come first in the footer, then F1 and Esc; Esc says Back, not Cancel.
+        assert footer[:8] == ["ctrl+g", "ctrl+t", "f6", "f7", "f8", "f9", "f1", "escape"], footer
+        escape = next(b.binding for b in screen.active_bindings.values() if b.binding.key == "escape")
+        assert escape.description == "Back"
+        await pilot.press("f1")
+        assert isinstance(app.screen, HelpScreen)
+        first_section, first_rows = app.screen.sections[0]
+        assert first_section == "This screen: Drafting" and first_rows[0][0] == "ctrl+g"
+        assert {"ctrl+t", "f6", "f7", "f8", "f9", "n", "N", "ctrl+r"} <= {k for k, _ in first_rows}
+        assert not app.screen.rows[0][1].startswith("Stop the answer")
+        everywhere = dict(app.screen.sections[-1][1])
+        assert everywhere["escape"].startswith("Back to the screen before") and "ctrl+p" in everywhere
+        await pilot.press("pagedown")  # the list scrolls
+        assert app.screen.query_one("#help-scroll").scroll_y > 0
+        await pilot.press("escape")
+        assert isinstance(app.screen, DraftingScreen)

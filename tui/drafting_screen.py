@@ -23,7 +23,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Header, OptionList, Select, Static, TextArea
 from textual.widgets.option_list import Option
@@ -41,6 +40,7 @@ from tui.drafting_editor import DraftEditor
 from tui.drafting_versions import Choice, VersionsScreen, choices
 from tui.drafting_view import FlagView, Strip, board_of, flag_line, flags_of, marked_lines, strip_from_run
 from tui.drafting_work import Exports, export_draft, first_change, override, redline_text, reverify
+from tui.key_order import RoomScreen
 from tui.screens import error_screen
 from workspace.audit import AuditLog
 from workspace.config import Config
@@ -55,10 +55,20 @@ FRAME_S = 1 / 30  # how often streamed text is appended to the view
 SPEED_EVERY_S = 0.25
 
 
-class DraftingScreen(Screen[None]):
+class DraftingScreen(RoomScreen):
     """Matter, task and instructions in; the pipeline strip, the streamed draft and its flags out."""
 
     SUB_TITLE = "Drafting"
+    FOOTER_FIRST = (
+        "run",
+        "cancel_run",
+        "go_on",
+        "toggle_editor",
+        "verify_now",
+        "redline",
+        "accept",
+        "export",
+    )
 
     BINDINGS = [
         Binding("ctrl+g", "run", "Draft", id="drafting.run", priority=True,
@@ -67,9 +77,9 @@ class DraftingScreen(Screen[None]):
                 tooltip="Stop the run; the partial draft is kept and the run can be resumed"),
         Binding("ctrl+o", "go_on", "Past gate", id="drafting.go_on", priority=True,
                 tooltip="The gate found no basis: go on anyway, with a written reason (recorded)"),
-        Binding("n", "next_flag", "Next flag", id="drafting.next_flag",
+        Binding("n", "next_flag", "Next flag", id="drafting.next_flag", show=False,
                 tooltip="Jump to the next flag in the draft"),
-        Binding("N", "previous_flag", "Prev flag", id="drafting.previous_flag",
+        Binding("N", "previous_flag", "Prev flag", id="drafting.previous_flag", show=False,
                 tooltip="Jump to the previous flag in the draft"),
         Binding("ctrl+t", "toggle_editor", "Edit", id="drafting.edit", priority=True,
                 tooltip="Edit the draft (Ctrl+Z undoes, Ctrl+Y redoes); Ctrl+T again shows it marked with its flags"),
@@ -83,7 +93,7 @@ class DraftingScreen(Screen[None]):
                 tooltip="Export your text as Markdown and Word, and your edits as a Word redline with tracked changes (refused while a blocking flag is neither fixed nor overridden)"),
         Binding("ctrl+n", "inspect_context", "Context", id="drafting.context", priority=True,
                 tooltip="The context inspector: each stage's exact messages, every chunk with its provenance"),
-        Binding("ctrl+e", "instructions", "Instructions", id="drafting.instructions",
+        Binding("ctrl+e", "instructions", "Instructions", id="drafting.instructions", show=False,
                 tooltip="Go to the instructions box"),
         Binding("ctrl+r", "versions", "Versions", id="drafting.versions", priority=True,
                 tooltip="Earlier states of your text (kept as you edit): Enter puts one back, Ctrl+Z undoes that"),
@@ -207,6 +217,15 @@ class DraftingScreen(Screen[None]):
 
     def running(self) -> bool:
         return any(w.group == "pipeline" and w.is_running for w in self.workers)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Stop shows only while a run goes, Past gate only when the gate stopped one: the footer at 80
+        columns keeps room for the keys that work now (F1 lists them all)."""
+        if action == "cancel_run":
+            return self.running()
+        if action == "go_on":
+            return self.run_record is not None and self.run_record.status == "stopped"
+        return True
 
     def _busy(self) -> bool:
         """While a run writes the draft, the keys that read or change the shown draft wait for it."""
@@ -420,6 +439,7 @@ class DraftingScreen(Screen[None]):
 
     def _show_loaded(self, run: Run, saved: autosave.Saved | None = None) -> None:
         self.run_record, self.run_id = run, run.id
+        self.refresh_bindings()  # Past gate shows when the gate stopped this run
         self._indexes = {}
         if run.matter not in self.matters:
             self._show_matters([*self.matters, run.matter])
@@ -825,6 +845,8 @@ class DraftingScreen(Screen[None]):
         self.query_one("#ws-status", Static).update(text)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group == "pipeline":
+            self.refresh_bindings()  # Stop comes and goes with the run
         if event.state is not WorkerState.ERROR:
             return
         event.stop()
