@@ -285,3 +285,25 @@ async def test_help_starts_with_the_screens_keys_and_footers_keep_them_at_80_col
         assert app.screen.query_one("#help-scroll").scroll_y > 0
         await pilot.press("escape")
         assert isinstance(app.screen, DraftingScreen)
+
+
+async def test_the_flag_dialog_opens_its_evidence_page_in_the_reader(db: Path) -> None:
+    from tui.drafting_dialogs import FlagScreen, shorten
+    from tui.evidence_views import ReadingScreen
+
+    run_id = await asyncio.to_thread(planted_run, db)
+    app = app_with(Config(file="c.toml", policy=Policy(), boards=(), backends=()), db)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_run(pilot, run_id)
+        quoted = next(i for i, f in enumerate(screen.flags) if f.kind == "quotation")
+        screen.query_one("#ws-flags").highlighted = quoted  # type: ignore[attr-defined]
+        await pilot.press("enter")
+        assert isinstance(app.screen, FlagScreen)
+        assert "r reads the page" in str(app.screen.query_one("#flag-foot", Static).render())
+        await pilot.press("r")
+        await until(lambda: isinstance(app.screen, ReadingScreen), pilot)
+        reader = app.screen
+        assert isinstance(reader, ReadingScreen)
+        assert "HPP-000002" in reader.heading and "page 2" in reader.heading
+        assert "Seller" in str(reader.body)  # the page as ingested, in its own case
+    assert shorten("word " * 100, 30) == "word word word word word word…"

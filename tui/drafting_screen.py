@@ -535,6 +535,14 @@ class DraftingScreen(RoomScreen):
                 self.override_flag(self.run_record, self.draft_text, flag.key, reason)
 
         def after(answer: str | None) -> None:
+            if answer == "read" and self.run_record is not None and flag.evidence:
+                pointer = flag.evidence[0]
+                self.read_evidence(
+                    self.run_record.matter,
+                    str(pointer.get("file", "")),
+                    int(pointer.get("page") or 0),
+                    flag.text,
+                )
             if answer == "override":
                 self.app.push_screen(
                     ReasonScreen(f"Why may {flag.text!r} stand? ({flag.message})"), reason_given
@@ -542,6 +550,20 @@ class DraftingScreen(RoomScreen):
 
         self.app.push_screen(FlagScreen(flag), after)
         self.reached("flag-opened")
+
+    @work(thread=True, exclusive=True, group="read", exit_on_error=False)
+    def read_evidence(self, matter: str, file_name: str, page_no: int, words: str) -> None:
+        from evidence.pages import find_page
+        from tui.evidence_views import ReadingScreen, page_body, page_heading, page_subtitle
+
+        view = find_page(self.database_file, matter, file_name, page_no)
+        if view is None:
+            self.app.call_from_thread(
+                self.set_status, f"{file_name}, page {page_no} is no longer in the index."
+            )
+            return
+        screen = ReadingScreen(page_heading(view, view.path), page_subtitle(view), page_body(view, words))
+        self.app.call_from_thread(self.app.push_screen, screen)
 
     @work(thread=True, exclusive=True, group="verify", exit_on_error=False)
     def override_flag(self, run: Run, text: str, key: str, reason: str) -> None:
