@@ -427,11 +427,9 @@ def _finished_line(name: str, event: Finished, tokens: int) -> str:
     t = event.timings
     if t is None:
         return f"{name}: done, {tokens} tokens (the server sent no timings)."
-    cached = f", {t.cache_n} cached" if t.cache_n else ""
-    return (
-        f"{name}: done. PP {t.prompt_per_second:.1f} tok/s ({t.prompt_n} tokens{cached}) | "
-        f"TG {t.predicted_per_second:.1f} tok/s ({t.predicted_n} tokens)"
-    )
+    from tui.drafting_view import pp_tg
+
+    return f"{name}: done. {pp_tg(t.as_dict())} ({t.prompt_n:,} prompt tok read, {t.predicted_n:,} generated)"
 
 
 def create_app(config: Config, database_file: Path, *, start_on_dashboard: bool | None = None) -> ChambersApp:
