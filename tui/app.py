@@ -176,7 +176,10 @@ class ChambersApp(App[None]):
         self.action_refresh_backends()
         if self.start_on_dashboard:
             self.action_dashboard()
-        if self.demo_tour is not None:
+        if self.demo_tour is not None and self.start_on_dashboard:
+            # In the header, not a toast: a toast covers a board card for as long as it shows.
+            self.screen.sub_title = "demo: F4 drafts, F1 keys"
+        elif self.demo_tour is not None:
             self.notify("F4 opens the drafting screen on the sample matter, with a guide. F1 lists every key.",
                         title="chambers demo", timeout=15)  # fmt: skip
 
@@ -414,7 +417,13 @@ class ChambersApp(App[None]):
     def action_evidence(self) -> None:
         from tui.evidence_screen import EvidenceScreen
 
-        self._toggle(EvidenceScreen, lambda: EvidenceScreen(self.audit.database_file))
+        if isinstance(self.screen, EvidenceScreen):
+            self.pop_screen()
+            return
+        # Installed once, so its search, results and filters are still there when he comes back.
+        if not self.is_screen_installed("evidence"):
+            self.install_screen(EvidenceScreen(self.audit.database_file), name="evidence")
+        self.push_screen("evidence")
 
     def action_help(self) -> None:
         """The keys of the screen on show first, then those of the box with the focus, then the app's."""
