@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: install install-dev tesseract poppler iproute demo test check bench clean
+.PHONY: install install-dev tesseract poppler iproute xray demo test check bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -35,13 +35,20 @@ poppler:
 iproute:
 	command -v ip >/dev/null || (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y iproute2)
 
+# Free Law Project's x-ray, the third reader of redacted files (it finds text left under black boxes). It pins
+# PyMuPDF 1.24.14, which chambers' PyMuPDF (>=1.28.2, for its redaction fixes) excludes, so it cannot be a dev
+# extra: it gets its own virtualenv, cached like llama-server, and reads with that older MuPDF.
+XRAY_VENV := $(HOME)/.cache/chambers/x-ray-0.4.0
+xray:
+	test -x $(XRAY_VENV)/bin/python || ($(PYTHON) -m venv $(XRAY_VENV) && $(XRAY_VENV)/bin/pip install --quiet 'x-ray==0.4.0')
+
 # A real llama-server (built once, then cached) with the tiny demo model.
 demo: install tesseract poppler
 	CHAMBERS_HOME=$(CURDIR)/.demo $(BIN)/chambers demo
 
 # Builds or finds the real llama-server first, so its (one-time, ~10 min) build
 # shows its progress here rather than inside a test fixture.
-test: install-dev tesseract poppler iproute
+test: install-dev tesseract poppler iproute xray
 	$(BIN)/chambers local-server prepare
 	$(BIN)/pytest
 

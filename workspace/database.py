@@ -575,3 +575,56 @@ def m611_adapter_on_drafts(db: sqlite3.Connection) -> None:
     for table in ("drafting_stages", "corrections_pairs"):
         db.execute(f"ALTER TABLE {table} ADD COLUMN adapter TEXT")
         db.execute(f"ALTER TABLE {table} ADD COLUMN adapter_sha256 TEXT")
+
+
+@migration
+def m210_fleet_sweep_results(db: sqlite3.Connection) -> None:
+    """One row per variant and prompt length of a ``bench --sweep`` (a variant that did not load: one row, its error)."""
+    db.execute(
+        """
+        CREATE TABLE sweep_results (
+            id INTEGER PRIMARY KEY,
+            session TEXT NOT NULL,
+            started_at TEXT NOT NULL,
+            profile TEXT NOT NULL,
+            board TEXT,
+            variant TEXT NOT NULL,
+            model_file TEXT NOT NULL,
+            command TEXT NOT NULL,
+            environment_json TEXT NOT NULL,
+            error TEXT,
+            target_tokens INTEGER,
+            prompt_tokens INTEGER,
+            runs_done INTEGER NOT NULL DEFAULT 0,
+            pp_min REAL, pp_median REAL, pp_max REAL,
+            tg_min REAL, tg_median REAL, tg_max REAL,
+            runs_json TEXT NOT NULL DEFAULT '[]'
+        )
+        """
+    )
+    db.execute("CREATE INDEX sweep_results_profile ON sweep_results(profile, id)")
+
+
+@migration
+def m211_fleet_agreement(db: sqlite3.Connection) -> None:
+    """``chambers agree``: how far a candidate model file drifts from its reference, per corpus."""
+    db.execute(
+        """
+        CREATE TABLE agreement_results (
+            id INTEGER PRIMARY KEY,
+            measured_at TEXT NOT NULL,
+            reference_file TEXT NOT NULL,
+            candidate_file TEXT NOT NULL,
+            corpus TEXT NOT NULL,
+            corpus_sha256 TEXT NOT NULL,
+            tokens INTEGER,
+            mean_kld REAL NOT NULL,
+            p99_kld REAL,
+            same_top1_pct REAL NOT NULL,
+            answers_changed INTEGER,
+            answers_total INTEGER,
+            commands_json TEXT NOT NULL
+        )
+        """
+    )
+    db.execute("CREATE INDEX agreement_candidate ON agreement_results(candidate_file, id)")

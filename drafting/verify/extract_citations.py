@@ -135,6 +135,17 @@ def _parties(text: str, volume_start: int, eyecite: tuple[str, str] = ("", "")) 
     return plaintiff, defendant
 
 
+_SUBJECT = re.compile(
+    r"\b(?:In re|[Mm]atter of|In the [Mm]atter of|Ex parte)\s+(?P<name>[^,;()]{1,80}?),\s*$"
+)
+
+
+def _subject(text: str, volume_start: int) -> str:
+    """The X of "Matter of X, 26 I&N Dec. 586" or "In re X, 821 F.2d 1147": a case with no adverse party."""
+    match = _SUBJECT.search(text[max(0, volume_start - 120) : volume_start])
+    return match["name"].strip() if match else ""
+
+
 def _eyecite_is_right(window: str, plaintiff: str, defendant: str) -> bool:
     """eyecite's parties, where the text right before the citation reads "plaintiff v. defendant"."""
     if not plaintiff or not defendant or len(plaintiff.split()) > MAX_PARTY_WORDS:
@@ -205,7 +216,7 @@ def _eyecite_citations(text: str, items: list[Found], taken: list[tuple[int, int
             meta = cite.metadata
             plaintiff, defendant = _parties(text, start, (meta.plaintiff or "", meta.defendant or ""))
             fields = {"form": "full", "year": year_after(text, end), **_volume_reporter_page(cite)}
-            fields |= {"plaintiff": plaintiff, "defendant": defendant}
+            fields |= {"plaintiff": plaintiff, "defendant": defendant, "subject": _subject(text, start)}
             items.append(Found("case", start, end, text[start:end], fields))
             taken.append((start, end))
         elif isinstance(cite, ShortCaseCitation):
