@@ -17,12 +17,12 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, ProgressBar, Select, Static
 from textual.worker import Worker
 
 from exhibits.sources import MatterPdf, matter_names, matter_pdfs
 from exhibits.stamp import Progress
+from tui.key_order import RoomScreen
 from tui.screens import report_failed_worker
 
 ACTIONS = [("Bates production", "stamp"), ("Binder with Bates", "bind-bates"), ("Binder", "bind")]
@@ -37,7 +37,7 @@ class Job:
     out_root: Path
 
 
-class ExhibitsScreen(Screen[None]):
+class ExhibitsScreen(RoomScreen):
     """Bates productions and binders from a matter's indexed PDFs."""
 
     SUB_TITLE = "Exhibits"

@@ -628,3 +628,19 @@ def m211_fleet_agreement(db: sqlite3.Connection) -> None:
         """
     )
     db.execute("CREATE INDEX agreement_candidate ON agreement_results(candidate_file, id)")
+
+
+@migration
+def m710_workstation_draft_versions(db: sqlite3.Connection) -> None:
+    """Earlier states of the attorney's edited text of a run, so a deletion or a bad edit can be taken back."""
+    db.execute(
+        """
+        CREATE TABLE workstation_draft_versions (
+            id INTEGER PRIMARY KEY,
+            run_id INTEGER NOT NULL REFERENCES drafting_runs(id),
+            text TEXT NOT NULL,
+            saved_at TEXT NOT NULL
+        )
+        """
+    )
+    db.execute("CREATE INDEX workstation_draft_versions_run ON workstation_draft_versions (run_id, id)")
