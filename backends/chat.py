@@ -38,7 +38,7 @@ from backends.errors import (
     transport_error,
 )
 from backends.events import ContentDelta, Finished, PromptProgress, StreamEvent, Usage
-from backends.lora import LoadedAdapter, fetch_loaded, request_field
+from backends.lora import LoadedAdapter, fetch_loaded, local_sha256, request_field
 from backends.sse import SSEParser
 from workspace.audit import AuditLog, AuditRecord
 from workspace.config import Backend, Policy, Sampling
@@ -236,6 +236,14 @@ class ChatClient:
     def adapters(self) -> list[str]:
         """The adapters (name) this backend's requests carry, as its config names them."""
         return [ref.name for ref in self.backend.lora]
+
+    def adapter_record(self) -> tuple[str | None, str | None]:
+        """(names, sha256s) of the adapters the requests carried, for a run's record; (None, None) without."""
+        if not self.backend.lora or self._loaded_adapters is None:
+            return None, None
+        by_name = {a.name: a for a in self._loaded_adapters}
+        hashes = [local_sha256(by_name[n].path) if n in by_name else None for n in self.adapters]
+        return ",".join(self.adapters), ",".join(h or "?" for h in hashes) if any(hashes) else None
 
     async def _lora_field(self, client: httpx.AsyncClient, checked: CheckedAddress) -> list[dict[str, Any]]:
         """The configured adapters by the ids this server gave them, read once per client.

@@ -38,8 +38,8 @@ import httpx
 from filelock import FileLock
 
 from backends.endpoint import Endpoint, sync_client
-from workspace.config import Policy
 from backends.lora import start_problem
+from workspace.config import Policy
 from workspace.errors import ChambersError
 from workspace.paths import cache_dir
 

@@ -10,6 +10,9 @@ server. Adapters not listed in a request run at scale 0.
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import os
 import re
 from dataclasses import dataclass
 from pathlib import PurePath
@@ -60,6 +63,25 @@ def start_problem(server_log: str) -> str | None:
         "the one this server loads. Start the server with the base the adapter was trained on "
         "(`chambers adapters show NAME` names it and its sha256), or train an adapter on this base. "
     )
+
+
+@functools.lru_cache(maxsize=64)
+def _sha256_of(path: str, size: int, mtime_ns: int) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while block := fh.read(1 << 20):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def local_sha256(path: str) -> str | None:
+    """The sha256 of the adapter file a server reported, when that file is on this machine (the server
+    is local, or the path is shared); None otherwise. Cached per file version."""
+    try:
+        stat = os.stat(path)
+        return _sha256_of(path, stat.st_size, stat.st_mtime_ns)
+    except OSError:
+        return None
 
 
 def parse_loaded(data: Any) -> list[LoadedAdapter]:

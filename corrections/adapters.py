@@ -127,6 +127,21 @@ def get_adapter(db_path: Path, name: str) -> AdapterRecord:
         db.close()
 
 
+def registered_sha256(db_path: Path, names: str | None) -> str | None:
+    """The registry's sha256 of each named adapter ("a,b"), for a pair whose server is on another machine."""
+    if not names:
+        return None
+    db = connect(db_path)
+    try:
+        found = [
+            db.execute("SELECT file_sha256 FROM corrections_adapters WHERE name = ?", (n,)).fetchone()
+            for n in names.split(",")
+        ]
+    finally:
+        db.close()
+    return ",".join(row[0] if row else "?" for row in found) if any(found) else None
+
+
 def store_eval(db_path: Path, name: str, scores: dict[str, Any]) -> None:
     db = connect(db_path)
     try:

@@ -280,6 +280,7 @@ class Pipeline:
             raise
         client_seconds = time.perf_counter() - call_started - persist
         record.server_build = client.server_build
+        record.adapter, record.adapter_sha256 = client.adapter_record()
         record.model = finished.model or backend.model
         record.timings = finished.timings.as_dict() if finished.timings else None
         record.model_seconds = client_seconds

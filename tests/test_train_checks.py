@@ -171,3 +171,18 @@ def test_the_workstation_never_imports_torch() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True)
     assert json.loads(done.stdout) == []
+
+
+def test_stats_compare_drafts_made_with_and_without_an_adapter(db: Path) -> None:
+    from dataclasses import replace
+
+    from corrections.capture import capture
+    from corrections.stats import ALL_TASKS, compute_stats
+    from tests.train_pairs import pair_input
+
+    store_pairs(db, count=4)
+    for i in range(4, 8):
+        capture(db, replace(pair_input(i), adapter="demand-v1", adapter_sha256="d" * 64))
+    rows = {(r.model, r.task_type): r.drafts for r in compute_stats(db)}
+    assert rows[("smollm2-135m-instruct", ALL_TASKS)] == 4
+    assert rows[("smollm2-135m-instruct + demand-v1", ALL_TASKS)] == 4

@@ -171,11 +171,9 @@ def test_memorisation_sanity_check_served_adapter_writes_closer_to_the_trained_f
     assert sum(a > b for a, b in zip(adapted, base, strict=True)) >= 6
 
 
-async def role_call(backend: Backend, audit: AuditLog, messages: list[dict[str, str]]) -> str:
-    client = ChatClient(backend, Policy(), audit)
-    request = ChatRequest(
-        messages, sampling=replace(backend.sampling, temperature=0.0, seed=0, max_tokens=48)
-    )
+async def role_call(client: ChatClient, messages: list[dict[str, str]]) -> str:
+    sampling = replace(client.backend.sampling, temperature=0.0, seed=0, max_tokens=48)
+    request = ChatRequest(messages, sampling=sampling)
     return (await client.complete(request, role="drafter")).text
 
 
@@ -186,8 +184,9 @@ def test_each_request_of_the_role_carries_the_adapter_by_the_servers_id(
     backend = config.backend_for_role("drafter")
     assert backend.lora == (LoraRef(NAME, 1.0),)
     pair = get_pair(db_of(trained), trained.record.train_pair_ids[0])
-    audit = AuditLog(db_of(trained))
-    text = asyncio.run(role_call(backend, audit, pair.messages))
+    client = ChatClient(backend, Policy(), AuditLog(db_of(trained)))
+    text = asyncio.run(role_call(client, pair.messages))
+    assert client.adapter_record() == (NAME, trained.record.file_sha256)  # what the run's stage records
     db = connect(db_of(trained))
     try:
         sent = db.execute("SELECT request_json FROM audit ORDER BY id DESC LIMIT 1").fetchone()[0]
@@ -231,7 +230,7 @@ def test_a_server_without_the_configured_adapter_is_named(
     with pytest.raises(
         AdapterMissing, match=rf"'local' at {llama_server.url} has not loaded the adapter\(s\) {NAME}"
     ):
-        asyncio.run(role_call(backend, AuditLog(db_of(trained)), [{"role": "user", "content": "Hello"}]))
+        asyncio.run(role_call(ChatClient(backend, Policy(), None), [{"role": "user", "content": "Hello"}]))
     findings = asyncio.run(adapter_findings([backend], Policy()))
     assert findings and findings[0][:2] == ("error", "backend local") and NAME in findings[0][2]
 
