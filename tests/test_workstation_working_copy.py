@@ -359,7 +359,7 @@ async def test_the_gate_counts_its_tokens_and_its_no_is_explained_in_the_dialog(
             await until(
                 lambda: screen.run_record is not None and screen.run_record.status == "stopped", pilot
             )
-            assert shown and "writing: 1 tok" in shown[0], shown
+            assert shown and "running    1 tok" in shown[0], shown
             await pilot.press("ctrl+o")
             await pilot.pause()
             assert isinstance(app.screen, ReasonScreen)

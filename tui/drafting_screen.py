@@ -322,7 +322,7 @@ class DraftingScreen(RoomScreen):
                 speed = (
                     f", {(event.tokens - 1) / elapsed:.1f} tok/s" if elapsed > 0 and event.tokens > 1 else ""
                 )
-                self.strip.get(event.stage).speed = f"writing: {event.tokens} tok{speed}"
+                self.strip.get(event.stage).speed = f"{event.tokens} tok{speed}"
                 self._show_strip()
         elif isinstance(event, StageProgress):
             # A long prompt on a busy server reads for a minute or more: the strip says how far it is.

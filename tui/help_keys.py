@@ -37,7 +37,7 @@ def help_sections(app: ChambersApp) -> list[tuple[str, Rows]]:
         )
         sections.append(("This screen: the prompt and the backends", own))
     else:
-        title = screen.sub_title or screen.SUB_TITLE or type(screen).__name__.removesuffix("Screen")
+        title = screen.SUB_TITLE or type(screen).__name__.removesuffix("Screen")
         sections.append((f"This screen: {title}", _rows(list(screen.BINDINGS))))
     focused = app.focused
     widget_keys = getattr(focused, "OWN_KEYS", None)
