@@ -572,7 +572,8 @@ class DraftingScreen(RoomScreen):
                     ReasonScreen(f"Why may {flag.text!r} stand? ({flag.message})"), reason_given
                 )
 
-        self.app.push_screen(FlagScreen(flag), after)
+        matter = self.run_record.matter if self.run_record is not None else None
+        self.app.push_screen(FlagScreen(flag, self.database_file, matter), after)
         self.reached("flag-opened")
 
     @work(thread=True, exclusive=True, group="read", exit_on_error=False)
