@@ -43,6 +43,7 @@ def help_sections(app: ChambersApp) -> list[tuple[str, Rows]]:
     widget_keys = getattr(focused, "OWN_KEYS", None)
     if focused is not None and widget_keys is not None:
         sections.append(("While editing", _rows(list(focused.BINDINGS)) + list(widget_keys)))
+    listed = {key for _, rows in sections for key, _ in rows}  # a screen's own word for a key wins (its Esc)
     everywhere = [
         (
             key,
@@ -51,6 +52,7 @@ def help_sections(app: ChambersApp) -> list[tuple[str, Rows]]:
             else text,
         )
         for key, text in _rows([b for b in app.BINDINGS if getattr(b, "action", "") not in _first_actions()])
+        if key not in listed
     ]
     everywhere.append(("ctrl+p", "The command palette: every screen and action, found by typing its name"))
     sections.append(("Everywhere", everywhere))
