@@ -385,3 +385,16 @@ def test_a_passage_is_shown_as_its_page_has_it_in_whole_words() -> None:
         == "Completion, the Seller shall pay the Buyer"
     )
     assert original_passage("nothing like it", page) is None
+
+
+async def test_draft_text_in_lists_is_shown_as_written_not_read_as_markup(db: Path) -> None:
+    from textual.widgets import OptionList
+
+    from tui.drafting_versions import Choice
+
+    app = app_with(Config(file="c.toml", policy=Policy(), boards=(), backends=()), db)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.push_screen(VersionsScreen([Choice("[S2] file: report [/b] page", "[S2] file")]))
+        await pilot.pause()
+        listing = app.screen.query_one("#versions-list", OptionList)
+        assert str(listing.get_option_at_index(0).prompt) == "[S2] file: report [/b] page"

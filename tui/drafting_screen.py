@@ -477,7 +477,7 @@ class DraftingScreen(RoomScreen):
         self.current = None
         options = self.query_one("#ws-flags", OptionList)
         options.clear_options()
-        options.add_options([Option(f.label(), id=str(i)) for i, f in enumerate(self.flags)])
+        options.add_options([Option(Text(f.label()), id=str(i)) for i, f in enumerate(self.flags)])
         if self.flags:
             options.focus()
         if run.completed("verify") is not None:
@@ -709,7 +709,7 @@ class DraftingScreen(RoomScreen):
         self.report, self.flags, self.current = report, flags, None
         options = self.query_one("#ws-flags", OptionList)
         options.clear_options()
-        options.add_options([Option(f.label(), id=str(i)) for i, f in enumerate(flags)])
+        options.add_options([Option(Text(f.label()), id=str(i)) for i, f in enumerate(flags)])
         if self.query_one("#ws-marked").display:
             self._render_marked()
         blocking = sum(f.blocking for f in flags)
