@@ -56,10 +56,9 @@ _NAME_STOP = frozenset(
 
 @lru_cache(maxsize=1)
 def _editions() -> frozenset[str]:
-    import reporters_db
+    from drafting.verify.eyecite_quick import reporter_names
 
-    names = set(reporters_db.EDITIONS) | set(reporters_db.VARIATIONS_ONLY)
-    return frozenset(_squash(n) for n in names)
+    return frozenset(_squash(n) for n in reporter_names())
 
 
 def _squash(reporter: str) -> str:
@@ -207,10 +206,12 @@ def _eyecite_citations(text: str, items: list[Found], taken: list[tuple[int, int
     """What eyecite finds: full and short case citations, supra, Id. and the statutes it knows."""
     # eyecite takes most of a second to import (it builds its tokenizer from reporters-db), so it is
     # imported here, on first use: a draft of record cites only, or a bad input, never pays for it.
-    from eyecite import get_citations
+    from drafting.verify.eyecite_quick import get_citations
+
+    cites = get_citations(text)  # first: it decides how eyecite is imported
     from eyecite.models import FullCaseCitation, FullLawCitation, IdCitation, ShortCaseCitation, SupraCitation
 
-    for cite in get_citations(text):
+    for cite in cites:
         start, end = cite.span()
         if isinstance(cite, FullCaseCitation):
             meta = cite.metadata
