@@ -31,6 +31,7 @@ from drafting.events import (
     StageFinished,
     StageProgress,
     StageStarted,
+    StageTokens,
     ignore,
 )
 from drafting.refusal import StageRefused, refuse
@@ -326,7 +327,15 @@ class Pipeline:
             REVIEW: review_schema(self.options.max_findings),
         }[record.stage]
         request.json_schema = schema
-        finished = await client.complete(request, role=role, on_progress=partial(self._progress, record))
+        written = [0]
+
+        def count(_: ContentDelta) -> None:
+            written[0] += 1
+            self.on_event(StageTokens(record.run_id, record.stage, written[0]))
+
+        finished = await client.complete(
+            request, role=role, on_progress=partial(self._progress, record), on_delta=count
+        )
         try:
             return json.loads(finished.text), finished
         except json.JSONDecodeError as exc:

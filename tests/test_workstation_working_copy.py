@@ -23,7 +23,7 @@ import pytest
 from textual.widgets import Static, TextArea
 
 from tests.fakes import chunk, fake_server, send_json, send_sse
-from tests.pipeline_setup import demo_database
+from tests.pipeline_setup import INSTRUCTIONS, demo_database
 from tests.test_workstation_drafting import app_with, planted_run, settle
 from tests.test_workstation_editing import until
 from tui import autosave
@@ -307,3 +307,63 @@ async def test_the_flag_dialog_opens_its_evidence_page_in_the_reader(db: Path) -
         assert "HPP-000002" in reader.heading and "page 2" in reader.heading
         assert "Seller" in str(reader.body)  # the page as ingested, in its own case
     assert shorten("word " * 100, 30) == "word word word word word word…"
+
+
+def test_a_cached_prompt_reads_cached_and_no_rate_is_given_over_no_time() -> None:
+    from tui.drafting_view import pp_tg
+
+    cached = {"cache_n": 2650, "prompt_n": 1, "prompt_ms": 0.0, "predicted_n": 1, "predicted_ms": 0.4}
+    assert pp_tg(cached) == "cached 2,650 tok"
+    fresh = {"cache_n": 0, "prompt_n": 3100, "prompt_ms": 7500.0, "predicted_n": 120, "predicted_ms": 2650.0}
+    assert pp_tg(fresh) == "PP 413 TG 45 tok/s"
+    both = {**fresh, "cache_n": 2650}
+    assert pp_tg(both) == "cached 2,650 tok, PP 413 TG 45 tok/s"
+
+
+async def test_the_gate_counts_its_tokens_and_its_no_is_explained_in_the_dialog(db: Path) -> None:
+    """The scripted gate (tests/scripted_server.py) stands in for a model's "no", which the tiny model cannot give on demand."""
+    from drafting.events import StageTokens
+    from tests.scripted_server import scripted_server
+    from tui.drafting_dialogs import ReasonScreen
+
+    no = {
+        "basis": "no",
+        "reasons": ["Nothing in the record shows a demand was ever owed."],
+        "evidence": ["S1"],
+    }
+    with scripted_server(no) as (gate_url, _):
+        gate = Backend(name="gate", kind="llamacpp", url=gate_url, roles=("gate",),
+                       sampling=Sampling(temperature=0.0, seed=1, max_tokens=200))  # fmt: skip
+        config = Config(
+            file="c.toml", policy=Policy(), boards=(), backends=(gate, *drafter_config(gate_url).backends)
+        )
+        app = app_with(config, db)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("f4")
+            screen = app.screen
+            assert isinstance(screen, DraftingScreen)
+            await settle(screen)
+            shown: list[str] = []
+            real = screen.on_pipeline_event
+
+            def watch(event: Any) -> None:
+                real(event)
+                if isinstance(event, StageTokens):
+                    shown.append(str(screen.query_one("#ws-strip", Static).render()))
+
+            screen.on_pipeline_event = watch  # type: ignore[method-assign]
+            screen.query_one("#ws-task").value = "demand_letter"  # type: ignore[attr-defined]
+            screen.query_one("#ws-instructions", TextArea).text = INSTRUCTIONS
+            await pilot.press("ctrl+g")
+            await settle(screen)
+            await until(
+                lambda: screen.run_record is not None and screen.run_record.status == "stopped", pilot
+            )
+            assert shown and "writing: 1 tok" in shown[0], shown
+            await pilot.press("ctrl+o")
+            await pilot.pause()
+            assert isinstance(app.screen, ReasonScreen)
+            question = str(app.screen.query_one("#reason-title", Static).render())
+            assert "NO basis" in question and "Nothing in the record shows a demand" in question
+            label, cited = "S1", screen.run_record.sources[0]  # type: ignore[union-attr]
+            assert cited.label == label and f"[S1] {cited.path}, page {cited.page_no}" in question

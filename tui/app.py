@@ -176,7 +176,10 @@ class ChambersApp(App[None]):
         self.action_refresh_backends()
         if self.start_on_dashboard:
             self.action_dashboard()
-        if self.demo_tour is not None:
+        if self.demo_tour is not None and self.start_on_dashboard:
+            # In the header, not a toast: a toast covers a board card for as long as it shows.
+            self.screen.sub_title = "demo: F4 drafts, F1 keys"
+        elif self.demo_tour is not None:
             self.notify("F4 opens the drafting screen on the sample matter, with a guide. F1 lists every key.",
                         title="chambers demo", timeout=15)  # fmt: skip
 
@@ -414,7 +417,13 @@ class ChambersApp(App[None]):
     def action_evidence(self) -> None:
         from tui.evidence_screen import EvidenceScreen
 
-        self._toggle(EvidenceScreen, lambda: EvidenceScreen(self.audit.database_file))
+        if isinstance(self.screen, EvidenceScreen):
+            self.pop_screen()
+            return
+        # Installed once, so its search, results and filters are still there when he comes back.
+        if not self.is_screen_installed("evidence"):
+            self.install_screen(EvidenceScreen(self.audit.database_file), name="evidence")
+        self.push_screen("evidence")
 
     def action_help(self) -> None:
         """The keys of the screen on show first, then those of the box with the focus, then the app's."""
@@ -427,11 +436,9 @@ def _finished_line(name: str, event: Finished, tokens: int) -> str:
     t = event.timings
     if t is None:
         return f"{name}: done, {tokens} tokens (the server sent no timings)."
-    cached = f", {t.cache_n} cached" if t.cache_n else ""
-    return (
-        f"{name}: done. PP {t.prompt_per_second:.1f} tok/s ({t.prompt_n} tokens{cached}) | "
-        f"TG {t.predicted_per_second:.1f} tok/s ({t.predicted_n} tokens)"
-    )
+    from tui.drafting_view import pp_tg
+
+    return f"{name}: done. {pp_tg(t.as_dict())} ({t.prompt_n:,} prompt tok read, {t.predicted_n:,} generated)"
 
 
 def create_app(config: Config, database_file: Path, *, start_on_dashboard: bool | None = None) -> ChambersApp:

@@ -9,7 +9,37 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
+from drafting.runs import Run
 from tui.drafting_view import FlagView
+
+
+def gate_question(run: Run) -> str:
+    """Ctrl+O's question, under what the gate said: its reasons, and each source it cited with its place."""
+    gate = run.completed("gate")
+    result = gate.result if gate is not None else {}
+    lines = [f"The gate found {str(result.get('basis', 'no')).upper()} basis for this in the matter."]
+    reasons = result.get("reasons") or []
+    lines += (
+        ["", "Its reasons:"] + [f"  - {shorten(str(r))}" for r in reasons]
+        if reasons
+        else ["", "It gave no reasons."]
+    )
+    by_label = {s.label: s for s in run.sources}
+    cited = [str(label) for label in result.get("evidence") or []]
+    if cited:
+        lines += ["", "The sources it cited:"]
+        for label in cited:
+            source = by_label.get(label)
+            where = (
+                f"{source.path}, page {source.page_no}" + (f", Bates {source.bates}" if source.bates else "")
+                if source is not None
+                else "not among the sources it was given"
+            )
+            lines.append(f"  [{label}] {where}")
+    else:
+        lines += ["", "It cited no source."]
+    lines += ["", "Why go on although the gate found no basis?"]
+    return "\n".join(lines)
 
 
 def describe(flag: FlagView) -> str:

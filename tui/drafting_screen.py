@@ -28,14 +28,22 @@ from textual.widgets import Footer, Header, OptionList, Select, Static, TextArea
 from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState
 
-from drafting.events import DraftDelta, PipelineEvent, RunEnded, StageFinished, StageProgress, StageStarted
+from drafting.events import (
+    DraftDelta,
+    PipelineEvent,
+    RunEnded,
+    StageFinished,
+    StageProgress,
+    StageStarted,
+    StageTokens,
+)
 from drafting.pipeline import Pipeline, PipelineOptions
 from drafting.runs import Run, RunStore
 from drafting.tasks import DRAFT, TASKS
 from drafting.verify import MatterIndex, Report, load_matter_index
 from evidence.matters import list_matters
 from tui import autosave
-from tui.drafting_dialogs import ConfirmScreen, FlagScreen, ReasonScreen
+from tui.drafting_dialogs import ConfirmScreen, FlagScreen, ReasonScreen, gate_question
 from tui.drafting_editor import DraftEditor
 from tui.drafting_versions import Choice, VersionsScreen, choices
 from tui.drafting_view import FlagView, Strip, board_of, flag_line, flags_of, marked_lines, strip_from_run
@@ -267,6 +275,7 @@ class DraftingScreen(RoomScreen):
     async def _execute(self, pipe: Pipeline, run: Run) -> None:
         self.flags, self.current, self.draft_text, self._pending = [], None, "", []
         self.run_record = None  # until the run is loaded again: the keys that act on a run wait for it
+        self.reached("run-started")
         self.strip = strip_from_run(self.config, run)
         self._show_strip()
         self.query_one("#ws-flags", OptionList).clear_options()
@@ -301,6 +310,19 @@ class DraftingScreen(RoomScreen):
                 self._last_speed = now
                 rate = (self._tokens - 1) / (now - self._first_token_at)
                 self.strip.get(DRAFT).speed = f"{self._tokens} tok, {rate:.1f} tok/s"
+                self._show_strip()
+        elif isinstance(event, StageTokens):
+            # The router, gate and reviewer write JSON without showing it: the count says they are writing.
+            now = time.perf_counter()
+            if event.tokens == 1:
+                self._first_token_at = now
+            if now - self._last_speed >= SPEED_EVERY_S or event.tokens == 1:
+                self._last_speed = now
+                elapsed = now - self._first_token_at
+                speed = (
+                    f", {(event.tokens - 1) / elapsed:.1f} tok/s" if elapsed > 0 and event.tokens > 1 else ""
+                )
+                self.strip.get(event.stage).speed = f"writing: {event.tokens} tok{speed}"
                 self._show_strip()
         elif isinstance(event, StageProgress):
             # A long prompt on a busy server reads for a minute or more: the strip says how far it is.
@@ -411,7 +433,7 @@ class DraftingScreen(RoomScreen):
                 self._leave_working_copy()
                 self.go_on_past_gate(run.id, reason)
 
-        self.app.push_screen(ReasonScreen("Why go on although the gate found no basis?"), go)
+        self.app.push_screen(ReasonScreen(gate_question(run)), go)
 
     @work(exclusive=True, group="pipeline", exit_on_error=False)
     async def go_on_past_gate(self, run_id: int, reason: str) -> None:
@@ -464,6 +486,8 @@ class DraftingScreen(RoomScreen):
             self._render_marked()
         if run.status in ("completed", "stopped"):
             self.reached(f"run-{run.status}")
+        elif run.status != "created":
+            self.reached("run-ended")  # failed, refused or cancelled: the guide says so, not the step before
         if saved is not None:
             self.draft_text = saved.text
             self._open_editor(saved.cursor)
@@ -847,8 +871,8 @@ class DraftingScreen(RoomScreen):
         self.reached("exported")
 
     def reached(self, step: str, *, blocking: int = 0) -> None:
-        """A step of the loop happened: run-completed, run-stopped, verified, flag-opened, accepted,
-        exported. Nothing listens here; the demo's screen does (its guide line moves on)."""
+        """A step of the loop happened: run-started, run-completed, run-stopped, run-ended, verified,
+        flag-opened, accepted, exported. Nothing listens here; the demo's screen does (its guide line moves on)."""
 
     def action_inspect_context(self) -> None:
         from tui.context_inspector import ContextScreen
