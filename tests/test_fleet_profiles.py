@@ -237,3 +237,18 @@ def test_load_error_quotes_the_servers_own_reason() -> None:
                                " ... srv  llama_server: exiting due to model loading error")  # fmt: skip
     assert load_error("main: loading\nsrv main: exiting\n") == "srv main: exiting"
     assert load_error("") == "it exited without a word"
+
+
+def test_serve_and_sweep_refuse_a_missing_model_before_starting_anything(
+    isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tui.cli import main
+
+    isolated_home.mkdir(parents=True, exist_ok=True)
+    config_with(isolated_home, '[[profiles]]\nname = "gone"\nmodel = "models/missing.gguf"\nport = 8097\n')
+    assert main(["serve", "gone"]) == 2
+    assert "names the model" in capsys.readouterr().err
+    assert main(["bench", "--sweep", "gone", "--vary", "np=1,2"]) == 2
+    assert "models/missing.gguf, which is not a file here" in capsys.readouterr().err
+    assert main(["bench", "--vary", "np=1"]) == 2
+    assert "--vary needs --sweep PROFILE" in capsys.readouterr().err

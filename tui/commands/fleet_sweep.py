@@ -13,7 +13,7 @@ from workspace.paths import Paths
 def cmd_sweep(args: argparse.Namespace, paths: Paths) -> int:
     from backends.fleet.bench import BenchSettings
     from backends.fleet.profiles import profile_named
-    from backends.fleet.serve import binary_for
+    from backends.fleet.serve import binary_for, check_model_file
     from backends.fleet.sweep import Variant, format_sweep, run_sweep
     from backends.fleet.sweep_store import save_sweep
     from tui.commands.fleet import _lengths
@@ -31,6 +31,7 @@ def cmd_sweep(args: argparse.Namespace, paths: Paths) -> int:
         )
     config = load_config(paths.config_file)
     profile = profile_named(config, args.sweep)
+    check_model_file(profile)
     settings = BenchSettings(_lengths(args.lengths), args.warmup, args.runs, args.max_tokens)
     binary = binary_for(profile, build=True, progress=lambda m: print(m, file=sys.stderr))
     assert binary is not None  # build=True builds or raises
