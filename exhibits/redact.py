@@ -44,9 +44,9 @@ from exhibits.errors import RedactionLeak
 from exhibits.find import Hit, RedactionRequest, check_rects, find_on_page, tessdata_for
 from exhibits.hidden import layers_on
 from exhibits.pdfio import check_outputs, discard, open_pdf, publish, save_to_temp, sha256_file
-from exhibits.places import document_places
 from exhibits.remove import apply_boxes, redact_off_page, scrub
 from exhibits.stamp import Progress, ProgressFn
+from exhibits.unlisted import every_place
 from exhibits.verify import Leak, verify_file
 from workspace.database import connect
 from workspace.paths import write_atomically
@@ -109,7 +109,7 @@ def plan_redaction(
                     item.hits.extend(hits)
             if request.scrub:
                 matcher = request.matcher().with_known({h.text: h.reason for h in item.hits if h.text})
-                item.scrubbed = [place.where for place in document_places(doc) if matcher.find(place.text)]
+                item.scrubbed = [place.where for place in every_place(doc) if matcher.find(place.text)]
         finally:
             doc.close()
         planned.append(item)
@@ -160,7 +160,7 @@ def _leak_message(item: DocumentRedaction, leaks: list[Leak], scrubbed: bool) ->
     outside = any(not leak.where.startswith(("page", "pdftotext")) for leak in leaks)
     advice = (
         "Run again with --scrub to clear metadata, bookmarks, annotations, form fields, attachments, layer "
-        "names and page labels."
+        "names, page labels and document-level entries."
         if outside and not scrubbed
         else "Add a rectangle over what remains (--rect PAGE:x0,y0,x1,y1), or redact by hand in a PDF editor."
     )

@@ -55,7 +55,8 @@ def register(sub: Any) -> None:
                            description="Terms and patterns are found however the text is spaced (5 3 1 - 4 4 ...), "
                            "in page text, hidden layers and text off the page. Verification reads the saved file back "
                            "in every place (pages with PyMuPDF, OCR and pdftotext; metadata, XMP, bookmarks, "
-                           "annotations, form fields, links, attachments, layer names, page labels; every object and "
+                           "annotations, form fields, links, attachments, layer names, page labels, scripts, the "
+                           "structure tree; every object and "
                            "decompressed stream) and writes nothing if any trace remains.")  # fmt: skip
     redact.add_argument("matter")
     redact.add_argument("files", nargs="+", type=Path, metavar="PDF")
@@ -68,7 +69,8 @@ def register(sub: Any) -> None:
                         help="OCR scanned pages (auto), every page with a picture (always), or none")  # fmt: skip
     redact.add_argument("--scrub", action="store_true",
                         help="also remove or rewrite metadata, XMP, bookmarks, annotations and popups, form "
-                        "fields, links, attachments, layer names and page labels holding the text")  # fmt: skip
+                        "fields, links, attachments, layer names, page labels, document scripts, named "
+                        "destinations, the structure tree and marked content holding the text")  # fmt: skip
     redact.add_argument("--out", type=Path, help="output folder")
     redact.add_argument("--dry-run", action="store_true")
     redact.set_defaults(handler=cmd_redact)
