@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from evidence.matters import check_matter_name
 from exhibits.binder import Exhibit, plan_binder, run_binder
 from exhibits.numbering import bates_format
 from exhibits.stamp import ProgressFn, plan_production, preview_shrinks, run_production
@@ -32,7 +33,9 @@ def run_exhibit_job(
     stamp: str = "",
 ) -> list[str]:
     """Plan (and unless ``dry_run``, run) a production or a binder; returns what to show."""
-    folder = out_root / matter / f"{'production' if action == 'stamp' else 'binder'}-{stamp}"
+    folder = (
+        out_root / check_matter_name(matter) / f"{'production' if action == 'stamp' else 'binder'}-{stamp}"
+    )
     db = connect(db_path)
     try:
         if action == "stamp":
@@ -53,8 +56,7 @@ def run_exhibit_job(
         result = run_production(db_path, plan, progress)
         shrunk = [f"Content shrunk to clear the stamp: {', '.join(f'{n} p.{p}' for n, p in result.shrunk)}"]
         return [*lines, *(shrunk if result.shrunk else []), f"Written; production log {result.log_csv}"]
-    lines = binder.describe()
     if dry_run:
-        return lines
-    run_binder(db_path, binder, progress)
-    return [*lines, f"Written; exhibit list {binder.list_csv}"]
+        return binder.describe()
+    built = run_binder(db_path, binder, progress)  # differs from the plan when an exhibit failed to copy
+    return [*built.describe(), f"Written; exhibit list {built.list_csv}"]

@@ -22,10 +22,22 @@ import pymupdf
 
 from evidence.bates import bates_on_page
 from evidence.matters import get_matter
+from evidence.pdf_open import load_page, open_pdf
 from exhibits import placement
 from exhibits.errors import AlreadyStamped
 from exhibits.numbering import BatesFormat, check_width
-from exhibits.pdfio import check_outputs, discard, open_pdf, publish, save_to_temp, sha256_file
+from exhibits.pdfio import (
+    LeftOut,
+    check_outputs,
+    describe_left_out,
+    discard,
+    guard_outputs,
+    nothing_readable,
+    publish,
+    readable_pdfs,
+    save_to_temp,
+    sha256_file,
+)
 from exhibits.registry import LoggedDocument, check_free, next_free, record_production
 from workspace.database import connect
 from workspace.paths import write_atomically
@@ -67,6 +79,7 @@ class ProductionPlan:
     documents: list[PlannedDocument]
     corner: str = "bottom-right"
     restamp: bool = False
+    left_out: list[LeftOut] = field(default_factory=list)  # sources that cannot be read, with why
 
     @property
     def pages(self) -> int:
@@ -91,7 +104,7 @@ class ProductionPlan:
                 f"  {self.fmt.label(d.first_number)}..{self.fmt.label(d.last_number)}  "
                 f"{d.page_count:>5} p.  {d.source.name} -> {d.output.name}"
             )
-        return lines
+        return lines + describe_left_out(self.left_out)
 
 
 @dataclass
@@ -120,11 +133,11 @@ def plan_production(
 ) -> ProductionPlan:
     """Check everything that can be checked before writing: files open, width fits, range is free."""
     matter_id = get_matter(db, matter).id
-    counts = []
-    for source in sources:
-        doc = open_pdf(source)
-        counts.append(doc.page_count)
-        doc.close()
+    readable, left_out = readable_pdfs(sources)
+    if not readable:
+        raise nothing_readable(left_out)
+    sources = [path for path, _ in readable]
+    counts = [count for _, count in readable]
     first = start if start is not None else next_free(db, matter_id, fmt.prefix)
     total = sum(counts)
     check_width(fmt, first, total)
@@ -133,8 +146,9 @@ def plan_production(
     for source, count in zip(sources, counts, strict=True):
         documents.append(PlannedDocument(Path(source), out_dir / Path(source).name, count, number))
         number += count
+    guard_outputs(db, out_dir, [d.output for d in documents] + [out_dir / LOG_NAME], "output folder (--out)")
     check_outputs([d.output for d in documents] + [out_dir / LOG_NAME], sources)
-    return ProductionPlan(matter, fmt, out_dir, documents, corner, restamp)
+    return ProductionPlan(matter, fmt, out_dir, documents, corner, restamp, left_out)
 
 
 def stamp_document(
@@ -151,7 +165,7 @@ def stamp_document(
     shrunk = []
     stamper = placement.Stamper(doc)
     for index in range(doc.page_count):
-        page = doc.load_page(index)
+        page = load_page(doc, index, name)
         label = fmt.label(first + index)
         boxes = placement.content_boxes(page)
         if not restamp:
@@ -171,7 +185,7 @@ def preview_shrinks(plan: ProductionPlan) -> list[tuple[str, int]]:
         doc = open_pdf(planned.source)
         try:
             for index in range(doc.page_count):
-                page = doc.load_page(index)
+                page = load_page(doc, index, str(planned.source))
                 boxes = placement.content_boxes(page)
                 if not plan.restamp:
                     _refuse_existing_stamp(page, boxes, str(planned.source), index)

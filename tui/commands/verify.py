@@ -41,6 +41,10 @@ def cmd_verify(args: argparse.Namespace, paths: Paths) -> int:
         raise MatterNotFound(
             f"There is no matter named '{args.matter}' (no chambers database yet). Create one with `chambers matter new {args.matter} --sources DIR`."
         )
+    if args.report:
+        from evidence.guard import check_output
+
+        check_output(paths.database_file, Path(args.report), what="report path (--report)")
     report = verify_draft(paths.database_file, Path(args.draft), args.matter, args.authorities)
     if args.override:
         if not args.reason:
