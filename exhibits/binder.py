@@ -36,11 +36,13 @@ from exhibits.pdfio import (
     readable_pdfs,
     save_to_temp,
     sha256_file,
+    temp_path,
+    write_temp,
 )
-from exhibits.registry import LoggedDocument, check_free, next_free, record_production
+from exhibits.pending import Step, fsync_file, publish_files, recover_productions, remove_stray_temps
+from exhibits.registry import LoggedDocument, check_free, next_free, record_written, reserve_range
 from exhibits.stamp import Progress, ProgressFn, stamp_document
 from workspace.database import connect
-from workspace.paths import write_atomically
 
 SLIP_SIZE = (612, 792)  # US Letter
 INDEX_ROWS = 34  # exhibits listed per index page
@@ -119,6 +121,8 @@ def plan_binder(
     restamp: bool = False,
 ) -> BinderPlan:
     matter_id = get_matter(db, matter).id
+    recover_productions(db)  # an earlier production a crash left unfinished is settled before numbering
+    remove_stray_temps(output.parent)
     readable, left_out = readable_pdfs([e.source for e in exhibits])
     if not readable:
         raise nothing_readable(left_out)
@@ -150,14 +154,16 @@ class _ExhibitFailed(Exception):
         self.item, self.error = item, error
 
 
-def run_binder(db_path: Path, plan: BinderPlan, progress: ProgressFn | None = None) -> BinderPlan:
+def run_binder(
+    db_path: Path, plan: BinderPlan, progress: ProgressFn | None = None, step: Step | None = None
+) -> BinderPlan:
     """Build the binder; an exhibit MuPDF cannot copy is left out with its notice and the rest rebuilt.
 
     Returns the plan as built (it differs from ``plan`` when an exhibit was left out).
     """
     while True:
         try:
-            return _build(db_path, plan, progress)
+            return _build(db_path, plan, progress, step or (lambda name: None))
         except _ExhibitFailed as failed:
             kept = [(e.exhibit, e.page_count) for e in plan.exhibits if e is not failed.item]
             left_out = [*plan.left_out, LeftOut(failed.item.exhibit.source, failed.error)]
@@ -167,12 +173,48 @@ def run_binder(db_path: Path, plan: BinderPlan, progress: ProgressFn | None = No
             plan.exhibits, plan.index_pages = _layout(kept)
 
 
-def _build(db_path: Path, plan: BinderPlan, progress: ProgressFn | None) -> BinderPlan:
-    """Assemble, stamp, save to a temporary file, record the Bates range, then publish."""
-    report = progress or (lambda p: None)
+def _build(db_path: Path, plan: BinderPlan, progress: ProgressFn | None, step: Step) -> BinderPlan:
+    """Reserve the Bates range (if any), assemble into a temporary file, record it, then rename into place."""
+    files = [(temp_path(plan.output), plan.output), (temp_path(plan.list_csv), plan.list_csv)]
+    db = connect(db_path)
+    try:
+        production_id = None
+        if plan.bates is not None:
+            last = plan.first_number + plan.pages - 1
+            production_id = reserve_range(db, get_matter(db, plan.matter).id, "binder", plan.bates,
+                                          plan.output.parent, plan.first_number, last, files)  # fmt: skip
+            step("reserved")
+        try:
+            tmp = _assemble(plan, progress or (lambda p: None))
+            fsync_file(tmp)
+            write_temp(plan.list_csv, exhibit_list_csv(plan))
+            step("complete")
+            if production_id is not None:
+                sha = sha256_file(tmp)
+                whole = LoggedDocument(1, str(plan.output.absolute()), sha, str(plan.output.absolute()), sha,
+                                       plan.pages, plan.first_number, plan.first_number + plan.pages - 1, ())  # fmt: skip
+                record_written(db, production_id, [whole], {t: sha256_file(t) for t, _ in files})
+                step("recorded")
+        except BaseException:
+            if production_id is not None:
+                recover_productions(db, abandoned=production_id)
+            discard(temp for temp, _ in files)
+            raise
+        if production_id is not None:
+            publish_files(db, production_id, files, step)
+        else:
+            for temp, final in files:
+                publish(temp, final)
+    finally:
+        db.close()
+    step("done")
+    return plan
+
+
+def _assemble(plan: BinderPlan, report: ProgressFn) -> Path:
+    """The binder, Bates-stamped if asked, saved under its temporary name; returns that name."""
     total = plan.pages * (2 if plan.bates else 1)  # assembly, then (optionally) a stamping pass
     binder = pymupdf.open()
-    tmp: Path | None = None
     try:
         _index_pages(binder, plan)
         report(Progress(binder.page_count, total, "index"))
@@ -206,35 +248,9 @@ def _build(db_path: Path, plan: BinderPlan, progress: ProgressFn | None) -> Bind
             stamp_document(binder, plan.bates, plan.first_number, name=str(plan.output),
                            restamp=plan.restamp, progress=tick)  # fmt: skip
         binder.set_metadata({"title": f"Exhibits, matter {plan.matter}"})
-        tmp = save_to_temp(binder, plan.output)
-    except BaseException:
-        discard([tmp] if tmp else [])
-        raise
+        return save_to_temp(binder, plan.output)
     finally:
         binder.close()
-    if plan.bates is not None:
-        try:
-            _record(db_path, plan, tmp)
-        except BaseException:
-            discard([tmp])
-            raise
-    publish(tmp, plan.output)
-    write_atomically(plan.list_csv, exhibit_list_csv(plan))
-    return plan
-
-
-def _record(db_path: Path, plan: BinderPlan, tmp: Path) -> None:
-    assert plan.bates is not None
-    sha = sha256_file(tmp)
-    whole = LoggedDocument(1, str(plan.output.absolute()), sha, str(plan.output.absolute()), sha, plan.pages,
-                           plan.first_number, plan.first_number + plan.pages - 1, ())  # fmt: skip
-    db = connect(db_path)
-    try:
-        record_production(
-            db, get_matter(db, plan.matter).id, "binder", plan.bates, plan.output.parent, [whole]
-        )
-    finally:
-        db.close()
 
 
 def _index_pages(binder: pymupdf.Document, plan: BinderPlan) -> None:

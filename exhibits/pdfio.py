@@ -153,6 +153,16 @@ def save_to_temp(doc: pymupdf.Document, out: Path, **options: object) -> Path:
     return tmp
 
 
+def write_temp(out: Path, data: bytes) -> Path:
+    """Write ``data`` beside ``out`` under its temporary name, on disk (fsync) before returning."""
+    tmp = temp_path(out)
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    return tmp
+
+
 def publish(tmp: Path, out: Path) -> None:
     """Rename a complete temporary file to its final name (atomic on one filesystem)."""
     with open(tmp, "rb") as fh:

@@ -1,12 +1,14 @@
 """A Bates production: stamped copies of source PDFs, numbered on from the matter's registry.
 
 The whole production is planned and checked before any page is touched
-(numbers fit the width, the range is free, no output lands on a source). Each
-document is then stamped into a temporary file; only when every document is
-done is the range recorded in the registry (re-checked inside the same
-transaction) and the files renamed into place. A failure anywhere leaves no
-output and issues no numbers. Documents are opened one at a time, so memory
-stays flat however long the production.
+(numbers fit the width, the range is free, no output lands on a source). The
+range is then reserved as a pending production (re-checked inside the same
+transaction), each document is stamped into a temporary file, and only when
+every file is complete on disk is the production recorded as written and the
+files renamed into place. A failure anywhere leaves no output and issues no
+numbers; a crash is finished or rolled back at the next start
+(exhibits.pending). Documents are opened one at a time, so memory stays flat
+however long the production.
 """
 
 from __future__ import annotations
@@ -30,17 +32,17 @@ from exhibits.pdfio import (
     LeftOut,
     check_outputs,
     describe_left_out,
-    discard,
     guard_outputs,
     nothing_readable,
-    publish,
     readable_pdfs,
     save_to_temp,
     sha256_file,
+    temp_path,
+    write_temp,
 )
-from exhibits.registry import LoggedDocument, check_free, next_free, record_production
+from exhibits.pending import Step, fsync_file, publish_files, recover_productions, remove_stray_temps
+from exhibits.registry import LoggedDocument, check_free, next_free, record_written, reserve_range
 from workspace.database import connect
-from workspace.paths import write_atomically
 
 LOG_NAME = "production-log.csv"
 
@@ -133,6 +135,8 @@ def plan_production(
 ) -> ProductionPlan:
     """Check everything that can be checked before writing: files open, width fits, range is free."""
     matter_id = get_matter(db, matter).id
+    recover_productions(db)  # an earlier production a crash left unfinished is settled before numbering
+    remove_stray_temps(out_dir)
     readable, left_out = readable_pdfs(sources)
     if not readable:
         raise nothing_readable(left_out)
@@ -219,57 +223,69 @@ def _refuse_existing_stamp(page: pymupdf.Page, boxes: list[pymupdf.Rect], name: 
 
 
 def run_production(
-    db_path: Path, plan: ProductionPlan, progress: ProgressFn | None = None
+    db_path: Path, plan: ProductionPlan, progress: ProgressFn | None = None, step: Step | None = None
 ) -> ProductionResult:
-    """Stamp, then register and publish; nothing is published or issued unless every document succeeds."""
+    """Reserve the range, stamp every document into a temporary file, record, then rename into place.
+
+    Nothing is published or issued unless every document succeeds, and a crash at any step leaves a
+    production that the next start finishes or rolls back (exhibits.pending). ``step`` is told the
+    name of each step as it is reached.
+    """
     report = progress or (lambda p: None)
-    temps: list[Path] = []
+    reached = step or (lambda name: None)
+    log_csv = plan.out_dir / LOG_NAME
+    files = [(temp_path(d.output), d.output) for d in plan.documents] + [(temp_path(log_csv), log_csv)]
+    db = connect(db_path)
+    try:
+        matter_id = get_matter(db, plan.matter).id
+        production_id = reserve_range(
+            db, matter_id, "production", plan.fmt, plan.out_dir, plan.first, plan.last, files
+        )
+        reached("reserved")
+        try:
+            logged = _stamp_all(plan, report, reached)
+            write_temp(log_csv, production_log_csv(plan.fmt, logged))
+            hashes = {temp: sha256_file(temp) for temp, _ in files}
+            reached("complete")
+            record_written(db, production_id, logged, hashes)
+        except BaseException:
+            recover_productions(db, abandoned=production_id)
+            raise
+        reached("recorded")
+        publish_files(db, production_id, files, reached)
+    finally:
+        db.close()
+    reached("done")
+    return ProductionResult(plan, production_id, log_csv, logged)
+
+
+def _stamp_all(plan: ProductionPlan, report: ProgressFn, reached: Step) -> list[LoggedDocument]:
+    """Stamp each document into its temporary file, on disk (fsync) before the next is begun."""
     logged: list[LoggedDocument] = []
     done = 0
-    try:
-        for seq, planned in enumerate(plan.documents, start=1):
-            source_sha = sha256_file(planned.source)
-            doc = open_pdf(planned.source)
-            try:
-
-                def tick(name: str = planned.source.name) -> None:
-                    nonlocal done
-                    done += 1
-                    report(Progress(done, plan.pages, name))
-
-                shrunk = stamp_document(doc, plan.fmt, planned.first_number, name=str(planned.source),
-                                        corner=plan.corner, restamp=plan.restamp, progress=tick)  # fmt: skip
-                tmp = save_to_temp(doc, planned.output)
-            finally:
-                doc.close()
-            temps.append(tmp)
-            logged.append(
-                LoggedDocument(
-                    seq,
-                    str(planned.source.absolute()),
-                    source_sha,
-                    str(planned.output.absolute()),
-                    sha256_file(tmp),
-                    planned.page_count,
-                    planned.first_number,
-                    planned.last_number,
-                    tuple(shrunk),
-                )
-            )
-        db = connect(db_path)
+    for seq, planned in enumerate(plan.documents, start=1):
+        source_sha = sha256_file(planned.source)
+        doc = open_pdf(planned.source)
         try:
-            matter_id = get_matter(db, plan.matter).id
-            production_id = record_production(db, matter_id, "production", plan.fmt, plan.out_dir, logged)
+
+            def tick(name: str = planned.source.name) -> None:
+                nonlocal done
+                done += 1
+                report(Progress(done, plan.pages, name))
+
+            shrunk = stamp_document(doc, plan.fmt, planned.first_number, name=str(planned.source),
+                                    corner=plan.corner, restamp=plan.restamp, progress=tick)  # fmt: skip
+            tmp = save_to_temp(doc, planned.output)
         finally:
-            db.close()
-    except BaseException:
-        discard(temps)
-        raise
-    for tmp, planned in zip(temps, plan.documents, strict=True):
-        publish(tmp, planned.output)
-    log_csv = plan.out_dir / LOG_NAME
-    write_atomically(log_csv, production_log_csv(plan.fmt, logged))
-    return ProductionResult(plan, production_id, log_csv, logged)
+            doc.close()
+        fsync_file(tmp)
+        logged.append(
+            LoggedDocument(seq, str(planned.source.absolute()), source_sha, str(planned.output.absolute()),
+                           sha256_file(tmp), planned.page_count, planned.first_number, planned.last_number,
+                           tuple(shrunk))
+        )  # fmt: skip
+        reached(f"stamped {seq}")
+    return logged
 
 
 def production_log_csv(fmt: BatesFormat, documents: Sequence[LoggedDocument]) -> bytes:

@@ -211,6 +211,7 @@ def cmd_redact(args: argparse.Namespace, paths: Paths) -> int:
 def cmd_log(args: argparse.Namespace, paths: Paths) -> int:
     from evidence.matters import get_matter
     from exhibits.log import format_log, log_csv, redaction_runs
+    from exhibits.pending import recover_productions
     from exhibits.registry import production_log
     from workspace.database import connect
     from workspace.paths import write_atomically
@@ -218,6 +219,8 @@ def cmd_log(args: argparse.Namespace, paths: Paths) -> int:
     db = connect(paths.database_file)
     try:
         matter_id = get_matter(db, args.matter).id
+        for line in recover_productions(db):  # a production a crash left unfinished is settled first
+            print(line)
         rows = production_log(db, matter_id)
         runs = redaction_runs(db, matter_id)
     finally:
