@@ -23,7 +23,8 @@ import pytest
 
 from evidence.matters import create_matter
 from exhibits.numbering import bates_format
-from exhibits.registry import next_free, production_log, unfinished_productions
+from exhibits.pending import recover_productions
+from exhibits.registry import next_free, production_log, reserve_range, unfinished_productions
 from exhibits.stamp import plan_production, run_production
 from tests.exhibits_files import text_pdf
 from workspace.database import connect
@@ -115,3 +116,28 @@ def test_a_bates_binder_killed_at_any_step_is_finished_or_rolled_back(
     finished = BIND_STEPS.index(step) >= BIND_STEPS.index(FINISHED_FROM)
     assert issued == (1 + 2 + 5 if finished else 0)  # index page, two slip sheets, five pages
     assert (out / "binder.exhibit-list.csv").exists() == finished
+
+
+def test_a_production_whose_process_is_alive_is_left_alone(
+    matter: tuple[Path, list[Path]], tmp_path: Path
+) -> None:
+    db_path, _ = matter
+    out = tmp_path / "vol1"
+    out.mkdir()
+    owner = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    try:
+        temp, final = out / f".a.pdf.{owner.pid}.tmp", out / "a.pdf"
+        temp.write_bytes(b"%PDF- half written")
+        db = connect(db_path)
+        production = reserve_range(db, 1, "production", bates_format("ACME", 6), out, 1, 3, [(temp, final)])
+        with db:
+            db.execute("UPDATE exhibits_productions SET owner_pid = ? WHERE id = ?", (owner.pid, production))
+        assert recover_productions(db) == [] and temp.exists()  # still being written by its process
+        assert next_free(db, 1, "ACME") == 4  # and its numbers stay reserved meanwhile
+    finally:
+        owner.kill()
+        owner.wait()
+    (done,) = recover_productions(db)
+    assert "rolled back" in done and "ACME-000001..ACME-000003" in done
+    assert not temp.exists() and next_free(db, 1, "ACME") == 1
+    db.close()
