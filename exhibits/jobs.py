@@ -53,9 +53,10 @@ def run_exhibit_job(
             return lines + (
                 [f"Would shrink content on {len(shrinks)} page(s) to clear the stamp."] if shrinks else []
             )
-        result = run_production(db_path, plan, progress)
+        result = run_production(db_path, plan, progress)  # its plan differs when a document failed
         shrunk = [f"Content shrunk to clear the stamp: {', '.join(f'{n} p.{p}' for n, p in result.shrunk)}"]
-        return [*lines, *(shrunk if result.shrunk else []), f"Written; production log {result.log_csv}"]
+        done = [*(shrunk if result.shrunk else []), f"Written; production log {result.log_csv}"]
+        return [*result.plan.describe(), *done]
     if dry_run:
         return binder.describe()
     built = run_binder(db_path, binder, progress)  # differs from the plan when an exhibit failed to copy

@@ -67,12 +67,17 @@ def readable_pdfs(paths: Sequence[Path]) -> tuple[list[tuple[Path, int]], list[L
     return readable, left_out
 
 
+def as_unreadable(path: Path, exc: BaseException) -> UnreadablePdf:
+    """A MuPDF failure in the middle of the work, as the file's notice."""
+    if isinstance(exc, UnreadablePdf):
+        return exc
+    message = f"{path} could not be processed: MuPDF failed on it ({exc}). Ask for a fresh copy of it."
+    return UnreadablePdf(str(path), message)
+
+
 def left_out_for(path: Path, exc: BaseException) -> LeftOut:
     """The notice for a file MuPDF failed on in the middle of the work."""
-    if isinstance(exc, UnreadablePdf):
-        return LeftOut(path, exc)
-    message = f"{path} could not be processed: MuPDF failed on it ({exc}). Ask for a fresh copy of it."
-    return LeftOut(path, UnreadablePdf(str(path), message))
+    return LeftOut(path, as_unreadable(path, exc))
 
 
 def describe_left_out(left_out: Sequence[LeftOut]) -> list[str]:

@@ -17,19 +17,21 @@ import csv
 import io
 import sqlite3
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pymupdf
 
 from evidence.bates import bates_on_page
+from evidence.errors import UnreadablePdf
 from evidence.matters import get_matter
-from evidence.pdf_open import load_page, open_pdf
+from evidence.pdf_open import MUPDF_ERRORS, PDF_FAILURES, load_page, open_pdf
 from exhibits import placement
 from exhibits.errors import AlreadyStamped
 from exhibits.numbering import BatesFormat, check_width
 from exhibits.pdfio import (
     LeftOut,
+    as_unreadable,
     check_outputs,
     describe_left_out,
     guard_outputs,
@@ -196,6 +198,8 @@ def preview_shrinks(plan: ProductionPlan) -> list[tuple[str, int]]:
                 box = placement.stamp_box(page, plan.fmt.label(planned.first_number + index), plan.corner)
                 if placement.overlaps(box, boxes):
                     found.append((planned.source.name, index + 1))
+        except MUPDF_ERRORS as exc:
+            raise as_unreadable(planned.source, exc) from exc
         finally:
             doc.close()
     return found
@@ -222,15 +226,45 @@ def _refuse_existing_stamp(page: pymupdf.Page, boxes: list[pymupdf.Rect], name: 
             )
 
 
+class _DocumentFailed(Exception):
+    def __init__(self, planned: PlannedDocument, error: UnreadablePdf) -> None:
+        super().__init__(error.message)
+        self.planned, self.error = planned, error
+
+
 def run_production(
     db_path: Path, plan: ProductionPlan, progress: ProgressFn | None = None, step: Step | None = None
 ) -> ProductionResult:
     """Reserve the range, stamp every document into a temporary file, record, then rename into place.
 
     Nothing is published or issued unless every document succeeds, and a crash at any step leaves a
-    production that the next start finishes or rolls back (exhibits.pending). ``step`` is told the
+    production that the next start finishes or rolls back (exhibits.pending). A document MuPDF fails
+    on while it is stamped or saved is left out with its notice, and the production is made again
+    without it, numbered from the same first number (nothing had been issued). ``step`` is told the
     name of each step as it is reached.
     """
+    while True:
+        try:
+            return _produce(db_path, plan, progress, step)
+        except _DocumentFailed as failed:
+            plan = _without(plan, failed)
+
+
+def _without(plan: ProductionPlan, failed: _DocumentFailed) -> ProductionPlan:
+    left_out = [*plan.left_out, LeftOut(failed.planned.source, failed.error)]
+    kept = [d for d in plan.documents if d is not failed.planned]
+    if not kept:
+        raise nothing_readable(left_out) from failed
+    documents, number = [], plan.first
+    for d in kept:
+        documents.append(PlannedDocument(d.source, d.output, d.page_count, number))
+        number += d.page_count
+    return replace(plan, documents=documents, left_out=left_out)
+
+
+def _produce(
+    db_path: Path, plan: ProductionPlan, progress: ProgressFn | None, step: Step | None
+) -> ProductionResult:
     report = progress or (lambda p: None)
     reached = step or (lambda name: None)
     log_csv = plan.out_dir / LOG_NAME
@@ -276,6 +310,8 @@ def _stamp_all(plan: ProductionPlan, report: ProgressFn, reached: Step) -> list[
             shrunk = stamp_document(doc, plan.fmt, planned.first_number, name=str(planned.source),
                                     corner=plan.corner, restamp=plan.restamp, progress=tick)  # fmt: skip
             tmp = save_to_temp(doc, planned.output)
+        except PDF_FAILURES as exc:
+            raise _DocumentFailed(planned, as_unreadable(planned.source, exc)) from exc
         finally:
             doc.close()
         fsync_file(tmp)

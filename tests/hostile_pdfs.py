@@ -4,8 +4,9 @@ Each reproduces a failure found by running pdf.js's ``test/pdfs``, PyMuPDF's
 ``tests/resources`` and qpdf's ``qpdf/qtest/qpdf`` files through chambers
 (``tests/pdfs_wild/README.md``): a page tree that contains itself (pdf.js
 ``Pages-tree-refs.pdf``, qpdf ``deep-pages.pdf``), a page count MuPDF refuses
-(pdf.js ``poppler-67295-0.pdf``), and a file cut short that MuPDF repairs
-with some pages' content lost (qpdf's and PyMuPDF's repaired files).
+(pdf.js ``poppler-67295-0.pdf``), a file cut short that MuPDF repairs with
+some pages' content lost (qpdf's and PyMuPDF's repaired files), and a broken
+encryption dictionary met only when saving (pdf.js ``PDFBOX-4352-0.pdf``).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ def _content(text: str) -> bytes:
     return b"<</Length %d>>\nstream\n" % len(stream) + stream + b"\nendstream"
 
 
-def build_pdf(objects: list[bytes]) -> bytes:
+def build_pdf(objects: list[bytes], trailer: bytes = b"") -> bytes:
     """A PDF of these object bodies (object 1 is the catalog) with a correct cross-reference table."""
     out = bytearray(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
     offsets = []
@@ -33,7 +34,8 @@ def build_pdf(objects: list[bytes]) -> bytes:
     xref = len(out)
     out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
     out += b"".join(f"{offset:010d} 00000 n \n".encode() for offset in offsets)
-    out += f"trailer\n<</Size {len(objects) + 1}/Root 1 0 R>>\nstartxref\n{xref}\n%%EOF\n".encode()
+    out += f"trailer\n<</Size {len(objects) + 1}/Root 1 0 R".encode() + trailer
+    out += f">>\nstartxref\n{xref}\n%%EOF\n".encode()
     return bytes(out)
 
 
@@ -58,6 +60,42 @@ def truncated(path: Path, pages: int = 6) -> Path:
     data = doc.tobytes(garbage=0, deflate=False)
     doc.close()
     return _write(path, data[: len(data) // 2])
+
+
+def broken_encryption(path: Path) -> Path:
+    """Opens and reads, but its /Encrypt dictionary is a syntax error that MuPDF meets only when saving
+    (pdf.js ``PDFBOX-4352-0.pdf``): a production must leave it out and go on."""
+    catalog, kids = b"<</Type/Catalog/Pages 2 0 R>>", b"<</Type/Pages/Kids[3 0 R]/Count 1>>"
+    encrypt = b"E< /Filter /Standard /V 5 /R 6 /Length 256 >>"
+    objects = [catalog, kids, _PAGE, _content("A page whose file cannot be saved"), _FONT, encrypt]
+    return _write(path, build_pdf(objects, trailer=b"/Encrypt 6 0 R"))
+
+
+def zero_pages(path: Path) -> Path:
+    catalog = b"<</Type/Catalog/Pages 2 0 R>>"
+    return _write(path, build_pdf([catalog, b"<</Type/Pages/Kids[]/Count 0>>"]))
+
+
+def password_protected(path: Path) -> Path:
+    doc = pymupdf.open()
+    doc.new_page().insert_text((72, 72), "Settlement figures", fontsize=12)
+    data = doc.tobytes(encryption=pymupdf.PDF_ENCRYPT_AES_256, user_pw="s3cret", owner_pw="owner")
+    doc.close()
+    return _write(path, data)
+
+
+def every_shape(folder: Path) -> list[Path]:
+    """One file of each hostile shape, plus an empty file and a text file named .pdf."""
+    return [
+        page_tree_cycle(folder / "cycle.pdf"),
+        invalid_page_count(folder / "badcount.pdf"),
+        truncated(folder / "truncated.pdf"),
+        broken_encryption(folder / "broken-encryption.pdf"),
+        zero_pages(folder / "zero-pages.pdf"),
+        password_protected(folder / "locked.pdf"),
+        _write(folder / "empty.pdf", b""),
+        _write(folder / "letter.pdf", b"Dear Sir, this letter was saved with the wrong name.\n"),
+    ]
 
 
 def _write(path: Path, data: bytes) -> Path:

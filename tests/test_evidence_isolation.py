@@ -14,11 +14,14 @@ import pytest
 
 from evidence.ingest import ingest_matter
 from evidence.report import audit_matter, format_audit
+from exhibits.numbering import bates_format
+from exhibits.stamp import plan_production, run_production
 from tests.evidence_files import make_pdf, tree_hashes
-from tests.hostile_pdfs import invalid_page_count, page_tree_cycle, truncated
+from tests.hostile_pdfs import broken_encryption, invalid_page_count, page_tree_cycle, truncated
 from tests.test_evidence_bad_input import indexed_names, notice_for
 from tests.test_evidence_ingest import new_matter
 from tui.cli import main
+from workspace.database import connect
 
 
 @pytest.fixture
@@ -110,3 +113,27 @@ def test_stamp_bind_and_redact_leave_the_bad_files_out_and_do_the_rest(
     assert sorted(p.name for p in (tmp_path / "red").glob("*.pdf")) == ["good.pdf"]
     assert "123-45-6789" not in pymupdf.open(tmp_path / "red" / "good.pdf")[0].get_text()
     assert tree_hashes(hostile) == before
+
+
+def test_a_document_that_fails_only_when_saved_is_left_out_and_the_production_renumbered(
+    hostile: Path, tmp_path: Path
+) -> None:
+    broken = broken_encryption(hostile / "broken-encryption.pdf")
+    db_path = tmp_path / "c.sqlite3"
+    new_matter(db_path, hostile)
+    db = connect(db_path)
+    plan = plan_production(
+        db, "acme", [broken, hostile / "good.pdf"], bates_format("ACME", 6), tmp_path / "out"
+    )
+    db.close()
+    assert [d.first_number for d in plan.documents] == [1, 2]  # it opened and every page loaded
+    result = run_production(db_path, plan)
+    assert [(d.source.name, d.first_number) for d in result.plan.documents] == [("good.pdf", 1)]
+    (left,) = result.plan.left_out
+    assert left.path == broken and "broken-encryption.pdf could not be processed" in left.message
+    assert "ACME-000001" in pymupdf.open(tmp_path / "out" / "good.pdf")[0].get_text()
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+        ".chambers-output",
+        "good.pdf",
+        "production-log.csv",
+    ]

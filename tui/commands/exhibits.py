@@ -114,6 +114,9 @@ def cmd_stamp(args: argparse.Namespace, paths: Paths) -> int:
         print("Dry run: nothing was written and no numbers were issued.")
         return 0
     result = run_production(paths.database_file, plan, _progress("stamping"))
+    if result.plan.documents != plan.documents:
+        print("A document could not be stamped, so the production was numbered again without it:")
+        print("\n".join(result.plan.describe()))
     if result.shrunk:
         print("Content shrunk to make room for the stamp on: " + _pages(result.shrunk))
     print(f"Production #{result.production_id} written to {plan.out_dir}; log: {result.log_csv}")
