@@ -8,6 +8,7 @@ file's sha256 is what it was.
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 import pytest
@@ -67,7 +68,7 @@ def test_every_output_option_aimed_at_a_source_is_refused(
     assert not list(matter.rglob(".*")), "no marker and no temporary file was left among the sources"
 
 
-def test_the_demo_refuses_a_home_inside_a_source_folder(
+def test_the_demo_and_init_refuse_a_home_inside_a_source_folder(
     matter: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from tui.demo import run_demo
@@ -78,6 +79,10 @@ def test_the_demo_refuses_a_home_inside_a_source_folder(
     with pytest.raises(WriteRefused, match="source folder"):
         run_demo(paths)
     from evidence.sample_matter import prepare_sample_matter
+    from tui.commands.core import cmd_init
+
+    with pytest.raises(WriteRefused, match="source folder"):
+        cmd_init(argparse.Namespace(force=True), paths)
 
     with pytest.raises(WriteRefused, match="source folder"):
         prepare_sample_matter(database, matter / "sample-matter")
