@@ -22,7 +22,10 @@ import pymupdf
 from evidence.errors import EncryptedPdf, UnreadablePdf
 
 MUPDF_ERRORS: tuple[type[Exception], ...] = (RuntimeError, pymupdf.mupdf.FzErrorBase)
-PDF_FAILURES: tuple[type[Exception], ...] = (UnreadablePdf, *MUPDF_ERRORS)  # what one bad PDF can raise
+# What working on one bad PDF can raise, caught where a file's failure becomes its notice. PyMuPDF
+# reports a broken cross-reference met while writing (setting the metadata of a file whose info
+# dictionary is damaged, as in qpdf's issue-99.pdf) as a ValueError ("bad xref").
+PDF_FAILURES: tuple[type[Exception], ...] = (UnreadablePdf, *MUPDF_ERRORS, ValueError)
 PDF_HEAD = 1024  # the "%PDF" header may follow some junk; MuPDF looks this far too
 
 LOCKED_ADVICE = "Open it with its password and save an unprotected copy (or ask the producing party for one), then try again."

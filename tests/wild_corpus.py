@@ -36,6 +36,7 @@ class CorpusReport:
     stamp: Counter[str] = field(default_factory=Counter)  # ok, or the refusal's title
     redact: Counter[str] = field(default_factory=Counter)
     failures: list[str] = field(default_factory=list)  # "file, stage: traceback"
+    outcomes: dict[str, list[str]] = field(default_factory=dict)  # file -> "stage: outcome" in order
 
     def lines(self) -> list[str]:
         out = [f"{self.files} PDF(s); failures (tracebacks): {len(self.failures)}"]
@@ -45,7 +46,12 @@ class CorpusReport:
         return out + self.failures
 
 
-def run_corpus(pdfs: list[Path], work: Path, *, ocr: str = "never") -> CorpusReport:
+STAGES = ("ingest", "stamp", "redact")
+
+
+def run_corpus(
+    pdfs: list[Path], work: Path, *, ocr: str = "never", stages: tuple[str, ...] = STAGES
+) -> CorpusReport:
     """``work`` is an empty folder for the matter, its database and the outputs."""
     report = CorpusReport(files=len(pdfs))
     sources, db_path = work / "sources", work / "home" / "chambers.sqlite3"
@@ -59,6 +65,8 @@ def run_corpus(pdfs: list[Path], work: Path, *, ocr: str = "never") -> CorpusRep
     create_matter(db, "wild", [sources])
     db.close()
     try:
+        if "ingest" not in stages:
+            return _exhibits(report, copies, db_path, work, ocr, stages)
         ingested = ingest_matter(db_path, "wild", tessdata=None if ocr == "never" else True)
     except Exception:
         report.failures.append(f"(the whole matter), ingest: {traceback.format_exc()}")
@@ -66,12 +74,24 @@ def run_corpus(pdfs: list[Path], work: Path, *, ocr: str = "never") -> CorpusRep
         kinds = {n.path: n.kind for n in ingested.notices if n.kind in ("error", "encrypted", "skipped")}
         for copy in copies:
             report.ingest[kinds.get(str(copy), "indexed")] += 1
+            report.outcomes.setdefault(copy.name, []).append(f"ingest: {kinds.get(str(copy), 'indexed')}")
+    return _exhibits(report, copies, db_path, work, ocr, stages)
+
+
+def _exhibits(
+    report: CorpusReport, copies: list[Path], db_path: Path, work: Path, ocr: str, stages: tuple[str, ...]
+) -> CorpusReport:
     request = RedactionRequest(terms=("the",), patterns=tuple(patterns_named(["ssn", "email"])), ocr=ocr)
     for copy in copies:
-        _stage(report, "stamp", copy, lambda c=copy: _stamp(db_path, c, work / "stamped" / c.stem))
-        _stage(
-            report, "redact", copy, lambda c=copy: _redact(db_path, c, work / "redacted" / c.stem, request)
-        )
+        if "stamp" in stages:
+            _stage(report, "stamp", copy, lambda c=copy: _stamp(db_path, c, work / "stamped" / c.stem))
+        if "redact" in stages:
+            _stage(
+                report,
+                "redact",
+                copy,
+                lambda c=copy: _redact(db_path, c, work / "redacted" / c.stem, request),
+            )
     return report
 
 
@@ -96,25 +116,32 @@ def _stage(report: CorpusReport, stage: str, pdf: Path, work: object) -> None:
     try:
         work()  # type: ignore[operator]
     except ChambersError as exc:
-        counts[exc.title] += 1
+        outcome = exc.title
     except Exception:
-        counts["TRACEBACK"] += 1
+        outcome = "TRACEBACK"
         report.failures.append(f"{pdf.name}, {stage}: {traceback.format_exc()}")
     else:
-        counts["ok"] += 1
+        outcome = "ok"
+    counts[outcome] += 1
+    report.outcomes.setdefault(pdf.name, []).append(f"{stage}: {outcome}")
 
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.wild_corpus")
     parser.add_argument("folders", nargs="+", type=Path)
     parser.add_argument("--ocr", default="never", choices=["never", "auto"])
+    parser.add_argument("--list", action="store_true", help="print every file's outcome at each stage")
+    parser.add_argument("--stages", default=",".join(STAGES), help="which of ingest,stamp,redact to run")
     args = parser.parse_args(argv)
     pdfs = sorted(
         p for folder in args.folders for p in folder.rglob("*") if p.is_file() and p.suffix.lower() == ".pdf"
     )
     with tempfile.TemporaryDirectory() as work:
-        report = run_corpus(pdfs, Path(work), ocr=args.ocr)
+        report = run_corpus(pdfs, Path(work), ocr=args.ocr, stages=tuple(args.stages.split(",")))
     print("\n".join(report.lines()))
+    if args.list:
+        for name, outcomes in sorted(report.outcomes.items()):
+            print(f"{name}\t" + "\t".join(outcomes))
     return 1 if report.failures else 0
 
 
