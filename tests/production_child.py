@@ -2,7 +2,8 @@
 
 Usage: python -m tests.production_child DB KIND STEP OUT PDF... KIND is ``stamp`` or ``bind``; when
 the production reaches STEP (a name ``exhibits.pending.Step`` is told), the process sends itself
-SIGKILL, as a power cut or ``kill -9`` would stop it: no cleanup, no ``finally``.
+SIGKILL, as a power cut or ``kill -9`` would stop it: no cleanup, no ``finally``. STEP
+``first-rename`` kills it at its first ``os.replace`` instead, with no hook.
 """
 
 from __future__ import annotations
@@ -17,11 +18,16 @@ from exhibits.numbering import bates_format
 from exhibits.stamp import plan_production, run_production
 from workspace.database import connect
 
+FIRST_RENAME = "first-rename"  # killed at the first os.replace, wherever the version makes it
+
 
 def main(db_path: Path, kind: str, target: str, out: Path, pdfs: list[Path]) -> None:
     def step(name: str) -> None:
         if name == target:
             os.kill(os.getpid(), signal.SIGKILL)
+
+    if target == FIRST_RENAME:  # needs no hook, so it runs on any version of chambers
+        os.replace = lambda *args, **kwargs: os.kill(os.getpid(), signal.SIGKILL)  # type: ignore[assignment]
 
     db = connect(db_path)
     try:
@@ -32,10 +38,11 @@ def main(db_path: Path, kind: str, target: str, out: Path, pdfs: list[Path]) -> 
                                  bates=bates_format("ACME", 6))  # fmt: skip
     finally:
         db.close()
+    hook = {} if target == FIRST_RENAME else {"step": step}
     if kind == "stamp":
-        run_production(db_path, plan, step=step)
+        run_production(db_path, plan, **hook)
     else:
-        run_binder(db_path, binder, step=step)
+        run_binder(db_path, binder, **hook)
     print("FINISHED", flush=True)
 
 
