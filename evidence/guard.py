@@ -51,16 +51,20 @@ def protected_places(database: Database) -> Protected:
     sources: list[tuple[str, Path]] = []
     for matter in matters:
         for folder in matter.sources:
-            sources += [(matter.name, form) for form in dict.fromkeys([folder, folder.resolve()])]
+            sources += [(matter.name, form) for form in dict.fromkeys([folder, _real(folder)])]
     base = Path(os.path.abspath(db_path))
     databases = {base.with_name(base.name + s) for s in DATABASE_SUFFIXES}
-    databases |= {p.resolve() for p in databases}
+    databases |= {_real(p) for p in databases}
     return Protected(tuple(sources), tuple(sorted(databases)))
+
+
+def _real(path: Path) -> Path:
+    return Path(os.path.realpath(path))  # unlike Path.resolve, never raises on a symlink loop
 
 
 def _forms(target: Path) -> list[Path]:
     absolute = Path(os.path.abspath(target.expanduser()))
-    return [absolute, absolute.parent.resolve() / absolute.name, absolute.resolve()]
+    return [absolute, _real(absolute.parent) / absolute.name, _real(absolute)]
 
 
 @dataclass(frozen=True)
