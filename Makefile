@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: install install-dev tesseract poppler demo test check bench clean
+.PHONY: install install-dev tesseract poppler iproute xray demo test check bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -15,8 +15,9 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	command -v cmake >/dev/null || $(BIN)/pip install --quiet cmake
 	touch $@
 
+# [train] brings torch (CPU build, ~200 MB) for the LoRA tests; `make demo` installs without it.
 $(VENV)/.installed-dev: $(VENV)/.installed
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet -e '.[dev,train]'
 	touch $@
 
 install: $(VENV)/.installed
@@ -30,13 +31,24 @@ tesseract:
 poppler:
 	command -v pdftotext >/dev/null || (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y poppler-utils)
 
+# `ip` sets up the empty network namespace of tests/test_policy_namespace.py (unshare is util-linux, always there).
+iproute:
+	command -v ip >/dev/null || (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y iproute2)
+
+# Free Law Project's x-ray, the third reader of redacted files (it finds text left under black boxes). It pins
+# PyMuPDF 1.24.14, which chambers' PyMuPDF (>=1.28.2, for its redaction fixes) excludes, so it cannot be a dev
+# extra: it gets its own virtualenv, cached like llama-server, and reads with that older MuPDF.
+XRAY_VENV := $(HOME)/.cache/chambers/x-ray-0.4.0
+xray:
+	test -x $(XRAY_VENV)/bin/python || ($(PYTHON) -m venv $(XRAY_VENV) && $(XRAY_VENV)/bin/pip install --quiet 'x-ray==0.4.0')
+
 # A real llama-server (built once, then cached) with the tiny demo model.
 demo: install tesseract poppler
 	CHAMBERS_HOME=$(CURDIR)/.demo $(BIN)/chambers demo
 
 # Builds or finds the real llama-server first, so its (one-time, ~10 min) build
 # shows its progress here rather than inside a test fixture.
-test: install-dev tesseract poppler
+test: install-dev tesseract poppler iproute xray
 	$(BIN)/chambers local-server prepare
 	$(BIN)/pytest
 
@@ -54,6 +66,7 @@ bench: install-dev poppler
 	$(BIN)/python benchmarks/exhibits.py
 	$(BIN)/python benchmarks/corrections.py
 	$(BIN)/python benchmarks/verify.py
+	$(BIN)/python benchmarks/verify_quality.py
 	$(BIN)/python benchmarks/pipeline_overhead.py
 	$(BIN)/python benchmarks/tui_stream.py
 

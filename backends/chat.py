@@ -17,42 +17,34 @@ from __future__ import annotations
 
 import asyncio
 import json
-import ssl
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from functools import cache
 from typing import Any
 
 import httpx
 
+from backends.adapters import adapter_class
 from backends.chunks import ChunkReader
+from backends.endpoint import CheckedAddress, Endpoint, async_client
 from backends.errors import (
+    HTTP_FAILURES,
     BackendError,
     MalformedStream,
     NotAModelServer,
     PolicyRefusal,
-    ServerTimeout,
-    ServerUnreachable,
     StreamBroken,
     error_from_response,
-    plain_cause,
+    transport_error,
 )
 from backends.events import Finished, PromptProgress, StreamEvent, Usage
-from backends.policy import check_backend
+from backends.lora import LoadedAdapter, fetch_loaded, request_field
 from backends.sse import SSEParser
 from workspace.audit import AuditLog, AuditRecord
 from workspace.config import Backend, Policy, Sampling
 
 DEFAULT_TIMEOUT = httpx.Timeout(10.0, read=600.0)  # long prefill can be silent for minutes
 CHAT_PATH = "/v1/chat/completions"
-
-
-@cache
-def _tls_context() -> ssl.SSLContext:
-    """One TLS context for every call: building it loads the CA bundle, about 20 ms
-    that httpx would otherwise spend on each new client, even for plain http."""
-    return ssl.create_default_context()
 
 
 @dataclass
@@ -89,6 +81,7 @@ class ChatClient:
         self.audit = audit
         self.timeout = timeout
         self._server_build: str | None = None
+        self._loaded_adapters: list[LoadedAdapter] | None = None
 
     @property
     def server_build(self) -> str | None:
@@ -105,8 +98,7 @@ class ChatClient:
             body["model"] = self.backend.model
         merged = {**self.backend.sampling.as_dict(), **request.sampling.as_dict()}
         body.update(merged)
-        if self.backend.kind == "llamacpp" and request.return_progress:
-            body["return_progress"] = True
+        body.update(adapter_class(self.backend.kind).chat_fields(return_progress=request.return_progress))
         body.update(request.extra)
         if request.json_schema is not None:
             # The OpenAI nesting. The un-nested form is silently ignored by llama-server.
@@ -140,12 +132,14 @@ class ChatClient:
         )
         reader = ChunkReader(self.backend.name, self.backend.url)
         try:
-            check_backend(self.backend, self.policy, role)  # before any connection is opened
-            async with httpx.AsyncClient(
-                timeout=self.timeout, trust_env=False, verify=_tls_context()
-            ) as client:
-                record.server_build = await self._fetch_server_build(client)
-                async for event in self._events(client, body, reader):
+            # Resolved and checked once, before any connection; every request goes to this address.
+            checked = Endpoint.for_backend(self.backend, self.policy).check(role)
+            record.checked_ip = checked.ip
+            async with async_client(self.timeout) as client:
+                record.server_build = await self._fetch_server_build(client, checked)
+                if self.backend.lora and "lora" not in body:  # a request may set its own scales
+                    body["lora"] = record.request["lora"] = await self._lora_field(client, checked)
+                async for event in self._events(client, checked, body, reader):
                     if isinstance(event, Finished):
                         record.model = event.model or record.model
                         record.timings = event.timings.as_dict() if event.timings else None
@@ -215,7 +209,7 @@ class ChatClient:
                 partial=finished.text,
             ) from exc
 
-    async def _fetch_server_build(self, client: httpx.AsyncClient) -> str | None:
+    async def _fetch_server_build(self, client: httpx.AsyncClient, checked: CheckedAddress) -> str | None:
         """The server's build for the audit trail; fetched once per client.
 
         A failure here is not the call's failure: the call itself reports why the
@@ -223,23 +217,49 @@ class ChatClient:
         """
         if self._server_build is not None:
             return self._server_build
-        path = "/props" if self.backend.kind == "llamacpp" else "/api/version"
+        adapter = adapter_class(self.backend.kind)
         try:
-            response = await client.get(self.backend.url + path, timeout=5.0)
+            response = await client.get(
+                self.backend.url + adapter.BUILD_PATH, timeout=5.0, extensions=checked.extensions()
+            )
             if response.status_code == 200:
-                data = response.json()
-                self._server_build = str(data.get("build_info") or data.get("version") or "") or None
-        except (httpx.HTTPError, ValueError, AttributeError):
+                self._server_build = adapter.build_from(response.json())
+        except (*HTTP_FAILURES, ValueError):
             return None
         return self._server_build
 
+    @property
+    def adapters(self) -> list[str]:
+        """The adapters (name) this backend's requests carry, as its config names them."""
+        return [ref.name for ref in self.backend.lora]
+
+    async def _lora_field(self, client: httpx.AsyncClient, checked: CheckedAddress) -> list[dict[str, Any]]:
+        """The configured adapters by the ids this server gave them, read once per client.
+
+        Raises AdapterMissing when the server did not load one of them: drafting on the bare base
+        while the run's record names an adapter would be a false record."""
+        if self._loaded_adapters is None:
+            try:
+                self._loaded_adapters = await fetch_loaded(client, self.backend, checked.extensions())
+            except HTTP_FAILURES as exc:
+                raise transport_error(
+                    exc, backend=self.backend.name, url=self.backend.url, path="/lora-adapters"
+                ) from exc
+            except (ValueError, KeyError, TypeError):
+                self._loaded_adapters = []  # not a list of adapters: every configured one is missing
+        return request_field(self.backend, self._loaded_adapters)
+
     async def _events(
-        self, client: httpx.AsyncClient, body: dict[str, Any], reader: ChunkReader
+        self, client: httpx.AsyncClient, checked: CheckedAddress, body: dict[str, Any], reader: ChunkReader
     ) -> AsyncIterator[StreamEvent]:
         name, url = self.backend.name, self.backend.url
         try:
             async with client.stream(
-                "POST", url + CHAT_PATH, json=body, headers={"Accept": "text/event-stream"}
+                "POST",
+                url + CHAT_PATH,
+                json=body,
+                headers={"Accept": "text/event-stream"},
+                extensions=checked.extensions(),
             ) as response:
                 if response.status_code >= 400:
                     await response.aread()
@@ -264,27 +284,8 @@ class ChatClient:
                             return
                         for event in reader.read(self._parse(data)):
                             yield event
-        except httpx.ConnectError as exc:
-            raise ServerUnreachable(
-                f"Nothing is answering at {url} (backend '{name}'): {plain_cause(exc)}. Start the "
-                "model server, or check the address in the config.",
-                backend=name,
-                url=url,
-            ) from exc
-        except httpx.TimeoutException as exc:
-            raise ServerTimeout(
-                f"Backend '{name}' at {url} went silent for longer than the timeout "
-                f"({type(exc).__name__}). The server may be overloaded or stuck; check it, then retry.",
-                backend=name,
-                url=url,
-            ) from exc
-        except (httpx.RemoteProtocolError, httpx.ReadError) as exc:
-            raise StreamBroken(
-                f"Backend '{name}' at {url} closed the connection mid-answer ({plain_cause(exc)}). "
-                "The server may have crashed or restarted. The text so far is kept, marked incomplete.",
-                backend=name,
-                url=url,
-            ) from exc
+        except HTTP_FAILURES as exc:
+            raise transport_error(exc, backend=name, url=url) from exc
         if not reader.saw_end:  # the connection closed cleanly, but the answer never ended
             raise StreamBroken(
                 f"Backend '{name}' at {url} ended the stream before the answer was finished. "

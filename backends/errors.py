@@ -73,8 +73,49 @@ class StreamBroken(BackendError):
     title = "The model server stopped mid-answer"
 
 
+class BadAddress(BackendError):
+    title = "The server's address cannot be used"
+
+
 class PolicyRefusal(ChambersError):
     title = "Refused: this would leave the office"
+
+
+def transport_error(exc: Exception, *, backend: str, url: str, path: str = "") -> BackendError:
+    """The one mapping from an httpx failure to the typed error the attorney reads.
+
+    ``path`` names the endpoint that failed when it is not the main call (``/tokenize``).
+    """
+    name, what = backend, f" ({path})" if path else ""
+    if isinstance(exc, httpx.ConnectError):
+        return ServerUnreachable(
+            f"Nothing is answering at {url}{what} (backend '{name}'): {plain_cause(exc)}. Start the model "
+            "server, or check the address in the config.",
+            backend=name,
+            url=url,
+        )
+    if isinstance(exc, httpx.TimeoutException):
+        return ServerTimeout(
+            f"Backend '{name}' at {url}{what} went silent for longer than the timeout "
+            f"({type(exc).__name__}). The server may be overloaded or stuck; check it, then retry.",
+            backend=name,
+            url=url,
+        )
+    if isinstance(exc, httpx.RemoteProtocolError | httpx.ReadError):
+        return StreamBroken(
+            f"Backend '{name}' at {url}{what} closed the connection mid-answer ({plain_cause(exc)}). "
+            "The server may have crashed or restarted. The text so far is kept, marked incomplete.",
+            backend=name,
+            url=url,
+        )
+    if isinstance(exc, httpx.InvalidURL | httpx.UnsupportedProtocol | httpx.LocalProtocolError):
+        return BadAddress(
+            f"The address of backend '{name}' cannot be used: {url!r}{what} is not a valid URL ({exc}). "
+            "Fix url in the config; nothing was sent.",
+            backend=name,
+            url=url,
+        )
+    return BackendError(f"Backend '{name}' at {url}{what} failed: {plain_cause(exc)}", backend=name, url=url)
 
 
 def plain_cause(exc: BaseException) -> str:
@@ -136,3 +177,7 @@ def _server_error_fields(response: httpx.Response) -> tuple[str | None, str | No
     if isinstance(error, str):
         return error, None
     return None, None
+
+
+# What an httpx call can raise for a server problem (InvalidURL is not an HTTPError).
+HTTP_FAILURES = (httpx.HTTPError, httpx.InvalidURL)

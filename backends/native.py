@@ -13,16 +13,14 @@ from typing import Any
 import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
+from backends.endpoint import CheckedAddress, Endpoint, async_client
 from backends.errors import (
-    BackendError,
+    HTTP_FAILURES,
     MalformedStream,
     NotAModelServer,
-    ServerTimeout,
-    ServerUnreachable,
     error_from_response,
-    plain_cause,
+    transport_error,
 )
-from backends.policy import check_backend
 from workspace.config import Backend, Policy
 
 NATIVE_TIMEOUT = httpx.Timeout(5.0)
@@ -70,39 +68,37 @@ class NativeClient:
         *,
         timeout: httpx.Timeout = NATIVE_TIMEOUT,
         http: httpx.AsyncClient | None = None,
+        checked: CheckedAddress | None = None,
     ) -> None:
-        """``http``: a long-lived client for callers that poll (the dashboard). Without one,
-        each call opens its own short client; building one costs ~20 ms of CPU."""
+        """``http``: a long-lived client (from ``backends.endpoint.async_client``) for callers that
+        poll (the dashboard). Without one, each call opens its own short client. ``checked``: the
+        policy's check to reuse for every call (a poll checks once); None checks before each call."""
         self.backend = backend
         self.policy = policy
         self.timeout = timeout
         self.http = http
+        self.checked = checked
 
-    async def _get(self, path: str, *, accept_status: tuple[int, ...] = (200,)) -> httpx.Response:
-        check_backend(self.backend, self.policy)
+    async def _request(
+        self, method: str, path: str, *, accept_status: tuple[int, ...] = (200,), **kw: Any
+    ) -> httpx.Response:
+        checked = self.checked or Endpoint.for_backend(self.backend, self.policy).check()
         name, url = self.backend.name, self.backend.url
+        kw["extensions"] = checked.extensions()
         try:
             if self.http is not None:
-                response = await self.http.get(url + path, timeout=self.timeout)
+                response = await self.http.request(method, url + path, timeout=self.timeout, **kw)
             else:
-                async with httpx.AsyncClient(timeout=self.timeout, trust_env=False) as client:
-                    response = await client.get(url + path)
-        except httpx.ConnectError as exc:
-            raise ServerUnreachable(
-                f"Nothing is answering at {url} (backend '{name}'): {plain_cause(exc)}. Start the model server, "
-                "or check the address in the config.",
-                backend=name,
-                url=url,
-            ) from exc
-        except httpx.TimeoutException as exc:
-            raise ServerTimeout(
-                f"Backend '{name}' at {url} did not answer {path} in time.", backend=name, url=url
-            ) from exc
-        except httpx.HTTPError as exc:
-            raise BackendError(f"Backend '{name}' at {url}: {exc}", backend=name, url=url) from exc
+                async with async_client(self.timeout) as client:
+                    response = await client.request(method, url + path, **kw)
+        except HTTP_FAILURES as exc:
+            raise transport_error(exc, backend=name, url=url, path=path) from exc
         if response.status_code in accept_status:
             return response
         raise error_from_response(name, url, path, response)
+
+    async def _get(self, path: str, *, accept_status: tuple[int, ...] = (200,)) -> httpx.Response:
+        return await self._request("GET", path, accept_status=accept_status)
 
     def _json(self, response: httpx.Response, path: str) -> Any:
         try:
@@ -209,19 +205,7 @@ class NativeClient:
         The evidence context builder counts with it (passed in as a plain function), so a
         context fits the model's window by the model's own count rather than an estimate.
         """
-        check_backend(self.backend, self.policy)
-        name, url = self.backend.name, self.backend.url
-        try:
-            async with httpx.AsyncClient(timeout=self.timeout, trust_env=False) as client:
-                response = await client.post(url + "/tokenize", json={"content": text})
-        except httpx.HTTPError as exc:
-            raise ServerUnreachable(
-                f"Backend '{name}' at {url} could not count tokens: {plain_cause(exc)}.",
-                backend=name,
-                url=url,
-            ) from exc
-        if response.status_code != 200:
-            raise error_from_response(name, url, "/tokenize", response)
+        response = await self._request("POST", "/tokenize", json={"content": text})
         tokens = self._json(response, "/tokenize").get("tokens")
         if not isinstance(tokens, list):
             raise self._malformed("/tokenize")

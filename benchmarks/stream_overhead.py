@@ -586,7 +586,7 @@ async def bare_ttft_gap_ms(client: httpx.AsyncClient, url: str, body: dict[str, 
 async def new_client_ms(samples: int = 7) -> float:
     """Median cost of opening and closing an httpx.AsyncClient as stream() does per call
     (with chambers' shared TLS context; without it each new client costs ~20 ms more)."""
-    from backends.chat import _tls_context
+    from backends.endpoint import tls_context as _tls_context
 
     times = []
     for _ in range(samples):

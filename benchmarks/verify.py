@@ -12,6 +12,10 @@ evidence's own ingest, and the verifier's indexes are loaded once, outside the t
 2. Scaling. Eight different 12-page briefs verified as one draft, against eight times one of
    them. Target: <= 1.2.
 3. Absolute time of a re-verify of the 100-page brief (indexes warm), which must feel instant.
+4. Start-up. ``chambers verify`` on a 4 KB draft (case citations, Bates cites, a quotation) in a
+   fresh process against a small matter, from process start to exit, against ``python -c pass``
+   in the same run. Target: under 0.5 s more than a bare interpreter start. A draft of record cites
+   only (no case citation, so no eyecite) is timed too.
 
 Benchmarks report; they do not fail on noisy machines: each target prints PASS or MISS and the
 exit status is 0. Run from the repo root::
@@ -23,7 +27,9 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import random
+import subprocess
 import sys
 import tempfile
 import time
@@ -123,7 +129,11 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--pages", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--startup-only", action="store_true", help="only part 4, without the big matter")
     args = parser.parse_args()
+    if args.startup_only:
+        startup(args.runs)
+        return
     logging.getLogger("eyecite").setLevel(logging.ERROR)
     with tempfile.TemporaryDirectory() as tmp:
         start = time.perf_counter()
@@ -164,6 +174,52 @@ def main() -> None:
         print(f"2. one 12-page brief {one:.3f}s; eight as one draft {eight:.3f}s")
         print(f"   scaling: {scaling:.2f} of 8x one (target <= 1.2) {verdict(scaling, 1.2)}")
         print(f"3. re-verify of the 100-page brief: {verify:.2f}s against a {len(sources.pages)}-page matter")
+    startup(args.runs)
+
+
+def _run_seconds(argv: list[str], env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    return time.perf_counter() - start
+
+
+def startup(runs: int) -> None:
+    """`chambers verify` in a fresh process, from start to exit, against `python -c pass`."""
+    with tempfile.TemporaryDirectory() as tmp:
+        home = Path(tmp)
+        (home / "data").mkdir()
+        database_file, matter = build_matter(home / "small", 20)
+        (home / "data" / "chambers.sqlite3").symlink_to(database_file)
+        draft = home / "draft.md"
+        rng = random.Random(5)
+        text = brief(rng, 1, 1, 20)[:4096]
+        draft.write_text(text)
+        record_only = home / "record.md"
+        record_only.write_text(
+            "The invoice was paid (BEN-000003). The delivery was late (BEN-000004-05).\n" * 40
+        )
+        env = {
+            **os.environ,
+            "CHAMBERS_HOME": str(home),
+            "PYTHONPATH": str(Path(__file__).resolve().parents[1]),
+        }
+        chambers = [sys.executable, "-m", "tui.cli", "verify"]
+        bare, full = paired(
+            lambda: _run_seconds([sys.executable, "-c", "pass"], env),
+            lambda: _run_seconds([*chambers, str(draft), "--matter", matter], env),
+            runs,
+        )
+        records = min(
+            _run_seconds([*chambers, str(record_only), "--matter", matter], env) for _ in range(runs)
+        )
+        extra = full - bare
+        print(
+            f"4. start-up: python -c pass {bare:.2f}s; chambers verify on a {len(text)}-byte draft {full:.2f}s"
+        )
+        print(
+            f"   chambers verify costs {extra:.2f}s over a bare interpreter (target < 0.5s) {verdict(extra, 0.5)}"
+        )
+        print(f"   a draft of record cites only (eyecite never imported): {records - bare:.2f}s over bare")
 
 
 if __name__ == "__main__":

@@ -61,6 +61,7 @@ from drafting.tasks import (
     drafter_role,
     task_type,
 )  # fmt: skip
+from drafting.timings import timings_phrase
 from evidence.context import build_context
 from evidence.matters import get_matter
 from evidence.provenance import register_output
@@ -212,6 +213,10 @@ class Pipeline:
             except ChambersError as exc:
                 self._end(outcome, FAILED, str(exc))
                 raise
+            except Exception as exc:  # a fault of chambers itself: neither run nor stage may stay "running"
+                self.store.mark_interrupted(run_id)
+                self._end(outcome, FAILED, f"{type(exc).__name__}: {exc}")
+                raise
             outcome.timings.append(timing)
 
     def _end(self, outcome: Outcome, status: str, message: str) -> Outcome:
@@ -267,6 +272,10 @@ class Pipeline:
         except asyncio.CancelledError:
             record.output = "".join(pieces)
             self._close(record, CANCELLED, started, error="cancelled by the attorney")
+            raise
+        except Exception as exc:  # anything else ends the stage too, so no stage is left "running"
+            record.output = "".join(pieces)
+            self._close(record, FAILED, started, error=f"{type(exc).__name__}: {exc}")
             raise
         client_seconds = time.perf_counter() - call_started - persist
         record.server_build = client.server_build
@@ -496,11 +505,14 @@ def _summary(record: StageRecord) -> str:
         )
         return f"task {r['task']}, drafter '{r['drafter']}' ({r['drafter_chosen_by']}){suggestion}"
     if record.stage == GATE:
-        return f"basis: {r['basis']}" + (f" ({'; '.join(r['reasons'])})" if r["reasons"] else "")
+        # The reasons are the model's words, which may themselves be "no" or "partial": quoted after
+        # the verdict so the line reads as one verdict.
+        reasons = "; ".join(f'"{reason}"' for reason in r["reasons"])
+        return f"verdict {r['basis'].upper()}" + (f", because {reasons}" if reasons else ", no reasons given")
     if record.stage == DRAFT:
         t = record.timings or {}
-        speed = f" at {t['predicted_per_second']:.0f} tok/s" if t.get("predicted_per_second") else ""
-        return f"{r['chars']} characters, {t.get('predicted_n', '?')} tokens{speed}"
+        said = f"; {timings_phrase(t)}" if t else ""
+        return f"{r['chars']} characters{said}"
     if record.stage == REVIEW:
         return f"{r['anchored']} findings anchored, {r['unanchored']} could not be anchored"
     counts = (r.get("report") or {}).get("counts", {})

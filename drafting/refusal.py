@@ -12,6 +12,7 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 from backends.errors import (
+    BadAddress,
     MalformedStream,
     ModelLoading,
     PolicyRefusal,
@@ -60,6 +61,8 @@ def cause_of(exc: BaseException) -> str:
         return "closed the connection before the answer was finished"
     if isinstance(exc, MalformedStream):
         return "answered with something that is not the JSON it was asked for"
+    if isinstance(exc, BadAddress):
+        return f"has an address that cannot be used ({exc})"
     if isinstance(exc, PolicyRefusal):
         return f"is not allowed by the local-only policy ({exc})"
     return str(exc)
@@ -84,7 +87,7 @@ def refuse(
     cause = cause_of(exc)
     # Down, unreachable, refusing or not allowed: the step cannot run locally. A server that answered
     # but broke off or sent nonsense did run; that stage failed.
-    down = (PolicyRefusal, ServerUnreachable, ServerTimeout, ServerHTTPError)
+    down = (PolicyRefusal, BadAddress, ServerUnreachable, ServerTimeout, ServerHTTPError)
     verb = "cannot run locally" if isinstance(exc, down) else "failed"
     return StageRefused(
         f"{label} {verb}: backend '{backend.name}' at {address} {cause}.{next_step}",

@@ -13,7 +13,9 @@ from dataclasses import dataclass
 
 from evidence.errors import EvidenceError
 
-_STAMP_LINE = re.compile(r"^\s*([A-Z][A-Z0-9]{1,11})[-_ ]?(\d{4,9})\s*$")
+# The prefix ends with a letter: in ``ABC0001234`` (no separator, the common form) it is "ABC",
+# never "ABC000" with the zeros taken from the number.
+_STAMP_LINE = re.compile(r"^\s*([A-Z][A-Z0-9]{0,10}[A-Z])[-_ ]?(\d{4,9})\s*$")
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,13 @@
 """Finding what to redact on a page: search terms, patterns, rectangles, and text only OCR can see.
 
-A scanned page has no text layer, so a pattern on it is invisible to
-extraction; such pages are OCR'd (Tesseract through PyMuPDF, 300 dpi) and the
-hits located on the OCR text page, whose boxes lie over the picture. Each hit
-keeps the string it stands for, so verification can look for it afterwards.
+Terms and patterns are matched with matching.py's search, blind to spacing
+and dashes, over the page's text read as drawn and by position; only a page
+with a hit has its characters' boxes read (pagetext.py), and each hit is boxed
+where its glyphs are. A scanned page has no text layer, so a pattern on it is
+invisible to extraction; such pages are OCR'd (Tesseract through PyMuPDF, 300
+dpi) and the hits located on the OCR text page, whose boxes lie over the
+picture. Each hit keeps the string it stands for, so verification can look for
+it afterwards.
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ import pymupdf
 from evidence.ocr import OCR_DPI, OCR_LANGUAGE, find_tessdata
 from evidence.pdf import SCAN_TEXT_CHARS
 from exhibits.errors import ExhibitsError
+from exhibits.matching import Matcher
+from exhibits.pagetext import page_texts, text_by_position
 from exhibits.patterns import Pattern
 
 OCR_PAD = 2.0  # points added round an OCR box: glyph edges and anti-aliasing spill past Tesseract's box
@@ -29,6 +35,13 @@ class PageRect:
 
     page_no: int
     rect: tuple[float, float, float, float]
+
+
+@dataclass(frozen=True)
+class PageChar:
+    char: str
+    rect: pymupdf.Rect | None  # None for the line breaks put between lines
+    line: int
 
 
 @dataclass(frozen=True)
@@ -47,6 +60,9 @@ class RedactionRequest:
     rects: tuple[PageRect, ...] = ()
     ocr: str = "auto"  # auto: OCR pages that are pictures; always: every page with an image; never
     scrub: bool = False
+
+    def matcher(self) -> Matcher:
+        return Matcher(self.terms, self.patterns)
 
     def describe(self) -> str:
         parts = [f"{len(self.terms)} term(s)"] if self.terms else []
@@ -115,21 +131,19 @@ def find_on_page(
     ocr = needs_ocr(page, text, request.ocr)
     if ocr:
         readings = ocr_textpages(page, tessdata)
-        text = "\n".join(page.get_text(textpage=reading) for reading in readings)
+    matcher = request.matcher()
+    sources = readings if ocr else [None]
     wanted: dict[str, str] = {}
-    folded = " ".join(text.split()).casefold()
-    for number, term in enumerate(request.terms, start=1):
-        if " ".join(term.split()).casefold() in folded:
-            wanted.setdefault(term, f"term {number}")
-    for pattern in request.patterns:
-        for found in pattern.find(text):
-            wanted.setdefault(found, f"pattern {pattern.name}")
+    for reading in sources:
+        drawn = page.get_text(textpage=reading) if reading else text
+        for quick in (drawn, text_by_position(page, reading)):
+            for value, reason in matcher.find(quick).items():
+                wanted.setdefault(value, reason)
+    layers = [order for reading in sources for order in page_texts(page, reading)] if wanted else []
     hits = []
     for value, reason in wanted.items():
-        if readings:
-            rects = [r for reading in readings for r in page.search_for(value, textpage=reading)]
-        else:
-            rects = page.search_for(value)
+        found = [rect for layer in layers for rect in layer.locate(value)]
+        rects = list({(r.x0, r.y0, r.x1, r.y1): r for r in found}.values())  # both orders box the same glyphs
         if ocr:
             rects = [
                 pymupdf.Rect(r.x0 - OCR_PAD, r.y0 - OCR_PAD, r.x1 + OCR_PAD, r.y1 + OCR_PAD) for r in rects

@@ -12,7 +12,10 @@ originals, which would otherwise stay in the file with the text visible. Line
 art fully under a box is removed; text under a box is removed character by
 character.
 
-Each document is saved to a temporary file and verified there (verify.py);
+Pages are searched with every layer switched on, then each page again widened
+to find text drawn off it (hidden.py, remove.py); ``--scrub`` then removes or
+rewrites every other place that holds a hit (places.py). Each document is
+saved to a temporary file and verified there (verify.py);
 a leak raises ``RedactionLeak`` and nothing is published for any document of
 the request. The log records each box with a keyed hash (HMAC-SHA256) of the
 text it removed: an SSN has only 10^9 values, so a plain hash in a log that
@@ -40,6 +43,7 @@ from evidence.matters import get_matter
 from evidence.pdf_open import PDF_FAILURES, open_pdf
 from exhibits.errors import RedactionLeak
 from exhibits.find import Hit, RedactionRequest, check_rects, find_on_page, tessdata_for
+from exhibits.hidden import layers_on
 from exhibits.pdfio import (
     LeftOut,
     check_outputs,
@@ -50,17 +54,14 @@ from exhibits.pdfio import (
     save_to_temp,
     sha256_file,
 )
+from exhibits.places import document_places
+from exhibits.remove import apply_boxes, redact_off_page, scrub
 from exhibits.stamp import Progress, ProgressFn
-from exhibits.verify import find_leaks
+from exhibits.verify import Leak, verify_file
 from workspace.database import connect
 from workspace.paths import write_atomically
 
 SAVE_OPTIONS = {"garbage": 4, "deflate": True, "deflate_images": True, "use_objstms": 1}
-REDACT_MODES = {
-    "images": pymupdf.PDF_REDACT_IMAGE_PIXELS,  # type: ignore[attr-defined]
-    "graphics": pymupdf.PDF_REDACT_LINE_ART_REMOVE_IF_COVERED,  # type: ignore[attr-defined]
-    "text": pymupdf.PDF_REDACT_TEXT_REMOVE,  # type: ignore[attr-defined]
-}
 
 
 @dataclass
@@ -71,6 +72,7 @@ class DocumentRedaction:
     hits: list[Hit] = field(default_factory=list)
     scrubbed: list[str] = field(default_factory=list)
     verified_with: list[str] = field(default_factory=list)
+    checked: str = ""  # what verification read, for the attorney
     output_sha256: str = ""
 
     @property
@@ -111,9 +113,13 @@ def plan_redaction(
         try:
             check_rects(request.rects, doc.page_count, str(source))
             item = DocumentRedaction(Path(source), output, doc.page_count)
-            for page in _pages(doc):
-                hits, _ = find_on_page(page, request, tessdata)
-                item.hits.extend(hits)
+            with layers_on(doc):
+                for page in _pages(doc):
+                    hits, _ = find_on_page(page, request, tessdata)
+                    item.hits.extend(hits)
+            if request.scrub:
+                matcher = request.matcher().with_known({h.text: h.reason for h in item.hits if h.text})
+                item.scrubbed = [place.where for place in document_places(doc) if matcher.find(place.text)]
         finally:
             doc.close()
         planned.append(item)
@@ -128,75 +134,50 @@ def redact_document(
     doc = open_pdf(item.source)
     try:
         item.hits = []
-        for page in _pages(doc):
-            hits, _ = find_on_page(page, request, tessdata)
-            for hit in hits:
-                for rect in hit.rects:
-                    page.add_redact_annot(rect, fill=(0, 0, 0))
-            if hits:
-                page.apply_redactions(**REDACT_MODES)
-            item.hits.extend(hits)
-            tick()
+        with layers_on(doc):
+            for page in _pages(doc):
+                hits, _ = find_on_page(page, request, tessdata)
+                apply_boxes(page, [r for hit in hits for r in hit.rects])
+                item.hits.extend(hits)
+                tick()
+            for index in range(doc.page_count):
+                item.hits.extend(redact_off_page(doc, index, request))
         found = {h.text: h.reason for h in item.hits if h.text and h.reason != "rectangle"}
+        matcher = request.matcher().with_known(found)
         if request.scrub:
-            item.scrubbed = scrub(doc, list(found))
+            item.scrubbed = scrub(doc, matcher)
         tmp = save_to_temp(doc, item.output, **SAVE_OPTIONS)
     finally:
         doc.close()
     ocr_pages = {h.page_no for h in item.hits if h.ocr}
     cleared = [(h.page_no, r) for h in item.hits if h.reason == "rectangle" for r in h.rects]
     try:
-        leaks, item.verified_with = find_leaks(tmp, found, request.patterns, ocr_pages, tessdata, cleared)
+        verification = verify_file(tmp, matcher, ocr_pages, tessdata, cleared)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-    if leaks:
+    item.verified_with, item.checked = verification.readers, verification.summary()
+    if verification.leaks:
         tmp.unlink(missing_ok=True)
-        where = "; ".join(f"{leak.where}: {leak.reason}" for leak in leaks[:8])
-        advice = (
-            "Run again with --scrub to clean metadata, bookmarks, annotations and attachments."
-            if any(not leak.where.startswith(("page", "pdftotext")) for leak in leaks) and not request.scrub
-            else "Add a rectangle over what remains (--rect PAGE:x0,y0,x1,y1), or redact by hand in a PDF editor."
-        )
-        raise RedactionLeak(
-            f"{item.source}: after redaction the removed text can still be extracted ({where}). No output "
-            f"file was written. {advice}"
-        )
+        raise RedactionLeak(_leak_message(item, verification.leaks, request.scrub))
     item.output_sha256 = sha256_file(tmp)
     return tmp
 
 
-def scrub(doc: pymupdf.Document, removed: list[str]) -> list[str]:
-    """Clear metadata, XMP, annotations, attachments and bookmark titles that contain removed text."""
-    flat = ["".join(s.split()).casefold() for s in removed]
-
-    def holds(text: str) -> bool:
-        squeezed = "".join(text.split()).casefold()
-        return any(s and s in squeezed for s in flat)
-
-    done = []
-    meta = dict(doc.metadata or {})
-    changed = {k: "" for k, v in meta.items() if k not in ("format", "encryption") and v and holds(str(v))}
-    if changed:
-        doc.set_metadata({k: v for k, v in meta.items() if k not in ("format", "encryption") and v} | changed)
-        done += [f"metadata {k}" for k in changed]
-    if holds(doc.get_xml_metadata() or ""):
-        doc.del_xml_metadata()
-        done.append("XMP metadata")
-    for page in _pages(doc):
-        for annot in list(page.annots() or []):
-            if holds(" ".join(str(v) for v in (annot.info or {}).values())):
-                page.delete_annot(annot)
-                done.append(f"annotation on page {(page.number or 0) + 1}")
-    for name in list(doc.embfile_names()):
-        if holds(name + " " + str(doc.embfile_info(name))) or holds(doc.embfile_get(name).decode("latin-1")):
-            doc.embfile_del(name)
-            done.append(f"embedded file {name}")
-    toc = doc.get_toc(simple=False)
-    if any(holds(str(entry[1])) for entry in toc):
-        doc.set_toc([[e[0], "[redacted]" if holds(str(e[1])) else e[1], e[2], *e[3:]] for e in toc])
-        done.append("bookmark titles")
-    return done
+def _leak_message(item: DocumentRedaction, leaks: list[Leak], scrubbed: bool) -> str:
+    where = "; ".join(f"{leak.where}: {leak.reason}" for leak in leaks[:8])
+    more = f" and {len(leaks) - 8} more" if len(leaks) > 8 else ""
+    outside = any(not leak.where.startswith(("page", "pdftotext")) for leak in leaks)
+    advice = (
+        "Run again with --scrub to clear metadata, bookmarks, annotations, form fields, attachments, layer "
+        "names and page labels."
+        if outside and not scrubbed
+        else "Add a rectangle over what remains (--rect PAGE:x0,y0,x1,y1), or redact by hand in a PDF editor."
+    )
+    return (
+        f"{item.source}: after redaction the removed text can still be found ({where}{more}). No output "
+        f"file was written. {advice}"
+    )
 
 
 def run_redaction(

@@ -1,88 +1,106 @@
-"""Proof that redacted text is gone: re-extract every page of the finished file and look for it.
+"""Proof that redacted text is gone: read the finished file back everywhere text can be, and look.
 
 Black boxes over text that is still there are the classic failure (a 2019
-filing in the Manafort prosecution). So the saved bytes are opened afresh and
-every page is extracted again: with PyMuPDF, with OCR on the pages that were
-OCR'd to find their hits, and with poppler's ``pdftotext`` when it is
-installed (a second, independent extractor). Strings are compared with all
-spacing removed and case folded, so text split over lines still counts. The
-document's metadata, XMP, outline, annotations and embedded files are checked
-too. Any hit is a leak; the caller then writes nothing.
+filing in the Manafort prosecution); the second is a redacted page in a file
+whose author field, bookmark or attachment still says it. So the saved bytes
+are opened afresh and read in every place:
+
+- every page with PyMuPDF, as shown and with hidden layers and off-page text;
+  with OCR on the pages OCR'd to find their hits; with poppler's ``pdftotext``
+  when it is installed (a second, independent extractor);
+- every non-page place (places.py): metadata, XMP, bookmarks, annotations and
+  popups, form fields, links, attachments, layer names, page labels;
+- every object's strings and every decompressed stream (rawscan.py).
+
+The search is matching.py's, blind to spacing and dashes, for the terms, the
+patterns and every string removed. Any hit is a leak, and the caller writes
+nothing. What was read is returned too, so the attorney sees what was checked.
 """
 
 from __future__ import annotations
 
 import shutil
 import subprocess
+from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pymupdf
 
 from exhibits.find import ocr_textpages
-from exhibits.patterns import Pattern
-
-
-def squeeze(text: str) -> str:
-    return "".join(text.split()).casefold()
+from exhibits.hidden import hidden_text
+from exhibits.matching import Matcher
+from exhibits.pagetext import text_by_position
+from exhibits.places import KINDS, document_places
+from exhibits.rawscan import raw_texts
 
 
 @dataclass(frozen=True)
 class Leak:
-    where: str  # "page 3 (PyMuPDF)", "metadata 'title'", "pdftotext"
+    where: str  # "page 3 (PyMuPDF)", "metadata author", "stream 12 (content)", "pdftotext"
     reason: str  # the hit's reason ("pattern ssn"); never the text itself
 
 
-def find_leaks(
+@dataclass
+class Verification:
+    leaks: list[Leak] = field(default_factory=list)
+    readers: list[str] = field(default_factory=list)  # "PyMuPDF", "OCR", "pdftotext"
+    checked: Counter[str] = field(default_factory=Counter)  # what was read, by kind
+
+    def scan(self, matcher: Matcher, text: str, where: str, kind: str) -> None:
+        self.checked[kind] += 1
+        self.leaks.extend(Leak(where, reason) for reason in matcher.reasons(text))
+
+    def summary(self) -> str:
+        """What was read, for the attorney: "pages as shown: 2, ..., attachment: 0, objects: 41, ..."."""
+        return ", ".join(f"{kind}: {count}" for kind, count in self.checked.items())
+
+
+def verify_file(
     path: Path,
-    secrets: dict[str, str],
-    patterns: Iterable[Pattern],
+    matcher: Matcher,
     ocr_pages: set[int],
     tessdata: str | None,
     cleared: Iterable[tuple[int, pymupdf.Rect]] = (),
-) -> tuple[list[Leak], list[str]]:
-    """Leaks in the file at ``path``, and the names of the extractors that checked it.
+) -> Verification:
+    """Leaks in the file at ``path``, and what was read to find them.
 
-    ``secrets`` maps each removed string to its reason. Patterns are run again over every page:
-    an identifier that matches a pattern but was never located is a leak too. ``cleared`` are the
+    ``matcher`` holds the terms, the patterns, and each removed string with its reason: an
+    identifier that matches a pattern but was never located is a leak too. ``cleared`` are the
     rectangles the attorney drew (page, unrotated rect): no text may remain inside them.
     """
-    wanted = {squeeze(s): reason for s, reason in secrets.items() if squeeze(s)}
-    patterns = list(patterns)
-    leaks: list[Leak] = []
-
-    def scan(text: str, where: str) -> None:
-        flat = squeeze(text)
-        leaks.extend(Leak(where, reason) for s, reason in wanted.items() if s in flat)
-        leaks.extend(Leak(where, f"pattern {p.name} still matches") for p in patterns if p.find(text))
-
+    result = Verification(readers=["PyMuPDF"] + (["OCR"] if ocr_pages else []))
+    result.checked.update(dict.fromkeys(["pages as shown", "pages by position", *KINDS], 0))
     with pymupdf.open(path) as doc:
         for index in range(doc.page_count):
             page = doc.load_page(index)
-            scan(page.get_text(), f"page {index + 1} (PyMuPDF)")
+            result.scan(matcher, page.get_text(), f"page {index + 1} (PyMuPDF)", "pages as shown")
+            where = f"page {index + 1} by position (PyMuPDF)"
+            result.scan(matcher, text_by_position(page), where, "pages by position")
             if index + 1 in ocr_pages:
                 for reading in ocr_textpages(page, tessdata):
-                    scan(page.get_text(textpage=reading), f"page {index + 1} (OCR)")
-            for annot in page.annots() or []:
-                scan(" ".join(str(v) for v in (annot.info or {}).values()), f"page {index + 1} annotation")
+                    result.scan(
+                        matcher, page.get_text(textpage=reading), f"page {index + 1} (OCR)", "OCR readings"
+                    )
         for page_no, rect in cleared:
             if doc.load_page(page_no - 1).get_text(clip=rect).strip():
-                leaks.append(Leak(f"page {page_no} rectangle", "text remains inside the rectangle"))
-        for key, value in (doc.metadata or {}).items():
-            if value:
-                scan(str(value), f"metadata '{key}'")
-        scan(doc.get_xml_metadata() or "", "XMP metadata")
-        scan("\n".join(str(entry[1]) for entry in doc.get_toc(simple=True)), "bookmarks")
-        for name in doc.embfile_names():
-            scan(name + " " + str(doc.embfile_info(name)), f"embedded file '{name}'")
-            scan(doc.embfile_get(name).decode("latin-1"), f"embedded file '{name}'")
-    checked = ["PyMuPDF"] + (["OCR"] if ocr_pages else [])
+                result.leaks.append(Leak(f"page {page_no} rectangle", "text remains inside the rectangle"))
+        for place in document_places(doc):
+            result.scan(matcher, place.text, place.where, place.kind)
+        for raw in raw_texts(doc):
+            kind = "decompressed streams" if raw.where.startswith("stream") else "objects"
+            result.checked[kind] += 1
+            for text in raw.texts:
+                result.leaks.extend(Leak(raw.where, reason) for reason in matcher.reasons(text))
+        for index in range(doc.page_count):
+            where = f"page {index + 1} hidden layers or off-page text (PyMuPDF)"
+            result.scan(matcher, hidden_text(doc, index), where, "pages with hidden text")
     poppler = shutil.which("pdftotext")
     if poppler:
         out = subprocess.run([poppler, str(path), "-"], capture_output=True, check=False)
         if out.returncode != 0:
-            leaks.append(Leak("pdftotext", "the redacted file could not be read back by pdftotext"))
-        scan(out.stdout.decode("utf-8", "replace"), "pdftotext")
-        checked.append("pdftotext")
-    return leaks, checked
+            result.leaks.append(Leak("pdftotext", "the redacted file could not be read back by pdftotext"))
+        result.scan(matcher, out.stdout.decode("utf-8", "replace"), "pdftotext", "pdftotext readings")
+        result.readers.append("pdftotext")
+    return result

@@ -666,7 +666,7 @@ class DraftingScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="export", exit_on_error=False)
     def export(self, run: Run, draft: str, text: str) -> None:
-        files = export_draft(self.database_file, run, draft, text)
+        files = export_draft(self.database_file, run, draft, text, self.config.export.template_path)
         self.app.call_from_thread(self._exported, files)
 
     def _exported(self, files: Exports) -> None:

@@ -43,6 +43,7 @@ class AuditRecord:
     usage: dict[str, Any] | None = None
     outcome: str = "started"  # completed | cancelled | failed | refused
     error: str | None = None
+    checked_ip: str | None = None  # the address the policy checked; the request went there and nowhere else
 
 
 class AuditLog:
@@ -64,8 +65,8 @@ class AuditLog:
                     INSERT INTO audit (started_at, finished_at, backend, role, url, model,
                         server_build, sampling_json, request_json, messages_sha256,
                         messages_json, response_text, reasoning_text, timings_json,
-                        usage_json, outcome, error)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        usage_json, outcome, error, checked_ip)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                     (
                         rec.started_at,
@@ -85,6 +86,7 @@ class AuditLog:
                         json.dumps(rec.usage) if rec.usage is not None else None,
                         rec.outcome,
                         rec.error,
+                        rec.checked_ip,
                     ),
                 )
                 return int(cur.lastrowid or 0)

@@ -8,13 +8,15 @@ must never silently become "not allowed" or, worse, the other way round.
 
 from __future__ import annotations
 
+import difflib
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
+from workspace.config_checks import nesting_too_deep, private_network, range_problem, url_problem
 from workspace.errors import ChambersError
 
 ROLES = ("router", "gate", "drafter", "heavy", "reviewer", "extractor")
@@ -22,6 +24,7 @@ KINDS = ("llamacpp", "ollama")
 DEFAULT_MIN_DECODE_TOK_S = 40.0
 TELEMETRY_KINDS = ("nvml", "dcgm", "recorded")
 DEFAULT_REFRESH_S = 1.0
+MAX_GPU_INDEX = 1023
 MIN_REFRESH_S = 0.5  # NVML is polled at no more than 2 Hz: the driver serialises its calls
 
 
@@ -74,6 +77,14 @@ class Sampling:
 
 
 @dataclass(frozen=True)
+class LoraRef:
+    """A LoRA adapter a backend's requests carry (llama-server loads it with ``--lora NAME.gguf``)."""
+
+    name: str
+    scale: float = 1.0
+
+
+@dataclass(frozen=True)
 class Board:
     name: str
     host: str
@@ -92,11 +103,15 @@ class Backend:
     min_decode_tok_s: float = DEFAULT_MIN_DECODE_TOK_S
     allow_remote: bool = False
     remote_reason: str | None = None
+    lora: tuple[LoraRef, ...] = ()
+    weights: str | None = None  # the model file (or HF folder) the server loads: the base to train on
 
 
 @dataclass(frozen=True)
 class Policy:
     local_only: bool = True
+    # The operator's own networks beyond loopback, RFC 1918, ULA and link-local (a VPN range).
+    private_networks: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -124,6 +139,17 @@ class UiSettings:
 
 
 @dataclass(frozen=True)
+class ExportSettings:
+    """The Word exports (``[export]``): ``template`` is a .docx whose styles and page set-up they take."""
+
+    template: str | None = None
+
+    @property
+    def template_path(self) -> Path | None:
+        return Path(self.template).expanduser() if self.template else None
+
+
+@dataclass(frozen=True)
 class Config:
     file: str
     policy: Policy
@@ -132,6 +158,10 @@ class Config:
     telemetry: tuple[TelemetrySourceConfig, ...] = ()
     dashboard: DashboardSettings = field(default_factory=DashboardSettings)
     ui: UiSettings = field(default_factory=UiSettings)
+    # ``[[profiles]]`` (llama-server launch profiles) as raw tables: backends.fleet.profiles checks them,
+    # since only the fleet knows llama-server's flags.
+    profiles: tuple[Mapping[str, Any], ...] = ()
+    export: ExportSettings = field(default_factory=ExportSettings)
 
     def backend_for_role(self, role: str) -> Backend:
         """The one backend configured for ``role``; there is no fallback."""
@@ -161,20 +191,69 @@ def load_config(path: Path) -> Config:
     except OSError as exc:
         raise ConfigError(path, "", f"cannot be read ({exc.strerror})") from exc
     try:
-        data = tomllib.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise ConfigError(path, "", "is not UTF-8 text; save it as UTF-8") from None
+        text = raw.decode("utf-8-sig")  # editors on Windows start the file with a byte-order mark
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise ConfigError(path, "", f"is not UTF-8 text (line {line}); save it as UTF-8") from None
+    deep = nesting_too_deep(text)
+    if deep is not None:
+        raise ConfigError(path, "", f"line {deep} nests lists or tables too deeply to be a chambers config")
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(path, "", f"is not valid TOML ({exc})") from None
+        raise _misnamed_table(path, text, exc) or ConfigError(
+            path, "", f"is not valid TOML ({exc})"
+        ) from None
+    except (RecursionError, ValueError) as exc:  # anything else the parser trips on
+        raise ConfigError(path, "", f"cannot be read as TOML ({type(exc).__name__}: {exc})") from None
     return parse_config(data, str(path))
+
+
+_TOP_TABLES = ("policy", "boards", "backends", "telemetry", "dashboard", "ui", "export")
+_TABLE_HEADER = re.compile(r"^[ \t]*(\[\[?)[ \t]*([A-Za-z0-9_-]+)", re.MULTILINE)
+
+
+def _misnamed_table(path: Path, text: str, exc: tomllib.TOMLDecodeError) -> ConfigError | None:
+    """A TOML error caused by a misspelt table name, said as such.
+
+    ``[[backend]]`` followed by ``[backends.sampling]`` is valid until the second backend, where the
+    TOML reader says "Cannot declare ('backends', 'sampling') twice": true, but the mistake is the name.
+    """
+    for match in _TABLE_HEADER.finditer(text):
+        name = match[2]
+        if name in _TOP_TABLES:
+            continue
+        line = text.count("\n", 0, match.start()) + 1
+        brackets = ("[[", "]]") if match[1] == "[[" else ("[", "]")
+        close = difflib.get_close_matches(name, _TOP_TABLES, n=1)
+        hint = f"did you mean `{brackets[0]}{close[0]}{brackets[1]}`? " if close else ""
+        return ConfigError(
+            path,
+            name,
+            f"line {line}: `{brackets[0]}{name}{brackets[1]}` is not a table chambers knows; {hint}"
+            f"the tables are {', '.join(_TOP_TABLES)} (the TOML reader then stopped: {exc})",
+        )
+    return None
 
 
 def parse_config(data: Mapping[str, Any], file: str) -> Config:
     reader = _Reader(file)
-    reader.no_unknown_keys(data, "", {"policy", "boards", "backends", "telemetry", "dashboard", "ui"})
+    reader.no_unknown_keys(
+        data, "", {"policy", "boards", "backends", "telemetry", "dashboard", "ui", "profiles", "export"}
+    )
     policy_table = reader.table(data, "policy", "policy", required=False)
-    reader.no_unknown_keys(policy_table, "policy", {"local_only"})
-    policy = Policy(local_only=reader.boolean(policy_table, "local_only", "policy", default=True))
+    reader.no_unknown_keys(policy_table, "policy", {"local_only", "private_networks"})
+    networks = reader.list_of(policy_table, "private_networks", "policy", str,
+                              'a list of networks such as ["100.64.0.0/10"]', default=[])  # fmt: skip
+    for j, net in enumerate(networks):
+        try:
+            private_network(net)
+        except ValueError as exc:
+            raise ConfigError(reader.file, f"policy.private_networks[{j}]", f"'{net}': {exc}") from None
+    policy = Policy(
+        local_only=reader.boolean(policy_table, "local_only", "policy", default=True),
+        private_networks=tuple(networks),
+    )
 
     boards = tuple(
         _parse_board(reader, item, f"boards[{i}]")
@@ -197,7 +276,7 @@ def parse_config(data: Mapping[str, Any], file: str) -> Config:
     dashboard_table = reader.table(data, "dashboard", "dashboard", required=False)
     reader.no_unknown_keys(dashboard_table, "dashboard", {"refresh_s"})
     refresh = reader.number(dashboard_table, "refresh_s", "dashboard", float, default=DEFAULT_REFRESH_S)
-    if not MIN_REFRESH_S <= refresh <= 60:
+    if range_problem(refresh, MIN_REFRESH_S, 60):
         raise ConfigError(
             reader.file,
             "dashboard.refresh_s",
@@ -208,9 +287,16 @@ def parse_config(data: Mapping[str, Any], file: str) -> Config:
     theme = reader.string(ui_table, "theme", "ui", default=None)
     if theme is not None and not theme.strip():
         raise ConfigError(reader.file, "ui.theme", "expected a theme name such as 'chambers-dark', got ''")
+    export_table = reader.table(data, "export", "export", required=False)
+    reader.no_unknown_keys(export_table, "export", {"template"})
+    template = reader.string(export_table, "template", "export", default=None)
+    if template is not None and not template.strip():
+        raise ConfigError(reader.file, "export.template", "expected the path of a .docx, got ''")
     return Config(
         file=file, policy=policy, boards=boards, backends=backends, telemetry=telemetry,
         dashboard=DashboardSettings(refresh_s=refresh), ui=UiSettings(theme=theme),
+        profiles=tuple(reader.array_of_tables(data, "profiles")),
+        export=ExportSettings(template=template),
     )  # fmt: skip
 
 
@@ -224,7 +310,7 @@ def _parse_telemetry(reader: _Reader, item: Mapping[str, Any], key: str) -> Tele
     url = reader.string(item, "url", key, default=None)
     path = reader.string(item, "path", key, default=None)
     if url is not None:
-        _check_url(reader, url, f"{key}.url")
+        _check_url(reader, url, f"{key}.url", base=False)
     wants = {"nvml": "neither url nor path (NVML reads this host)",
              "dcgm": "either url (the exporter's /metrics) or path (a saved copy), not both",
              "recorded": "a path to a recording and no url"}  # fmt: skip
@@ -241,8 +327,10 @@ def _parse_board(reader: _Reader, item: Mapping[str, Any], key: str) -> Board:
     reader.no_unknown_keys(item, key, {"name", "host", "gpus"})
     gpus = reader.list_of(item, "gpus", key, int, "a list of GPU indices such as [4, 5, 8, 9]")
     for j, gpu in enumerate(gpus):
-        if gpu < 0:
-            raise ConfigError(reader.file, f"{key}.gpus[{j}]", f"expected a GPU index >= 0, got {gpu}")
+        if not 0 <= gpu <= MAX_GPU_INDEX:
+            raise ConfigError(
+                reader.file, f"{key}.gpus[{j}]", f"expected a GPU index from 0 to {MAX_GPU_INDEX}, got {gpu}"
+            )
     _no_duplicates(reader, [str(g) for g in gpus], f"{key}.gpus", "GPU index")
     return Board(
         name=reader.string(item, "name", key),
@@ -253,11 +341,18 @@ def _parse_board(reader: _Reader, item: Mapping[str, Any], key: str) -> Board:
 
 _BACKEND_KEYS = {
     "name", "kind", "url", "roles", "board", "model", "sampling",
-    "min_decode_tok_s", "allow_remote", "remote_reason",
+    "min_decode_tok_s", "allow_remote", "remote_reason", "lora", "weights",
 }  # fmt: skip
 _SAMPLING_TYPES: dict[str, type] = {
     "temperature": float, "top_p": float, "top_k": int, "min_p": float,
     "repeat_penalty": float, "seed": int, "max_tokens": int,
+}  # fmt: skip
+INT32_MAX = 2**31 - 1
+# (low, high, whether the value must be above low). seed -1 means "random" to llama.cpp.
+_SAMPLING_RANGES: dict[str, tuple[float, float, bool]] = {
+    "temperature": (0, 5, False), "top_p": (0, 1, False), "top_k": (0, INT32_MAX, False),
+    "min_p": (0, 1, False), "repeat_penalty": (0, 10, True), "seed": (-1, 2**32 - 1, False),
+    "max_tokens": (1, INT32_MAX, False),
 }  # fmt: skip
 
 
@@ -287,12 +382,14 @@ def _parse_backend(reader: _Reader, item: Mapping[str, Any], key: str, board_nam
     reader.no_unknown_keys(sampling_table, f"{key}.sampling", set(_SAMPLING_TYPES))
     sampling = Sampling(
         **{
-            name_: reader.number(sampling_table, name_, f"{key}.sampling", typ)
+            name_: reader.in_range(sampling_table, name_, f"{key}.sampling", typ, _SAMPLING_RANGES[name_])
             for name_, typ in _SAMPLING_TYPES.items()
             if name_ in sampling_table
         }
     )
-    min_tok = reader.number(item, "min_decode_tok_s", key, float, default=DEFAULT_MIN_DECODE_TOK_S)
+    min_tok = reader.in_range(
+        item, "min_decode_tok_s", key, float, (0, 1e6, False), default=DEFAULT_MIN_DECODE_TOK_S
+    )
     allow_remote = reader.boolean(item, "allow_remote", key, default=False)
     remote_reason = reader.string(item, "remote_reason", key, default=None)
     if allow_remote and not (remote_reason and remote_reason.strip()):
@@ -301,6 +398,7 @@ def _parse_backend(reader: _Reader, item: Mapping[str, Any], key: str, board_nam
             f"{key}.remote_reason",
             "allow_remote = true needs a remote_reason saying why this backend may leave the office",
         )
+    lora = _parse_lora(reader, item, key, kind)
     return Backend(
         name=name,
         kind=kind,
@@ -312,21 +410,37 @@ def _parse_backend(reader: _Reader, item: Mapping[str, Any], key: str, board_nam
         min_decode_tok_s=min_tok if min_tok is not None else DEFAULT_MIN_DECODE_TOK_S,
         allow_remote=allow_remote,
         remote_reason=remote_reason,
+        lora=lora,
+        weights=reader.string(item, "weights", key, default=None),
     )
 
 
-def _check_url(reader: _Reader, url: str, key: str) -> None:
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
+def _parse_lora(reader: _Reader, item: Mapping[str, Any], key: str, kind: str) -> tuple[LoraRef, ...]:
+    """``lora = [{ name = "demand-v3", scale = 1.0 }]``: adapters every request of this backend carries."""
+    value = item.get("lora", [])
+    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+        raise reader._wrong(f"{key}.lora", 'a list such as [{ name = "demand-v3", scale = 1.0 }]', value)
+    if value and kind != "llamacpp":
         raise ConfigError(
-            reader.file,
-            key,
-            f"expected a URL with a scheme, such as http://127.0.0.1:8080; got '{url}'",
+            reader.file, f"{key}.lora", 'only llama-server (kind = "llamacpp") serves LoRA adapters'
         )
-    try:
-        parts.port  # noqa: B018 - raises ValueError for a port out of range
-    except ValueError:
-        raise ConfigError(reader.file, key, f"the port in '{url}' is not a valid port number") from None
+    refs = []
+    for j, entry in enumerate(value):
+        reader.no_unknown_keys(entry, f"{key}.lora[{j}]", {"name", "scale"})
+        scale = reader.number(entry, "scale", f"{key}.lora[{j}]", float, default=1.0)
+        if not -4.0 <= scale <= 4.0:
+            raise ConfigError(
+                reader.file, f"{key}.lora[{j}].scale", f"expected a scale between -4 and 4, got {scale}"
+            )
+        refs.append(LoraRef(name=reader.string(entry, "name", f"{key}.lora[{j}]"), scale=scale))
+    _no_duplicates(reader, [r.name for r in refs], f"{key}.lora", "adapter name")
+    return tuple(refs)
+
+
+def _check_url(reader: _Reader, url: str, key: str, *, base: bool = True) -> None:
+    problem = url_problem(url, base=base)
+    if problem is not None:
+        raise ConfigError(reader.file, key, f"{problem}; got {url!r}")
 
 
 def _no_duplicates(reader: _Reader, names: list[str], key: str, what: str) -> None:
@@ -393,6 +507,18 @@ class _Reader:
             raise self._wrong(_join(prefix, name), _TYPE_WORDS[typ], value)
         return typ(value)
 
+    def in_range(
+        self, table: Mapping[str, Any], name: str, prefix: str, typ: type,
+        bounds: tuple[float, float, bool], default: Any = _MISSING,
+    ) -> Any:  # fmt: skip
+        """A number that is finite and within ``bounds`` (low, high, whether low itself is excluded)."""
+        value = self.number(table, name, prefix, typ, default)
+        low, high, low_open = bounds
+        problem = range_problem(value, low, high, low_open=low_open)
+        if problem is not None:
+            raise ConfigError(self.file, _join(prefix, name), problem)
+        return value
+
     def table(self, table: Mapping[str, Any], name: str, key: str, required: bool) -> Mapping[str, Any]:
         value = self._get(table, name, "", self._MISSING if required else {})
         if not isinstance(value, dict):
@@ -426,10 +552,12 @@ class _Reader:
     def no_unknown_keys(self, table: Mapping[str, Any], prefix: str, known: set[str]) -> None:
         for name in table:
             if name not in known:
+                close = difflib.get_close_matches(name, sorted(known), n=1)
+                hint = f"did you mean '{close[0]}'? " if close else ""
                 raise ConfigError(
                     self.file,
                     _join(prefix, name),
-                    f"unknown key; expected one of {', '.join(sorted(known))}",
+                    f"unknown key; {hint}expected one of {', '.join(sorted(known))}",
                 )
 
 
@@ -457,9 +585,9 @@ def starter_config_text() -> str:
 
 
 def config_to_toml(config: Config) -> str:
-    """Serialise ``config`` with tomli-w: generated configs (the demo's) and the settings screen's saves.
+    """Serialise ``config`` with tomli-w, for configs chambers generates (the demo's, the tests').
 
-    tomli-w writes no comments; ``workspace.config_edit`` keeps the hand-written file as a ``.bak``."""
+    tomli-w writes no comments; saves into the attorney's own file go through ``workspace.config_edit``."""
     import tomli_w
 
     def backend_dict(b: Backend) -> dict[str, Any]:
@@ -472,12 +600,19 @@ def config_to_toml(config: Config) -> str:
         if b.allow_remote:
             out["allow_remote"] = True
             out["remote_reason"] = b.remote_reason
+        if b.weights:
+            out["weights"] = b.weights
+        if b.lora:
+            out["lora"] = [{"name": r.name, "scale": r.scale} for r in b.lora]
         if sampling := b.sampling.as_dict():
             out["sampling"] = sampling
         return out
 
+    policy: dict[str, Any] = {"local_only": config.policy.local_only}
+    if config.policy.private_networks:
+        policy["private_networks"] = list(config.policy.private_networks)
     doc: dict[str, Any] = {
-        "policy": {"local_only": config.policy.local_only},
+        "policy": policy,
         "boards": [{"name": b.name, "host": b.host, "gpus": list(b.gpus)} for b in config.boards],
         "backends": [backend_dict(b) for b in config.backends],
     }
@@ -490,4 +625,8 @@ def config_to_toml(config: Config) -> str:
         doc["dashboard"] = {"refresh_s": config.dashboard.refresh_s}
     if config.ui.theme:
         doc["ui"] = {"theme": config.ui.theme}
+    if config.profiles:
+        doc["profiles"] = [dict(p) for p in config.profiles]
+    if config.export.template:
+        doc["export"] = {"template": config.export.template}
     return tomli_w.dumps(doc)

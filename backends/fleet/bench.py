@@ -19,11 +19,10 @@ from typing import Any
 
 import httpx
 
+from backends.adapters import adapter_for
 from backends.chat import ChatClient, ChatRequest
 from backends.errors import BackendError
 from backends.fleet.bench_prompts import CHARS_PER_TOKEN, drafting_prompt
-from backends.native import NativeClient
-from backends.policy import check_backend
 from workspace.audit import AuditLog
 from workspace.config import Backend, Policy, Sampling
 
@@ -144,25 +143,18 @@ class Bench:
         self._seed = time.time_ns() % 10**8  # unique across sessions, so the cache never helps
 
     async def _identity(self) -> tuple[str | None, int | None, str | None]:
-        native = NativeClient(self.backend, self.policy)
-        if self.backend.kind == "llamacpp":
-            props = await native.props()
-            return props.model, props.n_ctx, props.build
-        loaded = await native.ollama_ps()
-        wanted = next((m for m in loaded if m.name == self.backend.model), None)
-        return self.backend.model, wanted.context_length if wanted else None, None
+        who = await adapter_for(self.backend, self.policy).identity()
+        return who.model, who.n_ctx, who.build
 
     async def _measure_ratio(self, length: int) -> None:
         """Fit characters-per-token to this model's tokenizer (llama-server ``/tokenize``)."""
-        if self.backend.kind != "llamacpp":
+        server = adapter_for(self.backend, self.policy, timeout=httpx.Timeout(30.0))
+        if not server.COUNTS_TOKENS:
             return
-        check_backend(self.backend, self.policy)
         text = drafting_prompt(length, self._seed)
         try:
-            async with httpx.AsyncClient(timeout=30.0, trust_env=False) as client:
-                response = await client.post(self.backend.url + "/tokenize", json={"content": text})
-            tokens = len(response.json().get("tokens", []))
-        except (httpx.HTTPError, ValueError, AttributeError):
+            tokens = await server.count_tokens(text)
+        except (BackendError, ValueError, AttributeError):
             return  # keep the rough ratio; the server's timings still report the real count
         if tokens > 0:
             self._chars_per_token = len(text) / tokens

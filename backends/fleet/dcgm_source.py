@@ -6,6 +6,9 @@ label, spelt ``Hostname`` before dcgm-exporter PR #655 and ``hostname`` after:
 both are accepted. Memory comes in MiB, power in W. Values near 2**63 are
 DCGM's "blank" sentinels (field not supported) and are dropped. The exporter
 cannot see NVLink, so ``topology`` is None and the lint says it cannot check.
+The exporter's URL is held to the same local-only policy as a model server,
+through the same endpoint layer: GPU names and process counts are the
+office's business too.
 """
 
 from __future__ import annotations
@@ -15,8 +18,13 @@ from pathlib import Path
 import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
+from backends.endpoint import Endpoint, sync_client
+from backends.errors import HTTP_FAILURES
+from backends.fleet.dcgm_health import health_from_fields
 from backends.fleet.nvml_source import normalise_bus_id
 from backends.fleet.telemetry import GpuSample, HostTelemetry
+from workspace.config import Policy
+from workspace.errors import ChambersError
 
 BLANK_THRESHOLD = 9.2e18
 DCGM_TIMEOUT = httpx.Timeout(2.0)  # a slow exporter must not stall the poll of the other hosts
@@ -63,6 +71,7 @@ def parse_dcgm_text(text: str, host: str | None = None) -> HostTelemetry:
                 power_limit_w=f.get("DCGM_FI_DEV_POWER_MGMT_LIMIT"),  # not a default counter
                 sm_clock_mhz=f.get("DCGM_FI_DEV_SM_CLOCK"),
                 processes=None,  # the exporter does not list processes
+                health=health_from_fields(f),
             )
         )
     driver = next((lab.get("DCGM_FI_DRIVER_VERSION") for lab in labels.values()), None)
@@ -72,21 +81,25 @@ def parse_dcgm_text(text: str, host: str | None = None) -> HostTelemetry:
 class DcgmSource:
     """Reads a dcgm-exporter endpoint (``url``) or a saved copy of its text (``path``)."""
 
-    def __init__(self, host: str, *, url: str | None = None, path: Path | None = None) -> None:
+    def __init__(
+        self, host: str, *, url: str | None = None, path: Path | None = None, policy: Policy | None = None
+    ) -> None:
         if (url is None) == (path is None):
             raise ValueError("DcgmSource needs exactly one of url or path")
         self.host = host
         self.url = url
         self.path = path
+        self.policy = policy or Policy()
         self._client: httpx.Client | None = None
         self._last: tuple[str, HostTelemetry] | None = None  # the exporter refreshes every 30 s by default
 
     def _text(self) -> str:
         if self.path is not None:
             return self.path.read_text(encoding="utf-8")
+        checked = Endpoint(self.host, str(self.url), self.policy, what="telemetry source").check()
         if self._client is None:
-            self._client = httpx.Client(timeout=DCGM_TIMEOUT, trust_env=False)
-        response = self._client.get(str(self.url))
+            self._client = sync_client(DCGM_TIMEOUT)
+        response = self._client.get(str(self.url), extensions=checked.extensions())
         response.raise_for_status()
         return response.text
 
@@ -94,7 +107,9 @@ class DcgmSource:
         where = self.url or str(self.path)
         try:
             text = self._text()
-        except (OSError, httpx.HTTPError) as exc:
+        except ChambersError as exc:  # the policy refused the address, or it is not a URL
+            return HostTelemetry(self.host, "dcgm", status=f"refused: {exc.message}")
+        except (OSError, *HTTP_FAILURES) as exc:
             return HostTelemetry(self.host, "dcgm", status=f"dcgm-exporter at {where} not reachable ({exc})")
         if self._last is not None and self._last[0] == text:
             return self._last[1]  # unchanged text: skip the parse

@@ -11,7 +11,6 @@ what the server did in the last interval, not its lifetime average. Ollama:
 from __future__ import annotations
 
 import asyncio
-import ssl
 import time
 from collections.abc import Awaitable
 from dataclasses import dataclass, replace
@@ -19,10 +18,9 @@ from typing import TypeVar
 
 import httpx
 
-from backends.chat import _tls_context  # one TLS context for the whole process
+from backends.endpoint import Endpoint, async_client
 from backends.errors import ModelLoading, ServerTimeout, ServerUnreachable
 from backends.native import NativeClient, OllamaModel, Slot
-from backends.policy import check_backend
 from workspace.config import Backend, Policy
 from workspace.errors import ChambersError
 
@@ -99,10 +97,11 @@ class ServerPoller:
     async def poll(self) -> ServerSample:
         """Never raises for a server problem: the sample says what is wrong."""
         b = self.backend
-        try:
-            klass = check_backend(b, self.policy).value
+        try:  # resolved and checked once per poll; every call of the poll goes to that address
+            self.client.checked = Endpoint.for_backend(b, self.policy).check()
         except ChambersError as exc:
             return ServerSample(b.name, b.kind, "refused", problem=exc.message)
+        klass = self.client.checked.klass.value
         try:
             if b.kind == "llamacpp":
                 sample = await self._llamacpp(klass)
@@ -201,9 +200,7 @@ async def poll_all(pollers: list[ServerPoller]) -> list[ServerSample]:
     return list(await asyncio.gather(*(p.poll() for p in pollers)))
 
 
-def polling_client(verify: ssl.SSLContext | None = None) -> httpx.AsyncClient:
+def polling_client() -> httpx.AsyncClient:
     """One keep-alive client shared by every poller: a new client per call costs ~20 ms of
     CPU (its TLS context), which at 1 Hz over six backends would be most of the dashboard's cost."""
-    return httpx.AsyncClient(
-        trust_env=False, verify=verify or _tls_context(), limits=httpx.Limits(max_keepalive_connections=16)
-    )
+    return async_client()

@@ -27,7 +27,7 @@ def source_for(config: Config, entry: TelemetrySourceConfig) -> TelemetrySource:
     if entry.kind == "recorded":
         return RecordedSource(_path(config, entry.path or ""), entry.host)
     if entry.url:
-        return DcgmSource(entry.host, url=entry.url)
+        return DcgmSource(entry.host, url=entry.url, policy=config.policy)
     return DcgmSource(entry.host, path=_path(config, entry.path or ""))
 
 

@@ -1,41 +1,246 @@
 """The attorney's authorities library: a matter of opinions, ingested like evidence.
 
-An opinion is known by the citation printed at its head ("512 F.3d 210") and its caption. A
-case citation in a draft is verified only when an opinion with that citation is in the library
-and the parties named in the draft appear in its caption; its quoted language must appear in it.
+An opinion is known by its own citations (parallel ones included: U.S., S. Ct. and L. Ed. name
+the same opinion) and by its caption. Real files rarely say their citation plainly: a slip
+opinion's syllabus cites *Detroit Timber* (200 U.S. 321) before anything else, its running head
+reads "Cite as: 569 U. S. ____", and a court's PDF may carry no citation at all. So a citation
+counts as the opinion's own only where it stands as one, on a line of its own or after "Cite as:"
+or "Citation Numbers:" (never inside a sentence that cites it), or where the attorney gave it
+(``chambers authorities add FILE --cite``). An opinion with none is listed with that reason,
+never dropped in silence.
 """
 
 from __future__ import annotations
 
-import logging
+import re
 from dataclasses import dataclass
 
-from drafting.verify.extract_citations import extract_citations, year_after
+from drafting.verify.extract_citations import extract_citations
 from drafting.verify.sources import MatterSources, Page, cite_key
-from drafting.verify.text import sections
+from drafting.verify.text import sentence_bounds
 
-CAPTION_CHARS = 600
+HEAD_PAGES = 6  # a slip opinion's own first page comes after its syllabus
+HEAD_CHARS = 6000
+CAPTIONS = 3
+_CITE_LABEL = re.compile(r"^\s*(?:Cite as|Citations?(?: Numbers?)?|Reported at)\s*:\s*", re.I)
+# Signals, and the history and treatment lines of Westlaw and Lexis printouts: they cite others.
+_SIGNAL = re.compile(
+    r"^\s*(?:See|see|Cf\.|cf\.|Accord|But|E\.g\.|Compare|quoting|citing|Distinguished|Declined|Called|"
+    r"Abrogated|Superseded|Overruled|Cited|Followed|Affirmed by|Reversed by|Vacated by|Reversed and|Questioned|"
+    r"Disagreed|Criticized|Limited|Appeal|Certiorari|Cert\.|Rehearing|On remand|Prior History|Subsequent History)",
+    re.I,
+)
+_CITE_SHAPE = re.compile(r"\b\d{1,4}\s+[A-Z][A-Za-z0-9.'&\s]{0,24}?\s+\d{1,7}\b")
+_ENDS_IN_CITE = re.compile(
+    r"\d{1,4}\s+[A-Z][A-Za-z0-9.' &()]{0,30}?\s+\d{1,7}(?:-[A-Z])?\s*(?:\([^()]*\))?\W{0,3}$"
+)
+_PIN = re.compile(r"^\s*,\s*\d+(?:[-–]\d+)?\s*(?:[,.;)]|$)")  # ", 337." but not ", 2008 WL 104105"
+# After an opinion's own citation on its line: nothing, a parallel citation, or a court-and-year.
+_STANDS_ALONE = re.compile(
+    r"^\s*(?:,\s*\d{1,4}\s+[A-Z][A-Za-z0-9.' &]{0,24}?\s+\d{1,7}\s*)*(?:\([^()]*\))?\s*$"
+)
+_VERSUS = re.compile(r"(?:^|\s)(?:v\.?|vs\.?|versus|-?against-?)(?=\s|$)", re.M)
+_SUBJECT_CAPTION = re.compile(r"^\s*(?:In re|Matter of|In the Matter of|Ex parte)\b", re.I)
+_YEAR = re.compile(r"\((?:[^()]*?\s)?((?:1[89]|20)\d\d)\)")
 
 
 @dataclass(frozen=True)
 class Opinion:
-    key: str
-    caption: str
-    year: str  # as printed after the opinion's own citation, "" when not printed
+    key: str  # the first of its citations, e.g. "569 U.S. 614"
+    citations: tuple[str, ...]  # every citation that names it, parallel ones included
+    caption: str  # the parties as the opinion prints them, collapsed (for messages)
+    words: frozenset[str]  # the caption's words, lower case (for the party check)
+    year: str  # the year printed or given with its citation, "" when none
     pages: tuple[Page, ...]
 
+    @property
+    def file(self) -> str:
+        return self.pages[0].file
 
-def index_opinions(library: MatterSources) -> dict[str, Opinion]:
-    logging.getLogger("eyecite").setLevel(logging.ERROR)
-    opinions: dict[str, Opinion] = {}
-    for pages in library.documents.values():
-        head = pages[0].text[:CAPTION_CHARS]
-        for section in sections(head):
-            for item in extract_citations(section.text):
-                if item.kind == "case" and item.fields.get("form") == "full":
-                    key = cite_key(item.fields["volume"], item.fields["reporter"], item.fields["page"])
-                    year = year_after(section.text, item.end)
-                    opinions.setdefault(key, Opinion(key, head.lower(), year, tuple(pages)))
-                    break
+
+@dataclass(frozen=True)
+class Unindexed:
+    file: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class OwnCitation:
+    key: str
+    year: str
+
+
+def parse_citation(text: str) -> OwnCitation | None:
+    """One citation as the attorney writes it ("569 U.S. 614 (2013)"), or None if none is there."""
+    for item in extract_citations(text):
+        if item.kind == "case" and item.fields.get("form") == "full":
+            year = _YEAR.search(text[item.end :])
+            key = cite_key(item.fields["volume"], item.fields["reporter"], item.fields["page"])
+            return OwnCitation(key, year[1] if year else "")
+    return None
+
+
+def own_citations(pages: list[Page]) -> list[OwnCitation]:
+    """The citations an opinion gives for itself: labelled lines, then lines that are only citations."""
+    found: list[OwnCitation] = []
+    lines = [pages[0].title] + [line for p in pages[:HEAD_PAGES] for line in p.text[:HEAD_CHARS].splitlines()]
+    for line in lines:
+        if not _CITE_SHAPE.search(line) or _SIGNAL.match(line):
+            continue
+        labelled = bool(_CITE_LABEL.match(line))
+        if not labelled and not _ENDS_IN_CITE.search(line):
+            continue  # a cheap look first: an own citation ends its line (eyecite is dear, lines many)
+        body = _CITE_LABEL.sub("", line).strip()
+        for item in extract_citations(body):
+            if item.kind != "case" or item.fields.get("form") != "full":
+                continue
+            if _PIN.match(body[item.end :]):
+                continue  # "200 U. S. 321, 337": a pin is how one cites another case, not oneself
+            if not (labelled or _STANDS_ALONE.match(body[item.end :])):
+                continue  # "656 F. 3d 1222, affirmed.": words after it, so a sentence cites it
+            before = body[: item.start].strip().rstrip(",").strip()
+            if not labelled and before and not _names_a_caption(before) and not _ends_citation(before):
+                continue  # words before it: part of a sentence
+            year = _YEAR.search(body[item.end :])
+            key = cite_key(item.fields["volume"], item.fields["reporter"], item.fields["page"])
+            if all(c.key != key for c in found):
+                found.append(OwnCitation(key, year[1] if year else ""))
+    return found
+
+
+def _names_a_caption(before: str) -> bool:
+    """'NORTHGATE FOODS, INC. v. ARCTIC COIL CO.' before the citation: a caption line, not prose."""
+    return bool(_VERSUS.search(before)) and (_caption_like(before) or not re.search(r"\b[a-z]{3,}\b", before))
+
+
+def _ends_citation(before: str) -> bool:
+    """An earlier parallel citation on the same line ("520 F.3d 1, 2008 WL 104105")."""
+    return bool(re.search(r"\d\s*$", before)) and bool(_CITE_SHAPE.search(before))
+
+
+def captions(pages: list[Page], own_keys: set[str]) -> list[str]:
+    """The opinion's caption blocks: 'X v. Y' in its first pages that no citation of another case follows."""
+    found: list[str] = []
+    for page in pages[:HEAD_PAGES]:
+        if len(found) >= CAPTIONS:
             break
-    return opinions
+        lines = page.text[:HEAD_CHARS].splitlines()
+        for index, line in enumerate(lines):
+            if not (_VERSUS.search(line) or _SUBJECT_CAPTION.match(line)):
+                continue
+            versus = _VERSUS.search(line)
+            after = " ".join(lines[index : index + 3])[versus.start() if versus else 0 :]
+            if _cites_another(after, own_keys) or ", supra" in after:
+                continue
+            block = " ".join(lines[i].strip() for i in _caption_lines(lines, index))
+            block = re.sub(r"\s+", " ", block).strip()
+            if block and block not in found:
+                found.append(block)
+            if len(found) >= CAPTIONS:
+                break
+    title = pages[0].title  # file metadata: "11-889 Tarrant Regional Water Dist. v. Herrmann (06/13/2013)"
+    if _VERSUS.search(title) and not _cites_another(title, own_keys):
+        found.append(re.sub(r"\s+", " ", title).strip())
+    return found
+
+
+_NOT_CAPTION = re.compile(
+    r"^\s*(?:ON WRIT|ON PETITION|CERTIORARI|APPEAL|ON APPEAL|SUPREME COURT|UNITED STATES COURT|IN THE|No\.|"
+    r"DOCKET|Before|BEFORE|Argued|Decided|Filed|\[|Syllabus|Opinion of the Court|Per Curiam)",
+)
+_PARTY_ROLE = re.compile(
+    r"\b(?:Plaintiffs?|Defendants?|Appell(?:ant|ee)s?|Petitioners?|Respondents?)\b", re.I
+)
+
+
+def _caption_lines(lines: list[str], at: int) -> list[int]:
+    """The 'v.' line, its neighbours, and the caption-like lines (upper case, or party roles) around it."""
+    chosen = [at]
+    for step in (-1, 1):
+        index = at + step
+        first = True
+        while 0 <= index < len(lines) and len(chosen) < 12:
+            line = lines[index]
+            if not line.strip():
+                index += step
+                continue
+            if _NOT_CAPTION.match(line) or not (first or _caption_like(line)):
+                break
+            chosen.append(index)
+            first = False
+            index += step
+    return sorted(chosen)
+
+
+def _caption_like(line: str) -> bool:
+    letters = [c for c in line if c.isalpha()]
+    upper = sum(c.isupper() for c in letters)
+    return bool(letters) and (upper / len(letters) >= 0.6 or bool(_PARTY_ROLE.search(line)))
+
+
+def _cites_another(after: str, own_keys: set[str]) -> bool:
+    """Whether a citation of some other case follows within a sentence of this 'v.'."""
+    collapsed = re.sub(r"\s+", " ", after).strip()
+    first, end = sentence_bounds(collapsed)[0]
+    sentence = collapsed[first:end]
+    if not _CITE_SHAPE.search(sentence):
+        return False
+    keys = {
+        cite_key(i.fields["volume"], i.fields["reporter"], i.fields["page"])
+        for i in extract_citations(sentence)
+        if i.kind == "case" and i.fields.get("form") == "full"
+    }
+    return bool(keys - own_keys) or (not keys and bool(re.search(r",\s*\d+\s+[A-Z]", sentence)))
+
+
+CAPTION_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+
+
+def caption_words(text: str) -> frozenset[str]:
+    return frozenset(CAPTION_WORD.findall(text.lower().replace("’", "'")))
+
+
+def index_opinions(
+    library: MatterSources, given: dict[str, list[str]] | None = None
+) -> tuple[dict[str, Opinion], list[Unindexed]]:
+    """Every opinion of the library under each of its citations, and those that could not be indexed.
+
+    ``given`` maps a file's sha256 to the citations the attorney gave for it; they come first.
+    """
+    opinions: dict[str, Opinion] = {}
+    unindexed: list[Unindexed] = []
+    for pages in library.documents.values():
+        stated = [c for text in (given or {}).get(pages[0].sha256, []) if (c := parse_citation(text))]
+        cites = stated + [c for c in own_citations(pages) if all(c.key != s.key for s in stated)]
+        if not cites:
+            unindexed.append(
+                Unindexed(
+                    pages[0].file,
+                    "no citation of its own in its caption, header lines, 'Cite as:' line or file metadata "
+                    "(a slip opinion's 'Cite as: 569 U. S. ____' has no page yet); "
+                    f'give it with `chambers authorities add "{pages[0].path}" --cite "VOLUME REPORTER PAGE"`',
+                )
+            )
+            continue
+        keys = {c.key for c in cites}
+        blocks = captions(pages, keys)
+        year = next((c.year for c in cites if c.year), "")
+        opinion = Opinion(
+            key=cites[0].key,
+            citations=tuple(c.key for c in cites),
+            caption=blocks[0] if blocks else "",
+            words=caption_words(" ".join(blocks)),
+            year=year,
+            pages=tuple(pages),
+        )
+        for cite in cites:
+            if cite.key in opinions and opinions[cite.key].pages[0].document_id != pages[0].document_id:
+                unindexed.append(
+                    Unindexed(
+                        pages[0].file,
+                        f"{cite.key} is already the citation of {opinions[cite.key].file}; the first one keeps it",
+                    )
+                )
+                continue
+            opinions[cite.key] = opinion
+    return opinions, unindexed

@@ -11,8 +11,9 @@ from datetime import date, timedelta
 
 from drafting.verify.found import Found
 from drafting.verify.model import Flag, Pointer, Severity
-from drafting.verify.sources import MatterSources, Page, lines_of
+from drafting.verify.sources import MatterSources, Page
 from drafting.verify.text import normalize_for_match
+from drafting.verify.transcripts import TranscriptPage, read_transcript
 
 SNIPPET = 70
 APPROXIMATE_DAYS = 3
@@ -68,8 +69,8 @@ def pinned_pages(pin: Found | None, sources: MatterSources) -> list[Page] | None
         found = [p for p in pages if p is not None]
         return found or None
     if target.kind == "deposition":
-        page = transcript_page(sources, target.fields["deponent"], int(target.fields["page"]))
-        return [page] if page else None
+        cited = transcript_page(sources, target.fields["deponent"], int(target.fields["page"]))
+        return [cited.page] if cited else None
     return None
 
 
@@ -77,11 +78,35 @@ def transcripts(sources: MatterSources, deponent: str) -> list[list[Page]]:
     return sources.transcripts(deponent)
 
 
-def transcript_page(sources: MatterSources, deponent: str, page_no: int) -> Page | None:
+def transcript_page(sources: MatterSources, deponent: str, page_no: int) -> TranscriptPage | None:
+    """The page the reporter numbered ``page_no`` in the deponent's transcripts."""
     for pages in transcripts(sources, deponent):
-        for page in pages:
-            if page.page_no == page_no:
-                return page
+        document = pages[0].document_id
+        if document not in sources.transcript_cache:
+            sources.transcript_cache[document] = read_transcript(pages)
+        found = sources.transcript_cache[document].get(page_no)
+        if found is not None:
+            return found
+    return None
+
+
+def testimony_at(sources: MatterSources, deponent: str, parts: list[str]) -> tuple[str, Page] | None:
+    """Where in the deponent's transcripts these words are said: ("page 12, lines 4-5", file page)."""
+    for pages in transcripts(sources, deponent):
+        document = pages[0].document_id
+        if document not in sources.transcript_cache:
+            sources.transcript_cache[document] = read_transcript(pages)
+        for number, cited in sorted(sources.transcript_cache[document].items()):
+            numbers = sorted(cited.lines)
+            norms = [normalize_for_match(cited.lines[n]) for n in numbers]
+            joined = " ".join(norms)
+            if all(part in joined for part in parts):
+                at = joined.find(parts[0])
+                offsets = [sum(len(x) + 1 for x in norms[:i]) for i in range(len(norms))]
+                first = max(i for i, o in enumerate(offsets) if o <= at)
+                end = at + len(parts[-1]) if len(parts) == 1 else joined.rfind(parts[-1]) + len(parts[-1])
+                last = max(i for i, o in enumerate(offsets) if o < max(end, at + 1))
+                return f"page {number}, lines {numbers[first]}-{numbers[last]}", cited.page
     return None
 
 
@@ -116,12 +141,13 @@ def check_bates(item: Found, sources: MatterSources) -> Flag:
     missing = [n for n in range(first, last + 1) if (prefix, n) not in sources.bates]
     if missing:
         width = len(item.fields["digits"])
-        label = f"{prefix}-{missing[0]:0{width}d}"
+        sep = item.fields.get("sep", "-")
+        label = f"{prefix}{sep}{missing[0]:0{width}d}"
         if missing[0] > highest:
             return make_flag(
                 item,
                 "block",
-                f"{label} is past the end of the production: the last page is {prefix}-{highest:0{width}d}.",
+                f"{label} is past the end of the production: the last page is {prefix}{sep}{highest:0{width}d}.",
                 normalized=label,
             )
         return make_flag(item, "block", f"No page of the matter is stamped {label}.", normalized=label)
@@ -143,25 +169,26 @@ def check_deposition(item: Found, sources: MatterSources) -> Flag:
     if not transcripts(sources, deponent):
         return make_flag(item, "block", f"The matter has no deposition transcript of {deponent}.")
     for key_page, key_line in (("page", "line"), ("page2", "line2")):
-        page = transcript_page(sources, deponent, int(item.fields[key_page]))
-        if page is None:
+        cited = transcript_page(sources, deponent, int(item.fields[key_page]))
+        if cited is None:
             return make_flag(item, "block", f"{deponent}'s transcript has no page {item.fields[key_page]}.")
-        lines = lines_of(page)
-        if int(item.fields[key_line]) > len(lines) or int(item.fields[key_line]) < 1:
+        line = int(item.fields[key_line])
+        if line not in cited.lines:
             return make_flag(
                 item,
                 "block",
-                f"Page {page.page_no} of {deponent}'s transcript has {len(lines)} lines, not {item.fields[key_line]}.",
-                [page],
+                f"Page {cited.number} of {deponent}'s transcript has {cited.count} lines, not {line}.",
+                [cited.page],
             )
-    page = transcript_page(sources, deponent, int(item.fields["page"]))
-    assert page is not None
+    first = transcript_page(sources, deponent, int(item.fields["page"]))
+    assert first is not None
     excerpt = deposition_excerpt(item, sources) or ""
     return make_flag(
         item,
         "ok",
-        f"Transcript page {page.page_no}, lines {item.fields['line']}-{item.fields['line2']}.",
-        [page],
+        f"Transcript page {first.number}, lines {item.fields['line']}-{item.fields['line2']} "
+        f"({first.page.file} p. {first.page.page_no}).",
+        [first.page],
         normalize_for_match(excerpt[:80]),
     )
 
@@ -171,13 +198,12 @@ def deposition_excerpt(item: Found, sources: MatterSources) -> str | None:
     first, last = int(item.fields["page"]), int(item.fields["page2"])
     out: list[str] = []
     for number in range(first, last + 1):
-        page = transcript_page(sources, item.fields["deponent"], number)
-        if page is None:
+        cited = transcript_page(sources, item.fields["deponent"], number)
+        if cited is None:
             return None
-        lines = lines_of(page)
         lo = int(item.fields["line"]) if number == first else 1
-        hi = int(item.fields["line2"]) if number == last else len(lines)
-        out.extend(lines[lo - 1 : hi])
+        hi = int(item.fields["line2"]) if number == last else cited.count
+        out.extend(cited.span(lo, hi))
     return "\n".join(out)
 
 

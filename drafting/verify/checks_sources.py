@@ -17,13 +17,13 @@ from drafting.verify.checks_record import (
     deposition_excerpt,
     make_flag,
     pinned_pages,
+    testimony_at,
     transcript_page,
     transcripts,
     where,
 )
-from drafting.verify.extract_citations import known_reporter, party_words
 from drafting.verify.found import Found
-from drafting.verify.model import Flag, Severity
+from drafting.verify.model import Flag
 from drafting.verify.sources import MatterSources, Page, cite_key
 from drafting.verify.text import normalize_for_match
 
@@ -50,7 +50,12 @@ def _best_fuzzy(parts: list[str], pages: list[Page]) -> tuple[float, Page | None
     return best
 
 
-def check_quotation(item: Found, sources: MatterSources, opinions: dict[str, Opinion] | None) -> Flag:
+def check_quotation(
+    item: Found,
+    sources: MatterSources,
+    opinions: dict[str, Opinion] | None,
+    library: MatterSources | None = None,
+) -> Flag:
     parts = quote_parts(item.fields["quote"])
     if not parts:
         return make_flag(item, "warn", "Nothing to compare inside the quotation marks.")
@@ -70,10 +75,26 @@ def check_quotation(item: Found, sources: MatterSources, opinions: dict[str, Opi
     if page is not None:
         if pinned:
             return make_flag(
-                item, "warn", f"Quoted exactly, but from {where(page)}, not the cited page.", [page], parts[0]
+                item,
+                "block",
+                f"Quoted exactly, but from {where(page)}, not the cited page: correct the pin cite.",
+                [page],
+                parts[0],
             )
         return make_flag(item, "ok", f"Quoted exactly from {where(page)}.", [page], parts[0])
+    if pinned is None and item.pin is None and library is not None:
+        page = library.find_exact(parts[0]) if len(parts) == 1 else _exact(parts, library.pages)
+        if page is not None:
+            return make_flag(
+                item,
+                "warn",
+                f"No citation given; the words are in {where(page)} of your authorities library. Cite it.",
+                [page],
+                parts[0],
+            )
     candidates = list(pinned or []) + sources.candidate_pages(" ".join(parts).split())
+    if item.pin is None:
+        return _fuzzy_verdict(item, parts, candidates, "any source", no_citation=True)
     return _fuzzy_verdict(item, parts, candidates, "the matter's sources")
 
 
@@ -94,11 +115,14 @@ def _words(text: str) -> str:
     return " ".join(_WORD.findall(text))
 
 
-def _fuzzy_verdict(item: Found, parts: list[str], candidates: list[Page], scope: str) -> Flag:
+def _fuzzy_verdict(
+    item: Found, parts: list[str], candidates: list[Page], scope: str, *, no_citation: bool = False
+) -> Flag:
     """The best near match: punctuation-only differences warn; any changed word blocks, whatever the score."""
     score, page, passage = _best_fuzzy(parts, list(dict.fromkeys(candidates)))
+    lead = "No citation given, and no source has it" if no_citation else f"The quotation is not in {scope}"
     if page is None:
-        return make_flag(item, "block", f"The quotation is not in {scope}.")
+        return make_flag(item, "block", f"{lead}.")
     same_words = all(_words(part) in _words(page.norm) for part in parts)
     found = f'the closest passage ({where(page)}, score {score:.0f}) reads: "{passage}"'
     if same_words and score >= NEAR_MATCH:
@@ -110,9 +134,7 @@ def _fuzzy_verdict(item: Found, parts: list[str], candidates: list[Page], scope:
             passage,
             score=round(score, 1),
         )
-    return make_flag(
-        item, "block", f"The quotation is not in {scope}: {found}.", [page], passage, score=round(score, 1)
-    )
+    return make_flag(item, "block", f"{lead}: {found}.", [page], passage, score=round(score, 1))
 
 
 def _quotation_of_testimony(item: Found, parts: list[str], cite: Found, sources: MatterSources) -> Flag:
@@ -131,7 +153,7 @@ def _quotation_of_testimony(item: Found, parts: list[str], cite: Found, sources:
         joined = " ".join(norm_lines)
         if all(part in joined for part in parts):
             cited_page = transcript_page(sources, deponent, int(cite.fields["page"]))
-            shown = [cited_page] if cited_page is not None else pages
+            shown = [cited_page.page] if cited_page is not None else pages
             first_line = next(
                 (line for line in norm_lines if parts[0][:20] in line), norm_lines[0] if norm_lines else ""
             )
@@ -144,12 +166,21 @@ def _quotation_of_testimony(item: Found, parts: list[str], cite: Found, sources:
                     parts[0],
                 )
             return make_flag(item, "ok", f"{deponent}'s testimony at the cited lines.", shown, parts[0])
+    said = testimony_at(sources, deponent, parts)
+    if said is not None:
+        return make_flag(
+            item,
+            "block",
+            f"{deponent} said this, but at {said[0]}, not at the cited lines: correct the pin cite.",
+            [said[1]],
+            parts[0],
+        )
     page = _exact(parts, pages)
     if page is not None:
         return make_flag(
             item,
-            "warn",
-            f"{deponent} said this, but at {where(page)}, not at the cited lines.",
+            "block",
+            f"{deponent} said this, but at {where(page)}, not at the cited lines: correct the pin cite.",
             [page],
             parts[0],
         )
@@ -161,15 +192,17 @@ def _quotation_of_opinion(
 ) -> Flag:
     opinion = _opinion_for(cite, opinions)
     if opinion is None:
+        full = _full_of(cite)
         return make_flag(
             item,
-            "warn",
-            "Quoted from a case that is not in your authorities library, so the words cannot be checked.",
+            "block",
+            f"The cited opinion ({full.text}) is not in your authorities library, so the quotation cannot be "
+            "checked. Add the opinion with `chambers authorities add FILE --cite ...`.",
         )
     page = _exact(parts, list(opinion.pages))
     if page is not None:
         return make_flag(item, "ok", f"Quoted exactly from the opinion, {where(page)}.", [page], parts[0])
-    return _fuzzy_verdict(item, parts, list(opinion.pages), "the cited opinion")
+    return _fuzzy_verdict(item, parts, list(opinion.pages), f"the cited opinion ({opinion.key})")
 
 
 def _full_of(cite: Found) -> Found:
@@ -181,92 +214,3 @@ def _opinion_for(cite: Found, opinions: dict[str, Opinion] | None) -> Opinion | 
     if opinions is None or "volume" not in full.fields or full.fields.get("form") != "full":
         return None
     return opinions.get(cite_key(full.fields["volume"], full.fields["reporter"], full.fields["page"]))
-
-
-def check_case(item: Found, opinions: dict[str, Opinion] | None) -> Flag:
-    form = item.fields.get("form", "full")
-    if form != "full":
-        if item.refers_to is None:
-            return make_flag(
-                item,
-                "warn",
-                "A short form whose full citation is not earlier in the draft; it cannot be checked.",
-            )
-        verdict = check_case(item.refers_to, opinions)
-        note = f"Short form of {item.refers_to.text}: "
-        severity: Severity = "ok" if verdict.severity == "ok" else "warn"
-        return make_flag(item, severity, note + verdict.message, normalized=item.refers_to.text)
-    reporter = item.fields["reporter"]
-    key = cite_key(item.fields["volume"], reporter, item.fields["page"])
-    if not known_reporter(reporter):
-        return make_flag(
-            item, "block", f"No such reporter: '{reporter}' is not in reporters-db.", normalized=key
-        )
-    if opinions is None:
-        return make_flag(
-            item,
-            "block",
-            "Unverified: not in your authorities library (no library is set up for this matter).",
-            normalized=key,
-        )
-    opinion = opinions.get(key)
-    if opinion is None:
-        return make_flag(item, "block", "Unverified: not in your authorities library.", normalized=key)
-    plaintiff, defendant = (
-        party_words(item.fields.get("plaintiff", "")),
-        party_words(item.fields.get("defendant", "")),
-    )
-    missing = [
-        name
-        for name, words in (("plaintiff", plaintiff), ("defendant", defendant))
-        if words and not any(w in opinion.caption for w in words)
-    ]
-    page = opinion.pages[0]
-    if missing:
-        return make_flag(
-            item,
-            "block",
-            f"The opinion at {key} is not this case: the {' and '.join(missing)} named in the draft {'are' if len(missing) > 1 else 'is'} not in its caption.",
-            [page],
-            normalized=key,
-        )
-    year = item.fields.get("year", "")
-    if year and opinion.year and year != opinion.year:
-        return make_flag(
-            item,
-            "block",
-            f"The opinion at {key} was decided in {opinion.year}, not {year}.",
-            [page],
-            normalized=key,
-        )
-    if not plaintiff and not defendant:
-        return make_flag(
-            item,
-            "warn",
-            f"{key} is in your library, but the draft names no parties to compare.",
-            [page],
-            normalized=key,
-        )
-    return make_flag(
-        item, "ok", f"Verified against your authorities library: {where(page)}.", [page], normalized=key
-    )
-
-
-def check_id(item: Found, opinions: dict[str, Opinion] | None) -> Flag:
-    if item.refers_to is None:
-        return make_flag(item, "warn", "'Id.' with no earlier citation to refer to.")
-    return make_flag(item, "ok", f"Refers to {item.refers_to.text}.", normalized=item.refers_to.text)
-
-
-def check_statute(item: Found, library: MatterSources | None) -> Flag:
-    if library is not None:
-        needle = normalize_for_match(item.text.replace("§", " "))
-        page = library.find_exact(needle)
-        if page is not None:
-            return make_flag(item, "ok", f"In your authorities library: {where(page)}.", [page], needle)
-    return make_flag(
-        item,
-        "warn",
-        "Statute not checked: its text is not in your authorities library.",
-        normalized=item.fields["key"],
-    )

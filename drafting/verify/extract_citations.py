@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-
-from eyecite import get_citations
-from eyecite.models import FullCaseCitation, FullLawCitation, IdCitation, ShortCaseCitation, SupraCitation
+from typing import Any
 
 from drafting.verify.found import Found
 
@@ -87,49 +85,91 @@ def year_after(text: str, end: int) -> str:
     return match[1] if match else ""
 
 
-def _parties(text: str, volume_start: int) -> tuple[str, str]:
-    """The "X v. Y, " just before a citation's volume, read from the text itself."""
-    window = text[max(0, volume_start - 160) : volume_start]
-    if not window.rstrip().endswith(",") or " v. " not in window:
+_PARALLEL_TAIL = re.compile(r"(?:,\s*\d{1,4}\s+[A-Z][A-Za-z0-9.' &]{0,24}?\s+\d{1,7}(?:,\s*\d+)?)+\s*$")
+# Inside a defendant's name there is no citation, no closed parenthetical, no sentence's end.
+_NOT_A_NAME = re.compile(r"\d{1,4}\s+[A-Z][A-Za-z0-9.' &]{0,24}?\s+\d|\)\.?\s|[a-z]{3,}[.:;]\s+[A-Z]")
+# Where eyecite could find something: a volume before a capitalised reporter, Id., supra, Ibid.
+_MAYBE_CASE = re.compile(r"\d\s+[A-Z]|\b[Ii]d\.|\bsupra\b|\b[Ii]bid\b")
+_PIN_AFTER = re.compile(r"\d+(?:[-–]\d+)?")
+_CONNECTORS = frozenset(
+    ["of", "the", "and", "&", "for", "de", "la", "del", "du", "von", "van", "ex", "rel.", "on", "in"]
+)
+_LEADING = frozenset(["of", "the", "and", "&", "for", "on", "in"])
+MAX_PARTY_WORDS = 12
+
+
+def _name_run(left: str) -> str:
+    """The trailing run of a name in ``left``: capitalised words and the small words between them.
+
+    "The Supreme Court settled the matter in Delta Air Lines, Inc" gives "Delta Air Lines, Inc".
+    """
+    tokens = left.split()
+    start = len(tokens)
+    for index in range(len(tokens) - 1, -1, -1):
+        word = tokens[index].strip(",")
+        if word[:1].isupper() or word[:1].isdigit() or word.lower() in _CONNECTORS:
+            start = index
+            continue
+        break
+    while start < len(tokens) and tokens[start].lower() in _LEADING:
+        start += 1
+    return " ".join(tokens[start:])
+
+
+def _parties(text: str, volume_start: int, eyecite: tuple[str, str] = ("", "")) -> tuple[str, str]:
+    """The "X v. Y, " just before a citation's volume: eyecite's reading where the text bears it out."""
+    window = text[max(0, volume_start - 240) : volume_start]
+    window = _PARALLEL_TAIL.sub("", window.rstrip().rstrip(",")) + ","
+    if " v. " not in window:
         return "", ""
+    if _eyecite_is_right(window, *eyecite):
+        return eyecite[0].strip(" ,"), eyecite[1].strip(" ,")
     left, _, right = window.rpartition(" v. ")
-    plaintiff = _PARTY_SPLIT.split(left)[-1].strip(" ,")
+    if _NOT_A_NAME.search(right):
+        return "", ""  # the "v." belongs to an earlier citation: this one names no parties
+    plaintiff = _name_run(_PARTY_SPLIT.split(left)[-1].strip(" ,"))
+    if not party_words(plaintiff):  # "Inc." alone: the name is the segment before it
+        pieces = [p for p in _PARTY_SPLIT.split(left) if p.strip()]
+        plaintiff = _name_run(left[-120:]) if len(pieces) < 2 else _name_run(", ".join(pieces[-2:]))
     defendant = right.strip().rstrip(",").strip()
     return plaintiff, defendant
 
 
+_SUBJECT = re.compile(
+    r"\b(?:In re|[Mm]atter of|In the [Mm]atter of|Ex parte)\s+(?P<name>[^,;()]{1,80}?),\s*$"
+)
+
+
+def _subject(text: str, volume_start: int) -> str:
+    """The X of "Matter of X, 26 I&N Dec. 586" or "In re X, 821 F.2d 1147": a case with no adverse party."""
+    match = _SUBJECT.search(text[max(0, volume_start - 120) : volume_start])
+    return match["name"].strip() if match else ""
+
+
+def _eyecite_is_right(window: str, plaintiff: str, defendant: str) -> bool:
+    """eyecite's parties, where the text right before the citation reads "plaintiff v. defendant"."""
+    if not plaintiff or not defendant or len(plaintiff.split()) > MAX_PARTY_WORDS:
+        return False
+    named = f"{plaintiff} v. {defendant}".rstrip(", .")
+    return (
+        window.rstrip(", .").endswith(named)
+        and bool(party_words(plaintiff))
+        and not _looks_like_prose(plaintiff)
+    )
+
+
+def _looks_like_prose(name: str) -> bool:
+    return any(w.islower() and w not in _CONNECTORS for w in name.split())
+
+
 def extract_citations(text: str) -> list[Found]:
     """Cases (full, short, id., supra) and statutes in one section of collapsed text."""
+    # eyecite takes most of a second to import (it builds its tokenizer from reporters-db), so it is
+    # imported here, on first use, and `chambers verify` with a bad draft or no sources answers at once.
     items: list[Found] = []
     taken: list[tuple[int, int]] = []
-    for cite in get_citations(text):
-        start, end = cite.span()
-        if isinstance(cite, FullCaseCitation):
-            plaintiff, defendant = _parties(text, start)
-            fields = {"form": "full", "year": year_after(text, end), **_volume_reporter_page(cite)}
-            fields |= {"plaintiff": plaintiff, "defendant": defendant}
-            items.append(Found("case", start, end, text[start:end], fields))
-            taken.append((start, end))
-        elif isinstance(cite, ShortCaseCitation):
-            fields = {"form": "short", **_volume_reporter_page(cite)}
-            fields["antecedent"] = cite.metadata.antecedent_guess or ""
-            items.append(Found("case", start, end, text[start:end], fields))
-            taken.append((start, end))
-        elif isinstance(cite, SupraCitation):
-            items.append(
-                Found(
-                    "case",
-                    start,
-                    end,
-                    text[start:end],
-                    {"form": "supra", "antecedent": cite.metadata.antecedent_guess or ""},
-                )
-            )
-        elif isinstance(cite, IdCitation):
-            items.append(Found("id", start, end, text[start:end], {"pin": cite.metadata.pin_cite or ""}))
-        elif isinstance(cite, FullLawCitation):
-            items.append(_statute_item(start, end, text[start:end]))
-            taken.append((start, end))
+    if _MAYBE_CASE.search(text):
+        _eyecite_citations(text, items, taken)
     for m in _CASE_SHAPE.finditer(text):
         if _overlaps(taken, m.start(), m.end()):
             continue
@@ -163,7 +203,47 @@ def extract_citations(text: str) -> list[Found]:
     return items
 
 
-def _volume_reporter_page(cite: FullCaseCitation | ShortCaseCitation) -> dict[str, str]:
+def _eyecite_citations(text: str, items: list[Found], taken: list[tuple[int, int]]) -> None:
+    """What eyecite finds: full and short case citations, supra, Id. and the statutes it knows."""
+    # eyecite takes most of a second to import (it builds its tokenizer from reporters-db), so it is
+    # imported here, on first use: a draft of record cites only, or a bad input, never pays for it.
+    from eyecite import get_citations
+    from eyecite.models import FullCaseCitation, FullLawCitation, IdCitation, ShortCaseCitation, SupraCitation
+
+    for cite in get_citations(text):
+        start, end = cite.span()
+        if isinstance(cite, FullCaseCitation):
+            meta = cite.metadata
+            plaintiff, defendant = _parties(text, start, (meta.plaintiff or "", meta.defendant or ""))
+            fields = {"form": "full", "year": year_after(text, end), **_volume_reporter_page(cite)}
+            fields |= {"plaintiff": plaintiff, "defendant": defendant, "subject": _subject(text, start)}
+            items.append(Found("case", start, end, text[start:end], fields))
+            taken.append((start, end))
+        elif isinstance(cite, ShortCaseCitation):
+            pin = _PIN_AFTER.match(text, end) if text[start:end].endswith("at ") else None
+            end = pin.end() if pin else end  # "569 U.S. at 627 n.8": eyecite stops before the pin
+            fields = {"form": "short", **_volume_reporter_page(cite)}
+            fields["antecedent"] = cite.metadata.antecedent_guess or ""
+            items.append(Found("case", start, end, text[start:end], fields))
+            taken.append((start, end))
+        elif isinstance(cite, SupraCitation):
+            items.append(
+                Found(
+                    "case",
+                    start,
+                    end,
+                    text[start:end],
+                    {"form": "supra", "antecedent": cite.metadata.antecedent_guess or ""},
+                )
+            )
+        elif isinstance(cite, IdCitation):
+            items.append(Found("id", start, end, text[start:end], {"pin": cite.metadata.pin_cite or ""}))
+        elif isinstance(cite, FullLawCitation):
+            items.append(_statute_item(start, end, text[start:end]))
+            taken.append((start, end))
+
+
+def _volume_reporter_page(cite: Any) -> dict[str, str]:
     """What eyecite parsed of a full or short cite: volume, reporter (its corrected form, squashed), page."""
     groups = cite.groups
     reporter = _squash(cite.corrected_reporter() or groups.get("reporter", ""))

@@ -11,10 +11,38 @@ import re
 from drafting.verify.dates import date_ranges, find_dates
 from drafting.verify.found import Found
 
+# A prefix ends with a letter: ``ABC0001234`` is ABC and 0001234, never ABC000 and 1234.
 _BATES = re.compile(
-    r"\b(?P<prefix>[A-Z][A-Z0-9]{1,11})(?P<sep>[-_ ]?)(?P<num>\d{3,9})\b"
-    r"(?:\s*(?:-|–|—|to|through|\.\.)\s*(?:(?P<prefix2>[A-Z][A-Z0-9]{1,11})[-_ ]?)?(?P<num2>\d{1,9})\b)?"
+    r"\b(?P<prefix>[A-Z][A-Z0-9]{0,10}[A-Z])(?P<sep>[-_ ]?)(?P<num>\d{3,9})\b"
+    r"(?:\s*(?:-|–|—|to|through|\.\.)\s*(?:(?P<prefix2>[A-Z][A-Z0-9]{0,10}[A-Z])[-_ ]?)?(?P<num2>\d{1,9})\b)?"
 )
+# Courts, agencies and reporters whose abbreviation comes before a year or a number in a citation.
+NOT_BATES = frozenset(
+    [
+        "BIA",
+        "AAO",
+        "BAP",
+        "TTAB",
+        "NLRB",
+        "MSPB",
+        "EEOC",
+        "FLRA",
+        "ALJ",
+        "OALJ",
+        "ARB",
+        "BALCA",
+        "PTAB",
+        "WL",
+        "LEXIS",
+        "USC",
+        "CFR",
+        "FR",
+        "FRD",
+        "USPQ",
+        "ILR",
+    ]
+)
+_COURT_YEAR = re.compile(r"(?:1[89]|20)\d\d\)")
 _CITE_CONTEXT_BEFORE = re.compile(
     r"(?:\(|\bsee\s+(?:also\s+)?|\bat\s+|\bcf\.\s+|\bid\.\s+at\s+|;\s+|\bbates\s+(?:no\.\s*)?)$", re.I
 )
@@ -71,11 +99,14 @@ def _bates(text: str, known: frozenset[str]) -> list[Found]:
         prefix = m["prefix"]
         if m["prefix2"] and m["prefix2"] != prefix:
             continue
+        if prefix in NOT_BATES or (m["sep"] == " " and _COURT_YEAR.match(text, m.start("num"))):
+            continue  # "(BIA 2015)", "2019 WL 4639462": a court and a year, a database number
         fields = {
             "prefix": prefix,
             "first": str(int(m["num"])),
             "last": str(int(m["num"])),
             "digits": m["num"],
+            "sep": m["sep"],
         }
         if m["num2"]:
             # HPP-000004-06: a short second end replaces the tail digits of the first.

@@ -27,11 +27,15 @@ class Found:
     draft_end: int = 0
 
 
-def link(items: list[Found], sentences: list[tuple[int, int]], text: str) -> None:
+def link(
+    items: list[Found], sentences: list[tuple[int, int]], text: str, breaks: tuple[int, ...] = ()
+) -> None:
     """Attach each date, amount and quotation to the citation that supports it.
 
     Prefer a citation later in the same sentence ("... $84,000 (HPP-000001)"); then a citation
-    sentence right after ("... 2024. See HPP-000004."); then one earlier in the same sentence.
+    sentence right after, in the same paragraph ("... 2024. See HPP-000004."); then one earlier
+    in the same sentence. Never further: a citation two sentences on, or across a paragraph
+    break, is not the source of a quotation.
     """
     cites = sorted((i for i in items if i.kind in RECORD_KINDS), key=lambda i: i.start)
     for item in items:
@@ -45,7 +49,7 @@ def link(items: list[Found], sentences: list[tuple[int, int]], text: str) -> Non
         if later:
             item.pin = later[0]
             continue
-        if index + 1 < len(sentences):
+        if index + 1 < len(sentences) and not any(s_end <= b <= sentences[index + 1][0] for b in breaks):
             n_start, n_end = sentences[index + 1]
             following = [c for c in cites if n_start <= c.start < n_end]
             if following and _opens_citation_sentence(text[n_start : following[0].start]):
@@ -57,7 +61,9 @@ def link(items: list[Found], sentences: list[tuple[int, int]], text: str) -> Non
 
 
 _CITATION_OPENING = re.compile(
-    r"^\(?(?:(?:See|see|Cf\.|cf\.|Accord|But see)(?: also)?,? )?(?:[^;]{0,120}? v\. [^;]{0,120}?, )?$"
+    r"^\(?(?:(?:See|see|Cf\.|cf\.|Accord|But see|E\.g\.|See, e\.g\.)(?: also)?,? )?"
+    r"(?:[^;]{0,120}? v\. [^;]{0,120}?, |(?:In re|Matter of|In the Matter of) [^;]{0,120}?, "
+    r"|[A-Z][\w'’.&-]*(?: [\w'’.&-]+){0,5}, )?$"
 )
 
 

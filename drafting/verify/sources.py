@@ -15,6 +15,7 @@ import sqlite3
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from drafting.verify.dates import find_dates
 from drafting.verify.extract_record import find_money
@@ -23,7 +24,7 @@ from evidence.matters import get_matter
 
 _FTS_WORD = re.compile(r"[a-z0-9]+")
 PHRASE_PAGES = 500
-_IDENTIFIER = re.compile(r"\b([A-Z][A-Z0-9]{1,11})[-_ ]?(\d{3,9})\b")
+_IDENTIFIER = re.compile(r"\b([A-Z][A-Z0-9]{0,10}[A-Z])[-_ ]?(\d{3,9})\b")
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,7 @@ class Page:
     bates: str | None
     text: str
     norm: str
+    sha256: str = ""  # the file's, so an opinion's attorney-given citations find it wherever it lies
 
 
 @dataclass
@@ -57,6 +59,7 @@ class MatterSources:
     _highest: dict[str, int] = field(default_factory=dict)
     _prefixes: frozenset[str] | None = None
     _transcripts: dict[str, list[list[Page]]] = field(default_factory=dict)
+    transcript_cache: dict[int, Any] = field(default_factory=dict)  # document id -> its read transcript
 
     def highest_bates(self, prefix: str) -> int:
         """The last number issued under ``prefix``, by a stamped page or the exhibits room's production log."""
@@ -115,6 +118,11 @@ class MatterSources:
                 at = self.corpus.find(needle)
                 return None if at < 0 else self.pages[bisect.bisect_right(self.starts, at) - 1]
             pages.sort(key=lambda p: p.index)
+            found = next((p for p in pages if needle in p.norm), None)
+            if found is None:  # a word the source split ("pre-\nempts") is not its FTS token: scan
+                at = self.corpus.find(needle)
+                return None if at < 0 else self.pages[bisect.bisect_right(self.starts, at) - 1]
+            return found
         return next((p for p in pages if needle in p.norm), None)
 
     def _fts_pages(self, query: str, limit: int, ranked: bool = True) -> list[Page]:
@@ -148,7 +156,7 @@ def load_sources(database_file: Path, matter_name: str) -> MatterSources:
         sources = MatterSources(name=matter.name, matter_id=matter.id, database_file=database_file)
         rows = db.execute(
             """
-            SELECT p.id, p.document_id, d.path, d.part, d.title, d.doc_date, p.page_no, p.bates,
+            SELECT p.id, p.document_id, d.path, d.part, d.title, d.doc_date, d.sha256, p.page_no, p.bates,
                    p.bates_prefix, p.bates_number, f.text
             FROM pages p JOIN documents d ON d.id = p.document_id JOIN pages_fts f ON f.rowid = p.id
             WHERE d.matter_id = ? ORDER BY d.path, d.part, p.page_no
@@ -182,6 +190,7 @@ def load_sources(database_file: Path, matter_name: str) -> MatterSources:
             bates=row["bates"],
             text=text,
             norm=normalize_for_match(text),
+            sha256=row["sha256"],
         )
         sources.pages.append(page)
         sources.by_page_id[page.page_id] = page

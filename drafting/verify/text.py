@@ -69,6 +69,86 @@ _ABBREVIATIONS = frozenset(
         "rev",
         "stat",
         "ann",
+        "elec",
+        "int'l",
+        "nat'l",
+        "ass'n",
+        "dep't",
+        "gov't",
+        "comm'n",
+        "cal",
+        "tex",
+        "univ",
+        "dist",
+        "ct",
+        "ed",
+        "s",
+        "u.s",
+        "f",
+        "n.y",
+        "jr",
+        "sr",
+        "bros",
+        "assn",
+        "dept",
+        "mfg",
+        "sup",
+        "reg'l",
+        "ins",
+        # Bluebook T6 words in case names
+        "gen",
+        "mgmt",
+        "sys",
+        "serv",
+        "servs",
+        "prods",
+        "indus",
+        "ctr",
+        "hosp",
+        "auth",
+        "fed",
+        "envtl",
+        "mut",
+        "sav",
+        "fin",
+        "cnty",
+        "transp",
+        "am",
+        "bd",
+        "educ",
+        "comm",
+        "admin",
+        "pharm",
+        "tech",
+        "tel",
+        "tex",
+        "ariz",
+        "colo",
+        "conn",
+        "fla",
+        "ga",
+        "ill",
+        "ind",
+        "kan",
+        "ky",
+        "la",
+        "md",
+        "mass",
+        "mich",
+        "minn",
+        "miss",
+        "mo",
+        "mont",
+        "neb",
+        "nev",
+        "okla",
+        "or",
+        "pa",
+        "tenn",
+        "va",
+        "wash",
+        "wis",
+        "wyo",
     ]
 )
 _SENTENCE_END = re.compile(r"[.!?][\"”')\]]*\s+(?=[\"“(]?[A-Z])")
@@ -144,7 +224,13 @@ def sentence_bounds(text: str, breaks: tuple[int, ...] = ()) -> list[tuple[int, 
     ends = [(b - 1, b) for b in breaks]  # the space before a break closes the sentence
     for match in _SENTENCE_END.finditer(text):
         if text[match.start()] == ".":
-            word = text[max(0, match.start() - 6) : match.start()].split(" ")[-1].lower().lstrip("(")
+            word = (
+                text[max(0, match.start() - 7) : match.start()]
+                .split(" ")[-1]
+                .lower()
+                .lstrip("(")
+                .replace("’", "'")
+            )
             if word in _ABBREVIATIONS or len(word) == 1 or "." in word:
                 continue
         ends.append((match.start() + 1, match.end()))
@@ -160,13 +246,27 @@ def sentence_bounds(text: str, breaks: tuple[int, ...] = ()) -> list[tuple[int, 
     return bounds
 
 
-_QUOTE_MAP = str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'", "–": "-", "—": "-", "\u00a0": " "})
+_QUOTE_MAP = str.maketrans(
+    {"“": '"', "”": '"', "„": '"', "‘": "'", "’": "'", "‚": "'", "–": "-", "—": "-", "‐": "-", "‑": "-",
+     "\u00a0": " ", "\u202f": " ", "\u2009": " ", "\u00ad": "\u00ad"}
+)  # fmt: skip
 _BRACKETED = re.compile(r"\[([a-zA-Z]{0,3})\]")
 _NON_WORD = re.compile(r"[^a-z0-9$%.,;:'\-]+")
+# A soft hyphen anywhere, or a hyphen at a line's end between letters, splits a word for layout only.
+_LAYOUT_HYPHEN = re.compile(r"\u00ad\s*|(?<=[^\W\d_])-[ \t]*\r?\n\s*(?=[^\W\d_])")
+# Inside a word a hyphen is dropped on both sides of a comparison: "pre-empts" and a source's
+# "pre-\nempts" (joined above to "preempts") then read alike, whichever way a line broke.
+_WORD_HYPHEN = re.compile(r"(?<=[a-z])-(?=[a-z])")
+
+
+def join_layout(text: str) -> str:
+    """Undo what page layout did to words: soft hyphens and line-end hyphenation ("ulti-\nmately")."""
+    return _LAYOUT_HYPHEN.sub("", text)
 
 
 def normalize_for_match(text: str) -> str:
-    """Lower case, plain quotes and dashes, brackets of alteration dropped, whitespace collapsed."""
-    text = unicodedata.normalize("NFKC", text).translate(_QUOTE_MAP)
+    """Lower case, plain quotes and dashes, layout hyphens joined, ligatures (NFKC) and alteration
+    brackets undone, section signs and odd spaces to plain spaces, whitespace collapsed."""
+    text = join_layout(unicodedata.normalize("NFKC", text).translate(_QUOTE_MAP))
     text = _BRACKETED.sub(r"\1", text).lower()
-    return _WS.sub(" ", _NON_WORD.sub(" ", text)).strip()
+    return _WS.sub(" ", _NON_WORD.sub(" ", _WORD_HYPHEN.sub("", text))).strip()

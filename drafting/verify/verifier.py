@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from drafting.verify.authorities import Opinion, index_opinions
+from drafting.verify.authorities import Opinion, Unindexed, index_opinions
+from drafting.verify.checks_cases import check_case, check_dependent, check_statute
 from drafting.verify.checks_record import (
     check_amount,
     check_bates,
@@ -20,13 +21,13 @@ from drafting.verify.checks_record import (
     check_deposition,
     check_exhibit,
 )
-from drafting.verify.checks_sources import check_case, check_id, check_quotation, check_statute, check_term
+from drafting.verify.checks_sources import check_quotation, check_term
 from drafting.verify.errors import VerifyError
 from drafting.verify.extract_citations import extract_citations, party_words
 from drafting.verify.extract_record import extract_record
 from drafting.verify.found import Found, link
 from drafting.verify.model import Flag, Report, sort_flags
-from drafting.verify.sources import MatterSources, load_sources
+from drafting.verify.sources import MatterSources, cite_key, load_sources
 from drafting.verify.text import sections, sentence_bounds
 
 MAX_DRAFT_BYTES = 20_000_000
@@ -37,14 +38,18 @@ CITE_KINDS = ("case", "bates", "deposition", "exhibit")
 class Library:
     sources: MatterSources
     opinions: dict[str, Opinion]
+    unindexed: list[Unindexed] = field(default_factory=list)
 
 
 def load_library(database_file: Path, name: str) -> Library:
+    from drafting.verify.library import given_citations
+
     sources = load_sources(database_file, name)
-    return Library(sources, index_opinions(sources))
+    opinions, unindexed = index_opinions(sources, given_citations(database_file, name))
+    return Library(sources, opinions, unindexed)
 
 
-def extract(draft: str, prefixes: frozenset[str]) -> list[Found]:
+def extract(draft: str, prefixes: frozenset[str], opinions: dict[str, Opinion] | None = None) -> list[Found]:
     """Every statement, with spans in the draft, pins attached and short forms resolved."""
     logging.getLogger("eyecite").setLevel(
         logging.ERROR
@@ -55,11 +60,11 @@ def extract(draft: str, prefixes: frozenset[str]) -> list[Found]:
             continue
         items = extract_citations(section.text) + extract_record(section.text, prefixes)
         items = _drop_overlaps(items)
-        link(items, sentence_bounds(section.text, section.breaks), section.text)
+        link(items, sentence_bounds(section.text, section.breaks), section.text, section.breaks)
         for item in items:
             item.draft_start, item.draft_end = section.original(item.start, item.end)
         everything.extend(sorted(items, key=lambda i: (i.start, i.end)))
-    _resolve(everything)
+    _resolve(everything, opinions or {})
     return everything
 
 
@@ -73,22 +78,18 @@ def _drop_overlaps(items: list[Found]) -> list[Found]:
     ]
 
 
-def _resolve(items: list[Found]) -> None:
+def _resolve(items: list[Found], opinions: dict[str, Opinion]) -> None:
     fulls: list[Found] = []
     last_cite: Found | None = None
     for item in items:
         if item.kind == "case" and item.fields.get("form") == "full":
             fulls.append(item)
         elif item.kind == "case" and item.fields.get("form") == "short":
+            slot = (item.fields["volume"], item.fields["reporter"])
             item.refers_to = next(
-                (
-                    f
-                    for f in reversed(fulls)
-                    if (f.fields["volume"], f.fields["reporter"])
-                    == (item.fields["volume"], item.fields["reporter"])
-                ),
+                (f for f in reversed(fulls) if (f.fields["volume"], f.fields["reporter"]) == slot),
                 None,
-            )
+            ) or next((f for f in reversed(fulls) if _parallel(f, slot, opinions)), None)
         elif item.kind == "case":
             words = party_words(item.fields.get("antecedent", ""))
             item.refers_to = next(
@@ -113,36 +114,67 @@ def _resolve(items: list[Found]) -> None:
             last_cite = item
 
 
+DEPENDENT_FORMS = ("short", "supra")
+
+
+def _depends(item: Found) -> bool:
+    return item.kind == "id" or (item.kind == "case" and item.fields.get("form") in DEPENDENT_FORMS)
+
+
+def _parallel(full: Found, slot: tuple[str, str], opinions: dict[str, Opinion]) -> bool:
+    """Whether ``full`` names an opinion also reported in ``slot`` ("569 U.S. at 620" after "133 S. Ct. 2120")."""
+    opinion = opinions.get(cite_key(full.fields["volume"], full.fields["reporter"], full.fields["page"]))
+    return opinion is not None and any(tuple(c.split(" ")[:2]) == slot for c in opinion.citations)
+
+
 def check(items: list[Found], sources: MatterSources, library: Library | None, draft: str) -> list[Flag]:
+    """One flag per item; short forms, supra and Id. last, since they take the verdict of what they stand for."""
     opinions = library.opinions if library is not None else None
-    flags = []
-    for item in items:
-        if item.kind == "bates":
-            flags.append(check_bates(item, sources))
-        elif item.kind == "deposition":
-            flags.append(check_deposition(item, sources))
-        elif item.kind == "exhibit":
-            flags.append(check_exhibit(item, sources))
-        elif item.kind == "date":
-            flags.append(check_date(item, sources))
-        elif item.kind == "amount":
-            context = draft[max(0, item.draft_start - 80) : item.draft_end + 80]
-            flags.append(check_amount(item, sources, context))
-        elif item.kind == "quotation":
-            flags.append(check_quotation(item, sources, opinions))
-        elif item.kind == "term":
-            flags.append(check_term(item, sources))
-        elif item.kind == "case":
-            flags.append(check_case(item, opinions))
-        elif item.kind == "id":
-            flags.append(check_id(item, opinions))
-        elif item.kind == "statute":
-            flags.append(check_statute(item, library.sources if library is not None else None))
-    return sort_flags(flags)
+    verdicts: dict[int, Flag] = {}
+    for item in sorted(items, key=_depends):
+        verdicts[id(item)] = _check_one(item, sources, library, opinions, draft, verdicts)
+    return sort_flags(list(verdicts.values()))
+
+
+def _check_one(
+    item: Found,
+    sources: MatterSources,
+    library: Library | None,
+    opinions: dict[str, Opinion] | None,
+    draft: str,
+    verdicts: dict[int, Flag],
+) -> Flag:
+    if item.kind == "bates":
+        return check_bates(item, sources)
+    if item.kind == "deposition":
+        return check_deposition(item, sources)
+    if item.kind == "exhibit":
+        return check_exhibit(item, sources)
+    if item.kind == "date":
+        return check_date(item, sources)
+    if item.kind == "amount":
+        context = draft[max(0, item.draft_start - 80) : item.draft_end + 80]
+        return check_amount(item, sources, context)
+    if item.kind == "quotation":
+        return check_quotation(item, sources, opinions, library.sources if library is not None else None)
+    if item.kind == "term":
+        return check_term(item, sources)
+    if item.kind == "id" or (item.kind == "case" and item.fields.get("form") in DEPENDENT_FORMS):
+        target = item.refers_to
+        return check_dependent(item, verdicts.get(id(target)) if target is not None else None)
+    if item.kind == "case":
+        return check_case(item, opinions)
+    return check_statute(item, library.sources if library is not None else None)
 
 
 def verify_text(draft: str, name: str, sources: MatterSources, library: Library | None = None) -> Report:
-    items = extract(draft, sources.prefixes)
+    if not sources.pages:
+        raise VerifyError(
+            f"The matter '{sources.name}' has no ingested pages, so nothing in the draft can be grounded. "
+            f"Run `chambers evidence ingest {sources.name}` first, then verify again.",
+            title="No sources to verify against",
+        )
+    items = extract(draft, sources.prefixes, library.opinions if library is not None else None)
     return Report(
         draft=name,
         draft_sha256=hashlib.sha256(draft.encode("utf-8")).hexdigest(),

@@ -82,10 +82,16 @@ def cmd_matter_list(args: argparse.Namespace, paths: Paths) -> int:
 
     db = connect(paths.database_file)
     try:
-        for matter in list_matters(db):
-            print(f"{matter.name}: {', '.join(str(s) for s in matter.sources)}")
+        matters = list_matters(db)
     finally:
         db.close()
+    for matter in matters:
+        print(f"{matter.name}: {', '.join(str(s) for s in matter.sources)}")
+    if not matters:
+        print(
+            "No matters yet. Create one from the folders holding its sources with "
+            "`chambers matter new NAME --sources DIR [DIR ...]`, then `chambers evidence ingest NAME`."
+        )
     return 0
 
 

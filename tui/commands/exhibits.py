@@ -51,7 +51,12 @@ def register(sub: Any) -> None:
     bind.add_argument("--dry-run", action="store_true")
     bind.set_defaults(handler=cmd_bind)
 
-    redact = ex.add_parser("redact", help="remove text for real, verified by re-extraction")
+    redact = ex.add_parser("redact", help="remove text for real, verified by re-reading every place a PDF keeps text",
+                           description="Terms and patterns are found however the text is spaced (5 3 1 - 4 4 ...), "
+                           "in page text, hidden layers and text off the page. Verification reads the saved file back "
+                           "in every place (pages with PyMuPDF, OCR and pdftotext; metadata, XMP, bookmarks, "
+                           "annotations, form fields, links, attachments, layer names, page labels; every object and "
+                           "decompressed stream) and writes nothing if any trace remains.")  # fmt: skip
     redact.add_argument("matter")
     redact.add_argument("files", nargs="+", type=Path, metavar="PDF")
     redact.add_argument("--term", action="append", default=[], help="a word or phrase (repeat)")
@@ -62,7 +67,8 @@ def register(sub: Any) -> None:
     redact.add_argument("--ocr", choices=["auto", "always", "never"], default="auto",
                         help="OCR scanned pages (auto), every page with a picture (always), or none")  # fmt: skip
     redact.add_argument("--scrub", action="store_true",
-                        help="also clear metadata, XMP, annotations, attachments, bookmarks holding the text")  # fmt: skip
+                        help="also remove or rewrite metadata, XMP, bookmarks, annotations and popups, form "
+                        "fields, links, attachments, layer names and page labels holding the text")  # fmt: skip
     redact.add_argument("--out", type=Path, help="output folder")
     redact.add_argument("--dry-run", action="store_true")
     redact.set_defaults(handler=cmd_redact)
@@ -194,6 +200,8 @@ def cmd_redact(args: argparse.Namespace, paths: Paths) -> int:
         guard_outputs(paths.database_file, out, [out / f.name for f in files], "output folder (--out)")
         for item in plan_redaction(files, out, request):
             print("\n".join(item.describe()))
+            if item.scrubbed:
+                print(f"  would scrub: {', '.join(item.scrubbed)}")
         print(f"Dry run ({request.describe()}): nothing was written. Outputs would go to {out}")
         return 0
     failed: list[LeftOut] = []
@@ -205,6 +213,7 @@ def cmd_redact(args: argparse.Namespace, paths: Paths) -> int:
     for item in items:
         print("\n".join(item.describe()))
         print(f"  verified with {' + '.join(item.verified_with)}; log: {item.log_csv}")
+        print(f"  checked: {item.checked}")
         if item.scrubbed:
             print(f"  scrubbed: {', '.join(item.scrubbed)}")
     print(f"Redacted copies written to {out}")

@@ -1,0 +1,255 @@
+"""The one way out: every HTTP request chambers makes is checked here and sent to the checked address.
+
+A server's name is resolved once, every address it resolves to is classified
+(backends.addresses), and the request is then sent to exactly those addresses:
+the transport rewrites the URL to the checked IP while the ``Host`` header and
+the TLS server name keep the name. So a name that answers 127.0.0.1 when it is
+checked and a public address a moment later (DNS rebinding) never reaches the
+public address: nothing resolves the name a second time.
+
+The transport refuses any request that does not carry its check, so code that
+forgot to ask the policy cannot send anything either. Proxies from the
+environment are ignored (``trust_env=False``) and redirects are not followed:
+both would send the request somewhere that was never checked. Every client
+chambers opens is made by ``async_client`` or ``sync_client``.
+"""
+
+from __future__ import annotations
+
+import socket
+import ssl
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+import httpx
+
+from backends.addresses import (
+    AddressClass,
+    IPNetwork,
+    classify_ip,
+    least_local,
+    parse_ip,
+    parse_private_network,
+)
+from backends.errors import BadAddress, PolicyRefusal
+from workspace.config import Backend, Policy
+
+CHECKED = "chambers.checked_address"  # the request extension that carries the check
+DEFAULT_PORTS = {"http": 80, "https": 443}
+POOL_LIMITS = httpx.Limits(max_connections=32, max_keepalive_connections=16)
+
+
+@cache
+def tls_context() -> ssl.SSLContext:
+    """One TLS context for every client: building one loads the CA bundle, about 20 ms that
+    httpx would otherwise spend on each new client, even for plain http."""
+    return ssl.create_default_context()
+
+
+@dataclass(frozen=True)
+class CheckedAddress:
+    """A server the policy allowed, and the addresses its name had when it was checked."""
+
+    name: str  # the backend's (or telemetry source's) name in the config
+    url: str  # as written in the config
+    host: str  # the host as sent in ``Host`` and TLS SNI (IDNA-encoded)
+    port: int
+    ips: tuple[str, ...]  # every address the name resolved to, in the resolver's order
+    klass: AddressClass
+
+    @property
+    def ip(self) -> str:
+        """The address connections go to first (the audit trail records it)."""
+        return self.ips[0]
+
+    def extensions(self) -> dict[str, Any]:
+        """Pass as ``extensions=`` with each request; the transport refuses a request without it."""
+        return {CHECKED: self}
+
+
+class Endpoint:
+    """One server chambers may talk to, and the policy that decides whether it may.
+
+    Args:
+        name: how the config names it (backend name, or the telemetry source's host).
+        url: its base URL from the config.
+        policy: the local-only policy and the operator's private networks.
+        what: the word for it in messages ("backend", "telemetry source").
+        allow_remote: the config's explicit permission to use a public address.
+    """
+
+    def __init__(
+        self, name: str, url: str, policy: Policy, *, what: str = "backend", allow_remote: bool = False
+    ) -> None:
+        self.name = name
+        self.url = url
+        self.policy = policy
+        self.what = what
+        self.allow_remote = allow_remote
+
+    @classmethod
+    def for_backend(cls, backend: Backend, policy: Policy) -> Endpoint:
+        return cls(backend.name, backend.url, policy, allow_remote=backend.allow_remote)
+
+    def check(self, role: str | None = None) -> CheckedAddress:
+        """Resolve the name once and classify every address it has.
+
+        Raises:
+            BadAddress: the URL cannot be used at all (bad characters, scheme, host or port).
+            PolicyRefusal: the name does not resolve, or an address is public and may not be used.
+        """
+        step = f"The {role} step" if role else "chambers"
+        try:
+            url = httpx.URL(self.url)
+        except httpx.InvalidURL as exc:
+            raise self._bad(f"it is not a valid URL ({exc})") from exc
+        if url.scheme not in DEFAULT_PORTS or not url.raw_host:
+            raise self._bad("it needs http:// or https:// and a host, such as http://127.0.0.1:8080")
+        host = url.raw_host.decode("ascii").lower()
+        port = url.port or DEFAULT_PORTS[url.scheme]
+        try:
+            ips = resolve(host, port)
+        except (OSError, UnicodeError) as exc:
+            raise PolicyRefusal(
+                f"{step} cannot use {self.what} '{self.name}': its host '{url.host}' ({self.url}) does "
+                f"not resolve ({exc}). Check the address in the config; chambers will not try anywhere else."
+            ) from exc
+        networks = private_networks(self.policy)
+        klass = least_local(classify_ip(ip, networks) for ip in ips)
+        if klass is AddressClass.PUBLIC and self.policy.local_only and not self.allow_remote:
+            raise PolicyRefusal(self._public_message(step, ips, networks))
+        return CheckedAddress(self.name, self.url, host, port, tuple(ips), klass)
+
+    def _public_message(self, step: str, ips: list[str], networks: tuple[IPNetwork, ...]) -> str:
+        public = [ip for ip in ips if classify_ip(ip, networks) is AddressClass.PUBLIC]
+        where = f"{self.url} ({', '.join(ips)})"
+        remedy = (
+            "Point it at a server in the office; if that address is on a network of your own (a VPN), "
+            "add the network to private_networks under [policy]"
+        )
+        if self.what == "backend":
+            remedy += (
+                ", or, if this server may see client documents, set allow_remote = true and a "
+                "remote_reason for it in the config"
+            )
+        return (
+            f"{step} cannot use {self.what} '{self.name}': {where} is a public internet address "
+            f"({', '.join(public)}), and the policy is local-only. {remedy}."
+        )
+
+    def _bad(self, problem: str) -> BadAddress:
+        return BadAddress(
+            f"The address of {self.what} '{self.name}' cannot be used: {problem}. Fix url in the "
+            f"config ({self.url!r}); nothing was sent.",
+            backend=self.name,
+            url=self.url,
+        )
+
+
+def resolve(host: str, port: int) -> list[str]:
+    """Every address ``host`` names, in the resolver's order (an IP literal is itself)."""
+    try:
+        parse_ip(host.strip("[]"))
+        return [host.strip("[]")]
+    except ValueError:
+        pass
+    infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    return list(dict.fromkeys(str(info[4][0]) for info in infos))
+
+
+def private_networks(policy: Policy) -> tuple[IPNetwork, ...]:
+    """The operator's networks (already checked when the config was read)."""
+    return _networks(policy.private_networks)
+
+
+@cache
+def _networks(cidrs: tuple[str, ...]) -> tuple[IPNetwork, ...]:
+    return tuple(parse_private_network(n) for n in cidrs)
+
+
+def _pinned(request: httpx.Request, ip: str, checked: CheckedAddress) -> httpx.Request:
+    """``request`` sent to ``ip``; ``Host`` (already set) and the TLS server name keep the name."""
+    extensions = {k: v for k, v in request.extensions.items() if k != CHECKED}
+    if request.url.scheme == "https":
+        extensions["sni_hostname"] = checked.host
+    return httpx.Request(
+        request.method,
+        request.url.copy_with(host=ip.split("%", 1)[0]),
+        headers=request.headers,
+        stream=request.stream,
+        extensions=extensions,
+    )
+
+
+def _checked_for(request: httpx.Request) -> CheckedAddress:
+    checked = request.extensions.get(CHECKED)
+    url = request.url
+    port = url.port or DEFAULT_PORTS.get(url.scheme, 0)
+    if not isinstance(checked, CheckedAddress) or (url.raw_host.decode("ascii").lower(), port) != (
+        checked.host,
+        checked.port,
+    ):
+        raise PolicyRefusal(
+            f"A request to {url.scheme}://{url.host}:{port} was stopped: the local-only policy had not "
+            "checked that address. This is a fault in chambers; please report it."
+        )
+    return checked
+
+
+class PinnedAsyncTransport(httpx.AsyncBaseTransport):
+    """Sends each request to the addresses its check found, trying them in order."""
+
+    def __init__(self, limits: httpx.Limits = POOL_LIMITS) -> None:
+        self._inner = httpx.AsyncHTTPTransport(verify=tls_context(), trust_env=False, limits=limits)
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        checked = _checked_for(request)
+        failure: httpx.ConnectError | None = None
+        for ip in checked.ips:  # nothing was sent when a connection fails, so the next one may be tried
+            try:
+                return await self._inner.handle_async_request(_pinned(request, ip, checked))
+            except httpx.ConnectError as exc:
+                failure = exc
+        assert failure is not None  # a check always has at least one address
+        raise failure
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+class PinnedTransport(httpx.BaseTransport):
+    """The blocking twin of PinnedAsyncTransport (telemetry is read in worker threads)."""
+
+    def __init__(self, limits: httpx.Limits = POOL_LIMITS) -> None:
+        self._inner = httpx.HTTPTransport(verify=tls_context(), trust_env=False, limits=limits)
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        checked = _checked_for(request)
+        failure: httpx.ConnectError | None = None
+        for ip in checked.ips:
+            try:
+                return self._inner.handle_request(_pinned(request, ip, checked))
+            except httpx.ConnectError as exc:
+                failure = exc
+        assert failure is not None
+        raise failure
+
+    def close(self) -> None:
+        self._inner.close()
+
+
+def async_client(
+    timeout: httpx.Timeout | float = 10.0, limits: httpx.Limits = POOL_LIMITS
+) -> httpx.AsyncClient:
+    """A pooled client that sends only checked requests, never through a proxy, never redirected."""
+    return httpx.AsyncClient(
+        transport=PinnedAsyncTransport(limits), timeout=timeout, trust_env=False, follow_redirects=False
+    )
+
+
+def sync_client(timeout: httpx.Timeout | float = 10.0, limits: httpx.Limits = POOL_LIMITS) -> httpx.Client:
+    """The blocking twin of ``async_client``."""
+    return httpx.Client(
+        transport=PinnedTransport(limits), timeout=timeout, trust_env=False, follow_redirects=False
+    )

@@ -1,0 +1,190 @@
+"""Checks of case and statute citations against the authorities library.
+
+A reporter slot (volume, reporter, page) that holds a real opinion proves nothing by itself:
+fabricated citations are often put on real slots. So every distinctive word of both parties
+named in the draft must be in the caption the opinion prints (abbreviations as the Bluebook
+makes them: "Univ." for University, "Reg'l" for Regional), or the citation blocks and the
+message shows what the slot really holds. Short forms, supra and Id. take the verdict of the
+citation they stand for: after a blocked citation they are never "ok".
+"""
+
+from __future__ import annotations
+
+from drafting.verify.authorities import Opinion
+from drafting.verify.checks_record import make_flag, where
+from drafting.verify.extract_citations import known_reporter, party_words
+from drafting.verify.found import Found
+from drafting.verify.model import Flag
+from drafting.verify.sources import MatterSources, cite_key
+from drafting.verify.text import normalize_for_match
+
+# Words that name a kind of party, not which one: they tell no case from another.
+_GENERIC = frozenset(
+    [
+        "united",
+        "states",
+        "america",
+        "people",
+        "state",
+        "commonwealth",
+        "et",
+        "al",
+        "ex",
+        "rel",
+        "re",
+        "matter",
+        "estate",
+        "petitioner",
+        "petitioners",
+        "respondent",
+        "respondents",
+        "appellant",
+        "appellants",
+        "appellee",
+        "appellees",
+        "plaintiff",
+        "plaintiffs",
+        "defendant",
+        "defendants",
+        "county",
+        "city",
+        "town",
+        "government",
+        "commissioner",
+        "secretary",
+        "director",
+    ]
+)
+
+
+def distinctive(name: str) -> list[str]:
+    # "Z-Z-O-": initials joined by hyphens are as many one-letter words, which tell nothing apart
+    words = party_words(name.replace("’", "'").replace("-", " "))
+    return [w for w in words if w.rstrip(".") not in _GENERIC]
+
+
+def word_in_caption(word: str, caption: frozenset[str]) -> bool:
+    """Whether a party's word is in the caption, as written or as its abbreviation stands for."""
+    word = word.lower().rstrip(".")
+    if word in caption:
+        return True
+    if "'" in word:  # Reg'l, Int'l, Ass'n, Dep't: the caption word starts and ends alike
+        head, _, tail = word.partition("'")
+        return any(w.startswith(head) and w.endswith(tail) and len(w) > len(word) for w in caption)
+    if any(w.startswith(word) for w in caption if len(w) > len(word)) and len(word) >= 2:
+        return True  # Univ. -> university, Tex. -> texas, Dist. -> district
+    # "Airlines" for "Air Lines", "Northgate" for "North Gate": a word the caption writes as two.
+    return any(word.startswith(w) and word[len(w) :] in caption for w in caption if 1 < len(w) < len(word))
+
+
+def missing_parties(item: Found, opinion: Opinion) -> list[tuple[str, str]]:
+    """(role, name) of each party named in the draft whose distinctive words are not all in the caption."""
+    out = []
+    for role in ("plaintiff", "defendant", "subject"):
+        name = item.fields.get(role, "")
+        words = distinctive(name)
+        if words and not all(word_in_caption(w, opinion.words) for w in words):
+            out.append((role, name))
+    return out
+
+
+def check_case(item: Found, opinions: dict[str, Opinion] | None) -> Flag:
+    reporter = item.fields["reporter"]
+    key = cite_key(item.fields["volume"], reporter, item.fields["page"])
+    if not known_reporter(reporter):
+        return make_flag(
+            item, "block", f"No such reporter: '{reporter}' is not in reporters-db.", normalized=key
+        )
+    if opinions is None:
+        return make_flag(
+            item,
+            "block",
+            "Unverified: not in your authorities library (no library is set up for this matter).",
+            normalized=key,
+        )
+    opinion = opinions.get(key)
+    if opinion is None:
+        return make_flag(item, "block", "Unverified: not in your authorities library.", normalized=key)
+    page = opinion.pages[0]
+    named = " v. ".join(
+        n for n in (item.fields.get(r, "") for r in ("plaintiff", "defendant", "subject")) if n
+    )
+    if not opinion.words:
+        return make_flag(
+            item,
+            "warn",
+            f"{key} is in your library ({opinion.file}), but its caption could not be read to compare the parties.",
+            [page],
+            normalized=key,
+        )
+    missing = missing_parties(item, opinion)
+    if missing:
+        who = " and ".join(f'the {role} "{name}"' for role, name in missing)
+        return make_flag(
+            item,
+            "block",
+            f"Wrong case name: {key} is {opinion.caption!r} ({opinion.file}); {who} named in the draft "
+            f"{'are' if len(missing) > 1 else 'is'} not in its caption.",
+            [page],
+            normalized=key,
+        )
+    year = item.fields.get("year", "")
+    if year and opinion.year and year != opinion.year:
+        return make_flag(
+            item,
+            "block",
+            f"The opinion at {key} was decided in {opinion.year}, not {year}.",
+            [page],
+            normalized=key,
+        )
+    if not named or not any(distinctive(n) for n in named.split(" v. ")):
+        return make_flag(
+            item,
+            "warn",
+            f"{key} is in your library, but the draft names no parties to compare.",
+            [page],
+            normalized=key,
+        )
+    return make_flag(
+        item,
+        "ok",
+        f"Verified against your authorities library: {opinion.caption!r}, {where(page)}.",
+        [page],
+        normalized=key,
+    )
+
+
+def check_dependent(item: Found, verdict: Flag | None) -> Flag:
+    """A short form, supra or Id.: the verdict of the citation it stands for, never better."""
+    label = "'Id.'" if item.kind == "id" else "A short form"
+    if item.refers_to is None or verdict is None:
+        if item.kind == "id":
+            return make_flag(item, "warn", "'Id.' with no earlier citation to refer to.")
+        return make_flag(
+            item,
+            "warn",
+            "A short form whose full citation is not earlier in the draft; it cannot be checked.",
+        )
+    note = f"{label} of {item.refers_to.text}"
+    if verdict.severity == "ok":
+        return make_flag(item, "ok", f"{note}, which is verified.", normalized=item.refers_to.text)
+    return make_flag(
+        item,
+        verdict.severity,
+        f"{note}, which is not verified: {verdict.message}",
+        normalized=item.refers_to.text,
+    )
+
+
+def check_statute(item: Found, library: MatterSources | None) -> Flag:
+    if library is not None:
+        needle = normalize_for_match(item.text.replace("§", " "))
+        page = library.find_exact(needle)
+        if page is not None:
+            return make_flag(item, "ok", f"In your authorities library: {where(page)}.", [page], needle)
+    return make_flag(
+        item,
+        "warn",
+        "Statute not checked: its text is not in your authorities library.",
+        normalized=item.fields["key"],
+    )

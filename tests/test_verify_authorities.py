@@ -1,0 +1,169 @@
+"""The authorities library on real opinions as distributed (tests/verify_real/opinions).
+
+``chambers authorities add|list`` is run in process on three real court PDFs: two slip opinions
+whose text never states their own page (the attorney gives it) and an unpublished one that
+stays "not indexed" with the reason. The own-citation finder is also run on the real Fisher
+slip opinion text, whose syllabus cites Detroit Timber and Grutter before anything else.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from drafting.verify.authorities import caption_words, captions, own_citations
+from drafting.verify.sources import Page
+from tests.verify_real_corpus import CORPUS
+from tui.cli import main
+
+OPINIONS = CORPUS / "opinions"
+
+
+def _page(text: str, title: str = "opinion.pdf", page_no: int = 1) -> Page:
+    return Page(0, page_no, 1, "opinion.pdf", "/x/opinion.pdf", title, page_no, None, text, text.lower())
+
+
+def test_a_slip_opinion_never_takes_a_cited_case_for_its_own_citation() -> None:
+    fisher = _page((OPINIONS / "fisher-v-university-of-texas.txt").read_text())
+    assert own_citations([fisher]) == []  # not Detroit Timber 200 U.S. 321, nor Grutter 539 U.S. 306
+    blocks = captions([fisher], set())
+    assert blocks[0] == "FISHER v. UNIVERSITY OF TEXAS AT AUSTIN ET AL."
+    assert "bollinger" not in caption_words(" ".join(blocks))  # Grutter v. Bollinger is cited, not a party
+    assert "detroit" not in caption_words(" ".join(blocks))
+
+
+@pytest.mark.parametrize(
+    ("text", "title", "expected"),
+    [
+        ("Opinion of the Court\nCite as: 569 U. S. 614 (2013)\nNOTICE: ...", "slip.pdf", ["569 U.S. 614"]),
+        (
+            "DocketNumber: 07-1824\nCitation Numbers: 520 F.3d 1, 2008 U.S. App. LEXIS 456, 2008 WL 104105\n",
+            "x.txt",
+            ["520 F.3d 1", "2008 U.S.App.LEXIS 456", "2008 WL 104105"],
+        ),
+        (
+            "NORTHGATE FOODS, INC. v. ARCTIC COIL CO.\n512 F.3d 210 (9th Cir. 2008)\n\nOpinion.",
+            "n.pdf",
+            ["512 F.3d 210"],
+        ),
+        (
+            "Opinion text with no citation of its own.",
+            "Smith v. Jones, 88 Cal. App. 5th 301 (2023)",
+            ["88 Cal.App.5th 301"],
+        ),
+        ("See United States v. Detroit Timber & Lumber Co., 200 U. S. 321, 337.\n", "slip.pdf", []),
+        ("656 F. 3d 1222, affirmed.\n", "slip.pdf", []),
+        ("e.g., Alabama v. North Carolina, 560 U. S. 330, ___. Many compacts\n", "slip.pdf", []),
+    ],
+)
+def test_own_citation_from_header_lines_cite_as_and_metadata(
+    text: str, title: str, expected: list[str]
+) -> None:
+    assert [c.key for c in own_citations([_page(text, title)])] == expected
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_authorities_add_and_list_on_three_real_opinion_pdfs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("CHAMBERS_HOME", str(tmp_path / "home"))
+    downloads = tmp_path / "Downloads"
+    downloads.mkdir()
+    for name in (
+        "tarrant-v-herrmann.pdf",
+        "calvary-chapel-v-mills.pdf",
+        "st-pierre-v-standard-insurance.pdf",
+    ):
+        shutil.copy(OPINIONS / name, downloads / name)
+
+    code, out, _ = _run(capsys, "authorities", "add", str(downloads / "tarrant-v-herrmann.pdf"))
+    assert code == 1  # the slip opinion says "Cite as: 569 U. S. ____": not indexed, and said so
+    assert "NOT INDEXED  tarrant-v-herrmann.pdf: no citation of its own" in out
+    assert "--cite" in out and "200 U.S. 321" not in out
+
+    code, out, _ = _run(
+        capsys, "authorities", "add", str(downloads / "tarrant-v-herrmann.pdf"), "--cite", "569 U.S. 614 (2013)",
+        "--cite", "133 S. Ct. 2120",
+    )  # fmt: skip
+    assert code == 0
+    assert "569 U.S. 614 = 133 S.Ct. 2120  TARRANT REGIONAL WATER DISTRICT v. HERRMANN ET AL." in out
+
+    code, out, _ = _run(
+        capsys, "authorities", "add", str(downloads / "calvary-chapel-v-mills.pdf"), "--cite", "984 F.3d 21"
+    )
+    assert code == 0 and "984 F.3d 21  CALVARY CHAPEL OF BANGOR" in out and "JANET T. MILLS" in out
+
+    code, _, err = _run(
+        capsys,
+        "authorities",
+        "add",
+        str(downloads / "st-pierre-v-standard-insurance.pdf"),
+        "--cite",
+        "page 12",
+    )
+    assert code == 2 and "'page 12' is not a case citation" in err and "VOLUME REPORTER PAGE" in err
+
+    code, _, err = _run(capsys, "authorities", "add", str(downloads / "missing.pdf"), "--cite", "1 U.S. 1")
+    assert code == 2 and "There is no file at" in err
+
+    code, out, _ = _run(capsys, "authorities", "list")
+    assert code == 1  # one opinion is not indexed
+    lines = out.splitlines()
+    assert lines[0].startswith("984 F.3d 21  CALVARY CHAPEL OF BANGOR")
+    assert lines[1].startswith("569 U.S. 614 = 133 S.Ct. 2120  TARRANT REGIONAL")
+    assert lines[2].startswith("NOT INDEXED  st-pierre-v-standard-insurance.pdf: no citation of its own")
+    assert lines[3] == "authorities: 2 opinion(s) indexed, 1 not indexed."
+
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    shutil.copy(OPINIONS / "fisher-v-university-of-texas.txt", outside / "fisher.txt")
+    code, out, _ = _run(
+        capsys,
+        "authorities",
+        "add",
+        str(outside / "fisher.txt"),
+        "--cite",
+        "570 U.S. 297",
+        "--cite",
+        "133 S. Ct. 2411",
+    )
+    assert code == 0 and "Copied fisher.txt into" in out and (downloads / "fisher.txt").is_file()
+    assert "570 U.S. 297 = 133 S.Ct. 2411  FISHER v. UNIVERSITY OF TEXAS AT AUSTIN ET AL." in out
+
+
+def test_verifying_against_a_matter_with_no_ingested_pages_is_one_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("CHAMBERS_HOME", str(tmp_path / "home"))
+    (tmp_path / "empty").mkdir()
+    draft = tmp_path / "draft.md"
+    draft.write_text(
+        'The flight left (ABC0000001). Fisher v. Univ. of Tex., 570 U.S. 297 (2013). "A quote here."\n'
+    )
+    assert _run(capsys, "matter", "new", "empty", "--sources", str(tmp_path / "empty"))[0] == 0
+    code, out, err = _run(capsys, "verify", str(draft), "--matter", "empty")
+    assert code == 2 and out == ""  # no flag per statement
+    assert "No sources to verify against" in err and "Run `chambers evidence ingest empty` first" in err
+
+
+def test_an_unreadable_or_empty_opinion_is_refused_with_the_reason(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("CHAMBERS_HOME", str(tmp_path / "home"))
+    folder = tmp_path / "opinions"
+    folder.mkdir()
+    (folder / "corrupt.pdf").write_bytes(b"\x00\x01not a pdf at all" * 100)
+    (folder / "empty.txt").write_text("")
+    code, _, err = _run(capsys, "authorities", "add", str(folder / "corrupt.pdf"), "--cite", "1 U.S. 1")
+    assert code == 2 and "Ingest could not read corrupt.pdf" in err
+    code, _, err = _run(capsys, "authorities", "add", str(folder / "empty.txt"), "--cite", "2 U.S. 2")
+    assert code == 2 and "empty.txt has no readable text" in err
+    code, out, _ = _run(capsys, "authorities", "list")
+    assert "2 U.S. 2" not in out  # nothing was recorded for either
