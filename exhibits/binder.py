@@ -80,6 +80,7 @@ class BinderPlan:
     bates: BatesFormat | None = None
     first_number: int = 0
     restamp: bool = False
+    settled: list[str] = field(default_factory=list)  # what a crash had left, finished or rolled back
     left_out: list[LeftOut] = field(default_factory=list)  # exhibits that cannot be read, with why
 
     @property
@@ -107,7 +108,7 @@ class BinderPlan:
                 f"  p.{e.slip_page}-{e.last_page}  Exhibit {e.number}: {e.exhibit.description} "
                 f"({e.exhibit.source.name}, {e.page_count} p.)"
             )
-        return lines + describe_left_out(self.left_out)
+        return self.settled + lines + describe_left_out(self.left_out)
 
 
 def plan_binder(
@@ -121,14 +122,14 @@ def plan_binder(
     restamp: bool = False,
 ) -> BinderPlan:
     matter_id = get_matter(db, matter).id
-    recover_productions(db)  # an earlier production a crash left unfinished is settled before numbering
+    settled = recover_productions(db)  # an earlier production a crash left unfinished is settled first
     remove_stray_temps(output.parent)
     readable, left_out = readable_pdfs([e.source for e in exhibits])
     if not readable:
         raise nothing_readable(left_out)
     counts = dict(readable)
     kept = [(e, counts[Path(e.source)]) for e in exhibits if Path(e.source) in counts]
-    plan = BinderPlan(matter, output, *_layout(kept), bates, 0, restamp, left_out)
+    plan = BinderPlan(matter, output, *_layout(kept), bates, 0, restamp, settled, left_out)
     guard_outputs(db, output.parent, [output, plan.list_csv], "binder file name (--out)")
     check_outputs([output, plan.list_csv], [e.source for e in exhibits])
     if bates is not None:

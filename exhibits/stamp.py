@@ -83,6 +83,7 @@ class ProductionPlan:
     documents: list[PlannedDocument]
     corner: str = "bottom-right"
     restamp: bool = False
+    settled: list[str] = field(default_factory=list)  # what a crash had left, finished or rolled back
     left_out: list[LeftOut] = field(default_factory=list)  # sources that cannot be read, with why
 
     @property
@@ -108,7 +109,7 @@ class ProductionPlan:
                 f"  {self.fmt.label(d.first_number)}..{self.fmt.label(d.last_number)}  "
                 f"{d.page_count:>5} p.  {d.source.name} -> {d.output.name}"
             )
-        return lines + describe_left_out(self.left_out)
+        return self.settled + lines + describe_left_out(self.left_out)
 
 
 @dataclass
@@ -137,7 +138,7 @@ def plan_production(
 ) -> ProductionPlan:
     """Check everything that can be checked before writing: files open, width fits, range is free."""
     matter_id = get_matter(db, matter).id
-    recover_productions(db)  # an earlier production a crash left unfinished is settled before numbering
+    settled = recover_productions(db)  # an earlier production a crash left unfinished is settled first
     remove_stray_temps(out_dir)
     readable, left_out = readable_pdfs(sources)
     if not readable:
@@ -154,7 +155,7 @@ def plan_production(
         number += count
     guard_outputs(db, out_dir, [d.output for d in documents] + [out_dir / LOG_NAME], "output folder (--out)")
     check_outputs([d.output for d in documents] + [out_dir / LOG_NAME], sources)
-    return ProductionPlan(matter, fmt, out_dir, documents, corner, restamp, left_out)
+    return ProductionPlan(matter, fmt, out_dir, documents, corner, restamp, settled, left_out)
 
 
 def stamp_document(

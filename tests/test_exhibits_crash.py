@@ -92,6 +92,11 @@ def test_a_production_killed_at_any_step_is_finished_or_rolled_back(
     issued = assert_registry_and_folder_agree(db_path, out)
     finished = step == "first-rename" or STAMP_STEPS.index(step) >= STAMP_STEPS.index(FINISHED_FROM)
     assert issued == (5 if finished else 0) and plan.first == issued + 1
+    if step == "done":  # killed after the production was complete: nothing to settle
+        assert plan.settled == []
+    else:
+        (settled,) = plan.settled  # the plan says what it found, first thing
+        assert ("was finished" if finished else "rolled back") in settled and plan.describe()[0] == settled
     if finished:
         with open(out / "production-log.csv", newline="") as fh:
             assert [r["bates_begin"] for r in csv.DictReader(fh)] == ["ACME-000001", "ACME-000004"]
