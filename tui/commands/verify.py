@@ -44,6 +44,10 @@ def cmd_verify(args: argparse.Namespace, paths: Paths) -> int:
             f"There is no matter named '{args.matter}' (no chambers database yet). Create one with `chambers matter new {args.matter} --sources DIR`."
         )
     quick_start(cache_dir())  # a one-shot process: eyecite builds only the reporters the texts need
+    if args.report:
+        from evidence.guard import check_output
+
+        check_output(paths.database_file, Path(args.report), what="report path (--report)")
     draft = Path(args.draft)
     text = read_draft(draft)
     index = load_matter_index(paths.database_file, args.matter, args.authorities)
