@@ -1,7 +1,8 @@
 """The verifier over real legal material (tests/verify_real): real opinions, real fabrications.
 
-Scores the tune part, the held-out part and a second held-out part written after tuning
-("fresh") separately, and prints each in every run. Targets:
+Scores the tune part, the held-out part, a second held-out part written after tuning ("fresh")
+and a third of other courts' opinions ("courts", below target: marked as an expected failure, so
+it fails the run the day it passes and the mark must go) separately, and prints each in every run. Targets:
 fabricated items blocked >= 99%, true items blocked <= 1%, no answer-key item without a flag,
 no block on anything the key does not list.
 """
@@ -18,7 +19,21 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> RealCorpus:
     return build_real_corpus(tmp_path_factory.mktemp("verify-real"))
 
 
-@pytest.mark.parametrize("part", ["tune", "heldout", "fresh"])
+COURTS_SHORTFALL = (
+    "held-out 'courts' part (N.J. and N.C. opinions), scored after the fixes its tune copies showed: "
+    "fabricated blocked 87.5% (7/8), true blocked 8.3% (1/12); its two misses are not read while tuning"
+)
+
+
+@pytest.mark.parametrize(
+    "part",
+    [
+        "tune",
+        "heldout",
+        "fresh",
+        pytest.param("courts", marks=pytest.mark.xfail(reason=COURTS_SHORTFALL, strict=True)),
+    ],
+)
 def test_real_corpus_meets_the_targets(
     corpus: RealCorpus, part: str, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -128,7 +128,7 @@ def captions(pages: list[Page], own_keys: set[str]) -> list[str]:
             break
         lines = page.text[:HEAD_CHARS].splitlines()
         for index, line in enumerate(lines):
-            if not (_VERSUS.search(line) or _SUBJECT_CAPTION.match(line)):
+            if not (_VERSUS.search(line) or _SUBJECT_CAPTION.match(line)) or _is_prose(line):
                 continue
             versus = _VERSUS.search(line)
             after = " ".join(lines[index : index + 3])[versus.start() if versus else 0 :]
@@ -144,6 +144,18 @@ def captions(pages: list[Page], own_keys: set[str]) -> list[str]:
     if _VERSUS.search(title) and not _cites_another(title, own_keys):
         found.append(re.sub(r"\s+", " ", title).strip())
     return found
+
+
+_PROSE_WORD = re.compile(r"(?<![\w'’-])[a-z]{3,}\b")
+_CAPTION_SMALL_WORDS = frozenset(
+    ["and", "the", "for", "rel", "ex", "its", "his", "her", "capacity", "official"]
+)
+PROSE_WORDS = 8  # a caption line has a few small words ("and", "ex rel."); a sentence has many
+
+
+def _is_prose(line: str) -> bool:
+    """A sentence of the opinion's body (a text with a paragraph to a line): "against" in it is no caption."""
+    return sum(w not in _CAPTION_SMALL_WORDS for w in _PROSE_WORD.findall(line)) >= PROSE_WORDS
 
 
 _NOT_CAPTION = re.compile(

@@ -81,7 +81,7 @@ def _lean_eyecite() -> _LeanEyecite | None:
         if data.get("format") != FORMAT:
             raise ValueError(f"format {data.get('format')}")
         _Settings.lean = _LeanEyecite(data)
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         # first run (or a damaged file): eyecite in full for this process, and the groups for the next
         log.info("eyecite groups not read from %s (%s); building them", cache, exc)
         _Settings.folder = None
@@ -179,6 +179,8 @@ class _LeanEyecite:
 
         self.groups: list[dict[str, Any]] = data["groups"]
         self.reporter_names: list[str] = data["reporter_names"]
+        if any(not isinstance(g.get("sources"), list) for g in self.groups):
+            raise ValueError("a group without its sources")  # read now, before eyecite is imported
         self.always = {i for i, g in enumerate(self.groups) if g["always"]}
         self.filter = ahocorasick.Automaton()
         owners: dict[str, list[int]] = {}
