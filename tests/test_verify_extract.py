@@ -88,6 +88,9 @@ def test_hyphenated_public_domain_citations_reporters_db_lacks_and_ex_rel_partie
     assert (gift["volume"], gift["reporter"], gift["page"], gift["year"]) == ("2022", "NCSC", "1", "2022")
     assert (gift["plaintiff"], gift["defendant"]) == ("Gift Surplus, LLC", "State ex rel. Cooper")
     assert items["2021-NCCOA-45"].fields["plaintiff"] == "Sandhill Amusements, Inc."
+    # an abbreviation before a capital ends no sentence: the defendant is still read
+    (abbreviated,) = extract("Gift Surplus, LLC v. Carolina Indus. Comm'n, 2022-NCSC-1, ¶ 3.", frozenset())
+    assert abbreviated.fields["defendant"] == "Carolina Indus. Comm'n"
     # Ohio's hyphenated form is eyecite's own: a text with nothing else in it still goes to eyecite
     (ohio,) = extract("The rule is settled. State v. Doe, 2021-Ohio-1234.", frozenset())
     assert (ohio.text, ohio.fields["reporter"], ohio.fields["defendant"]) == ("2021-Ohio-1234", "Ohio", "Doe")

@@ -120,6 +120,22 @@ def _name_run(left: str) -> str:
     return " ".join(tokens[start:])
 
 
+# Abbreviations of case names (the Bluebook's table T6, and "ex rel."): their period ends no sentence.
+_NAME_ABBREVIATION = re.compile(
+    r"\b(?:Acad|Admin|Agric|Ass'n|Auth|Bankr|Bd|Bhd|Bldg|Bros|Bus|Cas|Chem|Cmty|Cnty|Coll|Comm'n|Commc'ns|"
+    r"Comp|Consol|Constr|Cont'l|Corp|Ctr|Dep't|Dev|Dist|Distrib|Div|Econ|Educ|Elec|Enf't|Eng'g|Envtl|Equip|"
+    r"Exch|Fed|Fed'n|Fin|Found|Gen|Gov't|Grp|Hosp|Hous|Inc|Indem|Indep|Indus|Info|Ins|Inst|Int'l|Inv|Invs|"
+    r"Lab|Labs|Liab|Ltd|Mach|Mfg|Mgmt|Med|Mem'l|Mkt|Mktg|Mortg|Mun|Mut|Nat'l|Org|Pac|Pharm|Prods|Prop|Props|"
+    r"Pub|Reg'l|Rehab|Res|Rsch|Sav|Sch|Sec|Serv|Servs|Soc'y|Sys|Tech|Tel|Telecomm|Transp|Twp|Univ|Util|Vill|"
+    r"rel)\.(?=\s)"
+)
+
+
+def _without_name_abbreviations(name: str) -> str:
+    """ "Carolina Indus. Comm'n" as "Carolina Indus Comm'n": what is left of a period may end a sentence."""
+    return _NAME_ABBREVIATION.sub(lambda m: m.group()[:-1], name)
+
+
 def _parties(text: str, volume_start: int, eyecite: tuple[str, str] = ("", "")) -> tuple[str, str]:
     """The "X v. Y, " just before a citation's volume: eyecite's reading where the text bears it out."""
     window = text[max(0, volume_start - 240) : volume_start]
@@ -129,7 +145,7 @@ def _parties(text: str, volume_start: int, eyecite: tuple[str, str] = ("", "")) 
     if _eyecite_is_right(window, *eyecite):
         return eyecite[0].strip(" ,"), eyecite[1].strip(" ,")
     left, _, right = window.rpartition(" v. ")
-    if _NOT_A_NAME.search(right.replace(" ex rel. ", " ex rel ")):  # "State ex rel. Cooper" is one name
+    if _NOT_A_NAME.search(_without_name_abbreviations(right)):
         return "", ""  # the "v." belongs to an earlier citation: this one names no parties
     plaintiff = _name_run(_PARTY_SPLIT.split(left)[-1].strip(" ,"))
     if not party_words(plaintiff):  # "Inc." alone: the name is the segment before it
