@@ -193,6 +193,8 @@ class _LeanEyecite:
         self.tokenizers = _import_without_sources(data["regex_variables"], data["courts"])
         self.built: set[int] = set()
         self.tokenizer: Any = None
+        self.extractors: list[Any] = []  # the reporters' extractors of the groups built so far
+        self.specials: list[Any] = []
         self.full: Any = None  # eyecite's complete tokenizer, once someone has asked for it
         self._complete_on_first_use(self.tokenizers.default_tokenizer)
 
@@ -208,17 +210,26 @@ class _LeanEyecite:
         for _, indexes in self.filter.iter(_WHITESPACE.sub("", text)):
             needed.update(indexes)
         if self.tokenizer is None or not needed <= self.built:
+            self.tokenizer = self._add(needed - self.built)
             self.built |= needed
-            self.tokenizer = self._build(self.built)
         return self.tokenizer
 
-    def _build(self, groups: set[int]) -> Any:
-        """eyecite's own build (``_populate_reporter_extractors``) over these groups' sources."""
+    def _add(self, groups: set[int]) -> Any:
+        """A tokenizer with these groups' extractors added, built by eyecite's own code from their sources.
+
+        No regex is shared between groups, so each group's extractors are built once and kept (with
+        the regexes they have compiled) however many groups later texts add.
+        """
         chosen = sorted((s for g in groups for s in self.groups[g]["sources"]), key=lambda s: s[0])
         subset: dict[str, dict[str, list[Any]]] = {kind: {} for kind in KINDS}
         for _, kind, key, entry in chosen:
             subset[kind].setdefault(key, []).append(_dated(entry))
-        return _tokenizer_over(self.tokenizers, subset)
+        built = _extractors_over(self.tokenizers, subset)
+        # Id., supra, section signs...: built with every set of sources, kept from the first build
+        self.specials = self.specials or [e for e in built if "exact_editions" not in e.extra]
+        self.extractors += [e for e in built if "exact_editions" in e.extra]
+        self.tokenizers.EXTRACTORS[:] = self.extractors + self.specials  # what the tokenizer reads
+        return self.tokenizers.AhocorasickTokenizer()
 
     def _complete_on_first_use(self, default: Any) -> None:
         """Make eyecite's default tokenizer (built with no sources) the full one when first used."""
@@ -228,7 +239,9 @@ class _LeanEyecite:
                 import reporters_db
 
                 everything = {kind: getattr(reporters_db, kind.upper()) for kind in KINDS}
-                self.full = _tokenizer_over(self.tokenizers, everything)
+                self.tokenizers.EDITIONS_LOOKUP.clear()  # the lean builds' entries are all in it again
+                _extractors_over(self.tokenizers, everything)
+                self.full = self.tokenizers.AhocorasickTokenizer()
             vars(default).update(vars(self.full))  # its extractors and filters
             del default.get_extractors  # this function: the class's own works from here on
             return default.get_extractors(text)
@@ -236,14 +249,13 @@ class _LeanEyecite:
         default.get_extractors = get_extractors
 
 
-def _tokenizer_over(tokenizers: types.ModuleType, sources: dict[str, dict[str, list[Any]]]) -> Any:
-    """A tokenizer that eyecite builds itself (``_populate_reporter_extractors``) over these sources."""
+def _extractors_over(tokenizers: types.ModuleType, sources: dict[str, dict[str, list[Any]]]) -> list[Any]:
+    """The extractors eyecite builds itself (``_populate_reporter_extractors``) over these sources."""
     for kind in KINDS:
         setattr(tokenizers, kind.upper(), sources[kind])  # what the build reads
     tokenizers.EXTRACTORS.clear()
-    tokenizers.EDITIONS_LOOKUP.clear()
     tokenizers._populate_reporter_extractors()
-    return tokenizers.AhocorasickTokenizer()
+    return list(tokenizers.EXTRACTORS)
 
 
 def _import_without_sources(
