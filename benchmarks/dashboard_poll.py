@@ -15,7 +15,14 @@ Reported:
   the recorded chassis 1 changes every tick, the dcgm text of chassis 2 never
   does, so its rows must not repaint (only changed cells are redrawn);
 - GPU-source read time per wall second (NVML's cost where it is NVML; with
-  ``--nvml`` on a machine with a GPU the local GPUs are read through NVML too).
+  ``--nvml`` on a machine with a GPU the local GPUs are read through NVML too);
+- the health fields' own cost (ECC, retired pages, XIDs, throttle reasons,
+  PCIe replays, NVLink per link): the real ``NvmlSource`` reading 16 GPUs
+  from a stand-in driver that answers from the recording
+  (tests/fake_pynvml.py), full reads with health against the same reads with
+  health switched off, extrapolated to every tick at 1 Hz: target < 2% of a
+  core. It measures chambers's side; a real driver adds its own call time,
+  which ``--nvml`` shows on a machine with a GPU.
 
 Benchmarks report; they do not fail on a noisy machine. Targets print PASS or
 MISS and the exit status is 0. Run from the repo root::
@@ -39,11 +46,14 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from backends.fleet import nvml_source  # noqa: E402
 from backends.fleet.nvml_source import NvmlSource  # noqa: E402
+from backends.fleet.recorded_source import MISSION_CHASSIS1  # noqa: E402
 from backends.fleet.sources import sources_from_config  # noqa: E402
 from backends.fleet.telemetry import HostTelemetry, TelemetrySource  # noqa: E402
 from backends.local_server import LlamaServerProcess, ensure_demo_model, ensure_llama_server  # noqa: E402
 from tests.dashboard_config import mission_config  # noqa: E402
+from tests.fake_pynvml import FakeNvml  # noqa: E402
 from tui.app import create_app  # noqa: E402
 from tui.dashboard import DashboardScreen  # noqa: E402
 from tui.dashboard_widgets import BackendLine, GpuRow  # noqa: E402
@@ -160,6 +170,42 @@ def report(static: Phase, live: Phase) -> None:
     print(f"GPU source read time per wall second: {read_pct:.3f}% (NVML target <= 0.1% where it is NVML)")
 
 
+def health_cost(reads: int = 200, gpus: int = 16) -> tuple[float, float]:
+    """CPU seconds per full read of ``gpus`` GPUs through NvmlSource: (with health, without health)."""
+    fake = FakeNvml(MISSION_CHASSIS1)
+    fake.doc["gpus"] = [
+        dict(fake.doc["gpus"][i % 12], index=i) for i in range(gpus)
+    ]  # 16 from the 12 recorded
+    for frame in fake.doc["frames"]:
+        frame["gpus"] = [frame["gpus"][i % 12] for i in range(gpus)]
+    original_load, original_health = nvml_source._load_pynvml, nvml_source.read_health
+    nvml_source._load_pynvml = lambda: fake
+    try:
+        out = []
+        for with_health in (True, False):
+            nvml_source.read_health = original_health if with_health else (lambda *a: None)  # type: ignore[assignment]
+            source = NvmlSource("bench")
+            source.read(full=True)  # initialisation (static fields, topology) is not a tick
+            cpu0 = time.process_time()
+            for _ in range(reads):
+                source.read(full=True)
+            out.append((time.process_time() - cpu0) / reads)
+            source.close()
+        return out[0], out[1]
+    finally:
+        nvml_source._load_pynvml, nvml_source.read_health = original_load, original_health
+
+
+def report_health(with_health: float, without: float, gpus: int = 16) -> None:
+    print()
+    print(f"health fields, {gpus} GPUs through NvmlSource (stand-in driver), per full read:")
+    print(f"  full read without health {without * 1000:.3f} ms, with health {with_health * 1000:.3f} ms "
+          f"({with_health / without:.2f}x)")  # fmt: skip
+    share = with_health * 100  # one full read per second at 1 Hz, health on every tick (worst case)
+    print(f"target: {gpus} GPUs with health at 1 Hz (every tick a full read) < 2% of one core: {share:.2f}% -> "
+          f"{'PASS' if share < 2 else 'MISS'}")  # fmt: skip
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=20.0, help="length of each measured phase")
@@ -173,6 +219,7 @@ async def main() -> None:
         static = await measure("static", server.url, 60.0, args.seconds, args.nvml)
         live = await measure("live", server.url, 1.0, args.seconds, args.nvml)
     report(static, live)
+    report_health(*health_cost())
 
 
 if __name__ == "__main__":

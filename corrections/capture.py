@@ -108,6 +108,11 @@ def _insert(db: sqlite3.Connection, item: CorrectionInput, digest: str, line: Re
          line.words_removed, line.edit_ratio),
     )  # fmt: skip
     pair_id = int(cur.lastrowid or 0)
+    if item.adapter is not None:
+        db.execute(
+            "UPDATE corrections_pairs SET adapter = ?, adapter_sha256 = ? WHERE id = ?",
+            (item.adapter, item.adapter_sha256, pair_id),
+        )
     db.executemany(
         "INSERT INTO corrections_paragraphs (pair_id, seq, draft, final, edit_ratio) VALUES (?, ?, ?, ?, ?)",
         [(pair_id, seq, p.draft, p.final, word_diff(p.draft, p.final).edit_ratio)

@@ -34,6 +34,7 @@ from corrections.errors import CorrectionsError
 from corrections.model import StoredPair
 from corrections.scrub import Scrubber, party_list_in
 from corrections.store import STREAM_BATCH, PairFilters, count_pairs
+from evidence.guard import check_output
 from workspace.database import connect
 
 FORMATS = ("sft", "dpo", "kto", "pairs")
@@ -77,6 +78,7 @@ def export(
     """Write the pairs that pass ``filters`` to ``out`` as ``fmt`` JSONL; returns what was done."""
     if fmt not in FORMATS:
         raise CorrectionsError(f"Unknown format '{fmt}'. Choose one of: {', '.join(FORMATS)}.")
+    check_output(db_path, out, what="export file (--out)")
     filters = filters or PairFilters()
     summary = ExportSummary(fmt, out, paragraphs=paragraphs, scrubbed=scrub)
     scrubbers: dict[str | None, Scrubber] | None = {} if scrub else None
@@ -118,6 +120,24 @@ def export(
     return summary
 
 
+def _confirmed_parties(db: sqlite3.Connection, pair_id: int, matter: str | None) -> dict[str, str]:
+    """The matter's party names; a scrub with none would leave every name in place and say nothing."""
+    names = party_list_in(db, matter) if matter else {}
+    if not names:
+        where = f"matter '{matter}', which has no confirmed parties" if matter else "no matter"
+        fix = (
+            f"`chambers corrections parties {matter} --add 'NAME'`"
+            if matter
+            else "--matter to export one matter"
+        )
+        raise CorrectionsError(
+            f"Pair {pair_id} belongs to {where}, so --scrub would leave every name in it. Confirm the "
+            f"parties first ({fix}, once per party), or export without --scrub. Nothing was written.",
+            title="Nothing to scrub with",
+        )
+    return names
+
+
 class SubPairs:
     """The paragraph sub-pairs, read in one ordered pass beside the pairs (not one query per pair)."""
 
@@ -150,7 +170,7 @@ def _lines(
     rows = list(_rows(pair, fmt, paragraphs))
     if scrubbers is not None:
         if pair.matter not in scrubbers:
-            scrubbers[pair.matter] = Scrubber(party_list_in(db, pair.matter) if pair.matter else {})
+            scrubbers[pair.matter] = Scrubber(_confirmed_parties(db, pair.id, pair.matter))
         rows = [scrubbers[pair.matter].deep(r) for r in rows]
     return [json.dumps(r, ensure_ascii=False) + "\n" for r in rows]
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
+from corrections.adapters import registered_sha256
 from corrections.capture import CaptureResult, capture
 from corrections.errors import CorrectionsError
 from corrections.model import CorrectionInput, DrafterMessage, SourceRef
@@ -49,6 +50,7 @@ def capture_from_run(
             task_type=run.task_type, instructions=run.instructions, messages=messages, draft=stage.output,
             final=final_text, backend=stage.backend, model=stage.model, server_build=stage.server_build,
             accepted_at=accepted_at or datetime.now(UTC).isoformat(), drafted_at=stage.finished_at,
-            matter=run.matter, run_id=run.id, trigger=trigger,
+            matter=run.matter, run_id=run.id, trigger=trigger, adapter=stage.adapter,
+            adapter_sha256=stage.adapter_sha256 or registered_sha256(db_path, stage.adapter),
         ),
     )  # fmt: skip

@@ -50,6 +50,8 @@ class CorrectionInput:
     matter: str | None = None
     run_id: int | None = None
     trigger: str = "accept"  # "accept", or "save" for an explicit "save correction"
+    adapter: str | None = None  # the LoRA adapter(s) the draft was written with, by name
+    adapter_sha256: str | None = None
 
 
 @dataclass(frozen=True)
@@ -75,6 +77,8 @@ class StoredPair:
     edit_ratio: float
     excluded: bool
     paragraphs: list[dict[str, Any]] = field(default_factory=list)
+    adapter: str | None = None
+    adapter_sha256: str | None = None
 
     @classmethod
     def from_row(cls, row: sqlite3.Row | Mapping[str, Any]) -> StoredPair:
@@ -87,4 +91,5 @@ class StoredPair:
             accepted_at=row["accepted_at"], captured_at=row["captured_at"],
             words_added=int(row["words_added"]), words_removed=int(row["words_removed"]),
             edit_ratio=float(row["edit_ratio"]), excluded=bool(row["excluded"]),
+            adapter=row["adapter"], adapter_sha256=row["adapter_sha256"],
         )  # fmt: skip

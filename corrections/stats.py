@@ -46,16 +46,18 @@ class GroupStats:
 
 
 def compute_stats(db_path: Path) -> list[GroupStats]:
-    """One row per model and task type, then one per model over all its tasks, ordered by model."""
+    """One row per model (with its LoRA adapter, if any) and task type, then one per model over all its
+    tasks, ordered by model."""
     groups: dict[tuple[str, str], list[tuple[str, float]]] = defaultdict(list)
     db = connect(db_path)
     try:
         cur = db.execute(
-            "SELECT model, task_type, accepted_at, edit_ratio FROM corrections_pairs ORDER BY accepted_at"
+            "SELECT model, task_type, accepted_at, edit_ratio, adapter FROM corrections_pairs ORDER BY accepted_at"
         )
         while rows := cur.fetchmany(2000):
-            for model, task, at, ratio in rows:
-                name = model or "unknown model"
+            for model, task, at, ratio, adapter in rows:
+                # A model with an adapter is its own row, so drafts with and without it compare side by side.
+                name = (model or "unknown model") + (f" + {adapter}" if adapter else "")
                 groups[(name, task)].append((str(at)[:7], float(ratio)))
                 groups[(name, ALL_TASKS)].append((str(at)[:7], float(ratio)))
     finally:

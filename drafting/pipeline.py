@@ -31,6 +31,7 @@ from drafting.events import (
     StageFinished,
     StageProgress,
     StageStarted,
+    StageTokens,
     ignore,
 )
 from drafting.refusal import StageRefused, refuse
@@ -61,6 +62,7 @@ from drafting.tasks import (
     drafter_role,
     task_type,
 )  # fmt: skip
+from drafting.timings import timings_phrase
 from evidence.context import build_context
 from evidence.matters import get_matter
 from evidence.provenance import register_output
@@ -260,7 +262,7 @@ class Pipeline:
                 answer: Any = None
             else:
                 request = ChatRequest(
-                    messages, sampling=self._json_sampling(backend, stage), return_progress=True
+                    messages, sampling=self.json_sampling(backend, stage), return_progress=True
                 )
                 answer, finished = await self._json(client, request, record, role)
         except (BackendError, PolicyRefusal) as exc:
@@ -278,6 +280,7 @@ class Pipeline:
             raise
         client_seconds = time.perf_counter() - call_started - persist
         record.server_build = client.server_build
+        record.adapter, record.adapter_sha256 = client.adapter_record()
         record.model = finished.model or backend.model
         record.timings = finished.timings.as_dict() if finished.timings else None
         record.model_seconds = client_seconds
@@ -290,12 +293,17 @@ class Pipeline:
     def _has_role(self, role: str) -> bool:
         return any(role in b.roles for b in self.config.backends)
 
-    def _json_sampling(self, backend: Backend, stage: str) -> Sampling:
-        """Room for the longest answer the stage's schema allows.
+    def json_sampling(self, backend: Backend, stage: str) -> Sampling:
+        """Room for the longest answer the stage's schema allows, and no repetition penalty.
 
         A JSON answer cut off by max_tokens cannot be read at all, so a JSON stage gets at least
         what its bounded schema can need (about 2 characters a token, worst case), even where
         the backend's own max_tokens is smaller; the request records the figure sent.
+
+        JSON repeats its quotes, commas and keys by design. A drafting backend's repeat_penalty
+        pushes those tokens down, so the sampler picks one the schema's grammar refuses, and each
+        refusal makes llama-server run the grammar over the whole vocabulary before sampling again
+        (``benchmarks/structured_output.py`` measures what a refusal costs); so it is turned off here.
         """
         chars = self.options.json_text_chars
         worst = {
@@ -303,7 +311,7 @@ class Pipeline:
             GATE: 4 * chars + 8 * 16 + 120,
             REVIEW: self.options.max_findings * (3 * chars + 100) + 40,
         }[stage]
-        return Sampling(max_tokens=max(backend.sampling.max_tokens or 0, worst // 2 + 32))
+        return Sampling(max_tokens=max(backend.sampling.max_tokens or 0, worst // 2 + 32), repeat_penalty=1.0)
 
     def _messages(self, run: Run, stage: str) -> list[dict[str, Any]]:
         if stage == ROUTE:
@@ -324,7 +332,15 @@ class Pipeline:
             REVIEW: review_schema(self.options.max_findings),
         }[record.stage]
         request.json_schema = schema
-        finished = await client.complete(request, role=role, on_progress=partial(self._progress, record))
+        written = [0]
+
+        def count(_: ContentDelta) -> None:
+            written[0] += 1
+            self.on_event(StageTokens(record.run_id, record.stage, written[0]))
+
+        finished = await client.complete(
+            request, role=role, on_progress=partial(self._progress, record), on_delta=count
+        )
         try:
             return json.loads(finished.text), finished
         except json.JSONDecodeError as exc:
@@ -504,11 +520,14 @@ def _summary(record: StageRecord) -> str:
         )
         return f"task {r['task']}, drafter '{r['drafter']}' ({r['drafter_chosen_by']}){suggestion}"
     if record.stage == GATE:
-        return f"basis: {r['basis']}" + (f" ({'; '.join(r['reasons'])})" if r["reasons"] else "")
+        # The reasons are the model's words, which may themselves be "no" or "partial": quoted after
+        # the verdict so the line reads as one verdict.
+        reasons = "; ".join(f'"{reason}"' for reason in r["reasons"])
+        return f"verdict {r['basis'].upper()}" + (f", because {reasons}" if reasons else ", no reasons given")
     if record.stage == DRAFT:
         t = record.timings or {}
-        speed = f" at {t['predicted_per_second']:.0f} tok/s" if t.get("predicted_per_second") else ""
-        return f"{r['chars']} characters, {t.get('predicted_n', '?')} tokens{speed}"
+        said = f"; {timings_phrase(t)}" if t else ""
+        return f"{r['chars']} characters{said}"
     if record.stage == REVIEW:
         return f"{r['anchored']} findings anchored, {r['unanchored']} could not be anchored"
     counts = (r.get("report") or {}).get("counts", {})

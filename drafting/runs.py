@@ -87,6 +87,8 @@ class StageRecord:
     model_seconds: float | None = None  # of which spent waiting on the model server
     timings: dict[str, Any] | None = None  # the server's own figures (prompt_n, predicted_per_second...)
     error: str | None = None
+    adapter: str | None = None  # the LoRA adapter(s) the request carried, by name ("a,b" for two)
+    adapter_sha256: str | None = None  # of each adapter's file, where the server's file is on this machine
 
 
 @dataclass
@@ -232,12 +234,13 @@ class RunStore:
                 db.execute(
                     """UPDATE drafting_stages SET model = ?, server_build = ?, messages_json = ?,
                            output_text = ?, result_json = ?, status = ?, finished_at = ?, seconds = ?,
-                           model_seconds = ?, timings_json = ?, error = ? WHERE id = ?""",
+                           model_seconds = ?, timings_json = ?, error = ?, adapter = ?, adapter_sha256 = ?
+                       WHERE id = ?""",
                     (record.model, record.server_build, json.dumps(record.messages, ensure_ascii=False),
                      record.output, json.dumps(record.result, ensure_ascii=False), record.status,
                      record.finished_at, record.seconds, record.model_seconds,
                      json.dumps(record.timings) if record.timings is not None else None,
-                     record.error, record.id),
+                     record.error, record.adapter, record.adapter_sha256, record.id),
                 )  # fmt: skip
         finally:
             db.close()
@@ -305,4 +308,5 @@ def _stage_from_row(r: sqlite3.Row) -> StageRecord:
         status=r["status"], started_at=r["started_at"], finished_at=r["finished_at"], seconds=r["seconds"],
         model_seconds=r["model_seconds"],
         timings=json.loads(r["timings_json"]) if r["timings_json"] else None, error=r["error"],
+        adapter=r["adapter"], adapter_sha256=r["adapter_sha256"],
     )  # fmt: skip

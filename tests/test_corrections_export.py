@@ -83,7 +83,10 @@ def test_kto_is_unpaired_preference_draft_false_final_true(db: Path, tmp_path: P
 @pytest.mark.parametrize("fmt", ["sft", "dpo", "kto"])
 def test_the_fast_path_writes_what_the_general_path_writes(db: Path, tmp_path: Path, fmt: str) -> None:
     export(db, tmp_path / "fast.jsonl", fmt)
-    export(db, tmp_path / "general.jsonl", fmt, scrub=True)  # no parties listed: the scrub changes nothing
+    add_party(
+        db, "harbor-point", "Nobody Named Here LLC"
+    )  # a party no pair mentions: the scrub changes nothing
+    export(db, tmp_path / "general.jsonl", fmt, scrub=True)
     assert read(tmp_path / "fast.jsonl") == read(tmp_path / "general.jsonl") != []
 
 
@@ -162,3 +165,13 @@ def test_the_out_file_appears_whole_or_not_at_all(db: Path, tmp_path: Path) -> N
     with pytest.raises(CorrectionsError, match="Unknown format 'csv'"):
         export(db, tmp_path / "y.jsonl", "csv")
     assert sorted(p.name for p in tmp_path.iterdir() if p.suffix in (".jsonl", ".tmp")) == ["x.jsonl"]
+
+
+def test_scrub_refuses_a_matter_without_confirmed_parties(db: Path, tmp_path: Path) -> None:
+    out = tmp_path / "scrubbed.jsonl"
+    with pytest.raises(
+        CorrectionsError,
+        match=r"matter 'harbor-point', which has no confirmed parties.*corrections parties harbor-point --add",
+    ):
+        export(db, out, "sft", scrub=True)
+    assert not out.exists() and list(tmp_path.glob(".scrubbed.jsonl*")) == []

@@ -78,3 +78,19 @@ def test_a_run_without_a_finished_draft_has_nothing_to_pair(tmp_path: Path) -> N
     run = store.create("harbor-point", "demand_letter", "Demand.", "drafter", ["draft"])
     with pytest.raises(CorrectionsError, match="no finished draft"):
         capture_from_run(db, run, "Final.")
+
+
+def test_the_pair_records_the_adapter_its_draft_was_written_with(tmp_path: Path) -> None:
+    db = tmp_path / "c.sqlite3"
+    store = RunStore(db)
+    run = store.create("harbor-point", "demand_letter", "Demand the damages.", "drafter", ["draft"])
+    stage = store.start_stage(run.id, "draft", "drafter", "workhorse", "http://127.0.0.1:8080", "qwen3-8b",
+                              [{"role": "user", "content": "Demand the damages."}])  # fmt: skip
+    stage.output, stage.status = "Calder owes damages.", COMPLETED
+    stage.adapter, stage.adapter_sha256 = "demand-v3", "d" * 64
+    store.finish_stage(stage)
+    run = store.load(run.id)
+    drafted = run.completed("draft")
+    assert drafted is not None and (drafted.adapter, drafted.adapter_sha256) == ("demand-v3", "d" * 64)
+    pair = get_pair(db, capture_from_run(db, run, "Calder owes $1,500 a day.").pair_id)
+    assert (pair.adapter, pair.adapter_sha256) == ("demand-v3", "d" * 64)

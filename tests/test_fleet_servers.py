@@ -105,7 +105,7 @@ def test_doctor_json_and_exit_code_on_errors(
 ) -> None:
     asleep = make_backend(f"http://127.0.0.1:{closed_port()}", name="asleep", board="board-a")
     write_config(isolated_home, asleep, recorded=False)
-    assert main(["doctor", "--json"]) == 1
+    assert main(["doctor", "--json"]) == 3  # a backend is down
     report = json.loads(capsys.readouterr().out)
     assert report["ok"] is False and report["errors"] >= 1
     (backend,) = report["backends"]

@@ -70,7 +70,7 @@ def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]
     return code, out.out, out.err
 
 
-def test_authorities_add_and_list_on_three_real_opinion_pdfs(
+def test_authorities_add_and_list_on_real_opinion_pdfs_three_indexed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("CHAMBERS_HOME", str(tmp_path / "home"))
@@ -80,6 +80,7 @@ def test_authorities_add_and_list_on_three_real_opinion_pdfs(
         "tarrant-v-herrmann.pdf",
         "calvary-chapel-v-mills.pdf",
         "st-pierre-v-standard-insurance.pdf",
+        "gift-surplus-v-state-ex-rel-cooper.pdf",
     ):
         shutil.copy(OPINIONS / name, downloads / name)
 
@@ -100,6 +101,13 @@ def test_authorities_add_and_list_on_three_real_opinion_pdfs(
     )
     assert code == 0 and "984 F.3d 21  CALVARY CHAPEL OF BANGOR" in out and "JANET T. MILLS" in out
 
+    # North Carolina prints its public-domain citation at the head of every page: indexed by itself
+    code, out, _ = _run(
+        capsys, "authorities", "add", str(downloads / "gift-surplus-v-state-ex-rel-cooper.pdf")
+    )
+    assert code == 0 and "2022 NCSC 1  GIFT SURPLUS, LLC, and SANDHILL AMUSEMENTS" in out
+    assert "STATE OF NORTH CAROLINA, ex rel. ROY COOPER" in out and "268 N.C. App. 1" not in out
+
     code, _, err = _run(
         capsys,
         "authorities",
@@ -117,9 +125,10 @@ def test_authorities_add_and_list_on_three_real_opinion_pdfs(
     assert code == 1  # one opinion is not indexed
     lines = out.splitlines()
     assert lines[0].startswith("984 F.3d 21  CALVARY CHAPEL OF BANGOR")
-    assert lines[1].startswith("569 U.S. 614 = 133 S.Ct. 2120  TARRANT REGIONAL")
-    assert lines[2].startswith("NOT INDEXED  st-pierre-v-standard-insurance.pdf: no citation of its own")
-    assert lines[3] == "authorities: 2 opinion(s) indexed, 1 not indexed."
+    assert lines[1].startswith("2022 NCSC 1  GIFT SURPLUS, LLC")
+    assert lines[2].startswith("569 U.S. 614 = 133 S.Ct. 2120  TARRANT REGIONAL")
+    assert lines[3].startswith("NOT INDEXED  st-pierre-v-standard-insurance.pdf: no citation of its own")
+    assert lines[4] == "authorities: 3 opinion(s) indexed, 1 not indexed."
 
     outside = tmp_path / "elsewhere"
     outside.mkdir()
@@ -136,3 +145,34 @@ def test_authorities_add_and_list_on_three_real_opinion_pdfs(
     )
     assert code == 0 and "Copied fisher.txt into" in out and (downloads / "fisher.txt").is_file()
     assert "570 U.S. 297 = 133 S.Ct. 2411  FISHER v. UNIVERSITY OF TEXAS AT AUSTIN ET AL." in out
+
+
+def test_verifying_against_a_matter_with_no_ingested_pages_is_one_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("CHAMBERS_HOME", str(tmp_path / "home"))
+    (tmp_path / "empty").mkdir()
+    draft = tmp_path / "draft.md"
+    draft.write_text(
+        'The flight left (ABC0000001). Fisher v. Univ. of Tex., 570 U.S. 297 (2013). "A quote here."\n'
+    )
+    assert _run(capsys, "matter", "new", "empty", "--sources", str(tmp_path / "empty"))[0] == 0
+    code, out, err = _run(capsys, "verify", str(draft), "--matter", "empty")
+    assert code == 2 and out == ""  # no flag per statement
+    assert "No sources to verify against" in err and "Run `chambers evidence ingest empty` first" in err
+
+
+def test_an_unreadable_or_empty_opinion_is_refused_with_the_reason(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("CHAMBERS_HOME", str(tmp_path / "home"))
+    folder = tmp_path / "opinions"
+    folder.mkdir()
+    (folder / "corrupt.pdf").write_bytes(b"\x00\x01not a pdf at all" * 100)
+    (folder / "empty.txt").write_text("")
+    code, _, err = _run(capsys, "authorities", "add", str(folder / "corrupt.pdf"), "--cite", "1 U.S. 1")
+    assert code == 2 and "Ingest could not read corrupt.pdf" in err
+    code, _, err = _run(capsys, "authorities", "add", str(folder / "empty.txt"), "--cite", "2 U.S. 2")
+    assert code == 2 and "empty.txt has no readable text" in err
+    code, out, _ = _run(capsys, "authorities", "list")
+    assert "2 U.S. 2" not in out  # nothing was recorded for either

@@ -72,7 +72,8 @@ The caption differs in Zicherman v. Korean Air Lines Co., 984 F.3d 21 (1st Cir. 
 A bare cite: 984 F.3d 21. Varghese v. China S. Airlines Co., 925 F.3d 1339 (11th Cir. 2019). Id. at 1345.
 It said "tolling applies to every claim." Varghese, 925 F.3d at 1345.
 A slip opinion says "the Chapel stumbles at the first step." Smith v. Jones, 12 Fake Rptr. 34 (2001).
-Matter of Z-Z-O-, 26 I&N Dec. 586 (BIA 2015). Other authority, 123 F.4th at 456.
+Matter of Z-Z-O-, 26 I&N Dec. 586 (BIA 2015). Other authority, 123 F.4th at 456. Doe v. Roe, 3 U.S. 3 (1790).
+The Board agreed in In re Smith, 26 I&N Dec. 586 (BIA 2015).
 "We hold that Tarrant's claims lack merit."
 
 Under 42 U.S.C. § 1983 and 28 U.S.C. § 1331 the court has jurisdiction.
@@ -116,6 +117,7 @@ def matter(tmp_path_factory: pytest.TempPathFactory) -> Path:
         shutil.copy(CORPUS / "opinions" / name, opinions / name)
     (opinions / "title-42.txt").write_text("42 U.S.C. 1983. Every person who, under color of any statute ...")
     (opinions / "matter-of-z-z-o.txt").write_text("Matter of Z-Z-O-, Respondent\n\nDecided by Board. Asylum.")
+    (opinions / "per-curiam.txt").write_text("Per curiam. The judgment below is affirmed.")
     database = root / "chambers.sqlite3"
     db = connect(database)
     try:
@@ -128,6 +130,7 @@ def matter(tmp_path_factory: pytest.TempPathFactory) -> Path:
     add_citations(database, "m-authorities", opinions / "tarrant-v-herrmann.pdf", ["569 U.S. 614 (2013)"])
     add_citations(database, "m-authorities", opinions / "calvary-chapel-v-mills.pdf", ["984 F.3d 21"])
     add_citations(database, "m-authorities", opinions / "matter-of-z-z-o.txt", ["26 I&N Dec. 586 (BIA 2015)"])
+    add_citations(database, "m-authorities", opinions / "per-curiam.txt", ["3 U.S. 3"])
     return database
 
 
@@ -149,7 +152,7 @@ def test_every_message_a_flag_can_carry(matter: Path, monkeypatch: pytest.Monkey
     for module in MODULES:
         monkeypatch.setattr(module, "make_flag", recording)
     sources = load_sources(matter, "m")
-    verify_text(DRAFT, "draft.md", sources, load_library(matter, "m-authorities"))
+    report = verify_text(DRAFT, "draft.md", sources, load_library(matter, "m-authorities"))
     verify_text(NO_LIBRARY_DRAFT, "bare.md", sources, None)
     print()
     for site in sorted(reached):
@@ -158,3 +161,6 @@ def test_every_message_a_flag_can_carry(matter: Path, monkeypatch: pytest.Monkey
         f"{Path(p).name}:{line}": message for (p, line), message in sites.items() if (p, line) not in reached
     }
     assert not missing, missing
+    in_re = next(f for f in report.flags if f.text == "26 I&N Dec. 586" and f.severity == "block")
+    assert 'the subject "Smith" named in the draft is not in its caption' in in_re.message
+    assert "'Matter of Z-Z-O-, Respondent'" in in_re.message

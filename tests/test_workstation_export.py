@@ -2,8 +2,10 @@
 
 The redline is checked the way a reader of the file would: accepting every change must give the
 clean document of the attorney's text, rejecting every change the clean document of the model's
-draft, paragraph by paragraph. When LibreOffice is installed (it is not in CI: too heavy), it is
-asked to read the redline too, and must see the same insertions and deletions.
+draft, paragraph by paragraph and form by form (``tests/word_view.py`` reads the saved file). When
+LibreOffice is installed (it is not in CI: too heavy), it is asked to read the redline too, and must
+see the same insertions and deletions. The structure the Markdown carries is tested in
+``tests/test_word_structure.py``.
 """
 
 from __future__ import annotations
@@ -23,10 +25,10 @@ import pytest
 from docx.oxml.ns import qn
 from lxml import etree
 
-from corrections.redline import redline
-from drafting.export import clean_docx, exact_segments, export_title, redline_docx
+from drafting.export import clean_docx, export_title, redline_docx
 from drafting.runs import Run
 from evidence.provenance import OVERLAP_THRESHOLD, shingle_hashes
+from tests.word_view import view
 from tui.drafting_work import export_draft
 from workspace.database import connect
 from workspace.errors import ChambersError
@@ -84,10 +86,6 @@ Into a new one.
 """
 
 
-def segments(draft: str, final: str) -> list[tuple[str, str]]:
-    return [(s.kind, s.text) for s in redline(draft, final).segments]
-
-
 def body(data: bytes) -> etree._Element:
     return docx.Document(BytesIO(data)).element.body
 
@@ -101,7 +99,8 @@ def side(data: bytes, *, accept: bool) -> list[str]:
         text = ""
         for child in p.iterchildren():
             if child.tag in (qn("w:r"), qn(kept)):
-                text += "".join(t.text or "" for t in child.iter(qn("w:t"), qn("w:delText")))
+                pieces = child.iter(qn("w:t"), qn("w:delText"), qn("w:br"))
+                text += "".join("\n" if t.tag == qn("w:br") else t.text or "" for t in pieces)
         if merge:
             paragraphs[-1] += text
         else:
@@ -128,7 +127,7 @@ def test_clean_docx_turns_the_markdown_into_word_structure() -> None:
     got = [(p.style.name, p.text) for p in document.paragraphs]
     assert got == [
         ("Heading 1", "Motion to Dismiss"),
-        ("Normal", "Calder was paid $84,000 for the work. The invoice says so."),  # a soft wrap is a space
+        ("Normal", "Calder was paid $84,000 for the work.\nThe invoice says so."),  # one Enter: a line break
         ("Heading 2", "Argument"),
         ("List Bullet", "The contract was never signed."),
         ("List Bullet", "Payment was late."),
@@ -155,9 +154,9 @@ def test_clean_docx_keeps_what_is_not_markdown_as_plain_text() -> None:
 
 def test_redline_docx_holds_the_edits_as_tracked_changes() -> None:
     when = datetime(2026, 11, 30, 9, 15, tzinfo=UTC)
-    data = redline_docx(segments(DRAFT, FINAL), draft=DRAFT, final=FINAL, title="t", when=when)
-    assert changes(data, "w:del") == [" $52,000", "A paragraph the attorney deletes."]
-    assert changes(data, "w:ins") == [" $84,000", "A third point.", " He splits it here.", "Into a new one."]
+    data = redline_docx(DRAFT, FINAL, title="t", when=when)
+    assert changes(data, "w:del") == ["$52,000", "A paragraph the attorney deletes."]
+    assert changes(data, "w:ins") == ["$84,000", "A third point.", " He splits it here.", "Into a new one."]
     marks = body(data).findall(f".//{qn('w:pPr')}/{qn('w:rPr')}/*")
     assert sorted(m.tag.split("}")[1] for m in marks) == ["del", "ins", "ins"]  # paragraph breaks, too
     revisions = list(body(data).iter(qn("w:ins"), qn("w:del")))
@@ -170,9 +169,11 @@ def test_redline_docx_holds_the_edits_as_tracked_changes() -> None:
 
 
 def test_accepting_every_change_gives_the_final_and_rejecting_every_change_the_draft() -> None:
-    data = redline_docx(segments(DRAFT, FINAL), draft=DRAFT, final=FINAL, title="t")
+    data = redline_docx(DRAFT, FINAL, title="t")
     assert side(data, accept=True) == paragraphs(clean_docx(FINAL, title="t"))
     assert side(data, accept=False) == paragraphs(clean_docx(DRAFT, title="t"))
+    assert view(data, "accept") == view(clean_docx(FINAL, title="t"))  # styles and formatting too
+    assert view(data, "reject") == view(clean_docx(DRAFT, title="t"))
 
 
 @pytest.mark.parametrize("seed", range(20))
@@ -202,17 +203,9 @@ def test_random_edits_of_a_brief_replay_both_ways(seed: int) -> None:
         elif action == "join" and i + 1 < len(edited) and edited[i + 1].startswith("Para"):
             edited[i : i + 2] = [edited[i] + " " + edited[i + 1]]
     final = "\n\n".join(edited) + "\n"
-    exact = exact_segments(segments(draft, final), draft, final)
-    assert "".join(t for k, t in exact if k != "+") == draft
-    assert "".join(t for k, t in exact if k != "-") == final
-    data = redline_docx(segments(draft, final), draft=draft, final=final, title="t")
-    assert side(data, accept=True) == paragraphs(clean_docx(final, title="t"))
-    assert side(data, accept=False) == paragraphs(clean_docx(draft, title="t"))
-
-
-def test_exact_segments_leave_a_redline_of_other_texts_alone() -> None:
-    wrong = [("=", "something else")]
-    assert exact_segments(wrong, "a draft", "a final") == wrong
+    data = redline_docx(draft, final, title="t")
+    assert view(data, "accept") == view(clean_docx(final, title="t"))
+    assert view(data, "reject") == view(clean_docx(draft, title="t"))
 
 
 def run(task: str = "motion", matter: str = "harbor-point") -> Run:
@@ -228,8 +221,8 @@ def test_export_writes_markdown_clean_and_redline_word_files_and_registers_the_t
     assert files.docx.name == "run-1-motion.docx" and files.redline.name == "run-1-motion-redline.docx"
     clean = docx.Document(str(files.docx))
     assert clean.core_properties.title == "Motion — harbor-point" == export_title("motion", "harbor-point")
-    assert "Calder was paid $84,000 for the work. The invoice says so." in [p.text for p in clean.paragraphs]
-    assert changes(files.redline.read_bytes(), "w:del")[0] == " $52,000"
+    assert "Calder was paid $84,000 for the work.\nThe invoice says so." in [p.text for p in clean.paragraphs]
+    assert changes(files.redline.read_bytes(), "w:del")[0] == "$52,000"
     # The exported text is chambers' own: dropped into a matter later, it is quarantined, not evidence.
     db_conn = connect(db)
     try:
@@ -250,8 +243,8 @@ def test_an_empty_draft_exports_as_empty_documents(tmp_path: Path) -> None:
     assert [p.text for p in docx.Document(str(files.docx)).paragraphs] == [""]  # as Word keeps it
     assert [p.text for p in docx.Document(str(files.redline)).paragraphs] == [""]
     # ...and a draft the attorney emptied is one deletion.
-    assert changes(redline_docx(segments(DRAFT, ""), draft=DRAFT, final="", title="t"), "w:ins") == []
-    assert side(redline_docx(segments(DRAFT, ""), draft=DRAFT, final="", title="t"), accept=True) == [""]
+    assert changes(redline_docx(DRAFT, "", title="t"), "w:ins") == []
+    assert side(redline_docx(DRAFT, "", title="t"), accept=True) == [""]
 
 
 def test_an_unwritable_exports_folder_says_where_and_what_to_do(tmp_path: Path) -> None:
@@ -294,14 +287,14 @@ def test_a_fifty_page_brief_exports(tmp_path: Path) -> None:
     files = export_draft(db, run(), draft, final)
     print(f"50-page export: {time.perf_counter() - started:.2f} s")  # reported, never asserted
     data = files.redline.read_bytes()
-    assert changes(data, "w:ins").count(" PAID") == 40 and "Part 7" in changes(data, "w:del")
+    assert changes(data, "w:ins").count("PAID") == 40 and "Part 7" in changes(data, "w:del")
     assert side(data, accept=True) == paragraphs(files.docx.read_bytes())
 
 
 @pytest.mark.skipif(shutil.which("soffice") is None, reason="LibreOffice is not installed (not in CI)")
 def test_libreoffice_reads_the_redline_as_tracked_changes(tmp_path: Path) -> None:
     file = tmp_path / "redline.docx"
-    file.write_bytes(redline_docx(segments(DRAFT, FINAL), draft=DRAFT, final=FINAL, title="t"))
+    file.write_bytes(redline_docx(DRAFT, FINAL, title="t"))
     subprocess.run(
         ["soffice", f"-env:UserInstallation=file://{tmp_path}/profile", "--headless", "--convert-to", "fodt",
          "--outdir", str(tmp_path), str(file)],
@@ -312,8 +305,8 @@ def test_libreoffice_reads_the_redline_as_tracked_changes(tmp_path: Path) -> Non
     spans = re.findall(r'<text:change-start text:change-id="([^"]+)"/>(.*?)<text:change-end', xml, re.S)
     found = [(regions[i], re.sub(r"(\s*<[^>]+>\s*)+", "|", text)) for i, text in spans]
     assert found == [
-        ("deletion", " $52,000"),
-        ("insertion", " $84,000"),
+        ("deletion", "$52,000"),
+        ("insertion", "$84,000"),
         ("insertion", "|A third point."),  # the new paragraph's break, then its text
         ("deletion", "|A paragraph the attorney deletes."),
         ("insertion", " He splits it here.|Into a new one."),
@@ -331,7 +324,7 @@ def uno_python() -> str | None:
 @pytest.mark.skipif(shutil.which("soffice") is None or uno_python() is None, reason="no LibreOffice with UNO")
 def test_libreoffice_accepts_the_redline_into_the_final_and_rejects_it_into_the_draft(tmp_path: Path) -> None:
     file = tmp_path / "redline.docx"
-    file.write_bytes(redline_docx(segments(DRAFT, FINAL), draft=DRAFT, final=FINAL, title="t"))
+    file.write_bytes(redline_docx(DRAFT, FINAL, title="t"))
     script = Path(__file__).with_name("libreoffice_accept.py")
     done = subprocess.run(
         [uno_python() or "", str(script), str(file), str(tmp_path / "profile")],
@@ -339,11 +332,12 @@ def test_libreoffice_accepts_the_redline_into_the_final_and_rejects_it_into_the_
     )  # fmt: skip
     seen = json.loads(done.stdout)
     assert seen["changes"] == [
-        ["Delete", "chambers", " $52,000"],
-        ["Insert", "chambers", " $84,000"],
+        ["Delete", "chambers", "$52,000"],
+        ["Insert", "chambers", "$84,000"],
         ["Insert", "chambers", "\nA third point."],
         ["Delete", "chambers", "\nA paragraph the attorney deletes."],
         ["Insert", "chambers", " He splits it here.\nInto a new one."],
     ]
-    assert seen["accepted"].split("\n") == paragraphs(clean_docx(FINAL, title="t"))
-    assert seen["rejected"].split("\n") == paragraphs(clean_docx(DRAFT, title="t"))
+    # Paragraphs and line breaks both read as "\n" in LibreOffice's text.
+    assert seen["accepted"] == "\n".join(paragraphs(clean_docx(FINAL, title="t")))
+    assert seen["rejected"] == "\n".join(paragraphs(clean_docx(DRAFT, title="t")))

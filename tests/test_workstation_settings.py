@@ -1,4 +1,5 @@
-"""Settings (F10), driven with Pilot: roles moved between backends and the theme, saved into config.toml.
+"""Settings (F10), driven with Pilot: roles moved between backends and the theme, saved into config.toml
+with the attorney's comments and layout kept (tomlkit edits the file in place).
 
 Every save here writes a real hand-commented config under the test's CHAMBERS_HOME and reads it
 back with the loader; the read-only case makes the folder really unwritable (chmod, or chattr +i
@@ -25,11 +26,11 @@ from tui.app import ChambersApp, create_app
 from tui.screens import ErrorScreen, HelpScreen
 from tui.settings_screen import SettingsScreen, backend_label
 from tui.ui_settings import load_theme, ui_file
-from workspace.config import Config, ConfigError, Policy, load_config
-from workspace.config_edit import assign_roles, backup_file, save_config, with_theme
+from workspace.config import Config, ConfigError, Policy, load_config, starter_config_text
+from workspace.config_edit import assign_roles, edited_text, save_config, with_theme
 
 HAND_WRITTEN = """\
-# Chambers config, written by hand. These comments must survive in config.toml.bak.
+# Chambers config, written by hand. These comments must survive every save.
 [policy]
 local_only = true  # never send client documents out of the office
 
@@ -126,7 +127,7 @@ def status(screen: SettingsScreen) -> str:
     return str(screen.query_one("#settings-status", Static).render())
 
 
-async def test_moving_the_drafter_saves_the_file_keeps_a_bak_and_the_app_uses_it(
+async def test_moving_the_drafter_saves_the_file_with_its_comments_and_the_app_uses_it(
     config_file: Path, isolated_home: Path
 ) -> None:
     app = app_for(load_config(config_file), isolated_home)
@@ -142,7 +143,7 @@ async def test_moving_the_drafter_saves_the_file_keeps_a_bak_and_the_app_uses_it
         edited = HAND_WRITTEN.replace('url = "http://127.0.0.1:10"', 'url = "http://127.0.0.1:11"')
         config_file.write_text(edited, encoding="utf-8")
         await saved(screen, pilot)
-        assert "Saved" in status(screen) and "config.toml.bak" in status(screen)
+        assert status(screen).startswith(f"Saved to {config_file}")
         assert app.config.backend_for_role("drafter").name == "big"
         assert app.screen is screen
         await pilot.press("escape")
@@ -156,9 +157,11 @@ async def test_moving_the_drafter_saves_the_file_keeps_a_bak_and_the_app_uses_it
     assert again.backend_named("big").roles == ("heavy", "reviewer", "drafter")
     assert again.backend_named("big").board == "board-a" and again.policy.local_only
     assert again.backend_named("big").url == "http://127.0.0.1:11"
-    assert backup_file(config_file).read_text() == edited  # the comments live on in the .bak
-    assert "#" not in config_file.read_text()  # tomli-w wrote it: the screen says so
-    assert [p.name for p in config_file.parent.iterdir() if p.name.startswith(".")] == []
+    # Only the two roles arrays changed; every comment and the hand edit are as they were.
+    assert config_file.read_text() == edited.replace(
+        'roles = ["router", "gate", "drafter", "extractor"]', 'roles = ["router", "gate", "extractor"]'
+    ).replace('roles = ["heavy", "reviewer"]', 'roles = ["heavy", "reviewer", "drafter"]')
+    assert sorted(p.name for p in config_file.parent.iterdir()) == ["config.toml"]  # no .bak, no temp
 
 
 async def test_the_drafting_screen_runs_on_the_saved_config(config_file: Path, isolated_home: Path) -> None:
@@ -199,7 +202,7 @@ async def test_the_theme_is_saved_in_the_config_and_used_at_the_next_start(
         await pilot.pause()
         await asyncio.gather(*(w.wait() for w in again.workers if w.group == "ui"), return_exceptions=True)
     assert load_config(config_file).ui.theme == "chambers-light"
-    assert backup_file(config_file).read_text() == HAND_WRITTEN  # still the commented file, not a rewrite
+    assert config_file.read_text() == HAND_WRITTEN + '\n[ui]\ntheme = "chambers-light"\n'
 
 
 async def test_an_old_ui_toml_is_still_read_and_a_config_not_on_disk_is_never_created(
@@ -283,7 +286,8 @@ async def test_a_role_moved_to_a_public_server_is_refused_by_the_local_only_poli
         assert isinstance(app.screen, ErrorScreen)
         assert "public internet address" in app.screen.error_message
         assert "'cloud'" in app.screen.error_message
-    assert config_file.read_text() == HAND_WRITTEN and not backup_file(config_file).exists()
+    assert config_file.read_text() == HAND_WRITTEN
+    assert sorted(p.name for p in config_file.parent.iterdir()) == ["config.toml"]
 
 
 async def test_esc_closes_an_open_list_first_then_leaves_without_saving(
@@ -326,7 +330,7 @@ async def test_help_lists_the_keys_and_the_palette_opens_settings(
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
         keys = dict(app.screen.rows)
-        assert "config.toml.bak" in keys["ctrl+s"] and "without saving" in keys["escape"]
+        assert "comments are kept" in keys["ctrl+s"] and "without saving" in keys["escape"]
         assert "Settings" in keys["f10"]
 
 
@@ -364,3 +368,43 @@ def test_settings_screen_snapshot(snap_compare: Any, tmp_path: Path, size: tuple
 
     app = create_app(config, tmp_path / "chambers.sqlite3", start_on_dashboard=False)
     assert snap_compare(app, terminal_size=size, run_before=open_it)
+
+
+def test_a_save_of_the_commented_starter_config_changes_only_the_lines_it_must(isolated_home: Path) -> None:
+    """The config `chambers init` writes is the one most attorneys start from: every comment in it
+    (why a board is a board, what local_only means) must still be there after Settings saves."""
+    import difflib
+
+    isolated_home.mkdir(parents=True, exist_ok=True)
+    path = isolated_home / "config.toml"
+    starter = starter_config_text()
+    path.write_text(starter, encoding="utf-8")
+    config = load_config(path)
+    changed = with_theme(assign_roles(config, {"drafter": "heavy", "reviewer": "gate"}), "chambers-light")
+    saved = save_config(changed)
+    text = path.read_text(encoding="utf-8")
+    assert saved.config == changed == load_config(path)
+    diff = [
+        line
+        for line in difflib.unified_diff(starter.splitlines(), text.splitlines(), lineterm="", n=0)
+        if line[:1] in "+-" and not line.startswith(("+++", "---"))
+    ]
+    assert diff == [
+        '-theme = "chambers-dark"', '+theme = "chambers-light"',
+        '-roles = ["gate"]', '+roles = ["gate", "reviewer"]',
+        '-roles = ["drafter"]', '+roles = []',
+        '-roles = ["heavy"]', '+roles = ["heavy", "drafter"]',
+        '-roles = ["reviewer"]', '+roles = []',
+    ]  # fmt: skip
+    comments = [line for line in starter.splitlines() if line.lstrip().startswith("#") or " # " in line]
+    assert comments and all(line in text.splitlines() for line in comments)
+
+
+def test_the_editor_refuses_a_change_it_cannot_write_without_dropping_it(config_file: Path) -> None:
+    from dataclasses import replace
+
+    config = load_config(config_file)
+    moved = replace(config, policy=Policy(local_only=False))
+    with pytest.raises(ConfigError, match="more than roles and the theme"):
+        edited_text(HAND_WRITTEN, moved)
+    assert config_file.read_text() == HAND_WRITTEN

@@ -2,26 +2,46 @@
 
 ``chambers`` alone opens the workstation on the config. Subcommands are
 registered by the modules in ``tui.commands`` (one per room); domain errors are
-printed with their title and advice, and the exit code is 2.
+printed with their title and advice. Every command exits with the codes of ``tui.exit_codes``,
+which ``--help`` lists.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
+from tui import exit_codes
 from tui.commands import MODULES
 from workspace.errors import ChambersError
 from workspace.paths import Paths
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="chambers", description="Drafting workstation for local models.")
+    parser = argparse.ArgumentParser(
+        prog="chambers",
+        description="Drafting workstation for local models.",
+        epilog=exit_codes.HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     sub = parser.add_subparsers(dest="command")
     for module in MODULES:
         module.register(sub)
+    _list_exit_codes(parser)
     return parser
+
+
+def _list_exit_codes(parser: argparse.ArgumentParser) -> None:
+    """Give every subcommand's ``--help`` the same exit-code list as ``chambers --help``."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in action.choices.values():
+                if child.epilog is None:
+                    child.epilog = exit_codes.HELP
+                    child.formatter_class = argparse.RawDescriptionHelpFormatter
+                _list_exit_codes(child)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -31,12 +51,30 @@ def main(argv: Sequence[str] | None = None) -> int:
         handler = getattr(args, "handler", None)
         if handler is None:
             return cmd_workstation(paths)
-        return int(handler(args, paths))
+        code = int(handler(args, paths))
+        sys.stdout.flush()  # inside the try: a closed pipe must be met here, not at interpreter exit
+        return code
     except ChambersError as exc:
         print(f"chambers: {exc.title}\n{exc.message}", file=sys.stderr)
-        return 2
+        return exit_codes.for_error(exc)
     except KeyboardInterrupt:
-        return 130
+        return exit_codes.INTERRUPTED
+    except BrokenPipeError:
+        return _reader_went_away()
+
+
+def _reader_went_away() -> int:
+    """The reader of stdout closed it (``chambers runs show 1 | head``): stop quietly, as a command-line
+    tool killed by SIGPIPE would. Python ignores SIGPIPE so its sockets see the error as an exception;
+    stdout is pointed at /dev/null so the final flush at exit has nowhere to fail."""
+    try:
+        out = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # stdout replaced by something without a descriptor
+        return exit_codes.BROKEN_PIPE
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, out)
+    os.close(devnull)
+    return exit_codes.BROKEN_PIPE
 
 
 def cmd_workstation(paths: Paths) -> int:

@@ -21,16 +21,18 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 from textual.worker import Worker, WorkerState
 
+from backends.fleet.agree_store import StoredAgreement, latest_by_model_file
 from backends.fleet.bench_store import StoredResult, latest_results
 from backends.fleet.servers import ServerPoller, ServerSample, poll_all, polling_client
 from backends.fleet.sources import sources_from_config
+from backends.fleet.sweep_store import BestVariant, best_per_board
 from backends.fleet.telemetry import HostTelemetry, TelemetrySource
 from tui.dashboard_detail import DetailScreen
 from tui.dashboard_widgets import BackendLine, BoardCard, HostGroup
+from tui.key_order import RoomScreen
 from tui.screens import ErrorScreen
 from workspace.config import MIN_REFRESH_S, Board, Config
 from workspace.errors import ChambersError
@@ -73,7 +75,8 @@ def host_order(config: Config, sources: list[TelemetrySource]) -> list[str]:
     return hosts
 
 
-class DashboardScreen(Screen[None]):
+class DashboardScreen(RoomScreen):
+    FOOTER_FIRST = ("drafting", "details", "close")  # its notice sends him to F4
     BINDINGS = [
         Binding(
             "right,l",
@@ -211,6 +214,8 @@ class DashboardScreen(Screen[None]):
     def load_bench(self) -> None:
         results = latest_results(self.database_file)
         self.app.call_from_thread(self.show_bench, results)
+        best, agreements = best_per_board(self.database_file), latest_by_model_file(self.database_file)
+        self.app.call_from_thread(self.show_runs, best, agreements)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """A poller that dies is said so, not left as silently frozen figures."""
@@ -264,6 +269,11 @@ class DashboardScreen(Screen[None]):
             rows = results.get(line.backend.name)
             line.bench = max(rows, key=lambda r: r.prompt_tokens) if rows else None
 
+    def show_runs(self, best: dict[str, BestVariant], agreements: dict[str, StoredAgreement]) -> None:
+        """Per board its best swept profile, and beside each speed the quality of that model file."""
+        for card in self.query(BoardCard):
+            card.show_best(best.get(card.board.name), agreements)
+
     def ready(self) -> bool:
         """Every host and every server has been read once (used by tests and the benchmark)."""
         hosts = {s.host for s in self.sources}
@@ -314,7 +324,9 @@ class DashboardScreen(Screen[None]):
         samples = {b.name: self.samples.get(b.name) for b in card.backends}
         bench = {b.name: self.bench.get(b.name, []) for b in card.backends}
         self.app.push_screen(
-            DetailScreen(card.board, card.telemetry, card.processes, card.backends, samples, bench)
+            DetailScreen(
+                card.board, card.telemetry, card.processes, card.backends, samples, bench, card.health
+            )
         )
 
     def action_close(self) -> None:

@@ -14,6 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from backends.fleet.bench_store import StoredResult
+from backends.fleet.gpu_health import GpuHealth
 from backends.fleet.servers import ServerSample
 from backends.fleet.telemetry import GpuProcess, HostTelemetry
 from workspace.config import Backend, Board
@@ -26,6 +27,7 @@ def detail_text(
     backends: list[Backend],
     samples: Mapping[str, ServerSample | None],
     bench: Mapping[str, list[StoredResult]],
+    health: Mapping[int, GpuHealth] | None = None,
 ) -> str:
     lines = [f"GPUs on {board.host or 'no host'}"]
     for index in board.gpus:
@@ -41,6 +43,13 @@ def detail_text(
             f"{gpu.utilization_pct or 0:.0f}% busy, {gpu.temperature_c or 0:.0f} C, {power}, "
             f"SM {gpu.sm_clock_mhz or 0:.0f} MHz"
         )
+        known = (health or {}).get(index)
+        if known is not None:
+            problems = known.problems()
+            marks = {"error": "ERROR", "warning": "⚠", "info": "·"}
+            lines += [f"     {marks[p.level]} {p.text}" for p in problems]
+            if not problems:
+                lines.append("     health: no problems (ECC, memory repair, XID, clocks, PCIe, NVLink)")
         procs = [p for p in processes.get(index, ()) if isinstance(p, GpuProcess)]
         if telemetry and telemetry.source == "dcgm":
             lines.append("     processes: not reported by dcgm-exporter")
@@ -99,10 +108,11 @@ class DetailScreen(ModalScreen[None]):
         backends: list[Backend],
         samples: Mapping[str, ServerSample | None],
         bench: Mapping[str, list[StoredResult]],
+        health: Mapping[int, GpuHealth] | None = None,
     ) -> None:
         super().__init__()
         self.board = board
-        self.text = detail_text(board, telemetry, processes, backends, samples, bench)
+        self.text = detail_text(board, telemetry, processes, backends, samples, bench, health)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="detail-box"):

@@ -19,8 +19,11 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Static
 
+from backends.fleet.agree_store import StoredAgreement
 from backends.fleet.bench_store import StoredResult
+from backends.fleet.gpu_health import GpuHealth
 from backends.fleet.servers import ServerSample, is_slow
+from backends.fleet.sweep_store import BestVariant
 from backends.fleet.telemetry import GpuSample, HostTelemetry
 from workspace.config import Backend, Board
 
@@ -139,12 +142,20 @@ class BoardCard(Vertical, can_focus=True):
         self.backends = backends
         self.telemetry: HostTelemetry | None = None
         self.processes: dict[int, tuple[object, ...]] = {}
+        self.health: dict[int, GpuHealth] = {}  # the last full read's, kept between the quick ticks
+        self._health_text = ""
         gpus = ",".join(str(g) for g in board.gpus)
         self.border_title = f"{board.name} {{{gpus}}}" if board.gpus else board.name
 
     def compose(self) -> ComposeResult:
         for index in self.board.gpus:
             yield GpuRow(index)
+        health = Static("", classes="card-health")
+        health.display = False
+        yield health
+        best = Static("", classes="card-best")
+        best.display = False
+        yield best
         for backend in self.backends:
             yield BackendLine(backend)
         if not self.backends:
@@ -165,7 +176,45 @@ class BoardCard(Vertical, can_focus=True):
             sample = telemetry.gpu(row.index)
             if sample is not None and sample.processes is not None:
                 self.processes[row.index] = sample.processes
-            row.sample = None if sample is None else replace(sample, processes=None)
+            if sample is not None and sample.health is not None:
+                self.health[row.index] = sample.health
+            row.sample = None if sample is None else replace(sample, processes=None, health=None)
+        self._show_health()
+
+    def _show_health(self) -> None:
+        """One line per GPU with a problem (its worst), red for errors; hidden when all are healthy."""
+        lines = []
+        for index in self.board.gpus:
+            problem = self.health[index].headline() if index in self.health else None
+            if problem is not None:
+                style = "bold red" if problem.level == "error" else "yellow"
+                line = Text.assemble((f"⚠ GPU {index} ", style), (problem.brief, style))
+                line.truncate(max(self.size.width - 2, 20), overflow="ellipsis")
+                lines.append(line)
+        text = Text("\n").join(lines)
+        if text.plain == self._health_text:
+            return
+        self._health_text = text.plain
+        note = self.query_one(".card-health", Static)
+        note.update(text)
+        note.display = bool(lines)
+
+    def show_best(self, best: BestVariant | None, agreements: dict[str, StoredAgreement]) -> None:
+        """The fastest variant of the board's latest sweeps, with its model file's agreement if measured."""
+        note = self.query_one(".card-best", Static)
+        if best is None:
+            note.display = False
+            return
+        text = Text.assemble(
+            ("best ", "magenta"), (best.profile, "bold"), f" [{best.variant}] TG {best.tg_median:.0f}"
+        )
+        if best.pp_median:
+            text.append(f" PP {best.pp_median:.0f}")
+        agreement = agreements.get(best.model_file)
+        if agreement is not None:
+            text.append(f" · {agreement.short()}", style="cyan")
+        note.update(text)
+        note.display = True
 
     def backend_line(self, name: str) -> BackendLine | None:
         return next((line for line in self.query(BackendLine) if line.backend.name == name), None)

@@ -3,7 +3,7 @@
 One compact drop-down a line, so every role and the theme fit at 80x24 with the keys in the footer.
 The save runs in a thread worker: it reads the file as it is on disk, moves the chosen roles,
 refuses a move to a public address the local-only policy forbids, checks the result with the
-loader's own checks and writes it (the old file kept as ``config.toml.bak``; see
+loader's own checks and writes it, keeping the file's comments and layout (see
 ``workspace.config_edit``). Only then does the running app take the new config, so the next
 pipeline run uses the new assignments. Esc leaves without saving: unsaved choices are dropped.
 """
@@ -17,15 +17,15 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Footer, Header, Label, Select, Static
 from textual.worker import Worker, WorkerState
 
 from backends.policy import check_backend, classify_url
 from themes import DEFAULT_THEME, THEMES
+from tui.key_order import RoomScreen
 from tui.screens import ErrorScreen
 from workspace.config import ROLES, Backend, Config
-from workspace.config_edit import Saved, assign_roles, backup_file, update_config_file, with_theme
+from workspace.config_edit import Saved, assign_roles, update_config_file, with_theme
 from workspace.errors import ChambersError
 
 SAVE_GROUP = "settings-save"
@@ -66,14 +66,16 @@ def save_settings(file: Path, assignments: Mapping[str, str | None], theme: str)
         )
 
     def change(config: Config) -> Config:
-        new = with_theme(assign_roles(config, assignments), theme)
+        new = assign_roles(config, assignments)
+        if theme != (config.ui.theme or DEFAULT_THEME):  # an unchanged default is not written into his file
+            new = with_theme(new, theme)
         refuse_forbidden_moves(config, new)
         return new
 
     return update_config_file(file, change)
 
 
-class SettingsScreen(Screen[None]):
+class SettingsScreen(RoomScreen):
     CSS_PATH = "settings_screen.tcss"  # its own file: chambers.tcss is shared by every screen
     BINDINGS = [
         Binding(
@@ -82,7 +84,7 @@ class SettingsScreen(Screen[None]):
             "Save",
             id="settings.save",
             priority=True,
-            tooltip="Save the roles and theme to the config file (the old file is kept as config.toml.bak)",
+            tooltip="Save the roles and theme to the config file (its comments are kept)",
         ),
         Binding(
             "escape",
@@ -126,8 +128,8 @@ class SettingsScreen(Screen[None]):
                     [(n, n) for n in names], value=theme, allow_blank=False, compact=True, id="settings-theme"
                 )
             yield Static(
-                f"Config file: {self.config.file}. Saving rewrites it without comments; the file as "
-                f"it was is kept as {backup_file(Path(self.config.file)).name}.",
+                f"Config file: {self.config.file}. Saving changes only the roles and the theme; "
+                "your comments and layout stay as you wrote them.",
                 id="settings-file",
             )
             yield Static("Nothing changed yet.", id="settings-status")
@@ -193,8 +195,7 @@ class SettingsScreen(Screen[None]):
             theme = saved.config.ui.theme or DEFAULT_THEME
             app.saved_theme = theme  # already in the file: the theme watcher need not write it again
             app.theme = theme
-        kept = f"the old file is {saved.backup}" if saved.backup else "your commented file stays in the .bak"
-        self.set_status(f"Saved; {kept}. The next run uses these roles.")
+        self.set_status(f"Saved to {saved.config.file}. The next run uses these roles.")
 
     def set_status(self, text: str) -> None:
         self.query_one("#settings-status", Static).update(text)

@@ -1,7 +1,7 @@
 """Where the chosen theme is kept: the config's ``[ui]`` table, or ``ui.toml`` when there is no config file.
 
 The theme lives in ``config.toml`` (``[ui] theme``) beside the backends, saved through
-``workspace.config_edit`` (which keeps the hand-written file as ``config.toml.bak``). ``ui.toml``,
+``workspace.config_edit`` (which keeps the file's comments). ``ui.toml``,
 where earlier versions kept it, is still read when the config names no theme, and is still written
 when the app runs on a config that is not a file on disk (the tests', or one built in code): a
 theme change must never create a config file as a side effect.

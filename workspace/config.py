@@ -8,6 +8,8 @@ must never silently become "not allowed" or, worse, the other way round.
 
 from __future__ import annotations
 
+import difflib
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
@@ -75,6 +77,14 @@ class Sampling:
 
 
 @dataclass(frozen=True)
+class LoraRef:
+    """A LoRA adapter a backend's requests carry (llama-server loads it with ``--lora NAME.gguf``)."""
+
+    name: str
+    scale: float = 1.0
+
+
+@dataclass(frozen=True)
 class Board:
     name: str
     host: str
@@ -93,6 +103,8 @@ class Backend:
     min_decode_tok_s: float = DEFAULT_MIN_DECODE_TOK_S
     allow_remote: bool = False
     remote_reason: str | None = None
+    lora: tuple[LoraRef, ...] = ()
+    weights: str | None = None  # the model file (or HF folder) the server loads: the base to train on
 
 
 @dataclass(frozen=True)
@@ -127,6 +139,17 @@ class UiSettings:
 
 
 @dataclass(frozen=True)
+class ExportSettings:
+    """The Word exports (``[export]``): ``template`` is a .docx whose styles and page set-up they take."""
+
+    template: str | None = None
+
+    @property
+    def template_path(self) -> Path | None:
+        return Path(self.template).expanduser() if self.template else None
+
+
+@dataclass(frozen=True)
 class Config:
     file: str
     policy: Policy
@@ -135,6 +158,10 @@ class Config:
     telemetry: tuple[TelemetrySourceConfig, ...] = ()
     dashboard: DashboardSettings = field(default_factory=DashboardSettings)
     ui: UiSettings = field(default_factory=UiSettings)
+    # ``[[profiles]]`` (llama-server launch profiles) as raw tables: backends.fleet.profiles checks them,
+    # since only the fleet knows llama-server's flags.
+    profiles: tuple[Mapping[str, Any], ...] = ()
+    export: ExportSettings = field(default_factory=ExportSettings)
 
     def backend_for_role(self, role: str) -> Backend:
         """The one backend configured for ``role``; there is no fallback."""
@@ -174,15 +201,46 @@ def load_config(path: Path) -> Config:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(path, "", f"is not valid TOML ({exc})") from None
+        raise _misnamed_table(path, text, exc) or ConfigError(
+            path, "", f"is not valid TOML ({exc})"
+        ) from None
     except (RecursionError, ValueError) as exc:  # anything else the parser trips on
         raise ConfigError(path, "", f"cannot be read as TOML ({type(exc).__name__}: {exc})") from None
     return parse_config(data, str(path))
 
 
+_TOP_TABLES = ("policy", "boards", "backends", "telemetry", "dashboard", "ui", "export")
+_TABLE_HEADER = re.compile(r"^[ \t]*(\[\[?)[ \t]*([A-Za-z0-9_-]+)", re.MULTILINE)
+
+
+def _misnamed_table(path: Path, text: str, exc: tomllib.TOMLDecodeError) -> ConfigError | None:
+    """A TOML error caused by a misspelt table name, said as such.
+
+    ``[[backend]]`` followed by ``[backends.sampling]`` is valid until the second backend, where the
+    TOML reader says "Cannot declare ('backends', 'sampling') twice": true, but the mistake is the name.
+    """
+    for match in _TABLE_HEADER.finditer(text):
+        name = match[2]
+        if name in _TOP_TABLES:
+            continue
+        line = text.count("\n", 0, match.start()) + 1
+        brackets = ("[[", "]]") if match[1] == "[[" else ("[", "]")
+        close = difflib.get_close_matches(name, _TOP_TABLES, n=1)
+        hint = f"did you mean `{brackets[0]}{close[0]}{brackets[1]}`? " if close else ""
+        return ConfigError(
+            path,
+            name,
+            f"line {line}: `{brackets[0]}{name}{brackets[1]}` is not a table chambers knows; {hint}"
+            f"the tables are {', '.join(_TOP_TABLES)} (the TOML reader then stopped: {exc})",
+        )
+    return None
+
+
 def parse_config(data: Mapping[str, Any], file: str) -> Config:
     reader = _Reader(file)
-    reader.no_unknown_keys(data, "", {"policy", "boards", "backends", "telemetry", "dashboard", "ui"})
+    reader.no_unknown_keys(
+        data, "", {"policy", "boards", "backends", "telemetry", "dashboard", "ui", "profiles", "export"}
+    )
     policy_table = reader.table(data, "policy", "policy", required=False)
     reader.no_unknown_keys(policy_table, "policy", {"local_only", "private_networks"})
     networks = reader.list_of(policy_table, "private_networks", "policy", str,
@@ -229,9 +287,16 @@ def parse_config(data: Mapping[str, Any], file: str) -> Config:
     theme = reader.string(ui_table, "theme", "ui", default=None)
     if theme is not None and not theme.strip():
         raise ConfigError(reader.file, "ui.theme", "expected a theme name such as 'chambers-dark', got ''")
+    export_table = reader.table(data, "export", "export", required=False)
+    reader.no_unknown_keys(export_table, "export", {"template"})
+    template = reader.string(export_table, "template", "export", default=None)
+    if template is not None and not template.strip():
+        raise ConfigError(reader.file, "export.template", "expected the path of a .docx, got ''")
     return Config(
         file=file, policy=policy, boards=boards, backends=backends, telemetry=telemetry,
         dashboard=DashboardSettings(refresh_s=refresh), ui=UiSettings(theme=theme),
+        profiles=tuple(reader.array_of_tables(data, "profiles")),
+        export=ExportSettings(template=template),
     )  # fmt: skip
 
 
@@ -276,7 +341,7 @@ def _parse_board(reader: _Reader, item: Mapping[str, Any], key: str) -> Board:
 
 _BACKEND_KEYS = {
     "name", "kind", "url", "roles", "board", "model", "sampling",
-    "min_decode_tok_s", "allow_remote", "remote_reason",
+    "min_decode_tok_s", "allow_remote", "remote_reason", "lora", "weights",
 }  # fmt: skip
 _SAMPLING_TYPES: dict[str, type] = {
     "temperature": float, "top_p": float, "top_k": int, "min_p": float,
@@ -333,6 +398,7 @@ def _parse_backend(reader: _Reader, item: Mapping[str, Any], key: str, board_nam
             f"{key}.remote_reason",
             "allow_remote = true needs a remote_reason saying why this backend may leave the office",
         )
+    lora = _parse_lora(reader, item, key, kind)
     return Backend(
         name=name,
         kind=kind,
@@ -344,7 +410,31 @@ def _parse_backend(reader: _Reader, item: Mapping[str, Any], key: str, board_nam
         min_decode_tok_s=min_tok if min_tok is not None else DEFAULT_MIN_DECODE_TOK_S,
         allow_remote=allow_remote,
         remote_reason=remote_reason,
+        lora=lora,
+        weights=reader.string(item, "weights", key, default=None),
     )
+
+
+def _parse_lora(reader: _Reader, item: Mapping[str, Any], key: str, kind: str) -> tuple[LoraRef, ...]:
+    """``lora = [{ name = "demand-v3", scale = 1.0 }]``: adapters every request of this backend carries."""
+    value = item.get("lora", [])
+    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+        raise reader._wrong(f"{key}.lora", 'a list such as [{ name = "demand-v3", scale = 1.0 }]', value)
+    if value and kind != "llamacpp":
+        raise ConfigError(
+            reader.file, f"{key}.lora", 'only llama-server (kind = "llamacpp") serves LoRA adapters'
+        )
+    refs = []
+    for j, entry in enumerate(value):
+        reader.no_unknown_keys(entry, f"{key}.lora[{j}]", {"name", "scale"})
+        scale = reader.number(entry, "scale", f"{key}.lora[{j}]", float, default=1.0)
+        if not -4.0 <= scale <= 4.0:
+            raise ConfigError(
+                reader.file, f"{key}.lora[{j}].scale", f"expected a scale between -4 and 4, got {scale}"
+            )
+        refs.append(LoraRef(name=reader.string(entry, "name", f"{key}.lora[{j}]"), scale=scale))
+    _no_duplicates(reader, [r.name for r in refs], f"{key}.lora", "adapter name")
+    return tuple(refs)
 
 
 def _check_url(reader: _Reader, url: str, key: str, *, base: bool = True) -> None:
@@ -462,10 +552,12 @@ class _Reader:
     def no_unknown_keys(self, table: Mapping[str, Any], prefix: str, known: set[str]) -> None:
         for name in table:
             if name not in known:
+                close = difflib.get_close_matches(name, sorted(known), n=1)
+                hint = f"did you mean '{close[0]}'? " if close else ""
                 raise ConfigError(
                     self.file,
                     _join(prefix, name),
-                    f"unknown key; expected one of {', '.join(sorted(known))}",
+                    f"unknown key; {hint}expected one of {', '.join(sorted(known))}",
                 )
 
 
@@ -493,9 +585,9 @@ def starter_config_text() -> str:
 
 
 def config_to_toml(config: Config) -> str:
-    """Serialise ``config`` with tomli-w: generated configs (the demo's) and the settings screen's saves.
+    """Serialise ``config`` with tomli-w, for configs chambers generates (the demo's, the tests').
 
-    tomli-w writes no comments; ``workspace.config_edit`` keeps the hand-written file as a ``.bak``."""
+    tomli-w writes no comments; saves into the attorney's own file go through ``workspace.config_edit``."""
     import tomli_w
 
     def backend_dict(b: Backend) -> dict[str, Any]:
@@ -508,6 +600,10 @@ def config_to_toml(config: Config) -> str:
         if b.allow_remote:
             out["allow_remote"] = True
             out["remote_reason"] = b.remote_reason
+        if b.weights:
+            out["weights"] = b.weights
+        if b.lora:
+            out["lora"] = [{"name": r.name, "scale": r.scale} for r in b.lora]
         if sampling := b.sampling.as_dict():
             out["sampling"] = sampling
         return out
@@ -529,4 +625,8 @@ def config_to_toml(config: Config) -> str:
         doc["dashboard"] = {"refresh_s": config.dashboard.refresh_s}
     if config.ui.theme:
         doc["ui"] = {"theme": config.ui.theme}
+    if config.profiles:
+        doc["profiles"] = [dict(p) for p in config.profiles]
+    if config.export.template:
+        doc["export"] = {"template": config.export.template}
     return tomli_w.dumps(doc)

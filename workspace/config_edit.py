@@ -1,10 +1,12 @@
 """Changing the attorney's config from the workstation: roles moved between backends, the theme.
 
-The new text is rendered with tomli-w and parsed back with the very checks used at start-up before
-anything is written, so a save can never leave a file that chambers would refuse at the next start.
-tomli-w writes no comments, so the attorney's hand-written file is kept beside it as
-``config.toml.bak``; a later save does not replace that copy with an already comment-less one.
-Both files are written atomically: a failed save leaves the old config exactly as it was.
+The file is his: written by hand, with comments saying why each server is where it is. So a save
+edits the parsed document in place with tomlkit, which keeps every comment, blank line and
+layout it does not touch: a role taken from a backend is removed from its ``roles`` array, a role
+given is appended, the theme's value is replaced (or a ``[ui]`` table added at the end). The new
+text is then parsed back with the very checks used at start-up, and must give exactly the config
+asked for, before anything is written; the write is atomic, so a failed save leaves the old file
+exactly as it was.
 """
 
 from __future__ import annotations
@@ -13,8 +15,12 @@ import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
-from workspace.config import ROLES, Config, ConfigError, UiSettings, config_to_toml, load_config, parse_config
+import tomlkit
+import tomlkit.exceptions
+
+from workspace.config import ROLES, Config, ConfigError, UiSettings, load_config, parse_config
 from workspace.errors import ChambersError
 from workspace.paths import write_atomically
 
@@ -35,11 +41,6 @@ class ConfigWriteError(ChambersError):
 @dataclass(frozen=True)
 class Saved:
     config: Config  # as parsed back from the text that was written
-    backup: Path | None  # where the previous file was kept, or None when the .bak already held it
-
-
-def backup_file(config_file: Path) -> Path:
-    return config_file.with_name(config_file.name + ".bak")
 
 
 def assign_roles(config: Config, assignments: Mapping[str, str | None]) -> Config:
@@ -70,41 +71,84 @@ def with_theme(config: Config, theme: str | None) -> Config:
     return replace(config, ui=UiSettings(theme=theme))
 
 
-def checked_text(config: Config) -> tuple[str, Config]:
-    """The TOML chambers would write for ``config``, and that text parsed back with the loader's checks."""
-    text = config_to_toml(config)
-    return text, parse_config(tomllib.loads(text), config.file)
+def edited_text(text: str, config: Config) -> str:
+    """``text`` (the file as it is) with the roles and theme of ``config``, everything else untouched.
+
+    Raises:
+        ConfigError: the text is not TOML, or ``config`` differs from it in more than roles and theme
+            (this editor changes nothing else, so it refuses rather than drop a change).
+    """
+    try:
+        document = tomlkit.parse(text)
+    except tomlkit.exceptions.ParseError as exc:
+        raise ConfigError(config.file, "", f"is not valid TOML ({exc})") from None
+    tables = document.get("backends", [])
+    for table in tables:
+        wanted = next((b.roles for b in config.backends if b.name == table.get("name")), None)
+        if wanted is not None:
+            _set_roles(table, wanted)
+    _set_theme(document, config.ui.theme)
+    new = tomlkit.dumps(document)
+    parsed = parse_config(tomllib.loads(new), config.file)
+    if parsed != config:
+        raise ConfigError(
+            config.file, "", "changed in more than roles and the theme, which is all Settings may save; "
+            "make the other changes by hand in the file"
+        )  # fmt: skip
+    return new
+
+
+def _set_roles(table: Any, wanted: tuple[str, ...]) -> None:
+    """Remove the roles no longer wanted and append the new ones, so the array keeps its layout."""
+    if "roles" not in table:
+        if wanted:
+            table["roles"] = list(wanted)
+        return
+    roles = table["roles"]
+    for index in reversed(range(len(roles))):
+        if roles[index] not in wanted:
+            del roles[index]
+    for role in wanted:
+        if role not in roles:
+            roles.append(role)
+
+
+def _set_theme(document: Any, theme: str | None) -> None:
+    ui = document.get("ui")
+    if theme is None:
+        if ui is not None and "theme" in ui:
+            del ui["theme"]
+        return
+    if ui is None:
+        ui = tomlkit.table()
+        ui["theme"] = theme
+        document["ui"] = ui
+    elif ui.get("theme") != theme:
+        ui["theme"] = theme
 
 
 def save_config(config: Config) -> Saved:
-    """Write ``config`` to ``config.file`` (which must exist), keeping the previous file as ``.bak``.
+    """Write the roles and theme of ``config`` into ``config.file`` (which must exist), keeping its comments.
 
     Raises:
         ConfigError: the new config does not pass the start-up checks (nothing is written).
-        ConfigWriteError: the folder or a file cannot be written (the old config is intact).
+        ConfigWriteError: the folder or the file cannot be written (the old config is intact).
     """
     path = Path(config.file)
-    text, parsed = checked_text(config)
-    bak = backup_file(path)
     try:
-        old = path.read_bytes()
-        keep = not (bak.exists() and _written_by_chambers(old, config.file))
-        if keep:
-            write_atomically(bak, old)
+        old = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError(path, "", "is not UTF-8 text; save it as UTF-8") from None
+    except OSError as exc:
+        raise ConfigWriteError(path, exc) from exc
+    text = edited_text(old, config)
+    try:
         write_atomically(path, text.encode("utf-8"))
     except OSError as exc:
         raise ConfigWriteError(path, exc) from exc
-    return Saved(config=parsed, backup=bak if keep else None)
+    return Saved(config=parse_config(tomllib.loads(text), config.file))
 
 
 def update_config_file(path: Path, change: Callable[[Config], Config]) -> Saved:
     """Load the file as it is on disk now (hand edits since the start are kept), change it, save it."""
     return save_config(change(load_config(path)))
-
-
-def _written_by_chambers(old: bytes, file: str) -> bool:
-    """True when ``old`` is exactly what chambers writes: it has no comments worth a backup."""
-    try:
-        return checked_text(parse_config(tomllib.loads(old.decode("utf-8")), file))[0].encode("utf-8") == old
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError, ChambersError):
-        return False

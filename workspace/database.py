@@ -299,6 +299,25 @@ def m301_exhibits_bates_registry(db: sqlite3.Connection) -> None:
 
 
 @migration
+def m310_exhibits_pending_productions(db: sqlite3.Connection) -> None:
+    """A production's numbers are reserved 'pending' while its files are written, 'written' once every
+    temporary file is complete, 'done' once renamed into place; a restart finishes or rolls back the rest."""
+    db.execute("ALTER TABLE exhibits_productions ADD COLUMN state TEXT NOT NULL DEFAULT 'done'")
+    db.execute("ALTER TABLE exhibits_productions ADD COLUMN owner_pid INTEGER")
+    db.execute(
+        """
+        CREATE TABLE exhibits_production_files (
+            id INTEGER PRIMARY KEY,
+            production_id INTEGER NOT NULL REFERENCES exhibits_productions(id) ON DELETE CASCADE,
+            temp_path TEXT NOT NULL,
+            final_path TEXT NOT NULL,
+            sha256 TEXT
+        )
+        """
+    )
+
+
+@migration
 def m302_exhibits_redaction_log(db: sqlite3.Connection) -> None:
     """What each redaction removed, where and why: keyed hashes of the text, never the text itself."""
     db.execute(
@@ -507,3 +526,140 @@ def m701_workstation_drafts(db: sqlite3.Connection) -> None:
         """
     )
     db.execute("CREATE TABLE workstation_state (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+
+
+# --- LoRA adapters trained from the corrections (written by corrections/adapters.py) ---
+
+
+@migration
+def m610_corrections_adapters(db: sqlite3.Connection) -> None:
+    """Trained adapters: base model (file and sha256), hyper-parameters, loss curve, eval scores, the GGUF
+    file, and which pairs each was trained on or held out from. Excluding or deleting a pair it was trained
+    on marks the adapter stale (triggers, so no writer of pairs can forget to)."""
+    db.execute(
+        """
+        CREATE TABLE corrections_adapters (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE,
+            role TEXT NOT NULL,
+            backend TEXT NOT NULL,
+            base_model TEXT NOT NULL,
+            base_path TEXT NOT NULL,
+            base_sha256 TEXT NOT NULL,
+            architecture TEXT NOT NULL,
+            file TEXT NOT NULL,
+            file_sha256 TEXT NOT NULL,
+            settings_json TEXT NOT NULL,
+            loss_curve_json TEXT NOT NULL,
+            trained_tokens INTEGER NOT NULL,
+            train_seconds REAL NOT NULL,
+            eval_json TEXT,
+            created_at TEXT NOT NULL,
+            stale_reason TEXT
+        )
+        """
+    )
+    db.execute(
+        """
+        CREATE TABLE corrections_adapter_pairs (
+            adapter_id INTEGER NOT NULL REFERENCES corrections_adapters(id) ON DELETE CASCADE,
+            pair_id INTEGER NOT NULL,
+            split TEXT NOT NULL CHECK (split IN ('train', 'held_out')),
+            PRIMARY KEY (adapter_id, pair_id)
+        )
+        """
+    )
+    db.execute("CREATE INDEX corrections_adapter_pairs_pair ON corrections_adapter_pairs(pair_id)")
+    for event, when, what in (
+        ("UPDATE OF excluded", "WHEN NEW.excluded = 1 AND OLD.excluded = 0", "excluded"),
+        ("DELETE", "", "deleted"),
+    ):
+        pair = "OLD.id"
+        db.execute(
+            f"""
+            CREATE TRIGGER corrections_adapters_stale_{what} AFTER {event} ON corrections_pairs {when}
+            BEGIN
+                UPDATE corrections_adapters
+                SET stale_reason = COALESCE(stale_reason || '; ', '') || 'pair ' || {pair} || ' {what}'
+                WHERE id IN (SELECT adapter_id FROM corrections_adapter_pairs
+                             WHERE pair_id = {pair} AND split = 'train');
+            END
+            """
+        )
+
+
+@migration
+def m611_adapter_on_drafts(db: sqlite3.Connection) -> None:
+    """The adapter (name and sha256) a stage was drafted with, carried onto the pair made from it."""
+    for table in ("drafting_stages", "corrections_pairs"):
+        db.execute(f"ALTER TABLE {table} ADD COLUMN adapter TEXT")
+        db.execute(f"ALTER TABLE {table} ADD COLUMN adapter_sha256 TEXT")
+
+
+@migration
+def m210_fleet_sweep_results(db: sqlite3.Connection) -> None:
+    """One row per variant and prompt length of a ``bench --sweep`` (a variant that did not load: one row, its error)."""
+    db.execute(
+        """
+        CREATE TABLE sweep_results (
+            id INTEGER PRIMARY KEY,
+            session TEXT NOT NULL,
+            started_at TEXT NOT NULL,
+            profile TEXT NOT NULL,
+            board TEXT,
+            variant TEXT NOT NULL,
+            model_file TEXT NOT NULL,
+            command TEXT NOT NULL,
+            environment_json TEXT NOT NULL,
+            error TEXT,
+            target_tokens INTEGER,
+            prompt_tokens INTEGER,
+            runs_done INTEGER NOT NULL DEFAULT 0,
+            pp_min REAL, pp_median REAL, pp_max REAL,
+            tg_min REAL, tg_median REAL, tg_max REAL,
+            runs_json TEXT NOT NULL DEFAULT '[]'
+        )
+        """
+    )
+    db.execute("CREATE INDEX sweep_results_profile ON sweep_results(profile, id)")
+
+
+@migration
+def m211_fleet_agreement(db: sqlite3.Connection) -> None:
+    """``chambers agree``: how far a candidate model file drifts from its reference, per corpus."""
+    db.execute(
+        """
+        CREATE TABLE agreement_results (
+            id INTEGER PRIMARY KEY,
+            measured_at TEXT NOT NULL,
+            reference_file TEXT NOT NULL,
+            candidate_file TEXT NOT NULL,
+            corpus TEXT NOT NULL,
+            corpus_sha256 TEXT NOT NULL,
+            tokens INTEGER,
+            mean_kld REAL NOT NULL,
+            p99_kld REAL,
+            same_top1_pct REAL NOT NULL,
+            answers_changed INTEGER,
+            answers_total INTEGER,
+            commands_json TEXT NOT NULL
+        )
+        """
+    )
+    db.execute("CREATE INDEX agreement_candidate ON agreement_results(candidate_file, id)")
+
+
+@migration
+def m710_workstation_draft_versions(db: sqlite3.Connection) -> None:
+    """Earlier states of the attorney's edited text of a run, so a deletion or a bad edit can be taken back."""
+    db.execute(
+        """
+        CREATE TABLE workstation_draft_versions (
+            id INTEGER PRIMARY KEY,
+            run_id INTEGER NOT NULL REFERENCES drafting_runs(id),
+            text TEXT NOT NULL,
+            saved_at TEXT NOT NULL
+        )
+        """
+    )
+    db.execute("CREATE INDEX workstation_draft_versions_run ON workstation_draft_versions (run_id, id)")

@@ -20,6 +20,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from backends.endpoint import Endpoint, sync_client
 from backends.errors import HTTP_FAILURES
+from backends.fleet.dcgm_health import health_from_fields
 from backends.fleet.nvml_source import normalise_bus_id
 from backends.fleet.telemetry import GpuSample, HostTelemetry
 from workspace.config import Policy
@@ -70,6 +71,7 @@ def parse_dcgm_text(text: str, host: str | None = None) -> HostTelemetry:
                 power_limit_w=f.get("DCGM_FI_DEV_POWER_MGMT_LIMIT"),  # not a default counter
                 sm_clock_mhz=f.get("DCGM_FI_DEV_SM_CLOCK"),
                 processes=None,  # the exporter does not list processes
+                health=health_from_fields(f),
             )
         )
     driver = next((lab.get("DCGM_FI_DRIVER_VERSION") for lab in labels.values()), None)

@@ -12,10 +12,17 @@ import asyncio
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from backends.fleet.health_lint import lint_health
+from backends.fleet.profile_check import binary_build, profile_findings
+from backends.fleet.profiles import profiles_from_config
+from backends.fleet.serve import binary_for
 from backends.fleet.servers import ServerPoller, ServerSample, is_slow
 from backends.fleet.telemetry import HostTelemetry, TelemetrySource
 from backends.fleet.topology_lint import Finding, lint_topology
+from backends.lora import adapter_findings
+from backends.native import NativeClient, Props
 from workspace.config import Config
+from workspace.errors import ChambersError
 
 
 @dataclass(frozen=True)
@@ -119,17 +126,45 @@ def read_hosts(sources: list[TelemetrySource]) -> dict[str, HostTelemetry]:
     return {s.host: s.read(full=True) for s in sources}
 
 
+async def _profile_findings(config: Config, samples: list[ServerSample]) -> list[Finding]:
+    """Each running server against its launch profile (``/props``: model, n_ctx, slots, build)."""
+    profiles = profiles_from_config(config)
+    up = {s.name for s in samples if s.ok}
+    wanted = [p for p in profiles if p.backend in up]
+
+    async def props(name: str) -> Props | None:
+        try:
+            return await NativeClient(config.backend_named(name), config.policy).props()
+        except ChambersError:
+            return None
+
+    names = sorted({p.backend for p in wanted if p.backend})
+    answers = await asyncio.gather(*(props(n) for n in names))
+    builds = {}
+    for p in wanted:
+        binary = binary_for(p, build=False)
+        builds[p.name] = (
+            await asyncio.to_thread(binary_build, binary) if binary and binary.is_file() else None
+        )
+    return profile_findings(profiles, dict(zip(names, answers, strict=True)), builds)
+
+
 async def run_doctor(config: Config, sources: list[TelemetrySource]) -> DoctorReport:
     hosts_task = asyncio.to_thread(read_hosts, sources)
     pollers = [ServerPoller(b, config.policy) for b in config.backends]
     hosts, samples = await asyncio.gather(hosts_task, asyncio.gather(*(p.poll() for p in pollers)))
+    reachable = [b for b, s in zip(config.backends, samples, strict=True) if s.health == "ok"]
+    adapters = await adapter_findings(reachable, config.policy)
     report = DoctorReport(config.file)
     report.hosts = [HostSummary(h.host, h.source, h.status, len(h.gpus), h.driver) for h in hosts.values()]
     report.backends = list(samples)
     report.findings = [
         *lint_config(config, hosts),
         *lint_topology(config, hosts),
+        *lint_health(config, hosts),
         *backend_findings(config, list(samples)),
+        *(Finding(level, subject, message) for level, subject, message in adapters),
+        *await _profile_findings(config, list(samples)),
     ]
     return report
 

@@ -5,7 +5,9 @@ available on this host" and carries on; it never raises from ``read``. Names,
 UUIDs, bus ids and the NVLink topology do not change while the driver is
 loaded, so they are read once; per-tick reads are the cheap calls (memory,
 utilisation, temperature, power, clock), and the compute-process list, which
-holds the driver's global lock for milliseconds, only when ``full`` is asked.
+holds the driver's global lock for milliseconds, and the health counters
+(ECC, retired pages, XIDs, throttle reasons, PCIe replays, NVLink errors) only
+when ``full`` is asked.
 Every metric is read separately because many are not supported on every board.
 """
 
@@ -16,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from backends.fleet.nvml_health import XidWatcher, read_health
 from backends.fleet.telemetry import GpuProcess, GpuSample, HostTelemetry, Topology
 
 NOT_AVAILABLE = "NVML not available on this host"
@@ -65,6 +68,7 @@ class NvmlSource:
         self._topology: Topology | None = None
         self._driver: str | None = None
         self._status: str | None = None  # set once initialisation has been tried
+        self._xids: XidWatcher | None = None
 
     def _init(self) -> None:
         N = _load_pynvml()
@@ -90,6 +94,7 @@ class NvmlSource:
                 bus = normalise_bus_id(N.nvmlDeviceGetPciInfo(h).busId)
                 self._static.append((N.nvmlDeviceGetName(h), N.nvmlDeviceGetUUID(h), bus))
             self._topology = self._read_topology()
+            self._xids = XidWatcher(N, self._handles)
             self._status = "ok"
         except N.NVMLError as exc:
             self._status = f"NVML failed while listing GPUs ({exc})"
@@ -128,6 +133,8 @@ class NvmlSource:
             if self._status != "ok":
                 return HostTelemetry(self.host, "nvml", status=self._status or NOT_AVAILABLE)
             try:
+                if full and self._xids is not None:
+                    self._xids.drain()
                 gpus = tuple(self._sample(i, h, full) for i, h in enumerate(self._handles))
             except self._nvml.NVMLError as exc:  # GPU lost, driver reloaded: say so, keep going
                 return HostTelemetry(self.host, "nvml", status=f"NVML read failed ({exc})")
@@ -152,6 +159,7 @@ class NvmlSource:
             power_limit_w=None if limit is None else limit / 1000.0,
             sm_clock_mhz=None if sm is None else float(sm),
             processes=self._processes(h) if full else None,
+            health=read_health(N, h, self._xids.last.get(index) if self._xids else None) if full else None,
         )  # fmt: skip
 
     def _temperature(self, h: Any) -> int:
@@ -180,6 +188,9 @@ class NvmlSource:
 
     def close(self) -> None:
         with self._lock:
+            if self._xids is not None:
+                self._xids.close()
+                self._xids = None
             if self._nvml is not None:
                 self._nvml.nvmlShutdown()  # pairs the successful nvmlInit
                 self._nvml = None

@@ -17,6 +17,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from backends.fleet.gpu_health import GpuHealth, LinkHealth
 from backends.fleet.nvml_source import MIB, normalise_bus_id
 from backends.fleet.telemetry import GpuProcess, GpuSample, HostTelemetry, Topology
 
@@ -46,6 +47,42 @@ def topology_from_recording(doc: dict[str, Any]) -> Topology:
     return Topology(frozenset(pairs), levels)
 
 
+def health_from_answers(static: dict[str, Any], frame: dict[str, Any]) -> GpuHealth | None:
+    """``GpuHealth`` from a GPU's recorded NVML answers (``nvml_health``; the throttle mask per frame)."""
+    answers = static.get("nvml_health")
+    if answers is None:
+        return None
+    ecc = answers.get("nvmlDeviceGetTotalEccErrors", {})
+    retired = answers.get("nvmlDeviceGetRetiredPages", {})
+    remap = answers.get("nvmlDeviceGetRemappedRows")
+    counters = answers.get("nvmlDeviceGetNvLinkErrorCounter", {})
+    links = []
+    for link in static.get("nvlinks", []):
+        # NVML_NVLINK_ERROR_DL_REPLAY, DL_RECOVERY, DL_CRC_FLIT, DL_CRC_DATA, in that order
+        replay, recovery, flit, data = counters.get(str(link["link"]), [None] * 4)
+        links.append(LinkHealth(int(link["link"]), link.get("state") == 1, flit, data, replay, recovery))
+    pending = answers.get("nvmlDeviceGetRetiredPagesPendingStatus")
+    return GpuHealth(
+        ecc_volatile_corrected=ecc.get("corrected_volatile"),
+        ecc_volatile_uncorrected=ecc.get("uncorrected_volatile"),
+        ecc_aggregate_corrected=ecc.get("corrected_aggregate"),
+        ecc_aggregate_uncorrected=ecc.get("uncorrected_aggregate"),
+        retired_pages_sbe=retired.get("multiple_single_bit"),
+        retired_pages_dbe=retired.get("double_bit"),
+        retired_pending=None if pending is None else bool(pending),
+        remapped_rows_correctable=None if remap is None else int(remap[0]),
+        remapped_rows_uncorrectable=None if remap is None else int(remap[1]),
+        remap_pending=None if remap is None else bool(remap[2]),
+        remap_failed=None if remap is None else bool(remap[3]),
+        last_xid=answers.get("xid") or None,
+        throttle_reasons=frame.get(
+            "clocks_event_reasons", answers.get("nvmlDeviceGetCurrentClocksEventReasons")
+        ),
+        pcie_replays=answers.get("nvmlDeviceGetPcieReplayCounter"),
+        nvlinks=tuple(links),
+    )
+
+
 def _sample(static: dict[str, Any], frame: dict[str, Any], full: bool) -> GpuSample:
     procs = tuple(
         GpuProcess(
@@ -69,6 +106,7 @@ def _sample(static: dict[str, Any], frame: dict[str, Any], full: bool) -> GpuSam
         power_limit_w=None if limit is None else limit / 1000.0,
         sm_clock_mhz=float(frame["clock_sm_mhz"]),
         processes=procs if full else None,
+        health=health_from_answers(static, frame) if full else None,
     )
 
 

@@ -12,6 +12,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from backends.fleet.gpu_health import GpuHealth
+
 # nvmlDeviceGetTopologyCommonAncestor levels (REFERENCE §3.3)
 TOPOLOGY_WORDS = {
     0: "the same board (internal)",
@@ -50,6 +52,7 @@ class GpuSample:
     power_limit_w: float | None = None
     sm_clock_mhz: float | None = None
     processes: tuple[GpuProcess, ...] | None = None  # None: not read this time (slow field)
+    health: GpuHealth | None = None  # None: not read this time (slow fields) or not available
 
     @property
     def memory_fraction(self) -> float:

@@ -23,14 +23,26 @@ HEAD_PAGES = 6  # a slip opinion's own first page comes after its syllabus
 HEAD_CHARS = 6000
 CAPTIONS = 3
 _CITE_LABEL = re.compile(r"^\s*(?:Cite as|Citations?(?: Numbers?)?|Reported at)\s*:\s*", re.I)
-_SIGNAL = re.compile(r"^\s*(?:See|see|Cf\.|cf\.|Accord|But|E\.g\.|Compare|quoting|citing)\b")
-_CITE_SHAPE = re.compile(r"\b\d{1,4}\s+[A-Z][A-Za-z0-9.'&\s]{0,24}?\s+\d{1,7}\b")
+# Signals, and the history and treatment lines of Westlaw and Lexis printouts: they cite others.
+_SIGNAL = re.compile(
+    r"^\s*(?:See|see|Cf\.|cf\.|Accord|But|E\.g\.|Compare|quoting|citing|Distinguished|Declined|Called|"
+    r"Abrogated|Superseded|Overruled|Cited|Followed|Affirmed by|Reversed by|Vacated by|Reversed and|Questioned|"
+    r"Disagreed|Criticized|Limited|Appeal|Certiorari|Cert\.|Rehearing|On remand|Prior History|Subsequent History)",
+    re.I,
+)
+_NEUTRAL_SHAPE = r"\b(?:19|20)\d\d-[A-Z][A-Za-z]{1,5}-\d{1,6}\b"  # "2022-NCSC-1", "2021-Ohio-1234"
+_CITE_SHAPE = re.compile(rf"\b\d{{1,4}}\s+[A-Z][A-Za-z0-9.'&\s]{{0,24}}?\s+\d{{1,7}}\b|{_NEUTRAL_SHAPE}")
+_ENDS_IN_CITE = re.compile(
+    rf"(?:\d{{1,4}}\s+[A-Z][A-Za-z0-9.' &()]{{0,30}}?\s+\d{{1,7}}(?:-[A-Z])?|{_NEUTRAL_SHAPE})"
+    r"\s*(?:\([^()]*\))?\W{0,3}$"
+)
 _PIN = re.compile(r"^\s*,\s*\d+(?:[-–]\d+)?\s*(?:[,.;)]|$)")  # ", 337." but not ", 2008 WL 104105"
 # After an opinion's own citation on its line: nothing, a parallel citation, or a court-and-year.
 _STANDS_ALONE = re.compile(
     r"^\s*(?:,\s*\d{1,4}\s+[A-Z][A-Za-z0-9.' &]{0,24}?\s+\d{1,7}\s*)*(?:\([^()]*\))?\s*$"
 )
 _VERSUS = re.compile(r"(?:^|\s)(?:v\.?|vs\.?|versus|-?against-?)(?=\s|$)", re.M)
+_SUBJECT_CAPTION = re.compile(r"^\s*(?:In re|Matter of|In the Matter of|Ex parte)\b", re.I)
 _YEAR = re.compile(r"\((?:[^()]*?\s)?((?:1[89]|20)\d\d)\)")
 
 
@@ -78,6 +90,8 @@ def own_citations(pages: list[Page]) -> list[OwnCitation]:
         if not _CITE_SHAPE.search(line) or _SIGNAL.match(line):
             continue
         labelled = bool(_CITE_LABEL.match(line))
+        if not labelled and not _ENDS_IN_CITE.search(line):
+            continue  # a cheap look first: an own citation ends its line (eyecite is dear, lines many)
         body = _CITE_LABEL.sub("", line).strip()
         for item in extract_citations(body):
             if item.kind != "case" or item.fields.get("form") != "full":
@@ -114,7 +128,7 @@ def captions(pages: list[Page], own_keys: set[str]) -> list[str]:
             break
         lines = page.text[:HEAD_CHARS].splitlines()
         for index, line in enumerate(lines):
-            if not _VERSUS.search(line):
+            if not (_VERSUS.search(line) or _SUBJECT_CAPTION.match(line)):
                 continue
             versus = _VERSUS.search(line)
             after = " ".join(lines[index : index + 3])[versus.start() if versus else 0 :]

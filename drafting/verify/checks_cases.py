@@ -58,7 +58,9 @@ _GENERIC = frozenset(
 
 
 def distinctive(name: str) -> list[str]:
-    return [w for w in party_words(name.replace("’", "'")) if w.rstrip(".") not in _GENERIC]
+    # "Z-Z-O-": initials joined by hyphens are as many one-letter words, which tell nothing apart
+    words = party_words(name.replace("’", "'").replace("-", " "))
+    return [w for w in words if w.rstrip(".") not in _GENERIC]
 
 
 def word_in_caption(word: str, caption: frozenset[str]) -> bool:
@@ -78,7 +80,7 @@ def word_in_caption(word: str, caption: frozenset[str]) -> bool:
 def missing_parties(item: Found, opinion: Opinion) -> list[tuple[str, str]]:
     """(role, name) of each party named in the draft whose distinctive words are not all in the caption."""
     out = []
-    for role in ("plaintiff", "defendant"):
+    for role in ("plaintiff", "defendant", "subject"):
         name = item.fields.get(role, "")
         words = distinctive(name)
         if words and not all(word_in_caption(w, opinion.words) for w in words):
@@ -104,7 +106,9 @@ def check_case(item: Found, opinions: dict[str, Opinion] | None) -> Flag:
     if opinion is None:
         return make_flag(item, "block", "Unverified: not in your authorities library.", normalized=key)
     page = opinion.pages[0]
-    named = " v. ".join(n for n in (item.fields.get("plaintiff", ""), item.fields.get("defendant", "")) if n)
+    named = " v. ".join(
+        n for n in (item.fields.get(r, "") for r in ("plaintiff", "defendant", "subject")) if n
+    )
     if not opinion.words:
         return make_flag(
             item,

@@ -74,8 +74,24 @@ def add_citations(database_file: Path, library: str, file: Path, cites: list[str
     try:
         matter = get_matter(db, library)
         known = db.execute(
-            "SELECT 1 FROM documents WHERE matter_id = ? AND sha256 = ?", (matter.id, sha)
+            "SELECT d.id, (SELECT COUNT(*) FROM pages p JOIN pages_fts f ON f.rowid = p.id "
+            "WHERE p.document_id = d.id AND length(trim(f.text)) > 0) FROM documents d "
+            "WHERE d.matter_id = ? AND d.sha256 = ?",
+            (matter.id, sha),
         ).fetchone()
+        inside = any(file.absolute().is_relative_to(folder) for folder in matter.sources)
+        if known is None and inside:
+            raise VerifyError(
+                f"Ingest could not read {file.name} (its error is printed above). Replace it with a readable "
+                "copy of the opinion (the court's PDF, or its text) and add it again.",
+                title="Opinion not readable",
+            )
+        if known is not None and not known[1]:
+            raise VerifyError(
+                f"{file.name} has no readable text (a scan without OCR, or an empty file), so no quotation or "
+                "party could be checked against it. Add a copy with text.",
+                title="Opinion has no text",
+            )
         if known is None:
             raise VerifyError(
                 f"{file.name} is not in the library '{library}'. Put it in one of its folders "

@@ -8,6 +8,6 @@ handlers so ``chambers --help`` is fast.
 
 from __future__ import annotations
 
-from tui.commands import authorities, core, corrections, drafting, evidence, exhibits, fleet, verify
+from tui.commands import authorities, core, corrections, drafting, evidence, exhibits, fleet, train, verify
 
-MODULES = [core, fleet, evidence, exhibits, verify, drafting, corrections, authorities]
+MODULES = [core, fleet, evidence, exhibits, verify, drafting, corrections, authorities, train]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from tui import exit_codes
 from workspace.errors import ChambersError
 from workspace.paths import Paths, write_atomically
 
@@ -32,12 +33,17 @@ def cmd_init(args: argparse.Namespace, paths: Paths) -> int:
             "to replace it with the starter config.",
             title="A config already exists",
         )
+    from evidence.guard import check_output
+
+    check_output(paths.database_file, paths.config_file, what="config path (CHAMBERS_HOME)")
     write_atomically(paths.config_file, starter_config_text().encode("utf-8"))
     print(f"Wrote a starter config to {paths.config_file}. Set your servers' addresses in it.")
     return 0
 
 
 def cmd_config(args: argparse.Namespace, paths: Paths) -> int:
+    from backends.errors import PolicyRefusal
+    from backends.policy import check_backend
     from workspace.config import load_config
 
     config = load_config(paths.config_file)
@@ -45,9 +51,29 @@ def cmd_config(args: argparse.Namespace, paths: Paths) -> int:
         f"{paths.config_file}: {len(config.boards)} boards, {len(config.backends)} backends, "
         f"local_only={'yes' if config.policy.local_only else 'no'}"
     )
+    refusals = []
     for backend in config.backends:
-        print(f"  {backend.name:<12} {backend.kind:<9} {backend.url:<28} {','.join(backend.roles)}")
-    return 0
+        try:
+            role = "/".join(backend.roles) or None
+            verdict = _allowed(check_backend(backend, config.policy, role).value, backend.remote_reason)
+        except PolicyRefusal as exc:
+            verdict = "REFUSED (see below)"
+            refusals.append(exc.message)
+        print(
+            f"  {backend.name:<12} {backend.kind:<9} {backend.url:<28} {','.join(backend.roles):<16} {verdict}"
+        )
+    for refusal in refusals:
+        print(f"\n{refusal}")
+    return exit_codes.BACKEND if refusals else exit_codes.CLEAN
+
+
+def _allowed(address_class: str, remote_reason: str | None) -> str:
+    """The policy's verdict on an address it let through, in the attorney's words."""
+    if address_class == "public":
+        return (
+            f"public, allowed: {remote_reason}" if remote_reason else "public, allowed (local_only = false)"
+        )
+    return f"{address_class}, allowed"
 
 
 def cmd_demo(args: argparse.Namespace, paths: Paths) -> int:

@@ -2,8 +2,9 @@
 
 Progress goes out as each stage starts and ends, so the attorney sees which
 server is working; with ``--json`` it goes to stderr and stdout carries only
-the run as JSON. Exit codes: 0 the run completed, 3 the gate stopped it,
-2 a stage refused (or any other chambers error), 130 cancelled with Ctrl-C.
+the run as JSON. Exit codes (``tui.exit_codes``): 0 the run completed and its draft may be exported
+as final, 1 the gate found no basis or a blocking flag stops the final export, 3 a stage's server
+refused or is down, 2 any other chambers error, 130 cancelled with Ctrl-C.
 """
 
 from __future__ import annotations
@@ -14,14 +15,13 @@ import sys
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any, TextIO
 
+from tui import exit_codes
 from workspace.paths import Paths
 
 if TYPE_CHECKING:
     from drafting.events import PipelineEvent
     from drafting.pipeline import Pipeline
     from drafting.runs import Run
-
-GATE_STOPPED = 3
 
 
 def register(sub: Any) -> None:
@@ -130,13 +130,19 @@ def _execute(pipe: Pipeline, run_id: int, args: argparse.Namespace, out: TextIO)
         outcome = asyncio.run(pipe.execute(run_id))
     except KeyboardInterrupt:
         print(f"\nCancelled. What was drafted is kept; `chambers runs resume {run_id}` continues.", file=out)
-        return 130
+        return exit_codes.INTERRUPTED
     run = outcome.run
     if args.json:
         print(json.dumps(run_dict(run), indent=2, ensure_ascii=False))
     elif run.status == "completed":
         _print_result(run)
-    return GATE_STOPPED if run.status == "stopped" else 0
+    return exit_codes.CLEAN if run.status == "completed" and _may_export_final(run) else exit_codes.BLOCKED
+
+
+def _may_export_final(run: Run) -> bool:
+    """The verifier's verdict on a completed run; a plan without a verify stage has no flags to block."""
+    verify = run.completed("verify")
+    return verify is None or bool(verify.result.get("may_export_final", True))
 
 
 def _progress(event: PipelineEvent, out: TextIO) -> None:
@@ -204,6 +210,7 @@ def cmd_runs_list(args: argparse.Namespace, paths: Paths) -> int:
 
 def cmd_runs_show(args: argparse.Namespace, paths: Paths) -> int:
     from drafting.runs import RunNotFound, RunStore
+    from drafting.timings import timings_phrase
 
     if not paths.database_file.exists():
         raise RunNotFound(f"There is no run number {args.run} (no chambers database yet).")
@@ -235,8 +242,7 @@ def cmd_runs_show(args: argparse.Namespace, paths: Paths) -> int:
         print(f"\n#{st.seq} {st.stage} [{st.status}] role {st.role or '-'}; {where}")
         timing = f"{st.seconds:.2f} s" if st.seconds is not None else "unfinished"
         if st.timings:
-            t = st.timings
-            timing += f"; prompt {t.get('prompt_n')} tok in {t.get('prompt_ms', 0):.0f} ms, {t.get('predicted_n')} tok at {t.get('predicted_per_second', 0):.1f} tok/s"
+            timing += f"; {timings_phrase(st.timings)}"
         print(f"   started {st.started_at[:19]}; {timing}")
         if st.error:
             print(f"   error: {st.error}")

@@ -6,10 +6,15 @@ import argparse
 import json
 from typing import Any
 
+from tui import exit_codes
 from workspace.paths import Paths
 
 
 def register(sub: Any) -> None:
+    from tui.commands import fleet_agree, fleet_serve
+
+    fleet_serve.register(sub)
+    fleet_agree.register(sub)
     doctor = sub.add_parser("doctor", help="check the config, the GPU boards and every backend")
     doctor.add_argument("--json", action="store_true", help="print a machine-readable report")
     doctor.set_defaults(handler=cmd_doctor)
@@ -22,6 +27,14 @@ def register(sub: Any) -> None:
     bench.add_argument("--runs", type=int, default=10, help="counted runs per length")
     bench.add_argument("--max-tokens", type=int, default=128, help="tokens generated per run")
     bench.add_argument("--json", action="store_true", help="print the results as JSON")
+    bench.add_argument(
+        "--sweep", metavar="PROFILE", help="start PROFILE once per --vary combination and bench each"
+    )
+    bench.add_argument("--vary", action="append", default=[], metavar="KEY=V1,V2",
+                       help="with --sweep: n-cpu-moe, np, c, ngl, ts, sm, fa, ctk, ctv, or ot=@FILE")  # fmt: skip
+    bench.add_argument(
+        "--floor", type=float, default=40.0, help="with --sweep: the TG tok/s a variant must reach"
+    )
     bench.set_defaults(handler=cmd_bench)
 
 
@@ -40,7 +53,9 @@ def cmd_doctor(args: argparse.Namespace, paths: Paths) -> int:
         for source in sources:
             source.close()
     print(json.dumps(report.as_dict(), indent=2) if args.json else format_report(report))
-    return 1 if report.errors else 0
+    if any(s.health in ("down", "refused") for s in report.backends):
+        return exit_codes.BACKEND
+    return exit_codes.BLOCKED if report.errors else exit_codes.CLEAN
 
 
 def _lengths(text: str) -> tuple[int, ...]:
@@ -72,6 +87,10 @@ def cmd_bench(args: argparse.Namespace, paths: Paths) -> int:
     from workspace.config import load_config
     from workspace.errors import ChambersError
 
+    if args.sweep or args.vary:
+        from tui.commands.fleet_sweep import cmd_sweep
+
+        return cmd_sweep(args, paths)
     config = load_config(paths.config_file)
     backends = [config.backend_named(n) for n in args.backend] if args.backend else list(config.backends)
     if args.warmup < 0 or args.runs < 1 or args.max_tokens < 1:
@@ -82,6 +101,7 @@ def cmd_bench(args: argparse.Namespace, paths: Paths) -> int:
     audit = AuditLog(paths.database_file)
     benches = [Bench(b, config.policy, audit, settings) for b in backends]
     failures: list[str] = []
+    codes: set[int] = set()
     interrupted = False
     progress = Progress(
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -100,6 +120,7 @@ def cmd_bench(args: argparse.Namespace, paths: Paths) -> int:
                 await bench.run(update)
             except ChambersError as exc:
                 failures.append(f"{bench.backend.name}: {exc.message}")
+                codes.add(exit_codes.for_error(exc))
 
     with progress:
         try:
@@ -118,5 +139,5 @@ def cmd_bench(args: argparse.Namespace, paths: Paths) -> int:
         if interrupted:
             print(f"Stopped by Ctrl-C; {stored} finished result(s) kept.", file=sys.stderr)
     if interrupted:
-        return 130
-    return 1 if failures else 0
+        return exit_codes.INTERRUPTED
+    return max(codes, default=exit_codes.CLEAN)

@@ -1,0 +1,186 @@
+"""``chambers agree``: how far a quantized model drifts from its reference, on the attorney's own text.
+
+Wraps ``llama-perplexity``: the reference model's logits over the corpus are
+saved once (``--kl-divergence-base``, cached per reference file, corpus and
+context), then each candidate is scored against them (``--kl-divergence``):
+mean KL divergence, its 99th percentile, and how often both put the same
+token first. The default corpus is the final texts of his accepted
+corrections (``finals``): what he actually writes, not Wikipedia.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from workspace.database import connect
+from workspace.errors import ChambersError
+
+CHARS_PER_TOKEN = 4.0  # a rough English figure, only to pick a context the corpus can fill
+MIN_CTX, MAX_CTX = 64, 512
+MAX_CHUNKS = 32  # enough tokens for a stable mean; a long corpus must not take an hour
+
+
+class AgreeError(ChambersError):
+    title = "Agreement could not be measured"
+
+
+@dataclass(frozen=True)
+class Agreement:
+    reference: str
+    candidate: str
+    corpus: str
+    corpus_sha256: str
+    n_ctx: int
+    mean_kld: float
+    p99_kld: float | None
+    same_top1_pct: float
+    tokens: int | None
+    perplexity_s: float  # time spent inside llama-perplexity
+    total_s: float  # the whole measurement, wrapper included
+    commands: tuple[str, ...]
+
+
+def finals_corpus(database_file: Path) -> str:
+    """The final texts of the accepted, not excluded correction pairs, oldest first."""
+    if not database_file.exists():
+        return ""
+    db = connect(database_file)
+    try:
+        rows = db.execute(
+            "SELECT final FROM corrections_pairs WHERE excluded = 0 ORDER BY accepted_at, id"
+        ).fetchall()
+    finally:
+        db.close()
+    return "\n\n".join(r["final"] for r in rows)
+
+
+def pick_ctx(text: str, wanted: int | None) -> int:
+    """The context to score in: ``wanted``, or the largest power of two the corpus fills twice over."""
+    if wanted:
+        return wanted
+    estimate = len(text) / CHARS_PER_TOKEN
+    ctx = MAX_CTX
+    while ctx > MIN_CTX and estimate < 2 * ctx:
+        ctx //= 2
+    return ctx
+
+
+_MEAN = re.compile(r"^Mean\s+KLD:\s+([-\d.eE+]+)", re.M)
+_P99 = re.compile(r"^99\.0%\s+KLD:\s+([-\d.eE+]+)", re.M)
+_TOP = re.compile(r"^Same top p:\s+([-\d.eE+]+)", re.M)
+_CHUNKS = re.compile(r"computing over (\d+) chunks, n_ctx=(\d+)")
+
+
+def parse_kld_output(text: str) -> tuple[float, float | None, float, int | None]:
+    """mean KLD, 99th-percentile KLD, same-top-1 %, scored tokens from ``llama-perplexity --kl-divergence``."""
+    mean, top = _MEAN.search(text), _TOP.search(text)
+    if mean is None or top is None:
+        raise ValueError("no 'Mean KLD' or 'Same top p' line in the output")
+    p99 = _P99.search(text)
+    chunks = _CHUNKS.search(text)
+    tokens = None
+    if chunks:
+        n_chunk, n_ctx = int(chunks.group(1)), int(chunks.group(2))
+        tokens = n_chunk * (n_ctx - 1 - n_ctx // 2)  # the second half of each chunk is scored
+    return float(mean.group(1)), float(p99.group(1)) if p99 else None, float(top.group(1)), tokens
+
+
+def _sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _run(cmd: list[str], log: Path, what: str) -> tuple[str, float]:
+    start = time.perf_counter()
+    result = subprocess.run(cmd, capture_output=True, text=True, errors="replace", check=False)
+    seconds = time.perf_counter() - start
+    output = result.stdout + result.stderr
+    log.write_text(f"$ {' '.join(cmd)}\n{output}", encoding="utf-8")
+    if result.returncode != 0:
+        lines = [x for x in output.splitlines() if x.strip()]
+        reason = next((x for x in reversed(lines) if "error" in x.lower() or "need at least" in x), None)
+        raise AgreeError(
+            f"llama-perplexity failed to {what} (exit {result.returncode}): {reason or (lines or ['no output'])[-1]}. "
+            f"The whole output is in {log}."
+        )
+    return output, seconds
+
+
+class AgreementRunner:
+    """Scores candidates against one reference over one corpus; the reference's logits are computed once."""
+
+    def __init__(self, perplexity: Path, work_dir: Path, threads: int | None = None) -> None:
+        self.perplexity = perplexity
+        self.work_dir = work_dir
+        self.threads = threads or max(1, (os.cpu_count() or 2))
+
+    def measure(
+        self, reference: Path, candidate: Path, corpus_text: str, corpus_name: str, n_ctx: int | None = None
+    ) -> Agreement:
+        started = time.perf_counter()
+        for role, path in (("reference", reference), ("candidate", candidate)):
+            if not path.is_file():
+                raise AgreeError(
+                    f"The {role} model {path} does not exist. Give a GGUF file or a profile's name."
+                )
+        if not corpus_text.strip():
+            raise AgreeError(
+                f"The corpus '{corpus_name}' is empty. Accept some corrections first (the 'finals' corpus is "
+                "their final texts), or pass --corpus FILE with text of your own."
+            )
+        ctx = pick_ctx(corpus_text, n_ctx)
+        corpus_sha = hashlib.sha256(corpus_text.encode("utf-8")).hexdigest()
+        self.work_dir.mkdir(parents=True, exist_ok=True)
+        corpus_file = self.work_dir / f"corpus-{corpus_sha[:16]}.txt"
+        if not corpus_file.exists():
+            tmp = corpus_file.with_suffix(".partial")
+            tmp.write_text(corpus_text, encoding="utf-8")
+            os.replace(tmp, corpus_file)
+        ref_key = hashlib.sha256(f"{_sha256_file(reference)}:{corpus_sha}:{ctx}".encode()).hexdigest()[:24]
+        base = self.work_dir / f"base-{ref_key}.kld"
+        common = ["-t", str(self.threads), "-c", str(ctx), "-b", str(ctx), "--chunks", str(MAX_CHUNKS)]
+        commands, seconds = [], 0.0
+        if not base.exists():
+            partial = base.with_suffix(".partial")
+            cmd = [str(self.perplexity), "-m", str(reference), "-f", str(corpus_file),
+                   "--kl-divergence-base", str(partial), *common]  # fmt: skip
+            _, s = _run(cmd, self.work_dir / "reference.log", f"score the reference {reference.name}")
+            os.replace(partial, base)  # the saved logits appear whole or not at all
+            commands.append(" ".join(cmd))
+            seconds += s
+        cmd = [str(self.perplexity), "-m", str(candidate), "--kl-divergence-base", str(base), "--kl-divergence",
+               *common]  # fmt: skip
+        output, s = _run(cmd, self.work_dir / "candidate.log", f"score the candidate {candidate.name}")
+        commands.append(" ".join(cmd))
+        seconds += s
+        try:
+            mean, p99, top, tokens = parse_kld_output(output)
+        except ValueError as exc:
+            raise AgreeError(f"llama-perplexity's output could not be read ({exc}); see the log.") from None
+        return Agreement(
+            reference=str(reference), candidate=str(candidate), corpus=corpus_name, corpus_sha256=corpus_sha,
+            n_ctx=ctx, mean_kld=mean, p99_kld=p99, same_top1_pct=top, tokens=tokens, perplexity_s=seconds,
+            total_s=time.perf_counter() - started, commands=tuple(commands),
+        )  # fmt: skip
+
+
+def format_agreement(results: list[Agreement]) -> str:
+    head = f"{'candidate':<34} {'mean KLD':>9} {'p99 KLD':>9} {'same top-1':>10} {'tokens':>7}"
+    lines = [head, "-" * len(head)]
+    for a in results:
+        p99 = "-" if a.p99_kld is None else f"{a.p99_kld:.4f}"
+        lines.append(f"{Path(a.candidate).name[:34]:<34} {a.mean_kld:>9.5f} {p99:>9} "
+                     f"{a.same_top1_pct:>9.2f}% {a.tokens or 0:>7}")  # fmt: skip
+    if results:
+        ref = results[0]
+        lines.append(f"reference {Path(ref.reference).name}, corpus {ref.corpus} (n_ctx {ref.n_ctx})")
+    return "\n".join(lines)

@@ -1,0 +1,204 @@
+"""``chambers serve PROFILE``: one llama-server in the foreground, from its launch profile.
+
+The server's own output is passed through line by line (and kept in a log
+file), its health is announced once it answers, and Ctrl+C or SIGTERM stop it
+cleanly: SIGTERM to the server, then SIGKILL if it has not gone within the
+grace period. chambers is not a supervisor; ``serve --unit`` hands that job
+to systemd.
+
+Before anything starts, a profile whose GPUs would cross a board's NVLink
+group is refused: two boards, GPUs of different models or memory sizes (a
+mixed pair), or GPUs the host's NVLink topology puts in different groups.
+``--allow-split`` with a reason overrides it, and the reason is printed.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from types import FrameType
+from typing import IO
+
+import httpx
+
+from backends.endpoint import Endpoint, sync_client
+from backends.fleet.profiles import LaunchProfile, command, environment
+from backends.fleet.telemetry import HostTelemetry
+from workspace.config import Policy
+from workspace.errors import ChambersError
+
+STOP_GRACE_S = 10.0
+
+
+class SplitRefused(ChambersError):
+    title = "This profile splits a model across boards"
+
+
+class ServeFailed(ChambersError):
+    title = "The server did not come up"
+
+
+def split_problems(profile: LaunchProfile, telemetry: HostTelemetry | None) -> list[str]:
+    """Why ``profile`` would run one model across more than one NVLink board (empty: it does not)."""
+    problems = []
+    if len(profile.boards) > 1:
+        problems.append(f"it spans {len(profile.boards)} boards ({', '.join(profile.boards)})")
+    if telemetry is None or not telemetry.ok:
+        return problems
+    samples = [g for g in (telemetry.gpu(i) for i in profile.gpus) if g is not None]
+    kinds = {(g.name, round(g.memory_total_mib / 1024)) for g in samples}
+    if len(kinds) > 1:
+        words = ", ".join(f"GPU {g.index} {g.name} {g.memory_total_mib / 1024:.0f} GB" for g in samples)
+        problems.append(f"its GPUs are a mixed set ({words})")
+    if telemetry.topology is not None and len(profile.gpus) > 1:
+        groups = telemetry.topology.nvlink_groups(profile.gpus)
+        if len(groups) > 1:
+            words = " and ".join("{" + ", ".join(map(str, sorted(g))) + "}" for g in groups)
+            problems.append(f"its GPUs are in {len(groups)} NVLink groups ({words}), joined only by PCIe")
+    return problems
+
+
+def check_split(
+    profile: LaunchProfile, telemetry: HostTelemetry | None, allow_reason: str | None
+) -> str | None:
+    """Raise ``SplitRefused`` unless the profile stays on one board or a reason allows it.
+
+    Returns the line to print when a split is allowed."""
+    problems = split_problems(profile, telemetry)
+    if not problems:
+        return None
+    if allow_reason is None or not allow_reason.strip():
+        raise SplitRefused(
+            f"Profile '{profile.name}': {'; '.join(problems)}. A model split this way moves its activations "
+            "over PCIe on every token. Put it on one board, or pass --allow-split 'REASON' to start it anyway."
+        )
+    return f"Split allowed for '{profile.name}' ({'; '.join(problems)}): {allow_reason.strip()}"
+
+
+def check_model_file(profile: LaunchProfile) -> None:
+    """A missing model file is said before a server is started (and fails minutes later, deep in its log)."""
+    if not Path(profile.model).is_file():
+        raise ServeFailed(
+            f"Profile '{profile.name}' names the model {profile.model}, which is not a file here. "
+            "Fix its `model` in the config (a path relative to the config file's folder also works)."
+        )
+
+
+def server_environment(profile: LaunchProfile) -> dict[str, str]:
+    return {**os.environ, **environment(profile)}
+
+
+class ForegroundServer:
+    """Runs one profile's llama-server until it exits or is told to stop."""
+
+    def __init__(
+        self, profile: LaunchProfile, binary: Path, log_file: Path, echo: IO[str] | None = None
+    ) -> None:
+        self.profile = profile
+        self.cmd = command(profile, binary)
+        self.log_file = log_file
+        self.echo = echo if echo is not None else sys.stdout
+        self.process: subprocess.Popen[bytes] | None = None
+        self._stopping = threading.Event()
+
+    @property
+    def url(self) -> str:
+        host = "127.0.0.1" if self.profile.listen_host in ("0.0.0.0", "::") else self.profile.listen_host
+        return f"http://{host}:{self.profile.port}"
+
+    def _pump(self, out: IO[bytes], log: IO[bytes]) -> None:
+        for raw in iter(out.readline, b""):
+            log.write(raw)
+            log.flush()
+            self.echo.write(raw.decode("utf-8", errors="replace"))
+            self.echo.flush()
+
+    def run(self, healthy_within_s: float = 300.0, on_healthy: Callable[[str], None] | None = None) -> int:
+        """Start, announce health, wait; returns the server's exit status (0 after a clean stop)."""
+        self.log_file.parent.mkdir(parents=True, exist_ok=True)
+        previous = {s: signal.signal(s, self._on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            with open(self.log_file, "ab") as log:
+                self.process = subprocess.Popen(
+                    self.cmd, env=server_environment(self.profile), stdout=subprocess.PIPE,
+                    stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                )  # fmt: skip
+                assert self.process.stdout is not None
+                pump = threading.Thread(target=self._pump, args=(self.process.stdout, log), daemon=True)
+                pump.start()
+                self._wait_healthy(healthy_within_s, on_healthy)
+                while self.process.poll() is None and not self._stopping.is_set():
+                    self._stopping.wait(0.2)
+                code = self._stop()
+                pump.join(timeout=5)
+                return code
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+
+    def _on_signal(self, signum: int, frame: FrameType | None) -> None:
+        self._stopping.set()
+
+    def _wait_healthy(self, within_s: float, on_healthy: Callable[[str], None] | None) -> None:
+        assert self.process is not None
+        deadline = time.monotonic() + within_s
+        # Our own child on one of this machine's addresses, asked only for /health: no client text goes
+        # there, so the local-only question does not arise; it still goes by the endpoint layer.
+        own = Endpoint(f"profile '{self.profile.name}'", self.url, Policy(local_only=False)).check()
+        with sync_client(2.0) as client:
+            while time.monotonic() < deadline and not self._stopping.is_set():
+                if self.process.poll() is not None:
+                    raise ServeFailed(
+                        f"llama-server for profile '{self.profile.name}' exited with code "
+                        f"{self.process.returncode} while starting; its output is above and in {self.log_file}."
+                    )
+                try:
+                    if client.get(self.url + "/health", extensions=own.extensions()).status_code == 200:
+                        if on_healthy is not None:
+                            on_healthy(self.url)
+                        return
+                except httpx.HTTPError:
+                    pass  # not listening yet
+                time.sleep(0.2)
+        if not self._stopping.is_set():
+            self._stop()
+            raise ServeFailed(
+                f"llama-server for profile '{self.profile.name}' did not answer /health at {self.url} within "
+                f"{within_s:.0f} s; it was stopped. Its output is in {self.log_file}."
+            )
+
+    def _stop(self) -> int:
+        """SIGTERM, then SIGKILL after the grace period; 0 when we asked it to stop and it did."""
+        assert self.process is not None
+        asked = self._stopping.is_set()
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=STOP_GRACE_S)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=STOP_GRACE_S)
+        code = self.process.returncode
+        return 0 if asked and code in (0, -signal.SIGTERM) else code
+
+
+def binary_for(
+    profile: LaunchProfile, *, build: bool, progress: Callable[[str], None] | None = None
+) -> Path | None:
+    """The llama-server a profile runs: its own ``binary``, else chambers's (built if ``build``)."""
+    from backends.local_server import SERVER_ENV, ensure_llama_server, server_cache_dir
+
+    if profile.binary:
+        return Path(profile.binary).expanduser()
+    if build:
+        return ensure_llama_server(progress)
+    if os.environ.get(SERVER_ENV):
+        return Path(os.environ[SERVER_ENV]).expanduser()
+    cached = server_cache_dir() / "llama-server"
+    return cached if cached.is_file() else None

@@ -1,0 +1,128 @@
+"""LoRA training and eval speed against bare baselines measured in the same run.
+
+1. Training: chambers' loop (corrections.train_loop.run_loop, with its progress callback and cancel check)
+   against a bare PEFT loop written out here (forward, backward, AdamW step), over the very same batches
+   of the twelve sample-matter pairs, from the same SmolLM2-135M base (dequantized from the demo GGUF),
+   taken in turns so a noisy neighbour slows both alike. Target: chambers >= 0.9x the bare tokens/s.
+2. Eval: the adapter trained in (1), converted and served by the real llama-server with ``--lora``;
+   chambers' eval replays the pairs at scale 0 and 1. Its generated tokens per wall second (HTTP, prompt
+   and all) against the server's own decode rate for the same answers. Target: >= 0.9x.
+
+Benchmarks report; they do not fail: each target prints PASS or MISS and the exit status is 0.
+
+    python benchmarks/train.py [--steps N] [--runs N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import copy
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from backends.local_server import (
+    TEST_SERVER_ARGS,
+    LlamaServerProcess,
+    ensure_demo_model,
+    ensure_llama_server,
+    ensure_lora_converter,
+)
+from corrections.store import get_pair
+from corrections.train_base import check_base, load_base
+from corrections.train_convert import convert_adapter
+from corrections.train_eval import evaluate
+from corrections.train_loop import LoraSettings, batches, build_examples, collate, run_loop, wrap_lora
+from drafting.replay import Replayer
+from tests.train_pairs import store_pairs
+from workspace.config import Backend, Policy
+
+TARGET = 0.9
+
+
+def bare_loop(model: object, steps: list, settings: LoraSettings, pad_id: int) -> int:
+    """The baseline: nothing but PEFT's model and AdamW over the same batches."""
+    import torch
+
+    torch.manual_seed(settings.seed)
+    model.train()  # type: ignore[attr-defined]
+    params = [p for p in model.parameters() if p.requires_grad]  # type: ignore[attr-defined]
+    optimizer = torch.optim.AdamW(params, lr=settings.learning_rate)
+    tokens = 0
+    for batch in steps:
+        inputs = collate(batch, pad_id, "cpu")
+        model(**inputs).loss.backward()  # type: ignore[operator]
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=True)
+        tokens += int(inputs["attention_mask"].sum())
+    return tokens
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=4, help="optimizer steps per timed run")
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    import torch
+
+    base_file, converter = ensure_demo_model(), ensure_lora_converter()
+    with tempfile.TemporaryDirectory(prefix="chambers-bench-train-") as tmp:
+        work, db = Path(tmp), Path(tmp) / "chambers.sqlite3"
+        pair_ids = store_pairs(db)
+        pairs = [get_pair(db, i) for i in pair_ids]
+        loaded = load_base(
+            base_file, check_base(base_file, converter), work, device="cpu", quantize_4bit=False
+        )
+        settings = LoraSettings(batch_size=3, epochs=50, max_steps=args.steps, learning_rate=3e-3)
+        examples, _ = build_examples(loaded.tokenizer, pairs, settings.max_tokens)
+        steps = batches(examples, settings)
+        pad = int(loaded.tokenizer.pad_token_id)
+        ours_model = wrap_lora(copy.deepcopy(loaded.model), settings)
+        bare_model = wrap_lora(copy.deepcopy(loaded.model), settings)
+        ours_rates, bare_rates = [], []
+        print(
+            f"torch {torch.__version__}, {torch.get_num_threads()} threads; {args.runs} runs of {args.steps} steps"
+        )
+        for run in range(args.runs):
+            start = time.perf_counter()
+            result = run_loop(ours_model, steps, settings, pad_id=pad, device="cpu",
+                              on_progress=lambda _p: None, should_stop=lambda: False)  # fmt: skip
+            ours_rates.append(result.trained_tokens / (time.perf_counter() - start))
+            start = time.perf_counter()
+            tokens = bare_loop(bare_model, steps, settings, pad)
+            bare_rates.append(tokens / (time.perf_counter() - start))
+            print(
+                f"  run {run + 1}: chambers {ours_rates[-1]:.0f} tok/s, bare PEFT {bare_rates[-1]:.0f} tok/s"
+            )
+        ratio = statistics.median(ours_rates) / statistics.median(bare_rates)
+        print(f"training: chambers {statistics.median(ours_rates):.0f} tok/s vs bare PEFT "
+              f"{statistics.median(bare_rates):.0f} tok/s = {ratio:.2f}x (target >= {TARGET}) "
+              f"{'PASS' if ratio >= TARGET else 'MISS'}")  # fmt: skip
+
+        ours_model.save_pretrained(work / "peft")
+        adapter = work / "bench.gguf"
+        convert_adapter(converter, work / "peft", loaded.config_dir, adapter)
+        with LlamaServerProcess(
+            ensure_llama_server(), base_file, log_file=work / "server.log",
+            extra_args=[*TEST_SERVER_ARGS, "--lora", str(adapter), "--lora-init-without-apply"],
+        ) as server:  # fmt: skip
+            backend = Backend(name="bench", kind="llamacpp", url=server.url, roles=("drafter",))
+            replay = Replayer(backend, Policy(), None, 0, role="drafter", max_tokens=64)
+            asyncio.run(replay(pairs[0].messages, 0.0))  # warm the server (first load of the weights)
+            replay.decode_tok_s.clear()
+            result = asyncio.run(evaluate(pairs, replay, lambda _text, _matter: None))
+        eval_rate = result.generated_tokens / result.generate_seconds
+        server_rate = statistics.mean(replay.decode_tok_s)
+        ratio = eval_rate / server_rate
+        print(f"eval: {result.generated_tokens} tokens in {result.generate_seconds:.1f} s = {eval_rate:.0f} tok/s "
+              f"vs the server's decode {server_rate:.0f} tok/s = {ratio:.2f}x (target >= {TARGET}) "
+              f"{'PASS' if ratio >= TARGET else 'MISS'}")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

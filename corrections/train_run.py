@@ -1,0 +1,118 @@
+"""One training run, start to finish: choose the pairs, check the base, train, convert, register.
+
+Everything is written into a hidden ``.NAME.partial`` folder beside the adapters, renamed to ``NAME``
+only when the GGUF is converted, and registered after that. A cancelled or failed run removes its
+partial folder; a run killed outright leaves one, which the next run of that name clears first. So the
+registry never names a half-written adapter.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from corrections.adapters import AdapterRecord, adapters_dir, check_name_free, register
+from corrections.train_base import check_base, file_sha256, load_base
+from corrections.train_convert import convert_adapter
+from corrections.train_data import TrainingRefused, TrainingSelection, TrainingSet, select_pairs
+from corrections.train_loop import LoraSettings, Progress, batches, build_examples, run_loop, wrap_lora
+
+NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+
+
+@dataclass(frozen=True)
+class TrainRequest:
+    name: str
+    role: str
+    base: Path  # the GGUF the role's server loads, or a Hugging Face model folder
+    selection: TrainingSelection
+    settings: LoraSettings = field(default_factory=LoraSettings)
+    quantize_4bit: bool = False
+
+
+def check_name(name: str) -> None:
+    if not NAME_PATTERN.match(name):
+        raise TrainingRefused(
+            f"'{name}' cannot name an adapter: use letters, digits, '.', '_' or '-' (up to 64), starting "
+            "with a letter or digit. The name becomes the file llama-server loads (NAME.gguf)."
+        )
+
+
+def prepare(db_path: Path, request: TrainRequest, converter_dir: Path) -> tuple[TrainingSet, str]:
+    """Every check that needs no weights: the name, the pairs, the base's architecture."""
+    check_name(request.name)
+    check_name_free(db_path, request.name)
+    training_set = select_pairs(db_path, request.selection)
+    return training_set, check_base(request.base, converter_dir)
+
+
+def train_adapter(
+    db_path: Path,
+    data_dir: Path,
+    request: TrainRequest,
+    converter_dir: Path,
+    *,
+    on_stage: Callable[[str], None] = lambda _: None,
+    on_progress: Callable[[Progress], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> AdapterRecord:
+    """Train, convert and register one adapter; returns its registry record."""
+    training_set, architecture = prepare(db_path, request, converter_dir)
+    root = adapters_dir(data_dir)
+    folder, partial = root / request.name, root / f".{request.name}.partial"
+    shutil.rmtree(partial, ignore_errors=True)  # left by a run that was killed
+    if folder.exists():  # renamed but never registered: that run died between the two steps
+        shutil.rmtree(folder)
+    partial.mkdir(parents=True)
+    try:
+        import torch
+
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+        on_stage(f"Loading the base model {request.base.name} on {device}")
+        loaded = load_base(
+            request.base, architecture, partial, device=device, quantize_4bit=request.quantize_4bit
+        )
+        examples, too_long = build_examples(loaded.tokenizer, training_set.train, request.settings.max_tokens)
+        if len(examples) < request.selection.min_training:
+            raise TrainingRefused(
+                f"{len(too_long)} of the {len(training_set.train)} training pairs are longer than "
+                f"{request.settings.max_tokens} tokens, leaving {len(examples)}: too few to train on. "
+                "Raise --max-tokens (it costs memory and time) or accept shorter drafts."
+            )
+        model = wrap_lora(loaded.model, request.settings)
+        steps = batches(examples, request.settings)
+        on_stage(
+            f"Training on {len(examples)} pairs: {len(steps)} steps (held out: {len(training_set.held_out)})"
+        )
+        result = run_loop(
+            model, steps, request.settings, pad_id=int(loaded.tokenizer.pad_token_id), device=device,
+            on_progress=on_progress, should_stop=should_stop,
+        )  # fmt: skip
+        model.save_pretrained(partial / "peft")
+        on_stage("Converting the adapter to GGUF (llama.cpp's convert_lora_to_gguf.py)")
+        gguf_name = f"{request.name}.gguf"
+        convert_adapter(converter_dir, partial / "peft", loaded.config_dir, partial / gguf_name)
+        summary = {"train_pair_ids": training_set.train_ids, "held_out_pair_ids": training_set.held_out_ids,
+                   "left_out_too_long": too_long, "settings": request.settings.as_dict(),
+                   "loss_curve": result.loss_curve}  # fmt: skip
+        (partial / "training.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
+        os.replace(partial, folder)
+    except BaseException:
+        shutil.rmtree(partial, ignore_errors=True)
+        raise
+    on_stage("Hashing the base model and the adapter for the registry")
+    record = AdapterRecord(
+        name=request.name, role=request.role, backend=request.selection.backend,
+        base_model=training_set.model, base_path=str(request.base.resolve()),
+        base_sha256=file_sha256(request.base), architecture=architecture, file=str(folder / gguf_name),
+        file_sha256=file_sha256(folder / gguf_name), settings=request.settings.as_dict(),
+        loss_curve=result.loss_curve, trained_tokens=result.trained_tokens, train_seconds=round(result.seconds, 1),
+        train_pair_ids=[e.pair_id for e in examples], held_out_pair_ids=training_set.held_out_ids,
+    )  # fmt: skip
+    register(db_path, record)
+    return record

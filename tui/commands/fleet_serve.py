@@ -1,0 +1,92 @@
+"""``chambers serve`` (a launch profile in the foreground, or as a systemd unit)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from workspace.paths import Paths
+
+
+def register(sub: Any) -> None:
+    serve = sub.add_parser(
+        "serve", help="start llama-server from a [[profiles]] entry (or write its systemd unit)"
+    )
+    serve.add_argument("profile", help="the profile's name")
+    serve.add_argument("--unit", action="store_true", help="write a systemd unit instead of starting it")
+    serve.add_argument("--unit-dir", help="folder for the unit (default: the data folder's units/)")
+    serve.add_argument(
+        "--allow-split", metavar="REASON", help="start a profile that spans two boards or a mixed set anyway"
+    )
+    serve.add_argument("--print-command", action="store_true", help="print the command line and stop")
+    serve.set_defaults(handler=cmd_serve)
+
+
+def _host_telemetry(config: Any, host: str) -> Any:
+    from backends.fleet.sources import sources_from_config
+
+    for source in sources_from_config(config):
+        try:
+            if source.host == host:
+                return source.read()
+        finally:
+            source.close()
+    return None
+
+
+def cmd_serve(args: argparse.Namespace, paths: Paths) -> int:
+    import shlex
+    from pathlib import Path
+
+    from backends.fleet.profiles import command, environment, profile_named
+    from backends.fleet.serve import ForegroundServer, binary_for, check_model_file, check_split
+    from workspace.config import load_config
+
+    config = load_config(paths.config_file)
+    profile = profile_named(config, args.profile)
+    allowed = check_split(profile, _host_telemetry(config, profile.host), args.allow_split)
+    if allowed:
+        print(allowed, file=sys.stderr)
+    binary = binary_for(profile, build=not args.print_command, progress=lambda m: print(m, file=sys.stderr))
+    binary = binary or Path("llama-server")
+    if args.print_command:
+        env = " ".join(f"{k}={shlex.quote(v)}" for k, v in environment(profile).items())
+        print(f"{env} {shlex.join(command(profile, binary))}")
+        return 0
+    if args.unit:
+        return _write_unit(
+            profile, binary, Path(args.unit_dir) if args.unit_dir else paths.data_dir / "units"
+        )
+    check_model_file(profile)
+    log = paths.data_dir / "logs" / f"serve-{profile.name}.log"
+    server = ForegroundServer(profile, binary, log)
+    print(f"chambers serve: {profile.name} on {', '.join(profile.boards) or 'CPU'} "
+          f"(CUDA_VISIBLE_DEVICES={environment(profile)['CUDA_VISIBLE_DEVICES']}); log {log}",
+          file=sys.stderr)  # fmt: skip
+
+    def healthy(url: str) -> None:
+        print(
+            f"chambers serve: {profile.name} healthy at {url}; Ctrl+C stops it", file=sys.stderr, flush=True
+        )
+
+    code = server.run(on_healthy=healthy)
+    print(f"chambers serve: {profile.name} stopped (exit {code})", file=sys.stderr)
+    return code
+
+
+def _write_unit(profile: Any, binary: Any, folder: Any) -> int:
+    from backends.fleet.systemd_unit import systemd_verify, write_unit
+
+    unit = write_unit(profile, binary, folder)
+    print(f"Wrote {unit}")
+    verdict = systemd_verify(unit)
+    if verdict is None:
+        print("systemd-analyze is not installed here, so the unit was not verified.")
+    elif verdict[0]:
+        print("systemd-analyze verify: ok")
+    else:
+        print(f"systemd-analyze verify found problems:\n{verdict[1]}")
+    print(f"Install: sudo cp {unit} /etc/systemd/system/ && sudo systemctl daemon-reload && "
+          f"sudo systemctl enable --now {unit.name}   (logs: journalctl -u {unit.name})")  # fmt: skip
+    return 0 if verdict is None or verdict[0] else 1
