@@ -71,6 +71,7 @@ bench: install-dev poppler
 	$(BIN)/python benchmarks/pipeline_overhead.py
 	$(BIN)/python benchmarks/tui_stream.py
 	$(BIN)/python benchmarks/train.py
+	$(BIN)/python benchmarks/structured_output.py
 
 clean:
 	rm -rf $(VENV) .demo .pytest_cache .mypy_cache .ruff_cache

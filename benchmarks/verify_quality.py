@@ -2,7 +2,8 @@
 
 Builds the corpus (real opinions as distributed, a generated record matter; see
 tests/verify_real/SOURCES.md), verifies every draft and prints, for the tune part and the
-held-out part (and "fresh", a second held-out part written after tuning) separately: fabricated items blocked (target >= 99%), true items blocked
+held-out part (and "fresh", a second held-out part written after tuning, and "courts", a third of
+other courts' opinions and formats) separately: fabricated items blocked (target >= 99%), true items blocked
 (target <= 1%), answer-key items with no flag (target 0) and blocks on unlisted text (target 0).
 Only the tune part's individual misses are printed with ``--details``; the held-out part is
 reported as figures, so tuning never reads it item by item. Run from the repo root::
@@ -32,7 +33,7 @@ def main() -> int:
         corpus = build_real_corpus(Path(tmp))
         if corpus.not_indexed:
             print(f"library: not indexed: {', '.join(corpus.not_indexed)}")
-        for part in ("tune", "heldout", "fresh"):
+        for part in ("tune", "heldout", "fresh", "courts"):
             score = score_part(corpus, part)
             met = (
                 score.fabricated_rate >= 0.99

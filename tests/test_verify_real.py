@@ -1,7 +1,8 @@
 """The verifier over real legal material (tests/verify_real): real opinions, real fabrications.
 
-Scores the tune part, the held-out part and a second held-out part written after tuning
-("fresh") separately, and prints each in every run. Targets:
+Scores the tune part, the held-out part, a second held-out part written after tuning ("fresh")
+and a third of other courts' opinions ("courts", below target: marked as an expected failure, so
+it fails the run the day it passes and the mark must go) separately, and prints each in every run. Targets:
 fabricated items blocked >= 99%, true items blocked <= 1%, no answer-key item without a flag,
 no block on anything the key does not list.
 """
@@ -18,15 +19,30 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> RealCorpus:
     return build_real_corpus(tmp_path_factory.mktemp("verify-real"))
 
 
-@pytest.mark.parametrize("part", ["tune", "heldout", "fresh"])
+COURTS_SHORTFALL = (
+    "'courts' part (N.J. and N.C. opinions): fabricated blocked 100% (8/8), true blocked 8.3% (1/12): "
+    "'Petro-Lubricant, supra, at 399' is taken for the later, mis-paged Petro-Lubricant citation"
+)
+
+
+@pytest.mark.parametrize(
+    "part",
+    [
+        "tune",
+        "heldout",
+        "fresh",
+        pytest.param("courts", marks=pytest.mark.xfail(reason=COURTS_SHORTFALL, strict=True)),
+    ],
+)
 def test_real_corpus_meets_the_targets(
     corpus: RealCorpus, part: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     score: Score = score_part(corpus, part)
     with capsys.disabled():
         print(f"\nverify_real {score.line()}")
-        for line in score.misses + score.dropped + score.unexpected_blocks:
-            print("   ", line)
+        if part == "tune":  # a held-out part is read as figures; its items show only when it fails
+            for line in score.misses + score.dropped + score.unexpected_blocks:
+                print("   ", line)
     assert score.fabricated >= 5 and score.true_items >= 10
     assert not score.dropped, score.dropped
     assert score.fabricated_rate >= 0.99, score.misses

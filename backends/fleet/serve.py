@@ -81,6 +81,15 @@ def check_split(
     return f"Split allowed for '{profile.name}' ({'; '.join(problems)}): {allow_reason.strip()}"
 
 
+def check_model_file(profile: LaunchProfile) -> None:
+    """A missing model file is said before a server is started (and fails minutes later, deep in its log)."""
+    if not Path(profile.model).is_file():
+        raise ServeFailed(
+            f"Profile '{profile.name}' names the model {profile.model}, which is not a file here. "
+            "Fix its `model` in the config (a path relative to the config file's folder also works)."
+        )
+
+
 def server_environment(profile: LaunchProfile) -> dict[str, str]:
     return {**os.environ, **environment(profile)}
 

@@ -30,9 +30,11 @@ _SIGNAL = re.compile(
     r"Disagreed|Criticized|Limited|Appeal|Certiorari|Cert\.|Rehearing|On remand|Prior History|Subsequent History)",
     re.I,
 )
-_CITE_SHAPE = re.compile(r"\b\d{1,4}\s+[A-Z][A-Za-z0-9.'&\s]{0,24}?\s+\d{1,7}\b")
+_NEUTRAL_SHAPE = r"\b(?:19|20)\d\d-[A-Z][A-Za-z]{1,5}-\d{1,6}\b"  # "2022-NCSC-1", "2021-Ohio-1234"
+_CITE_SHAPE = re.compile(rf"\b\d{{1,4}}\s+[A-Z][A-Za-z0-9.'&\s]{{0,24}}?\s+\d{{1,7}}\b|{_NEUTRAL_SHAPE}")
 _ENDS_IN_CITE = re.compile(
-    r"\d{1,4}\s+[A-Z][A-Za-z0-9.' &()]{0,30}?\s+\d{1,7}(?:-[A-Z])?\s*(?:\([^()]*\))?\W{0,3}$"
+    rf"(?:\d{{1,4}}\s+[A-Z][A-Za-z0-9.' &()]{{0,30}}?\s+\d{{1,7}}(?:-[A-Z])?|{_NEUTRAL_SHAPE})"
+    r"\s*(?:\([^()]*\))?\W{0,3}$"
 )
 _PIN = re.compile(r"^\s*,\s*\d+(?:[-–]\d+)?\s*(?:[,.;)]|$)")  # ", 337." but not ", 2008 WL 104105"
 # After an opinion's own citation on its line: nothing, a parallel citation, or a court-and-year.
@@ -126,7 +128,7 @@ def captions(pages: list[Page], own_keys: set[str]) -> list[str]:
             break
         lines = page.text[:HEAD_CHARS].splitlines()
         for index, line in enumerate(lines):
-            if not (_VERSUS.search(line) or _SUBJECT_CAPTION.match(line)):
+            if not (_VERSUS.search(line) or _SUBJECT_CAPTION.match(line)) or _is_prose(line):
                 continue
             versus = _VERSUS.search(line)
             after = " ".join(lines[index : index + 3])[versus.start() if versus else 0 :]
@@ -142,6 +144,18 @@ def captions(pages: list[Page], own_keys: set[str]) -> list[str]:
     if _VERSUS.search(title) and not _cites_another(title, own_keys):
         found.append(re.sub(r"\s+", " ", title).strip())
     return found
+
+
+_PROSE_WORD = re.compile(r"(?<![\w'’-])[a-z]{3,}\b")
+_CAPTION_SMALL_WORDS = frozenset(
+    ["and", "the", "for", "rel", "ex", "its", "his", "her", "capacity", "official"]
+)
+PROSE_WORDS = 8  # a caption line has a few small words ("and", "ex rel."); a sentence has many
+
+
+def _is_prose(line: str) -> bool:
+    """A sentence of the opinion's body (a text with a paragraph to a line): "against" in it is no caption."""
+    return sum(w not in _CAPTION_SMALL_WORDS for w in _PROSE_WORD.findall(line)) >= PROSE_WORDS
 
 
 _NOT_CAPTION = re.compile(

@@ -63,10 +63,41 @@ def distinctive(name: str) -> list[str]:
     return [w for w in words if w.rstrip(".") not in _GENERIC]
 
 
+# Case-name abbreviations (the Bluebook's table T6) that are not the start of the word they stand
+# for, so the prefix rule below cannot read them: "Labs." is Laboratories, "Cnty." County.
+_CONTRACTIONS = {
+    "bhd": "brotherhood",
+    "bldg": "building",
+    "bros": "brothers",
+    "cmty": "community",
+    "cnty": "county",
+    "ctr": "center",
+    "engg": "engineering",
+    "envtl": "environmental",
+    "grp": "group",
+    "invs": "investments",
+    "labs": "laboratories",
+    "lab": "laboratory",
+    "mfg": "manufacturing",
+    "mfrs": "manufacturers",
+    "mgmt": "management",
+    "mktg": "marketing",
+    "prods": "products",
+    "props": "properties",
+    "pship": "partnership",
+    "rsch": "research",
+    "rts": "rights",
+    "sch": "school",
+    "servs": "services",
+    "socy": "society",
+    "sys": "systems",
+}
+
+
 def word_in_caption(word: str, caption: frozenset[str]) -> bool:
     """Whether a party's word is in the caption, as written or as its abbreviation stands for."""
     word = word.lower().rstrip(".")
-    if word in caption:
+    if word in caption or _CONTRACTIONS.get(word) in caption:
         return True
     if "'" in word:  # Reg'l, Int'l, Ass'n, Dep't: the caption word starts and ends alike
         head, _, tail = word.partition("'")

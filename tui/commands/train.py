@@ -7,7 +7,6 @@ runs); ``eval`` and ``adapters`` work on a workstation without them.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import sys
 from pathlib import Path
@@ -136,6 +135,8 @@ def launch_line(base: str, adapter_file: str) -> str:
 
 
 def cmd_eval(args: argparse.Namespace, paths: Paths) -> int:
+    import asyncio  # here, not at the top: every chambers command would pay for it at start-up
+
     from corrections.adapters import get_adapter, store_eval
     from corrections.store import get_pair
     from corrections.train_eval import evaluate, format_table, verifier_blocks
@@ -220,7 +221,7 @@ def cmd_delete(args: argparse.Namespace, paths: Paths) -> int:
     if not args.yes:
         record = get_adapter(paths.database_file, args.name)
         print(f"This removes adapter '{record.name}' and its folder {record.folder}. Add --yes to confirm.")
-        return 1
+        return 2  # a usage error, as for `corrections delete` without --yes (tui.exit_codes)
     record = delete_adapter(paths.database_file, args.name)
     print(f"Adapter '{record.name}' deleted (its folder {record.folder} is removed).")
     return 0
