@@ -139,7 +139,9 @@ async def test_the_working_copy_survives_delete_undo_toggles_and_screen_switches
         await pilot.pause()
         assert isinstance(app.screen, ConfirmScreen)
         await pilot.press("n")
-        assert screen.exports is None and "Nothing exported" in status(screen)
+        await pilot.pause()
+        assert isinstance(app.screen, DraftingScreen) and screen.exports is None
+        assert not (db.parent / "exports").exists()  # nothing was written
         await pilot.press("ctrl+z")
         assert editor.text == original
         await pilot.press("ctrl+t", "f2", "f2", "ctrl+t")

@@ -92,7 +92,7 @@ class SettingsScreen(RoomScreen):
             "leave",
             "Back",
             id="settings.close",
-            tooltip="Leave Settings without saving (unsaved choices are dropped); closes an open list first",
+            tooltip="Back, leaving Settings without saving (unsaved choices are dropped); closes an open list first",
         ),
     ]
 
