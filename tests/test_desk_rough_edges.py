@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from textual.coordinate import Coordinate
 from textual.widgets import DataTable, Input, Static
 
 from tests.exhibits_files import text_pdf
@@ -37,7 +38,7 @@ async def test_exhibits_focus_starts_on_the_documents_and_a_restamp_error_speaks
         await pilot.press("down")  # moves in the list; no drop-down opens
         assert app.focused is docs and docs.cursor_row == 1
         # Every column is wide enough for what it holds at 120 columns.
-        names = [str(docs.get_cell_at((r, 0))) for r in range(docs.row_count)]
+        names = [str(docs.get_cell_at(Coordinate(r, 0))) for r in range(docs.row_count)]
         widths = [c.width for c in docs.columns.values()]
         assert all(len(n) <= widths[0] for n in names), (names, widths)
         assert widths[2] > len("HPP-000001")  # a cell shows one character less than its width

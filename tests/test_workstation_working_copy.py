@@ -41,8 +41,8 @@ def db(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @contextmanager
-def slow_drafter(delay: float = 0.1) -> Iterator[str]:
-    """A drafter that streams SLOW_DRAFT one piece every ``delay`` seconds (about 6 s in all)."""
+def slow_drafter(delay: float = 0.3) -> Iterator[str]:
+    """A drafter that streams SLOW_DRAFT one piece every ``delay`` seconds (about 18 s in all)."""
 
     def props(handler: BaseHTTPRequestHandler) -> None:
         send_json(handler, 200, {"build_info": "b9999-slow", "model_alias": "slow",
@@ -67,6 +67,19 @@ def drafter_config(url: str) -> Config:
 
 def status(screen: DraftingScreen) -> str:
     return str(screen.query_one("#ws-status", Static).render())
+
+
+def said(screen: DraftingScreen) -> list[str]:
+    """Every status line the screen shows from now on (a later one, a verify's say, may replace it at once)."""
+    lines: list[str] = []
+    real = screen.set_status
+
+    def spy(text: str) -> None:
+        lines.append(text)
+        real(text)
+
+    screen.set_status = spy  # type: ignore[method-assign]
+    return lines
 
 
 async def open_run(pilot: Any, run_id: int) -> DraftingScreen:
@@ -98,9 +111,11 @@ async def test_a_new_run_clears_the_pane_and_keeps_the_old_edits_under_their_own
             assert screen.query_one("#ws-stream").display
             assert "EDITED-IN-RUN-ONE" not in screen.draft_text
             # While it runs, the keys that read or change a draft wait, instead of mixing the two runs.
+            lines = said(screen)
             for key in ("f7", "ctrl+t", "f8", "f9", "f6", "ctrl+r"):
+                lines.clear()
                 await pilot.press(key)
-                assert "A run is writing the draft" in status(screen), key
+                assert screen.running() and any("A run is writing the draft" in line for line in lines), key
                 assert (
                     not screen.query_one("#ws-redline").display and not screen.query_one("#ws-editor").display
                 )
@@ -114,8 +129,9 @@ async def test_a_new_run_clears_the_pane_and_keeps_the_old_edits_under_their_own
             assert saved is not None and "# Demand EDITED-IN-RUN-ONE" in saved.text
             assert autosave.load(db, second) is None
             # F7 with no edits says so rather than marking the whole draft inserted.
+            lines.clear()
             await pilot.press("f7")
-            assert "No changes yet" in status(screen)
+            assert any("No changes yet" in line for line in lines), lines
             assert not screen.query_one("#ws-redline").display
 
 
@@ -128,11 +144,12 @@ async def test_the_working_copy_survives_delete_undo_toggles_and_screen_switches
         await pilot.press("ctrl+t")
         editor = screen.query_one("#ws-editor", TextArea)
         original = editor.text
+        lines = said(screen)
         editor.select_all()
         await pilot.press("delete")
         await until(lambda: screen.saves >= 1, pilot)
         # The autosave emptied the copy: it says so, and the text before is kept as a version.
-        assert "now empty" in status(screen) and "Ctrl+R" in status(screen)
+        assert any("now empty" in line and "Ctrl+R" in line for line in lines), lines
         await pilot.press("f6")
         await settle(screen)
         await pilot.press("f9")  # an empty text: it asks first
