@@ -109,3 +109,26 @@ async def test_corrections_stats_take_the_whole_width_and_one_pair_is_one_pair(i
         assert screen.query_one("#corrections-list").display and app.focused is screen.query_one(
             "#corrections-list"
         )
+
+
+async def test_the_open_theme_list_does_not_cover_the_text_below(isolated_home: Path) -> None:
+    from textual.widgets import Select
+
+    from tests.conftest import make_backend
+    from tui.app import create_app
+    from workspace.config import Config, Policy
+
+    config = Config(file=str(isolated_home / "c.toml"), policy=Policy(), boards=(),
+                    backends=(make_backend("http://127.0.0.1:9"),))  # fmt: skip
+    app = create_app(config, isolated_home / "db.sqlite3", start_on_dashboard=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f10")
+        await pilot.pause()
+        theme = app.screen.query_one("#settings-theme", Select)
+        theme.focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert theme.expanded
+        listed = theme.query_one("SelectOverlay").region
+        below = app.screen.query_one("#settings-file").region
+        assert below.y >= listed.bottom, (listed, below)
