@@ -329,9 +329,9 @@ async def test_the_flag_dialog_opens_its_evidence_page_in_the_reader(db: Path) -
         await pilot.press("enter")
         await until(lambda: isinstance(app.screen, FlagScreen) and bool(app.screen.passages), pilot)
         detail = str(app.screen.query_one("#flag-detail", Static).render())
-        assert "the Seller shall pay the Buyer $200" in detail, (
-            detail
-        )  # its case, not the verifier's lower case
+        # The passage in its page's case, not the verifier's lower case; and where the verifier looked.
+        assert "the Seller shall pay the Buyer $200" in detail, detail
+        assert "Searched: " in detail and "01-supply-agreement.pdf" in detail and "notes.pdf" not in detail
     assert shorten("word " * 100, 30) == "word word word word word word…"
 
 

@@ -65,7 +65,15 @@ def original_passage(snippet: str, page_text: str) -> str | None:
     return page_text[start:end]
 
 
-def describe(flag: FlagView, passages: dict[int, str] | None = None) -> str:
+def searched_line(matter: str, documents: list[tuple[str, int]]) -> str:
+    """Where the verifier looked: the matter's indexed documents (a quarantined file is never a source)."""
+    pages = sum(n for _, n in documents)
+    files = list(dict.fromkeys(name for name, _ in documents))  # an e-mail and its attachments: one file
+    names = ", ".join(files[:8]) + (", …" if len(files) > 8 else "")
+    return f"Searched: {len(documents)} document(s), {pages} page(s) of {matter}: {names}"
+
+
+def describe(flag: FlagView, passages: dict[int, str] | None = None, searched: str = "") -> str:
     lines = [f"{flag.severity.upper()}  {flag.kind} ({flag.source})", "", f"In the draft: {flag.text!r}", "",
              flag.message]  # fmt: skip
     if flag.overridden:
@@ -83,6 +91,8 @@ def describe(flag: FlagView, passages: dict[int, str] | None = None) -> str:
                 lines.append(f"    “{shorten(passage)}”")
     else:
         lines += ["", "No source in the matter grounds this."]
+    if searched and flag.source == "verifier":
+        lines += ["", searched]
     return "\n".join(lines)
 
 
@@ -112,16 +122,20 @@ class FlagScreen(ModalScreen[str | None]):
         self.flag = flag
         self.database_file, self.matter = database_file, matter
         self.passages: dict[int, str] = {}
+        self.searched = ""  # where the verifier looked, once read
 
     def on_mount(self) -> None:
-        if self.flag.evidence and self.database_file is not None and self.matter is not None:
+        if self.flag.source == "verifier" and self.database_file is not None and self.matter is not None:
             self.load_passages(self.database_file, self.matter)
 
     @work(thread=True, exclusive=True, group="passages", exit_on_error=False)
     def load_passages(self, database_file: Path, matter: str) -> None:
         """Each cited passage as its page has it: read from the index, in a thread (it is disk work)."""
-        from evidence.pages import find_page
+        from evidence.pages import find_page, matter_documents
 
+        documents = [
+            (Path(d.path).name, d.pages) for d in matter_documents(database_file, matter) if not d.quarantined
+        ]
         found: dict[int, str] = {}
         for number, pointer in enumerate(self.flag.evidence):
             view = find_page(
@@ -130,11 +144,11 @@ class FlagScreen(ModalScreen[str | None]):
             passage = original_passage(str(pointer.get("snippet") or ""), view.text) if view else None
             if passage:
                 found[number] = passage
-        self.app.call_from_thread(self._show_passages, found)
+        self.app.call_from_thread(self._show_passages, found, searched_line(matter, documents))
 
-    def _show_passages(self, found: dict[int, str]) -> None:
-        self.passages = found
-        self.query_one("#flag-detail", Static).update(describe(self.flag, found))
+    def _show_passages(self, found: dict[int, str], searched: str) -> None:
+        self.passages, self.searched = found, searched
+        self.query_one("#flag-detail", Static).update(describe(self.flag, found, searched))
 
     def compose(self) -> ComposeResult:
         with Vertical(id="flag-box"):
