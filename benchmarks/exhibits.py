@@ -7,8 +7,10 @@ Measured in one run, each against a baseline from the same run:
    against a bare loop of ``insert_text`` + ``save`` over the same pages with the
    same save options. Target <= 1.2x.
 2. Output size: the stamped production against its input. Target <= 1.1x.
-3. Redaction: ``run_redaction`` (find, apply, scrub-check, save, re-extract every
-   page with PyMuPDF and pdftotext) per page, against a bare ``search_for`` +
+3. Redaction: ``run_redaction`` (find on each page as drawn and by position, in
+   hidden layers and off the page; apply, save, then verify: every page with
+   PyMuPDF and pdftotext, every non-page place, every object and decompressed
+   stream) per page, against a bare ``search_for`` +
    ``apply_redactions`` + ``save`` loop; and the size of a redacted file whose
    boxes cover pictures (``PDF_REDACT_IMAGE_PIXELS`` rewrites those) against its
    input, chambers' save options against PyMuPDF's defaults. Target <= 1.1x.

@@ -181,5 +181,8 @@ class Matcher:
         """Why ``text`` still holds something to remove (never the text itself)."""
         return sorted(set(self.find(text).values()))
 
+    def without_patterns(self) -> Matcher:
+        return Matcher(self.terms, (), self.known)
+
     def with_known(self, known: dict[str, str]) -> Matcher:
         return Matcher(self.terms, self.patterns, {**self.known, **known})

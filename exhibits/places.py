@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 import pymupdf
 
+from exhibits.rawscan import PDF_ERRORS, decoded, readable_xrefs, stream_bytes
+
 REWRITTEN = "[redacted]"
 KINDS = (
     "metadata",
@@ -41,16 +43,6 @@ class Place:
     remove: Callable[[], None]  # deletes the place, or rewrites its text
 
 
-def decoded(data: bytes) -> str:
-    """Bytes of an attachment or a stream as text, in the encodings such files use."""
-    if data.startswith((b"\xfe\xff", b"\xff\xfe")):
-        return data.decode("utf-16", "replace")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return data.decode("latin-1")
-
-
 def document_places(doc: pymupdf.Document) -> list[Place]:
     """Every non-page place of ``doc`` that holds text, read now (removing one leaves the others valid)."""
     return [
@@ -62,6 +54,14 @@ def document_places(doc: pymupdf.Document) -> list[Place]:
         *_layers(doc),
         *_page_labels(doc),
     ]
+
+
+def _unpacked(read: Callable[[], bytes]) -> bytes:
+    """An attached file's bytes; none where MuPDF cannot unpack them (verification then refuses the file)."""
+    try:
+        return read() or b""
+    except PDF_ERRORS:
+        return b""
 
 
 def _string(doc: pymupdf.Document, xref: int, key: str) -> str:
@@ -98,14 +98,14 @@ def _xmp(doc: pymupdf.Document) -> Iterator[Place]:
     catalog_xmp = doc.xref_get_key(doc.pdf_catalog(), "Metadata")
     own = int(catalog_xmp[1].split()[0]) if catalog_xmp[0] == "xref" else 0
     if own:
-        yield Place("XMP", "XMP metadata", decoded(doc.xref_stream(own) or b""), doc.del_xml_metadata)
-    for xref in range(1, doc.xref_length()):
+        yield Place("XMP", "XMP metadata", decoded(stream_bytes(doc, own) or b""), doc.del_xml_metadata)
+    for xref in readable_xrefs(doc)[0]:
         if (
             xref != own
             and doc.xref_get_key(xref, "Type") == ("name", "/Metadata")
             and doc.xref_is_stream(xref)
         ):
-            text = decoded(doc.xref_stream(xref) or b"")
+            text = decoded(stream_bytes(doc, xref) or b"")
             yield Place("XMP", f"XMP metadata in object {xref}", text, _emptier(doc, xref))
 
 
@@ -154,7 +154,7 @@ def _annotations(doc: pymupdf.Document, page: pymupdf.Page, page_no: int) -> Ite
         parts = [str(v) for v in (annot.info or {}).values()]
         parts += [_string(doc, annot.xref, "RC"), annot.get_text()]
         if annot.type[0] == FILE_ATTACHMENT:
-            parts += [str(annot.file_info), decoded(annot.get_file() or b"")]
+            parts += [str(annot.file_info), decoded(_unpacked(annot.get_file))]
         if annot.popup_xref:
             parts.append(_string(doc, annot.popup_xref, "Contents"))
         yield Place(
@@ -196,7 +196,8 @@ def _widget_deleter(page: pymupdf.Page, widget: pymupdf.Widget) -> Callable[[], 
 
 def _attachments(doc: pymupdf.Document) -> Iterator[Place]:
     for name in list(doc.embfile_names()):
-        text = f"{name}\n{doc.embfile_info(name)}\n{decoded(doc.embfile_get(name))}"
+        content = decoded(_unpacked(lambda name=name: doc.embfile_get(name)))  # type: ignore[misc]
+        text = f"{name}\n{doc.embfile_info(name)}\n{content}"
         yield Place("attachment", f"embedded file {name}", text, _attachment_deleter(doc, name))
 
 

@@ -8,8 +8,9 @@ table is read as its source (objects packed in object streams included), the
 PDF strings in it decoded, and every stream decompressed: content streams
 (pages, forms, appearances) have their strings joined per text object, so a
 secret split over several ``Tj`` still reads whole; other streams (scripts,
-metadata, attachments, unknown ones) are searched as text. Pictures and font
-programs are binary and skipped.
+metadata, attachments, unknown ones) are searched as text, unknown ones for the
+terms and removed strings only (patterns of digits match binary data by
+chance). Pictures and font programs are binary and skipped.
 """
 
 from __future__ import annotations
@@ -20,14 +21,27 @@ from dataclasses import dataclass
 
 import pymupdf
 
-from exhibits.places import decoded
-
 _ESCAPES = {ord("n"): b"\n", ord("r"): b"\r", ord("t"): b"\t", ord("b"): b"\b", ord("f"): b"\f"}
 _STRING_START = re.compile(rb"[(<]")
 _PLAIN = re.compile(rb"[^()\\\\]+")
+REFERENCE = re.compile(rb"(\d+)\s+\d+\s+R\b")
+_INLINE_IMAGE = re.compile(
+    rb"(?<![A-Za-z])BI(?![A-Za-z]).*?(?<![A-Za-z])ID\s.*?(?<![A-Za-z])EI(?![A-Za-z])", re.S
+)
 _TEXT_END = re.compile(rb"(?<![A-Za-z])ET(?![A-Za-z])")
 _BINARY_SUBTYPES = {"/Image", "/Type1C", "/CIDFontType0C", "/OpenType"}
+_TEXT_TYPES = {"/Metadata", "/EmbeddedFile"}  # streams known to hold text: patterns run over them too
 _BINARY_TYPES = {"/XRef"}  # the cross-reference stream: offsets in binary
+
+
+def decoded(data: bytes) -> str:
+    """Bytes of an attachment or a stream as text, in the encodings such files use."""
+    if data.startswith((b"\xfe\xff", b"\xff\xfe")):
+        return data.decode("utf-16", "replace")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
 
 
 def pdf_strings(data: bytes) -> Iterator[tuple[int, int, bytes]]:
@@ -93,6 +107,7 @@ def string_text(value: bytes) -> str:
 
 def text_objects(content: bytes) -> list[str]:
     """The strings of a content stream, those of one text object (BT ... ET) joined by spaces."""
+    content = _INLINE_IMAGE.sub(b" ", content)  # a picture's bytes are no strings, though "(" may occur
     groups: list[list[str]] = [[]]
     last = 0
     for start, end, value in pdf_strings(content):
@@ -106,25 +121,60 @@ def text_objects(content: bytes) -> list[str]:
 @dataclass(frozen=True)
 class RawText:
     where: str  # "object 12", "stream 40 (content)"
-    texts: list[str]
+    texts: list[str] | None  # None: the object is damaged and could not be read
+    patterns: bool = True  # False for streams of unknown make (colour profiles, maps): terms only, as
+    # patterns of digits match by chance in binary data
+
+
+PDF_ERRORS = (RuntimeError, pymupdf.mupdf.FzErrorBase)  # what MuPDF raises for a damaged object
+
+
+def readable_xrefs(doc: pymupdf.Document) -> tuple[list[int], list[int]]:
+    """The objects MuPDF can load, and those it cannot (damaged: nothing can be read from them)."""
+    readable, damaged = [], []
+    for xref in range(1, doc.xref_length()):
+        try:
+            doc.xref_get_key(xref, "Type")
+        except PDF_ERRORS:
+            damaged.append(xref)
+        else:
+            readable.append(xref)
+    return readable, damaged
+
+
+def stream_bytes(doc: pymupdf.Document, xref: int) -> bytes | None:
+    """The decompressed stream, or None where MuPDF cannot decompress it (damaged, or a compression bomb)."""
+    try:
+        return doc.xref_stream(xref) or b""
+    except PDF_ERRORS:
+        return None
 
 
 def raw_texts(doc: pymupdf.Document) -> Iterator[RawText]:
-    """What every object and every decompressed stream of ``doc`` says, one object at a time."""
+    """What every object and every decompressed stream of ``doc`` says, one object at a time.
+
+    A damaged object cannot be read, so it cannot be shown clean: it comes back with ``None``.
+    """
     contents = content_xrefs(doc)
     yield RawText("trailer", [string_text(v) for _, _, v in pdf_strings(doc.pdf_trailer().encode("latin-1"))])
-    for xref in range(1, doc.xref_length()):
+    readable, damaged = readable_xrefs(doc)
+    yield from (RawText(f"object {xref}", None) for xref in damaged)
+    for xref in readable:
         source = doc.xref_object(xref, compressed=False).encode("latin-1", "replace")
         yield RawText(f"object {xref}", [string_text(v) for _, _, v in pdf_strings(source)])
         if not doc.xref_is_stream(xref) or binary_stream(doc, xref):
             continue
-        data = doc.xref_stream(xref) or b""
-        if xref in contents:
+        data = stream_bytes(doc, xref)
+        if data is None:
+            yield RawText(f"stream {xref}", None)
+        elif xref in contents:
             yield RawText(f"stream {xref} (content)", text_objects(data))
         elif doc.xref_get_key(xref, "Type")[1] == "/ObjStm":
             yield RawText(f"stream {xref} (object stream)", [string_text(v) for _, _, v in pdf_strings(data)])
-        else:
+        elif doc.xref_get_key(xref, "Type")[1] in _TEXT_TYPES:
             yield RawText(f"stream {xref}", [decoded(data)])
+        else:
+            yield RawText(f"stream {xref}", [decoded(data)], patterns=False)
 
 
 def binary_stream(doc: pymupdf.Document, xref: int) -> bool:
@@ -137,12 +187,17 @@ def binary_stream(doc: pymupdf.Document, xref: int) -> bool:
 
 
 def content_xrefs(doc: pymupdf.Document) -> set[int]:
-    """Streams of drawing operators: page contents, forms (appearances too), tiling patterns."""
+    """Streams of drawing operators: page contents, forms (appearances too), tiling patterns, Type 3 glyphs."""
     found = {xref for index in range(doc.page_count) for xref in doc.load_page(index).get_contents()}
-    for xref in range(1, doc.xref_length()):
+    for xref in readable_xrefs(doc)[0]:
         if doc.xref_is_stream(xref) and (
             doc.xref_get_key(xref, "Subtype")[1] == "/Form"
             or doc.xref_get_key(xref, "PatternType")[0] != "null"
         ):
             found.add(xref)
+        elif doc.xref_get_key(xref, "Subtype")[1] == "/Type3":
+            kind, procs = doc.xref_get_key(xref, "CharProcs")
+            if kind == "xref":
+                procs = doc.xref_object(int(procs.split()[0]), compressed=False)
+            found.update(int(m.group(1)) for m in REFERENCE.finditer(procs.encode("latin-1", "replace")))
     return found

@@ -17,13 +17,21 @@ from collections.abc import Callable, Iterator
 
 import pymupdf
 
-from exhibits.places import Place, decoded, document_places
-from exhibits.rawscan import binary_stream, content_xrefs, pdf_strings, string_text
+from exhibits.places import Place, document_places
+from exhibits.rawscan import (
+    PDF_ERRORS,
+    REFERENCE,
+    binary_stream,
+    content_xrefs,
+    decoded,
+    pdf_strings,
+    stream_bytes,
+    string_text,
+)
 
 # Entries places.py reads (or that hold no text of their own); every other catalog entry is read here.
 _LISTED = {"Type", "Pages", "Outlines", "OCProperties", "AcroForm", "PageLabels", "Metadata", "Version", "Lang",
            "MarkInfo", "ViewerPreferences", "PageLayout", "PageMode", "Info"}  # fmt: skip
-_REFERENCE = re.compile(rb"(\d+)\s+\d+\s+R\b")
 _PAGE_TYPES = {"/Page", "/Pages"}
 _MARKED_KEY = re.compile(rb"/(?:ActualText|Alt|E)\s*$")
 
@@ -54,21 +62,29 @@ def _reachable_text(doc: pymupdf.Document, source: bytes) -> Iterator[str]:
     while pending:
         data = pending.pop()
         yield from (string_text(value) for _, _, value in pdf_strings(data))
-        for match in _REFERENCE.finditer(data):
+        for match in REFERENCE.finditer(data):
             xref = int(match.group(1))
             if xref in seen or not 0 < xref < doc.xref_length():
                 continue
             seen.add(xref)
-            if doc.xref_get_key(xref, "Type")[1] in _PAGE_TYPES:
-                continue
-            pending.append(doc.xref_object(xref, compressed=False).encode("latin-1", "replace"))
-            if doc.xref_is_stream(xref) and not binary_stream(doc, xref):
-                yield decoded(doc.xref_stream(xref) or b"")
+            try:
+                if doc.xref_get_key(xref, "Type")[1] in _PAGE_TYPES:
+                    continue
+                pending.append(doc.xref_object(xref, compressed=False).encode("latin-1", "replace"))
+                stream = (
+                    doc.xref_stream(xref)
+                    if doc.xref_is_stream(xref) and not binary_stream(doc, xref)
+                    else None
+                )
+            except PDF_ERRORS:
+                continue  # damaged: MuPDF cannot read it, and verification refuses a file that keeps one
+            if stream is not None:
+                yield decoded(stream)
 
 
 def _marked_content(doc: pymupdf.Document) -> Iterator[Place]:
     for xref in sorted(content_xrefs(doc)):
-        data = doc.xref_stream(xref) or b""
+        data = stream_bytes(doc, xref) or b""
         spans = [(start, end, value) for start, end, value in pdf_strings(data) if _marked(data, start)]
         if spans:
             text = "\n".join(string_text(value) for _, _, value in spans)
@@ -85,7 +101,7 @@ def _emptier(doc: pymupdf.Document, xref: int, spans: list[tuple[int, int, bytes
     """Empties the marked-content strings of one stream (the drawing operators stay as they are)."""
 
     def empty() -> None:
-        data = doc.xref_stream(xref) or b""
+        data = stream_bytes(doc, xref) or b""
         for start, end, _ in reversed(spans):
             data = data[:start] + b"()" + data[end:]
         doc.update_stream(xref, data)

@@ -94,8 +94,17 @@ def verify_file(
         for raw in raw_texts(doc):
             kind = "decompressed streams" if raw.where.startswith("stream") else "objects"
             result.checked[kind] += 1
+            if raw.texts is None:
+                result.leaks.append(
+                    Leak(
+                        raw.where,
+                        "could not be read back (damaged, or a compression bomb), so it cannot be checked",
+                    )
+                )
+                continue
+            reader = matcher if raw.patterns else matcher.without_patterns()
             for text in raw.texts:
-                result.leaks.extend(Leak(raw.where, reason) for reason in matcher.reasons(text))
+                result.leaks.extend(Leak(raw.where, reason) for reason in reader.reasons(text))
         for index in range(doc.page_count):
             where = f"page {index + 1} hidden layers or off-page text (PyMuPDF)"
             result.scan(matcher, hidden_text(doc, index), where, "pages with hidden text")

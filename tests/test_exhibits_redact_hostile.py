@@ -21,7 +21,9 @@ from exhibits.errors import RedactionLeak
 from exhibits.find import RedactionRequest
 from exhibits.patterns import patterns_named
 from exhibits.places import Place
+from exhibits.rawscan import PDF_ERRORS
 from exhibits.redact import run_redaction
+from tests.hostile_pdfs import _FONT, _PAGE, _content, build_pdf
 from tests.redaction_readers import readers_finding, xray_findings
 from workspace.database import connect
 
@@ -276,3 +278,17 @@ def test_verification_fails_on_text_no_extractor_shows(db_path: Path, tmp_path: 
     with pytest.raises(RedactionLeak, match=r"stream \d+ \(content\): pattern ssn"):
         redact(db_path, source, tmp_path / "out", scrub=True)
     assert not list((tmp_path / "out").glob("*.pdf"))
+
+
+def test_a_damaged_object_does_not_stop_the_redaction(db_path: Path, tmp_path: Path) -> None:
+    """An object MuPDF cannot parse (as in pdf.js's PDFBOX-4352-0.pdf) is skipped; the rest is redacted."""
+    catalog = b"<</Type/Catalog/Pages 2 0 R/Extra 6 0 R>>"
+    pages = b"<</Type/Pages/Kids[3 0 R]/Count 1>>"
+    damaged = b"<</Note (x) /K [1 2 >> >>"
+    source = tmp_path / "sources" / "damaged.pdf"
+    source.write_bytes(build_pdf([catalog, pages, _PAGE, _content(f"SSN {SECRET} on file"), _FONT, damaged]))
+    with pymupdf.open(source) as doc, pytest.raises(PDF_ERRORS):
+        doc.xref_get_key(6, "Type")
+    (item,) = redact(db_path, source, tmp_path / "out", scrub=True)
+    assert [h.reason for h in item.hits] == ["pattern ssn"]
+    assert readers_finding(tmp_path / "out" / "damaged.pdf", SECRET) == []
