@@ -97,6 +97,7 @@ def test_the_guide_line_follows_the_run_itself() -> None:
     tour = DemoTour()
     assert tour.advance("run-started").startswith("Demo: the run is going")
     assert tour.advance("run-ended").startswith("Demo: the run did not finish")
+    assert tour.advance("verified", blocking=1).startswith("Demo 3/6"), "a stopped run's draft goes on"
     assert tour.advance("run-started").startswith("Demo: the run is going")
     assert tour.advance("run-stopped").startswith("Demo: the gate")
     assert tour.advance("run-started").startswith("Demo: the run is going")

@@ -67,6 +67,10 @@ def test_drafting_help_and_flag_dialog(
             quoted = next(i for i, f in enumerate(screen.flags) if f.kind == "quotation")
             screen.query_one("#ws-flags").highlighted = quoted  # type: ignore[attr-defined]
             await pilot.press("enter")
+            for _ in range(200):  # the cited passages, read from their pages in the dialog's worker
+                if getattr(pilot.app.screen, "passages", None):
+                    break
+                await pilot.pause(0.05)
         await pilot.pause()
 
     assert snap_compare(app_with(config, db), terminal_size=size, run_before=open_run)

@@ -306,6 +306,13 @@ async def test_the_flag_dialog_opens_its_evidence_page_in_the_reader(db: Path) -
         assert isinstance(reader, ReadingScreen)
         assert "HPP-000002" in reader.heading and "page 2" in reader.heading
         assert "Seller" in str(reader.body)  # the page as ingested, in its own case
+        await pilot.press("escape")
+        await pilot.press("enter")
+        await until(lambda: isinstance(app.screen, FlagScreen) and bool(app.screen.passages), pilot)
+        detail = str(app.screen.query_one("#flag-detail", Static).render())
+        assert "the Seller shall pay the Buyer $200" in detail, (
+            detail
+        )  # its case, not the verifier's lower case
     assert shorten("word " * 100, 30) == "word word word word word word…"
 
 
@@ -359,7 +366,7 @@ async def test_the_gate_counts_its_tokens_and_its_no_is_explained_in_the_dialog(
             await until(
                 lambda: screen.run_record is not None and screen.run_record.status == "stopped", pilot
             )
-            assert shown and "writing: 1 tok" in shown[0], shown
+            assert shown and "running    1 tok" in shown[0], shown
             await pilot.press("ctrl+o")
             await pilot.pause()
             assert isinstance(app.screen, ReasonScreen)
@@ -367,3 +374,27 @@ async def test_the_gate_counts_its_tokens_and_its_no_is_explained_in_the_dialog(
             assert "NO basis" in question and "Nothing in the record shows a demand" in question
             label, cited = "S1", screen.run_record.sources[0]  # type: ignore[union-attr]
             assert cited.label == label and f"[S1] {cited.path}, page {cited.page_no}" in question
+
+
+def test_a_passage_is_shown_as_its_page_has_it_in_whole_words() -> None:
+    from tui.drafting_dialogs import original_passage
+
+    page = "Section 4. Upon Completion, the Seller shall pay the Buyer $200 as liquidated damages."
+    assert (
+        original_passage("pletion the seller shall pay the bu", page)
+        == "Completion, the Seller shall pay the Buyer"
+    )
+    assert original_passage("nothing like it", page) is None
+
+
+async def test_draft_text_in_lists_is_shown_as_written_not_read_as_markup(db: Path) -> None:
+    from textual.widgets import OptionList
+
+    from tui.drafting_versions import Choice
+
+    app = app_with(Config(file="c.toml", policy=Policy(), boards=(), backends=()), db)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.push_screen(VersionsScreen([Choice("[S2] file: report [/b] page", "[S2] file")]))
+        await pilot.pause()
+        listing = app.screen.query_one("#versions-list", OptionList)
+        assert str(listing.get_option_at_index(0).prompt) == "[S2] file: report [/b] page"

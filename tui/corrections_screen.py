@@ -132,7 +132,8 @@ class CorrectionsScreen(RoomScreen):
             )
         excluded = sum(p.excluded for p in pairs)
         self.set_status(
-            f"{len(pairs)} pairs, {excluded} excluded from exports. e exports, s shows statistics."
+            f"{len(pairs)} pair{'' if len(pairs) == 1 else 's'}, {excluded} excluded from exports. "
+            "e exports, s shows statistics."
         )
 
     def selected(self) -> StoredPair | None:
@@ -159,6 +160,7 @@ class CorrectionsScreen(RoomScreen):
             text.append(segment.text, style=STYLES.get(segment.kind, ""))
         view = self.query_one("#corrections-redline", Static)
         view.remove_class("stats")  # the redline wraps to the pane
+        self.query_one("#corrections-list").display = True
         view.update(text)
         self.query_one("#corrections-redline-scroll").border_title = (
             f"Pair {pair.id}: +{line.words_added} -{line.words_removed} words, edit {line.edit_ratio:.0%}"
@@ -172,6 +174,8 @@ class CorrectionsScreen(RoomScreen):
         if self.showing_stats:
             self.load_stats()
         else:
+            self.query_one("#corrections-list").display = True
+            self.query_one("#corrections-list").focus()
             self.show_selected()
 
     @work(thread=True, exclusive=True, group="corrections-redline", exit_on_error=False)
@@ -184,6 +188,8 @@ class CorrectionsScreen(RoomScreen):
     def _show_stats(self, lines: list[str]) -> None:
         view = self.query_one("#corrections-redline", Static)
         view.add_class("stats")  # a table: one line per row, scrolled sideways where the pane is narrow
+        self.query_one("#corrections-list").display = False  # the table gets the screen's width: no "dr"
+        self.query_one("#corrections-redline-scroll").focus()  # arrows scroll it; s still toggles back
         view.update(Text("\n".join(lines), no_wrap=True))
         self.query_one(
             "#corrections-redline-scroll"

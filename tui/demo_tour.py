@@ -59,7 +59,8 @@ class DemoTour:
             self.step = "ended"
         elif event == "run-completed" and self.step in ("ask", "stopped", "running", "ended"):
             self.step = "drafted"
-        elif event == "verified" and self.step in ("drafted", "flagged", "fix", "clean"):
+        elif event == "verified" and self.step in ("drafted", "ended", "flagged", "fix", "clean"):
+            # "ended": a stopped run's partial draft is edited and verified like a finished one
             if blocking:
                 self.was_flagged = True
                 self.step = "fix" if self.opened_a_flag else "flagged"
@@ -67,7 +68,7 @@ class DemoTour:
                 self.step = "clean" if self.was_flagged else "drafted"
         elif event == "flag-opened" and self.step == "flagged":
             self.opened_a_flag, self.step = True, "fix"
-        elif event == "accepted" and self.step in ("drafted", "clean"):
+        elif event == "accepted" and self.step in ("drafted", "ended", "clean"):
             self.step = "accepted"
         elif event == "exported" and self.step == "accepted":
             self.step = "done"

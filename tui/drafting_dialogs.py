@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from textual import on
+import re
+from pathlib import Path
+
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
@@ -42,7 +45,27 @@ def gate_question(run: Run) -> str:
     return "\n".join(lines)
 
 
-def describe(flag: FlagView) -> str:
+def original_passage(snippet: str, page_text: str) -> str | None:
+    """The verifier's passage as the page has it (its case, its punctuation), or None when not found.
+
+    The verifier compares normalized text (lower case, plain quotes), so its snippet is found again in
+    the page by its words in order, whatever lies between them.
+    """
+    words = re.findall(r"\w+", snippet)
+    if not words:
+        return None
+    found = re.search(r"\W+".join(re.escape(w) for w in words), page_text, re.IGNORECASE)
+    if found is None:
+        return None
+    start, end = found.span()  # widened to whole words: the snippet may start or end inside one
+    while start > 0 and page_text[start - 1].isalnum():
+        start -= 1
+    while end < len(page_text) and page_text[end].isalnum():
+        end += 1
+    return page_text[start:end]
+
+
+def describe(flag: FlagView, passages: dict[int, str] | None = None) -> str:
     lines = [f"{flag.severity.upper()}  {flag.kind} ({flag.source})", "", f"In the draft: {flag.text!r}", "",
              flag.message]  # fmt: skip
     if flag.overridden:
@@ -51,12 +74,13 @@ def describe(flag: FlagView) -> str:
         lines += ["", f"The reviewer's fix: {flag.fix or '(none given)'}"]
     elif flag.evidence:
         lines += ["", "Evidence:"]
-        for p in flag.evidence:
+        for number, p in enumerate(flag.evidence):
             bates = f", Bates {p['bates']}" if p.get("bates") else ""
             score = f", match {p['score']:.0f}" if p.get("score") is not None else ""
             lines.append(f"  {p.get('file', '?')}, page {p.get('page', '?')}{bates}{score}")
-            if p.get("snippet"):
-                lines.append(f"    “{shorten(p['snippet'])}”")
+            passage = (passages or {}).get(number) or p.get("snippet")
+            if passage:
+                lines.append(f"    “{shorten(passage)}”")
     else:
         lines += ["", "No source in the matter grounds this."]
     return "\n".join(lines)
@@ -83,9 +107,34 @@ class FlagScreen(ModalScreen[str | None]):
                 tooltip="Open the evidence's first page in the reader, whole, as it was ingested"),
     ]  # fmt: skip
 
-    def __init__(self, flag: FlagView) -> None:
+    def __init__(self, flag: FlagView, database_file: Path | None = None, matter: str | None = None) -> None:
         super().__init__()
         self.flag = flag
+        self.database_file, self.matter = database_file, matter
+        self.passages: dict[int, str] = {}
+
+    def on_mount(self) -> None:
+        if self.flag.evidence and self.database_file is not None and self.matter is not None:
+            self.load_passages(self.database_file, self.matter)
+
+    @work(thread=True, exclusive=True, group="passages", exit_on_error=False)
+    def load_passages(self, database_file: Path, matter: str) -> None:
+        """Each cited passage as its page has it: read from the index, in a thread (it is disk work)."""
+        from evidence.pages import find_page
+
+        found: dict[int, str] = {}
+        for number, pointer in enumerate(self.flag.evidence):
+            view = find_page(
+                database_file, matter, str(pointer.get("file", "")), int(pointer.get("page") or 0)
+            )
+            passage = original_passage(str(pointer.get("snippet") or ""), view.text) if view else None
+            if passage:
+                found[number] = passage
+        self.app.call_from_thread(self._show_passages, found)
+
+    def _show_passages(self, found: dict[int, str]) -> None:
+        self.passages = found
+        self.query_one("#flag-detail", Static).update(describe(self.flag, found))
 
     def compose(self) -> ComposeResult:
         with Vertical(id="flag-box"):

@@ -322,7 +322,7 @@ class DraftingScreen(RoomScreen):
                 speed = (
                     f", {(event.tokens - 1) / elapsed:.1f} tok/s" if elapsed > 0 and event.tokens > 1 else ""
                 )
-                self.strip.get(event.stage).speed = f"writing: {event.tokens} tok{speed}"
+                self.strip.get(event.stage).speed = f"{event.tokens} tok{speed}"
                 self._show_strip()
         elif isinstance(event, StageProgress):
             # A long prompt on a busy server reads for a minute or more: the strip says how far it is.
@@ -477,7 +477,7 @@ class DraftingScreen(RoomScreen):
         self.current = None
         options = self.query_one("#ws-flags", OptionList)
         options.clear_options()
-        options.add_options([Option(f.label(), id=str(i)) for i, f in enumerate(self.flags)])
+        options.add_options([Option(Text(f.label()), id=str(i)) for i, f in enumerate(self.flags)])
         if self.flags:
             options.focus()
         if run.completed("verify") is not None:
@@ -572,7 +572,8 @@ class DraftingScreen(RoomScreen):
                     ReasonScreen(f"Why may {flag.text!r} stand? ({flag.message})"), reason_given
                 )
 
-        self.app.push_screen(FlagScreen(flag), after)
+        matter = self.run_record.matter if self.run_record is not None else None
+        self.app.push_screen(FlagScreen(flag, self.database_file, matter), after)
         self.reached("flag-opened")
 
     @work(thread=True, exclusive=True, group="read", exit_on_error=False)
@@ -708,7 +709,7 @@ class DraftingScreen(RoomScreen):
         self.report, self.flags, self.current = report, flags, None
         options = self.query_one("#ws-flags", OptionList)
         options.clear_options()
-        options.add_options([Option(f.label(), id=str(i)) for i, f in enumerate(flags)])
+        options.add_options([Option(Text(f.label()), id=str(i)) for i, f in enumerate(flags)])
         if self.query_one("#ws-marked").display:
             self._render_marked()
         blocking = sum(f.blocking for f in flags)

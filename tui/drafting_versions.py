@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -62,9 +63,9 @@ class VersionsScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="versions-box"):
             yield Static("Versions of your text (newest first)", id="versions-title")
-            yield OptionList(
-                *[Option(c.label, id=str(i)) for i, c in enumerate(self.listed)], id="versions-list"
-            )
+            # Text, not markup: a draft's "[S2]" is the attorney's text, not a style tag.
+            options = [Option(Text(c.label), id=str(i)) for i, c in enumerate(self.listed)]
+            yield OptionList(*options, id="versions-list")
             with VerticalScroll(id="versions-preview-scroll"):
                 yield Static("", id="versions-preview", markup=False)
             yield Static("Enter puts it back (Ctrl+Z undoes that) · Esc: back", id="versions-foot")

@@ -89,8 +89,10 @@ class ExhibitsScreen(RoomScreen):
         # from run to run.
         # The names take what the terminal gives beyond 80 columns; a Bates number is never cut (HPP-000001).
         wider = max(0, self.app.size.width - 80) // 2
-        stamp = 10 + min(3, wider)  # HPP-000001 at 80 columns, a longer prefix's number when there is room
-        for label, width in (("Document", 17 + wider - (stamp - 10)), ("Pages", 5), ("Stamp", stamp)):
+        stamp = 11 + min(
+            3, wider
+        )  # HPP-000001 whole at 80 columns, a longer prefix's number when there is room
+        for label, width in (("Document", 16 + wider - (stamp - 11)), ("Pages", 5), ("Stamp", stamp)):
             docs.add_column(label, width=width)
         chosen = self.query_one("#exhibits-chosen", DataTable)
         for label, width in (("#", 2), ("Exhibit", 22 + wider), ("Pages", 5)):

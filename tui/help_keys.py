@@ -37,12 +37,13 @@ def help_sections(app: ChambersApp) -> list[tuple[str, Rows]]:
         )
         sections.append(("This screen: the prompt and the backends", own))
     else:
-        title = screen.sub_title or screen.SUB_TITLE or type(screen).__name__.removesuffix("Screen")
+        title = screen.SUB_TITLE or type(screen).__name__.removesuffix("Screen")
         sections.append((f"This screen: {title}", _rows(list(screen.BINDINGS))))
     focused = app.focused
     widget_keys = getattr(focused, "OWN_KEYS", None)
     if focused is not None and widget_keys is not None:
         sections.append(("While editing", _rows(list(focused.BINDINGS)) + list(widget_keys)))
+    listed = {key for _, rows in sections for key, _ in rows}  # a screen's own word for a key wins (its Esc)
     everywhere = [
         (
             key,
@@ -51,6 +52,7 @@ def help_sections(app: ChambersApp) -> list[tuple[str, Rows]]:
             else text,
         )
         for key, text in _rows([b for b in app.BINDINGS if getattr(b, "action", "") not in _first_actions()])
+        if key not in listed
     ]
     everywhere.append(("ctrl+p", "The command palette: every screen and action, found by typing its name"))
     sections.append(("Everywhere", everywhere))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable
 from typing import Any
 
@@ -68,14 +69,20 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         width = min(18, max((len(k) for k, _ in self.rows), default=4))
+        # The box is at most 100 columns and 95% of the terminal; less its border, padding and scrollbar.
+        room = max(20, min(100, int(self.app.size.width * 0.95)) - 6 - width - 2)
         text = Text()
         for number, (heading, rows) in enumerate(self.sections):
             if number:
                 text.append("\n")
             text.append(heading + "\n", style="bold underline")
             for key, description in rows:
+                # Wrapped under the description, not under the key, so the keys stay a column.
+                lines = textwrap.wrap(description, room) or [""]
                 text.append(f"{key:<{width}}", style="bold")
-                text.append(f"  {description}\n")
+                text.append(f"  {lines[0]}\n")
+                for line in lines[1:]:
+                    text.append(f"{'':<{width}}  {line}\n")
         text.rstrip()
         with Vertical(id="help-box"):
             yield Static("Keys (up/down scroll)", id="help-title")

@@ -76,6 +76,7 @@ def save_settings(file: Path, assignments: Mapping[str, str | None], theme: str)
 
 
 class SettingsScreen(RoomScreen):
+    FOOTER_FIRST = ("save",)
     CSS_PATH = "settings_screen.tcss"  # its own file: chambers.tcss is shared by every screen
     BINDINGS = [
         Binding(
