@@ -31,9 +31,10 @@ tesseract:
 poppler:
 	command -v pdftotext >/dev/null || (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y poppler-utils)
 
-# `ip` sets up the empty network namespace of tests/test_policy_namespace.py (unshare is util-linux, always there).
+# `ip` sets up the empty network namespace of tests/test_policy_namespace.py (unshare is util-linux, always
+# there); `openssl` makes the certificate of the endpoint layer's TLS test (tests/test_endpoint.py).
 iproute:
-	command -v ip >/dev/null || (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y iproute2)
+	(command -v ip && command -v openssl) >/dev/null || (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y iproute2 openssl)
 
 # Free Law Project's x-ray, the third reader of redacted files (it finds text left under black boxes). It pins
 # PyMuPDF 1.24.14, which chambers' PyMuPDF (>=1.28.2, for its redaction fixes) excludes, so it cannot be a dev
@@ -70,6 +71,7 @@ bench: install-dev poppler
 	$(BIN)/python benchmarks/pipeline_overhead.py
 	$(BIN)/python benchmarks/tui_stream.py
 	$(BIN)/python benchmarks/train.py
+	$(BIN)/python benchmarks/structured_output.py
 
 clean:
 	rm -rf $(VENV) .demo .pytest_cache .mypy_cache .ruff_cache

@@ -37,7 +37,7 @@ from backends.errors import (
     error_from_response,
     transport_error,
 )
-from backends.events import Finished, PromptProgress, StreamEvent, Usage
+from backends.events import ContentDelta, Finished, PromptProgress, StreamEvent, Usage
 from backends.lora import LoadedAdapter, fetch_loaded, local_sha256, request_field
 from backends.sse import SSEParser
 from workspace.audit import AuditLog, AuditRecord
@@ -172,13 +172,15 @@ class ChatClient:
         *,
         role: str | None = None,
         on_progress: Callable[[PromptProgress], None] | None = None,
+        on_delta: Callable[[ContentDelta], None] | None = None,
     ) -> Finished:
         """Run a call to the end and return its Finished event.
 
         The stream is read to its very end (Finished is its last event) rather than
         left suspended, so the audit record is written now, not when the generator
         happens to be garbage-collected. ``on_progress`` hears the server reading the
-        prompt (when the request asked for ``return_progress``).
+        prompt (when the request asked for ``return_progress``); ``on_delta`` each piece of
+        the answer as it comes (a JSON answer is counted while it is written).
         """
         finished: Finished | None = None
         async for event in self.stream(request, role=role):
@@ -186,6 +188,8 @@ class ChatClient:
                 finished = event
             elif isinstance(event, PromptProgress) and on_progress is not None:
                 on_progress(event)
+            elif isinstance(event, ContentDelta) and on_delta is not None:
+                on_delta(event)
         if finished is None:  # pragma: no cover - stream() raises before this
             raise StreamBroken(
                 "The stream ended without an answer.", backend=self.backend.name, url=self.backend.url

@@ -112,7 +112,8 @@ def ensure_llama_tool(name: str, progress: Progress | None = None) -> Path:
         return tool
     folder.mkdir(parents=True, exist_ok=True)
     with FileLock(str(folder / ".build.lock")):
-        missing = tuple(t for t in LLAMA_TOOLS if not (folder / t).is_file())
+        # a fresh cache builds the server too: one build, not two of the same libraries
+        missing = tuple(t for t in ("llama-server", *LLAMA_TOOLS) if not (folder / t).is_file())
         if missing:
             _build(folder, missing, progress)
     return tool

@@ -92,8 +92,10 @@ def fresh_home(root: Path) -> Path:
 
     home = Path(tempfile.mkdtemp(dir=root))
     db_path = home / "chambers.sqlite3"
+    sources = home / "sources"  # the matter's own folder: outputs beside it, never in it
+    sources.mkdir()
     db = connect(db_path)
-    create_matter(db, "bench", [root])
+    create_matter(db, "bench", [sources])
     db.close()
     return db_path
 

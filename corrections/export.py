@@ -34,6 +34,7 @@ from corrections.errors import CorrectionsError
 from corrections.model import StoredPair
 from corrections.scrub import Scrubber, party_list_in
 from corrections.store import STREAM_BATCH, PairFilters, count_pairs
+from evidence.guard import check_output
 from workspace.database import connect
 
 FORMATS = ("sft", "dpo", "kto", "pairs")
@@ -77,6 +78,7 @@ def export(
     """Write the pairs that pass ``filters`` to ``out`` as ``fmt`` JSONL; returns what was done."""
     if fmt not in FORMATS:
         raise CorrectionsError(f"Unknown format '{fmt}'. Choose one of: {', '.join(FORMATS)}.")
+    check_output(db_path, out, what="export file (--out)")
     filters = filters or PairFilters()
     summary = ExportSummary(fmt, out, paragraphs=paragraphs, scrubbed=scrub)
     scrubbers: dict[str | None, Scrubber] | None = {} if scrub else None

@@ -41,6 +41,15 @@ class StageProgress:
 
 
 @dataclass(frozen=True)
+class StageTokens:
+    """A stage that answers in JSON (router, gate, reviewer) writing it: its tokens so far, so it never looks frozen."""
+
+    run_id: int
+    stage: str
+    tokens: int
+
+
+@dataclass(frozen=True)
 class StageFinished:
     run_id: int
     stage: str
@@ -57,7 +66,7 @@ class RunEnded:
     message: str
 
 
-PipelineEvent = StageStarted | StageProgress | DraftDelta | StageFinished | RunEnded
+PipelineEvent = StageStarted | StageProgress | StageTokens | DraftDelta | StageFinished | RunEnded
 EventSink = Callable[[PipelineEvent], None]
 
 

@@ -31,6 +31,7 @@ from drafting.events import (
     StageFinished,
     StageProgress,
     StageStarted,
+    StageTokens,
     ignore,
 )
 from drafting.refusal import StageRefused, refuse
@@ -261,7 +262,7 @@ class Pipeline:
                 answer: Any = None
             else:
                 request = ChatRequest(
-                    messages, sampling=self._json_sampling(backend, stage), return_progress=True
+                    messages, sampling=self.json_sampling(backend, stage), return_progress=True
                 )
                 answer, finished = await self._json(client, request, record, role)
         except (BackendError, PolicyRefusal) as exc:
@@ -292,12 +293,17 @@ class Pipeline:
     def _has_role(self, role: str) -> bool:
         return any(role in b.roles for b in self.config.backends)
 
-    def _json_sampling(self, backend: Backend, stage: str) -> Sampling:
-        """Room for the longest answer the stage's schema allows.
+    def json_sampling(self, backend: Backend, stage: str) -> Sampling:
+        """Room for the longest answer the stage's schema allows, and no repetition penalty.
 
         A JSON answer cut off by max_tokens cannot be read at all, so a JSON stage gets at least
         what its bounded schema can need (about 2 characters a token, worst case), even where
         the backend's own max_tokens is smaller; the request records the figure sent.
+
+        JSON repeats its quotes, commas and keys by design. A drafting backend's repeat_penalty
+        pushes those tokens down, so the sampler picks one the schema's grammar refuses, and each
+        refusal makes llama-server run the grammar over the whole vocabulary before sampling again
+        (``benchmarks/structured_output.py`` measures what a refusal costs); so it is turned off here.
         """
         chars = self.options.json_text_chars
         worst = {
@@ -305,7 +311,7 @@ class Pipeline:
             GATE: 4 * chars + 8 * 16 + 120,
             REVIEW: self.options.max_findings * (3 * chars + 100) + 40,
         }[stage]
-        return Sampling(max_tokens=max(backend.sampling.max_tokens or 0, worst // 2 + 32))
+        return Sampling(max_tokens=max(backend.sampling.max_tokens or 0, worst // 2 + 32), repeat_penalty=1.0)
 
     def _messages(self, run: Run, stage: str) -> list[dict[str, Any]]:
         if stage == ROUTE:
@@ -326,7 +332,15 @@ class Pipeline:
             REVIEW: review_schema(self.options.max_findings),
         }[record.stage]
         request.json_schema = schema
-        finished = await client.complete(request, role=role, on_progress=partial(self._progress, record))
+        written = [0]
+
+        def count(_: ContentDelta) -> None:
+            written[0] += 1
+            self.on_event(StageTokens(record.run_id, record.stage, written[0]))
+
+        finished = await client.complete(
+            request, role=role, on_progress=partial(self._progress, record), on_delta=count
+        )
         try:
             return json.loads(finished.text), finished
         except json.JSONDecodeError as exc:

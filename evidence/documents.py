@@ -28,6 +28,7 @@ class SourceDocument:
     pages: Iterator[PageText]
     creator: str | None = None  # the producing application, where the format records one
     notes: list[str] = field(default_factory=list)  # things the attorney should know (encoding used...)
+    repaired: bool = False  # MuPDF had to rebuild the file's structure: content may be lost
 
 
 def single_page(text: str) -> Iterator[PageText]:

@@ -13,6 +13,10 @@ class MatterNotFound(EvidenceError):
     title = "No such matter"
 
 
+class BadMatterName(EvidenceError):
+    title = "Matter name not usable"
+
+
 class MatterExists(EvidenceError):
     title = "That matter already exists"
 
@@ -28,5 +32,24 @@ class UnreadableFile(EvidenceError):
         self.kind = kind  # error | encrypted | skipped
 
 
+class UnreadablePdf(UnreadableFile):
+    """A PDF that cannot be opened or one of whose pages cannot be read (the one PDF opener raises it)."""
+
+    title = "A PDF could not be opened"
+
+
+class EncryptedPdf(UnreadablePdf):
+    title = "A PDF is password-protected"
+
+    def __init__(self, path: str, message: str) -> None:
+        super().__init__(path, message, kind="encrypted")
+
+
 class NonPrimaryChunk(EvidenceError):
     title = "Refused: not a primary source"
+
+
+class WriteRefused(EvidenceError):
+    """A writer aimed at a matter's source folder or at chambers' database (evidence is read-only)."""
+
+    title = "Refused: chambers never writes over evidence"

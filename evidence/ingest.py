@@ -44,6 +44,21 @@ def quarantine_notice(key: str, reason: str) -> str:
     return f"{key}{_QUARANTINED}{reason}."
 
 
+def repaired_notice(key: str, part: str) -> str:
+    where = f"{key}{' (' + part + ')' if part else ''}"
+    return (
+        f"{where} is damaged: MuPDF had to repair it to read it, and every page that gave no text is "
+        "counted unread. Ask for a fresh copy."
+    )
+
+
+def unexpected_failure(key: str, exc: Exception) -> str:
+    return (
+        f"{key} could not be read ({type(exc).__name__}: {exc}). The rest of the matter was ingested; ask "
+        "for a fresh copy of this file, or convert it to PDF."
+    )
+
+
 def quarantine_reason(notice: str) -> str:
     return notice.split(_QUARANTINED, 1)[-1].rstrip(".")
 
@@ -87,16 +102,19 @@ def ingest_matter(
     passwords: Mapping[str, str] | None = None,
     output_roots: Sequence[Path] = (),
     tessdata: str | bool | None = True,
+    follow_links: bool = False,
 ) -> IngestReport:
     """Bring the matter's index up to date with its source folders; returns what happened.
 
     ``output_roots`` are chambers' own output folders (the data folder): files
-    there are quarantined. ``tessdata=True`` finds Tesseract; None means no OCR.
+    there are quarantined. ``tessdata=True`` finds Tesseract; None means no OCR. Symbolic links
+    pointing outside a source folder are listed, not read, unless ``follow_links``.
     """
     db = connect(db_path)
     try:
         matter = get_matter(db, name)
-        return _Ingest(db, matter, progress, dict(passwords or {}), output_roots, tessdata).run()
+        ingest = _Ingest(db, matter, progress, dict(passwords or {}), output_roots, tessdata)
+        return ingest.run(follow_links=follow_links)
     finally:
         db.close()
 
@@ -117,13 +135,13 @@ class _Ingest:
         self.report = IngestReport(matter=matter.name)
         self.bates_log: dict[str, Bates] = {}
 
-    def run(self) -> IngestReport:
+    def run(self, *, follow_links: bool = False) -> IngestReport:
         walk_notices: list[Notice] = []
-        listings = list_sources(list(self.matter.sources), walk_notices)
+        listings = list_sources(list(self.matter.sources), walk_notices, follow_links=follow_links)
         logs = [p for listing in listings for p in listing.files if is_production_log(p)]
         with self.db:  # notices about folders and logs are found afresh by every ingest
             self.db.execute(
-                "DELETE FROM ingest_notices WHERE matter_id = ? AND kind IN ('missing', 'vanished', 'loop')",
+                "DELETE FROM ingest_notices WHERE matter_id = ? AND kind IN ('missing', 'vanished', 'loop', 'outside')",
                 (self.matter.id,),
             )
             self.db.executemany(
@@ -134,6 +152,8 @@ class _Ingest:
             self.bates_log.update(read_production_log(log, walk_notices))
         seen: set[str] = set()
         for notice in walk_notices:
+            if notice.kind == "outside":  # read through the link before, perhaps: not any more
+                self._forget(notice.path)
             self._notice(notice, replace=False)
             seen.add(notice.path)
         for listing in listings:
@@ -222,6 +242,11 @@ class _Ingest:
         except _Quarantine as q:
             self._forget(key)
             self._notice(Notice(key, "quarantined", quarantine_notice(key, str(q))), stamp)
+        except sqlite3.Error:
+            raise  # the database's trouble, not this file's: stop and say so
+        except Exception as exc:  # any other failure of a reader on this file is this file's notice
+            self._forget(key)
+            self._notice(Notice(key, "error", unexpected_failure(key, exc)), stamp)
         return True
 
     def _quarantine_reason(self, path: Path, sha: str) -> str | None:
@@ -254,6 +279,8 @@ class _Ingest:
                 )  # fmt: skip
                 document_id = cur.lastrowid
                 notes.extend(Notice(key, "note", note) for note in doc.notes)
+                if doc.repaired:
+                    notes.append(Notice(key, "repaired", repaired_notice(key, doc.part)))
                 logged = self.bates_log.get(key) if not doc.part else None
                 for page in doc.pages:
                     bates = bates_on_page(page.text)

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from evidence.errors import EvidenceError, MatterExists, MatterNotFound
+from evidence.errors import BadMatterName, EvidenceError, MatterExists, MatterNotFound
+
+_SLUG = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")
 
 
 @dataclass(frozen=True)
@@ -18,11 +21,23 @@ class Matter:
     sources: tuple[Path, ...]
 
 
+def check_matter_name(name: str) -> str:
+    """A matter's name becomes a folder name under the data folder, so it is a slug, never a path."""
+    if not _SLUG.match(name) or ".." in name:
+        raise BadMatterName(
+            f"'{name}' cannot be a matter name: use letters, digits, '-', '_' or '.', starting with a letter "
+            "or digit, at most 80 characters, without '..' (e.g. harbor-point). A matter's name names a "
+            "folder, so it may not be a path."
+        )
+    return name
+
+
 def create_matter(db: sqlite3.Connection, name: str, sources: Sequence[Path]) -> Matter:
     """Record a new matter; each source folder must exist now (it is stored as an absolute path)."""
     name = name.strip()
     if not name:
         raise EvidenceError("A matter needs a name, e.g. `chambers matter new harbor-point --sources DIR`.")
+    check_matter_name(name)
     if not sources:
         raise EvidenceError(f"Matter '{name}' needs at least one source folder: add --sources DIR.")
     resolved = []

@@ -64,6 +64,23 @@ def read_page(db_path: Path, page_id: int) -> PageView:
     return PageView(row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], bool(row[8]), row[9])
 
 
+def find_page(db_path: Path, matter_name: str, file_name: str, page_no: int) -> PageView | None:
+    """The page a verifier's pointer names (a file's name, with an attachment's part, and a page number)."""
+    name = file_name.split(" (", 1)[0]
+    db = connect(db_path)
+    try:
+        row = db.execute(
+            """SELECT p.id FROM pages p JOIN documents d ON d.id = p.document_id
+               JOIN matters m ON m.id = d.matter_id
+               WHERE m.name = ? AND (d.path = ? OR d.path LIKE ?) AND p.page_no = ?
+               ORDER BY d.part LIMIT 1""",
+            (matter_name, name, f"%/{name}", page_no),
+        ).fetchone()
+    finally:
+        db.close()
+    return read_page(db_path, int(row[0])) if row else None
+
+
 def matter_documents(db_path: Path, matter_name: str) -> list[DocumentEntry]:
     """The matter's indexed documents in path order, then the files quarantined at the last ingest."""
     db = connect(db_path)

@@ -2,8 +2,8 @@
 
 The file is opened from the bytes ingest already hashed, so the sha256 on
 record is exactly what was indexed, and the file on disk is never opened for
-writing. PyMuPDF's own error classes are RuntimeError subclasses (its
-``FileNotFoundError`` is not the built-in one), hence the explicit catches.
+writing. A file MuPDF had to repair is marked so, and its pages that came out
+empty are counted unread: a repair can lose a page's content silently.
 """
 
 from __future__ import annotations
@@ -14,8 +14,9 @@ from collections.abc import Iterator
 import pymupdf
 
 from evidence.documents import PageText, SourceDocument
-from evidence.errors import UnreadableFile
+from evidence.errors import UnreadablePdf
 from evidence.ocr import MISSING_TESSERACT, OCR_DPI, OCR_LANGUAGE
+from evidence.pdf_open import MUPDF_ERRORS, load_page, open_pdf_bytes
 
 _PDF_DATE = re.compile(r"D:(\d{4})(\d{2})(\d{2})")
 # A page with images and less text than this is a scan: its text layer is at most a Bates stamp or a
@@ -23,41 +24,30 @@ _PDF_DATE = re.compile(r"D:(\d{4})(\d{2})(\d{2})")
 SCAN_TEXT_CHARS = 100
 
 
+INGEST_LOCKED = "It was skipped: run the ingest again with --password '{name}=THE-PASSWORD' to read it."
+INGEST_DAMAGED = "Ask for a fresh copy."
+REPAIRED = (
+    "MuPDF had to repair this damaged file, and this page gave no text: the repair may have lost what it "
+    "held. Ask for a fresh copy of the file."
+)
+
+
 def open_pdf(name: str, data: bytes, *, password: str | None = None) -> pymupdf.Document:
-    """Open PDF bytes or raise UnreadableFile naming ``name`` and what to do."""
-    if not data:
-        raise UnreadableFile(name, f"{name} is empty (0 bytes). Replace it with a complete copy.")
-    if b"%PDF" not in data[:1024]:
-        raise UnreadableFile(
-            name,
-            f"{name} is named .pdf but is not a PDF (it starts with {data[:8]!r}). Find the original "
-            "file, or rename it to what it really is.",
-        )
-    try:
-        doc = pymupdf.open(stream=data, filetype="pdf")
-    except (pymupdf.FileDataError, RuntimeError) as exc:
-        raise UnreadableFile(
-            name, f"{name} is damaged and cannot be read as a PDF ({exc}). Ask for a fresh copy."
-        ) from exc
-    if doc.needs_pass and (password is None or not doc.authenticate(password)):
-        doc.close()
-        attempt = "the password given did not open it" if password else "it is password-protected"
-        raise UnreadableFile(
-            name,
-            f"{name} was skipped: {attempt}. Run the ingest again with "
-            f"--password '{name}=THE-PASSWORD' to read it.",
-            kind="encrypted",
-        )
-    if doc.page_count == 0:
-        doc.close()
-        raise UnreadableFile(name, f"{name} has no pages. Ask for a complete copy of the document.")
-    return doc
+    """Open PDF bytes for ingest or raise UnreadableFile naming ``name`` and what to do."""
+    return open_pdf_bytes(
+        name,
+        data,
+        password=password,
+        locked_advice=INGEST_LOCKED.format(name=name),
+        damaged_advice=INGEST_DAMAGED,
+    )
 
 
 def read_pdf(
     name: str, data: bytes, *, part: str = "", password: str | None = None, tessdata: str | None
 ) -> SourceDocument:
     doc = open_pdf(name, data, password=password)
+    repaired = bool(doc.is_repaired)
     meta = doc.metadata or {}
     date = _PDF_DATE.match(meta.get("creationDate") or "")
     return SourceDocument(
@@ -68,21 +58,24 @@ def read_pdf(
         page_count=doc.page_count,
         pages=_pages(name, doc, tessdata),
         creator=" ".join(filter(None, [meta.get("creator"), meta.get("producer")])) or None,
+        repaired=repaired,
     )
 
 
 def _pages(name: str, doc: pymupdf.Document, tessdata: str | None) -> Iterator[PageText]:
     try:
         for index in range(doc.page_count):
+            page = load_page(doc, index, name, advice=INGEST_DAMAGED)
             try:
-                page = doc.load_page(index)
                 text = page.get_text()
-            except RuntimeError as exc:
-                raise UnreadableFile(
-                    name,
-                    f"{name}: page {index + 1} is damaged and cannot be read ({exc}). Ask for a fresh copy.",
+                images = page.get_images()
+            except MUPDF_ERRORS as exc:
+                raise UnreadablePdf(
+                    name, f"{name}: page {index + 1} is damaged and cannot be read ({exc}). {INGEST_DAMAGED}"
                 ) from exc
-            if len(text.strip()) >= SCAN_TEXT_CHARS or not page.get_images():
+            if not text.strip() and not images and doc.is_repaired:
+                yield PageText(page_no=index + 1, text=text, unread=REPAIRED)
+            elif len(text.strip()) >= SCAN_TEXT_CHARS or not images:
                 yield PageText(page_no=index + 1, text=text)
             elif tessdata is None:
                 yield PageText(page_no=index + 1, text=text, unread=MISSING_TESSERACT)
@@ -97,7 +90,7 @@ def _ocr_page(name: str, page: pymupdf.Page, index: int, tessdata: str) -> PageT
         # full=False: OCR the picture but keep the page's own text (a Bates stamp) exactly as it is.
         textpage = page.get_textpage_ocr(language=OCR_LANGUAGE, dpi=OCR_DPI, full=False, tessdata=tessdata)
         text = page.get_text(textpage=textpage)
-    except RuntimeError as exc:
+    except MUPDF_ERRORS as exc:
         return PageText(page_no=index + 1, text=page.get_text(), unread=f"OCR failed on this page ({exc}).")
     if not text.strip():
         return PageText(

@@ -19,6 +19,7 @@ from pathlib import Path
 import pymupdf
 
 from evidence.errors import MatterNotFound
+from evidence.guard import check_output
 from evidence.matters import Matter, create_matter, get_matter
 from evidence.provenance import register_output, sha256_bytes
 from workspace.database import connect
@@ -224,6 +225,7 @@ def prepare_sample_matter(db_path: Path, root: Path, progress: Progress | None =
     """
     sources = [root / "production", root / "correspondence", root / "transcripts"]
     if not all(folder.is_dir() for folder in sources):
+        check_output(db_path, root, what="demo home (CHAMBERS_HOME)", folder=True)
         sources = generate_sample_matter(root, progress)
     db = connect(db_path)
     try:

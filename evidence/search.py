@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import sqlite3
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 
 from evidence.bates import parse_bates_range
@@ -181,4 +182,11 @@ def _iso(value: str) -> str:
         raise EvidenceError(
             f"'{value}' is not a date. Write dates as YYYY-MM-DD.", title="Date not understood"
         )
+    try:
+        date.fromisoformat(value)
+    except ValueError as exc:  # the shape of a date, but no such day: 2025-13-01, 2025-02-30
+        raise EvidenceError(
+            f"'{value}' is not a day of the calendar ({exc}). Write dates as YYYY-MM-DD.",
+            title="Date not understood",
+        ) from exc
     return value

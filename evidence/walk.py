@@ -1,8 +1,12 @@
 """Listing a matter's source files: following folder links once, reporting loops and dead links.
 
-A source tree may hold symbolic links (a shared "Exhibits" folder linked into
-several matters). Links are followed, but each real folder is visited once, so
-a link that points back up the tree is reported instead of walked forever.
+A source tree may hold symbolic links. A link that points outside its source
+folder is listed with a notice and not read, unless the attorney asks for
+links to be followed (``--follow-links``, for a shared "Exhibits" folder
+linked into several matters): whatever it points at was never given to
+chambers as evidence, and may be anything on the machine. Links inside the
+folder are followed, but each real folder is visited once, so a link that
+points back up the tree is reported instead of walked forever.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from pathlib import Path
 @dataclass(frozen=True)
 class Notice:
     path: str
-    kind: str  # quarantined | error | encrypted | skipped | unread | note | loop | missing | vanished
+    kind: str  # quarantined | error | encrypted | skipped | unread | repaired | note | loop | missing | vanished | outside
     message: str
 
 
@@ -27,7 +31,9 @@ class SourceListing:
     complete: bool = True  # False when the folder was missing or vanished: its records are kept
 
 
-def list_sources(roots: list[Path], notices: list[Notice]) -> list[SourceListing]:
+def list_sources(
+    roots: list[Path], notices: list[Notice], *, follow_links: bool = False
+) -> list[SourceListing]:
     listings = []
     for root in roots:
         listing = SourceListing(root=root)
@@ -42,12 +48,24 @@ def list_sources(roots: list[Path], notices: list[Notice]) -> list[SourceListing
                 )
             )
         else:
-            _walk(root, listing, notices, seen=set())
+            _walk(
+                root,
+                listing,
+                notices,
+                seen=set(),
+                inside=None if follow_links else Path(os.path.realpath(root)),
+            )
         listings.append(listing)
     return listings
 
 
-def _walk(folder: Path, listing: SourceListing, notices: list[Notice], seen: set[tuple[int, int]]) -> None:
+def _walk(
+    folder: Path,
+    listing: SourceListing,
+    notices: list[Notice],
+    seen: set[tuple[int, int]],
+    inside: Path | None,
+) -> None:
     try:
         info = folder.stat()
         key = (info.st_dev, info.st_ino)
@@ -91,7 +109,19 @@ def _walk(folder: Path, listing: SourceListing, notices: list[Notice], seen: set
                 message = f"{path} is a symbolic link to something that is not there; it was skipped. Fix or remove the link."
                 notices.append(Notice(str(path), "error", message))
             continue
+        if inside is not None and entry.is_symlink():
+            target = Path(os.path.realpath(path))
+            if not target.is_relative_to(inside):
+                notices.append(Notice(str(path), "outside", outside_notice(path, target, listing.root)))
+                continue
         if is_dir:
-            _walk(path, listing, notices, seen)
+            _walk(path, listing, notices, seen, inside)
         elif is_file:
             listing.files.append(path)
+
+
+def outside_notice(link: Path, target: Path, root: Path) -> str:
+    return (
+        f"{link} is a symbolic link to {target}, outside the source folder {root}; it was not read. Copy "
+        "what it points to into the folder, or run the ingest with --follow-links to read it there."
+    )

@@ -16,18 +16,33 @@ import csv
 import io
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pymupdf
 
+from evidence.errors import UnreadablePdf
 from evidence.matters import get_matter
+from evidence.pdf_open import MUPDF_ERRORS, open_pdf
 from exhibits.numbering import BatesFormat, check_width
-from exhibits.pdfio import check_outputs, discard, open_pdf, publish, save_to_temp, sha256_file
-from exhibits.registry import LoggedDocument, check_free, next_free, record_production
+from exhibits.pdfio import (
+    LeftOut,
+    check_outputs,
+    describe_left_out,
+    discard,
+    guard_outputs,
+    nothing_readable,
+    publish,
+    readable_pdfs,
+    save_to_temp,
+    sha256_file,
+    temp_path,
+    write_temp,
+)
+from exhibits.pending import Step, fsync_file, publish_files, recover_productions, remove_stray_temps
+from exhibits.registry import LoggedDocument, check_free, next_free, record_written, reserve_range
 from exhibits.stamp import Progress, ProgressFn, stamp_document
 from workspace.database import connect
-from workspace.paths import write_atomically
 
 SLIP_SIZE = (612, 792)  # US Letter
 INDEX_ROWS = 34  # exhibits listed per index page
@@ -65,6 +80,8 @@ class BinderPlan:
     bates: BatesFormat | None = None
     first_number: int = 0
     restamp: bool = False
+    settled: list[str] = field(default_factory=list)  # what a crash had left, finished or rolled back
+    left_out: list[LeftOut] = field(default_factory=list)  # exhibits that cannot be read, with why
 
     @property
     def pages(self) -> int:
@@ -91,7 +108,7 @@ class BinderPlan:
                 f"  p.{e.slip_page}-{e.last_page}  Exhibit {e.number}: {e.exhibit.description} "
                 f"({e.exhibit.source.name}, {e.page_count} p.)"
             )
-        return lines
+        return self.settled + lines + describe_left_out(self.left_out)
 
 
 def plan_binder(
@@ -105,15 +122,15 @@ def plan_binder(
     restamp: bool = False,
 ) -> BinderPlan:
     matter_id = get_matter(db, matter).id
-    index_pages = max(1, -(-len(exhibits) // INDEX_ROWS))
-    planned, page = [], index_pages + 1
-    for number, exhibit in enumerate(exhibits, start=1):
-        doc = open_pdf(exhibit.source)
-        count = doc.page_count
-        doc.close()
-        planned.append(PlannedExhibit(number, exhibit, count, page))
-        page += 1 + count
-    plan = BinderPlan(matter, output, planned, index_pages, bates, 0, restamp)
+    settled = recover_productions(db)  # an earlier production a crash left unfinished is settled first
+    remove_stray_temps(output.parent)
+    readable, left_out = readable_pdfs([e.source for e in exhibits])
+    if not readable:
+        raise nothing_readable(left_out)
+    counts = dict(readable)
+    kept = [(e, counts[Path(e.source)]) for e in exhibits if Path(e.source) in counts]
+    plan = BinderPlan(matter, output, *_layout(kept), bates, 0, restamp, settled, left_out)
+    guard_outputs(db, output.parent, [output, plan.list_csv], "binder file name (--out)")
     check_outputs([output, plan.list_csv], [e.source for e in exhibits])
     if bates is not None:
         plan.first_number = start if start is not None else next_free(db, matter_id, bates.prefix)
@@ -122,12 +139,83 @@ def plan_binder(
     return plan
 
 
-def run_binder(db_path: Path, plan: BinderPlan, progress: ProgressFn | None = None) -> BinderPlan:
-    """Assemble, stamp, save to a temporary file, record the Bates range, then publish."""
-    report = progress or (lambda p: None)
+def _layout(exhibits: Sequence[tuple[Exhibit, int]]) -> tuple[list[PlannedExhibit], int]:
+    """Exhibit numbers and slip-sheet pages for (exhibit, page count) in order, and the index's pages."""
+    index_pages = max(1, -(-len(exhibits) // INDEX_ROWS))
+    planned, page = [], index_pages + 1
+    for number, (exhibit, count) in enumerate(exhibits, start=1):
+        planned.append(PlannedExhibit(number, exhibit, count, page))
+        page += 1 + count
+    return planned, index_pages
+
+
+class _ExhibitFailed(Exception):
+    def __init__(self, item: PlannedExhibit, error: UnreadablePdf) -> None:
+        super().__init__(error.message)
+        self.item, self.error = item, error
+
+
+def run_binder(
+    db_path: Path, plan: BinderPlan, progress: ProgressFn | None = None, step: Step | None = None
+) -> BinderPlan:
+    """Build the binder; an exhibit MuPDF cannot copy is left out with its notice and the rest rebuilt.
+
+    Returns the plan as built (it differs from ``plan`` when an exhibit was left out).
+    """
+    while True:
+        try:
+            return _build(db_path, plan, progress, step or (lambda name: None))
+        except _ExhibitFailed as failed:
+            kept = [(e.exhibit, e.page_count) for e in plan.exhibits if e is not failed.item]
+            left_out = [*plan.left_out, LeftOut(failed.item.exhibit.source, failed.error)]
+            if not kept:
+                raise nothing_readable(left_out) from failed
+            plan = replace(plan, exhibits=[], left_out=left_out)
+            plan.exhibits, plan.index_pages = _layout(kept)
+
+
+def _build(db_path: Path, plan: BinderPlan, progress: ProgressFn | None, step: Step) -> BinderPlan:
+    """Reserve the Bates range (if any), assemble into a temporary file, record it, then rename into place."""
+    files = [(temp_path(plan.output), plan.output), (temp_path(plan.list_csv), plan.list_csv)]
+    db = connect(db_path)
+    try:
+        production_id = None
+        if plan.bates is not None:
+            last = plan.first_number + plan.pages - 1
+            production_id = reserve_range(db, get_matter(db, plan.matter).id, "binder", plan.bates,
+                                          plan.output.parent, plan.first_number, last, files)  # fmt: skip
+            step("reserved")
+        try:
+            tmp = _assemble(plan, progress or (lambda p: None))
+            fsync_file(tmp)
+            write_temp(plan.list_csv, exhibit_list_csv(plan))
+            step("complete")
+            if production_id is not None:
+                sha = sha256_file(tmp)
+                whole = LoggedDocument(1, str(plan.output.absolute()), sha, str(plan.output.absolute()), sha,
+                                       plan.pages, plan.first_number, plan.first_number + plan.pages - 1, ())  # fmt: skip
+                record_written(db, production_id, [whole], {t: sha256_file(t) for t, _ in files})
+                step("recorded")
+        except BaseException:
+            if production_id is not None:
+                recover_productions(db, abandoned=production_id)
+            discard(temp for temp, _ in files)
+            raise
+        if production_id is not None:
+            publish_files(db, production_id, files, step)
+        else:
+            for temp, final in files:
+                publish(temp, final)
+    finally:
+        db.close()
+    step("done")
+    return plan
+
+
+def _assemble(plan: BinderPlan, report: ProgressFn) -> Path:
+    """The binder, Bates-stamped if asked, saved under its temporary name; returns that name."""
     total = plan.pages * (2 if plan.bates else 1)  # assembly, then (optionally) a stamping pass
     binder = pymupdf.open()
-    tmp: Path | None = None
     try:
         _index_pages(binder, plan)
         report(Progress(binder.page_count, total, "index"))
@@ -142,6 +230,10 @@ def run_binder(db_path: Path, plan: BinderPlan, progress: ProgressFn | None = No
                         src, from_page=start, to_page=min(start + CHUNK_PAGES, src.page_count) - 1
                     )
                     report(Progress(binder.page_count, total, item.exhibit.source.name))
+            except MUPDF_ERRORS as exc:
+                name = str(item.exhibit.source)
+                message = f"{name} could not be copied into the binder ({exc}). Ask for a fresh copy of it."
+                raise _ExhibitFailed(item, UnreadablePdf(name, message)) from exc
             finally:
                 src.close()
         binder.set_toc(toc)
@@ -157,35 +249,9 @@ def run_binder(db_path: Path, plan: BinderPlan, progress: ProgressFn | None = No
             stamp_document(binder, plan.bates, plan.first_number, name=str(plan.output),
                            restamp=plan.restamp, progress=tick)  # fmt: skip
         binder.set_metadata({"title": f"Exhibits, matter {plan.matter}"})
-        tmp = save_to_temp(binder, plan.output)
-    except BaseException:
-        discard([tmp] if tmp else [])
-        raise
+        return save_to_temp(binder, plan.output)
     finally:
         binder.close()
-    if plan.bates is not None:
-        try:
-            _record(db_path, plan, tmp)
-        except BaseException:
-            discard([tmp])
-            raise
-    publish(tmp, plan.output)
-    write_atomically(plan.list_csv, exhibit_list_csv(plan))
-    return plan
-
-
-def _record(db_path: Path, plan: BinderPlan, tmp: Path) -> None:
-    assert plan.bates is not None
-    sha = sha256_file(tmp)
-    whole = LoggedDocument(1, str(plan.output.absolute()), sha, str(plan.output.absolute()), sha, plan.pages,
-                           plan.first_number, plan.first_number + plan.pages - 1, ())  # fmt: skip
-    db = connect(db_path)
-    try:
-        record_production(
-            db, get_matter(db, plan.matter).id, "binder", plan.bates, plan.output.parent, [whole]
-        )
-    finally:
-        db.close()
 
 
 def _index_pages(binder: pymupdf.Document, plan: BinderPlan) -> None:

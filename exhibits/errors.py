@@ -2,19 +2,14 @@
 
 from __future__ import annotations
 
+from evidence.errors import EncryptedPdf as EncryptedPdf  # the one PDF opener's errors, in every room
+from evidence.errors import UnreadablePdf as UnreadablePdf
+from evidence.errors import WriteRefused
 from workspace.errors import ChambersError
 
 
 class ExhibitsError(ChambersError):
     title = "Exhibit problem"
-
-
-class UnreadablePdf(ExhibitsError):
-    title = "A PDF could not be opened"
-
-
-class EncryptedPdf(UnreadablePdf):
-    title = "A PDF is password-protected"
 
 
 class BatesWidthTooSmall(ExhibitsError):
@@ -33,5 +28,5 @@ class RedactionLeak(ExhibitsError):
     title = "Redaction failed verification: text still extractable"
 
 
-class OutputOverSource(ExhibitsError):
-    title = "Output would overwrite a source file"
+# One refusal for every writer that aims at evidence, whichever room the writer is in.
+OutputOverSource = WriteRefused

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from evidence.matters import check_matter_name
 from exhibits.binder import Exhibit, plan_binder, run_binder
 from exhibits.numbering import bates_format
 from exhibits.stamp import ProgressFn, plan_production, preview_shrinks, run_production
@@ -32,7 +33,9 @@ def run_exhibit_job(
     stamp: str = "",
 ) -> list[str]:
     """Plan (and unless ``dry_run``, run) a production or a binder; returns what to show."""
-    folder = out_root / matter / f"{'production' if action == 'stamp' else 'binder'}-{stamp}"
+    folder = (
+        out_root / check_matter_name(matter) / f"{'production' if action == 'stamp' else 'binder'}-{stamp}"
+    )
     db = connect(db_path)
     try:
         if action == "stamp":
@@ -50,11 +53,11 @@ def run_exhibit_job(
             return lines + (
                 [f"Would shrink content on {len(shrinks)} page(s) to clear the stamp."] if shrinks else []
             )
-        result = run_production(db_path, plan, progress)
+        result = run_production(db_path, plan, progress)  # its plan differs when a document failed
         shrunk = [f"Content shrunk to clear the stamp: {', '.join(f'{n} p.{p}' for n, p in result.shrunk)}"]
-        return [*lines, *(shrunk if result.shrunk else []), f"Written; production log {result.log_csv}"]
-    lines = binder.describe()
+        done = [*(shrunk if result.shrunk else []), f"Written; production log {result.log_csv}"]
+        return [*result.plan.describe(), *done]
     if dry_run:
-        return lines
-    run_binder(db_path, binder, progress)
-    return [*lines, f"Written; exhibit list {binder.list_csv}"]
+        return binder.describe()
+    built = run_binder(db_path, binder, progress)  # differs from the plan when an exhibit failed to copy
+    return [*built.describe(), f"Written; exhibit list {built.list_csv}"]

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from exhibits.patterns import Pattern
 
 DASHES = frozenset("-\u00ad\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d")
+_BROKEN_AT_DASH = re.compile(r"-[^\S\n]*\n\s*")  # "531-44-" at a line's end, "9087" on the next
 _SPACED_RUN = re.compile(r"(?<!\S)(?:\S[^\S\n]+){2,}\S(?!\S)")
 
 
@@ -125,14 +126,16 @@ def _gap_offsets(needle: str) -> set[int]:
 
 
 def pattern_views(text: str) -> list[str]:
-    """The text as written (dashes made plain), with letter-spaced runs closed up, and with dashes as spaces.
+    """The text as written (dashes made plain, lines broken at a dash joined), with letter-spaced runs
+    closed up, and with dashes as spaces.
 
     The last view finds an identifier glued to more text by a dash (a page label "531-44-9087-1"),
     which the patterns, wary of longer numbers, refuse as written.
     """
-    plain = text.translate(_PLAIN_DASHES)
+    written = text.translate(_PLAIN_DASHES)
+    plain = _BROKEN_AT_DASH.sub("-", written)
     closed = _SPACED_RUN.sub(lambda m: "".join(m.group(0).split()), plain)
-    views = [plain, closed, plain.replace("-", " ")]
+    views = [written, plain, closed, plain.replace("-", " ")]
     return list(dict.fromkeys(views))
 
 

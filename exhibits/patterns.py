@@ -3,8 +3,10 @@
 Each pattern finds the identifier itself (the part to black out), not its
 label: for "DOB: 04/12/1961" only the date goes. Card numbers must also pass
 the Luhn check, so a long invoice or docket number is not taken for one.
-Patterns run over a page's extracted (or OCR'd) text; the matched strings are
-then located on the page with PyMuPDF's search.
+Digits right after "3." are a fraction, not an identifier (pdfTeX's banner
+"Version 3.141592653" is no SSN), and "D:20210114154801" is a PDF date, not a
+card. Patterns run over every place a PDF holds text (matching.py); the matched
+strings are then boxed on the page or scrubbed from the place.
 """
 
 from __future__ import annotations
@@ -52,9 +54,9 @@ PATTERNS: dict[str, Pattern] = {
     p.name: p
     for p in [
         Pattern("ssn", "US Social Security numbers (123-45-6789)",
-                re.compile(r"(?<![\d-])(?!000|666|9\d\d)\d{3}[- ]?(?!00)\d{2}[- ]?(?!0000)\d{4}(?![\d-])")),
+                re.compile(r"(?<![\d-])(?<!\d\.)(?!000|666|9\d\d)\d{3}[- ]?(?!00)\d{2}[- ]?(?!0000)\d{4}(?![\d-])")),
         Pattern("card", "payment card numbers (13-19 digits passing the Luhn check)",
-                re.compile(r"(?<!\d)(?:\d[ -]?){12,18}\d(?!\d)"), _luhn),
+                re.compile(r"(?<!\d)(?<!\d\.)(?<!D:)(?:\d[ -]?){12,18}\d(?!\d)"), _luhn),
         Pattern("account", "bank and other account numbers after a label (Account No. 000123456789)",
                 re.compile(r"(?i)\b(?:account|acct|a/c|routing|iban)\.?\s*(?:no\.?|number|num\.?|#)?\s*[:#]?\s*(?P<id>[A-Z0-9][A-Z0-9 -]{4,32}\d)")),
         Pattern("dob", "dates of birth after a label (DOB, date of birth, born)",

@@ -1,4 +1,7 @@
-"""Opening source PDFs with clear errors, and publishing outputs atomically.
+"""Screening source PDFs (with evidence's one opener), and publishing outputs atomically.
+
+A source that cannot be read is left out with a notice naming it and what to
+do, and the rest of the production, binder or redaction goes on.
 
 Outputs are saved to a hidden temporary file beside their final name and
 renamed only once complete, so a reader never sees half a file and a failure
@@ -11,13 +14,16 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import pymupdf
 
+from evidence.guard import Database, output_guard
+from evidence.pdf_open import check_pages, open_pdf
 from evidence.provenance import OUTPUT_MARKER
-from exhibits.errors import EncryptedPdf, ExhibitsError, OutputOverSource, UnreadablePdf
+from exhibits.errors import ExhibitsError, OutputOverSource, UnreadablePdf
 
 CREATOR = "chambers exhibits"  # evidence ingest quarantines PDFs whose creator names chambers
 # Object streams pack the many small objects a stamp adds to each page (a content stream, a resource
@@ -27,30 +33,66 @@ CREATOR = "chambers exhibits"  # evidence ingest quarantines PDFs whose creator 
 SAVE_OPTIONS = {"garbage": 1, "deflate": True, "use_objstms": 1}
 
 
-def open_pdf(path: Path, *, password: str | None = None) -> pymupdf.Document:
-    """Open ``path`` for reading, or raise an error naming it and what to do."""
-    if not path.is_file():
-        raise UnreadablePdf(f"{path} does not exist. Check the path, or pick the file again.")
-    try:
-        doc = pymupdf.open(path)
-    except (pymupdf.FileDataError, RuntimeError) as exc:
-        raise UnreadablePdf(
-            f"{path} is damaged or not a PDF and cannot be read ({exc}). Ask for a fresh copy, "
-            "or leave it out of this production."
-        ) from exc
-    if not doc.is_pdf:
-        doc.close()
-        raise UnreadablePdf(f"{path} is not a PDF. Convert it to PDF first, then add it again.")
-    if doc.needs_pass and (password is None or not doc.authenticate(password)):
-        doc.close()
-        raise EncryptedPdf(
-            f"{path} is password-protected, so it cannot be stamped, bound or redacted. Open it with its "
-            "password and save an unprotected copy (or ask the producing party for one), then try again."
-        )
-    if doc.page_count == 0:
-        doc.close()
-        raise UnreadablePdf(f"{path} has no pages. Ask for a complete copy of the document.")
-    return doc
+@dataclass(frozen=True)
+class LeftOut:
+    """A file left out of a production, binder or redaction because it cannot be read."""
+
+    path: Path
+    error: UnreadablePdf
+
+    @property
+    def message(self) -> str:
+        return self.error.message
+
+
+def readable_pdfs(paths: Sequence[Path]) -> tuple[list[tuple[Path, int]], list[LeftOut]]:
+    """The files that open and whose every page loads, and a notice for each of the others.
+
+    Loading every page first finds a broken page tree before a single page is stamped or a
+    number planned, so one bad file is left out and the rest of the work goes on.
+    """
+    readable, left_out = [], []
+    for path in paths:
+        try:
+            doc = open_pdf(Path(path))
+            try:
+                check_pages(doc, str(path))
+                count = doc.page_count
+            finally:
+                doc.close()
+        except UnreadablePdf as exc:
+            left_out.append(LeftOut(Path(path), exc))
+            continue
+        readable.append((Path(path), count))
+    return readable, left_out
+
+
+def as_unreadable(path: Path, exc: BaseException) -> UnreadablePdf:
+    """A MuPDF failure in the middle of the work, as the file's notice."""
+    if isinstance(exc, UnreadablePdf):
+        return exc
+    message = f"{path} could not be processed: MuPDF failed on it ({exc}). Ask for a fresh copy of it."
+    return UnreadablePdf(str(path), message)
+
+
+def left_out_for(path: Path, exc: BaseException) -> LeftOut:
+    """The notice for a file MuPDF failed on in the middle of the work."""
+    return LeftOut(path, as_unreadable(path, exc))
+
+
+def describe_left_out(left_out: Sequence[LeftOut]) -> list[str]:
+    return (
+        [f"Left out ({len(left_out)} file(s) could not be read):"] + [f"  {x.message}" for x in left_out]
+        if left_out
+        else []
+    )
+
+
+def nothing_readable(left_out: Sequence[LeftOut]) -> UnreadablePdf:
+    """The error when every file given was left out."""
+    first = left_out[0].error
+    more = f" {len(left_out) - 1} more file(s) could not be read either." if len(left_out) > 1 else ""
+    return type(first)(first.path, f"{first.message}{more} Nothing was written.")
 
 
 def check_outputs(outputs: Iterable[Path], sources: Iterable[Path]) -> None:
@@ -80,6 +122,14 @@ def check_outputs(outputs: Iterable[Path], sources: Iterable[Path]) -> None:
             )
 
 
+def guard_outputs(database: Database, folder: Path, files: Iterable[Path], what: str) -> None:
+    """Refuse an output folder in or above a matter's source folders, and any output onto evidence."""
+    guard = output_guard(database)
+    for file in files:
+        guard.check(file, what=what)
+    guard.check(folder, what=what, folder=True)
+
+
 def sha256_file(path: Path) -> str:
     """The file's sha256, read in blocks (a production's sources can be large)."""
     digest = hashlib.sha256()
@@ -105,6 +155,16 @@ def save_to_temp(doc: pymupdf.Document, out: Path, **options: object) -> Path:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+    return tmp
+
+
+def write_temp(out: Path, data: bytes) -> Path:
+    """Write ``data`` beside ``out`` under its temporary name, on disk (fsync) before returning."""
+    tmp = temp_path(out)
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
     return tmp
 
 

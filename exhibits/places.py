@@ -6,7 +6,8 @@ XMP packet, a bookmark title or its link, a sticky note or its popup, a form
 field, a link's address, an attachment, the name of a layer, or a page label.
 Scrubbing and verification walk the same list, so whatever can be found here
 can also be removed, and a place verification reports is one scrubbing knows.
-Text drawn on a page is not here: redaction boxes remove it (redact.py).
+Text drawn on a page is not here: redaction boxes remove it (redact.py). The
+places no viewer lists (scripts, the structure tree...) are in unlisted.py.
 """
 
 from __future__ import annotations

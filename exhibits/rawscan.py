@@ -111,12 +111,12 @@ class RawText:
 
 def raw_texts(doc: pymupdf.Document) -> Iterator[RawText]:
     """What every object and every decompressed stream of ``doc`` says, one object at a time."""
-    contents = _content_xrefs(doc)
+    contents = content_xrefs(doc)
     yield RawText("trailer", [string_text(v) for _, _, v in pdf_strings(doc.pdf_trailer().encode("latin-1"))])
     for xref in range(1, doc.xref_length()):
         source = doc.xref_object(xref, compressed=False).encode("latin-1", "replace")
         yield RawText(f"object {xref}", [string_text(v) for _, _, v in pdf_strings(source)])
-        if not doc.xref_is_stream(xref) or _binary(doc, xref):
+        if not doc.xref_is_stream(xref) or binary_stream(doc, xref):
             continue
         data = doc.xref_stream(xref) or b""
         if xref in contents:
@@ -127,7 +127,7 @@ def raw_texts(doc: pymupdf.Document) -> Iterator[RawText]:
             yield RawText(f"stream {xref}", [decoded(data)])
 
 
-def _binary(doc: pymupdf.Document, xref: int) -> bool:
+def binary_stream(doc: pymupdf.Document, xref: int) -> bool:
     if (
         doc.xref_get_key(xref, "Subtype")[1] in _BINARY_SUBTYPES
         or doc.xref_get_key(xref, "Type")[1] in _BINARY_TYPES
@@ -136,7 +136,7 @@ def _binary(doc: pymupdf.Document, xref: int) -> bool:
     return any(doc.xref_get_key(xref, key)[0] != "null" for key in ("Length1", "Length2", "Length3"))
 
 
-def _content_xrefs(doc: pymupdf.Document) -> set[int]:
+def content_xrefs(doc: pymupdf.Document) -> set[int]:
     """Streams of drawing operators: page contents, forms (appearances too), tiling patterns."""
     found = {xref for index in range(doc.page_count) for xref in doc.load_page(index).get_contents()}
     for xref in range(1, doc.xref_length()):

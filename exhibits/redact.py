@@ -40,13 +40,23 @@ from pathlib import Path
 import pymupdf
 
 from evidence.matters import get_matter
+from evidence.pdf_open import PDF_FAILURES, open_pdf
 from exhibits.errors import RedactionLeak
 from exhibits.find import Hit, RedactionRequest, check_rects, find_on_page, tessdata_for
 from exhibits.hidden import layers_on
-from exhibits.pdfio import check_outputs, discard, open_pdf, publish, save_to_temp, sha256_file
-from exhibits.places import document_places
+from exhibits.pdfio import (
+    LeftOut,
+    check_outputs,
+    discard,
+    guard_outputs,
+    left_out_for,
+    publish,
+    save_to_temp,
+    sha256_file,
+)
 from exhibits.remove import apply_boxes, redact_off_page, scrub
 from exhibits.stamp import Progress, ProgressFn
+from exhibits.unlisted import every_place
 from exhibits.verify import Leak, verify_file
 from workspace.database import connect
 from workspace.paths import write_atomically
@@ -109,7 +119,7 @@ def plan_redaction(
                     item.hits.extend(hits)
             if request.scrub:
                 matcher = request.matcher().with_known({h.text: h.reason for h in item.hits if h.text})
-                item.scrubbed = [place.where for place in document_places(doc) if matcher.find(place.text)]
+                item.scrubbed = [place.where for place in every_place(doc) if matcher.find(place.text)]
         finally:
             doc.close()
         planned.append(item)
@@ -160,7 +170,7 @@ def _leak_message(item: DocumentRedaction, leaks: list[Leak], scrubbed: bool) ->
     outside = any(not leak.where.startswith(("page", "pdftotext")) for leak in leaks)
     advice = (
         "Run again with --scrub to clear metadata, bookmarks, annotations, form fields, attachments, layer "
-        "names and page labels."
+        "names, page labels and document-level entries."
         if outside and not scrubbed
         else "Add a rectangle over what remains (--rect PAGE:x0,y0,x1,y1), or redact by hand in a PDF editor."
     )
@@ -177,9 +187,15 @@ def run_redaction(
     out_dir: Path,
     request: RedactionRequest,
     progress: ProgressFn | None = None,
+    left_out: list[LeftOut] | None = None,
 ) -> list[DocumentRedaction]:
-    """Redact every source, verify each, and publish them all only when every one is clean."""
+    """Redact every source, verify each, and publish them all only when every one is clean.
+
+    With ``left_out``, a document MuPDF cannot read through is left out there, with its notice, and
+    the rest go on (a leak still stops them all).
+    """
     report = progress or (lambda p: None)
+    guard_outputs(db_path, out_dir, [out_dir / Path(s).name for s in sources], "output folder (--out)")
     planned = _shallow_plan(sources, out_dir)
     total = sum(p.page_count for p in planned)
     done = 0
@@ -192,7 +208,13 @@ def run_redaction(
                 done += 1
                 report(Progress(done, total, name))
 
-            temps.append(redact_document(item, request, tick))
+            try:
+                temps.append(redact_document(item, request, tick))
+            except PDF_FAILURES as exc:
+                if left_out is None:
+                    raise
+                left_out.append(left_out_for(item.source, exc))
+        planned = [item for item in planned if not any(x.path == item.source for x in left_out or [])]
         key = secrets.token_hex(32)
         _record(db_path, matter, planned, key, request)
     except BaseException:

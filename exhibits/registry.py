@@ -10,7 +10,9 @@ explicit start inside a taken range is refused before anything is written.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -77,35 +79,43 @@ def check_free(db: sqlite3.Connection, matter_id: int, fmt: BatesFormat, first: 
             )
 
 
-def record_production(
+def reserve_range(
     db: sqlite3.Connection,
     matter_id: int,
     kind: str,
     fmt: BatesFormat,
     out_dir: Path,
-    documents: list[LoggedDocument],
+    first: int,
+    last: int,
+    files: Sequence[tuple[Path, Path]],
 ) -> int:
-    """Record the issued range and its log in one transaction, re-checking it is still free."""
-    first = min(d.first_number for d in documents)
-    last = max(d.last_number for d in documents)
+    """Reserve ``first``..``last`` as a pending production, re-checking it is free, in one transaction.
+
+    ``files`` are the (temporary, final) paths it will write, named before any is written, so a
+    restart after a crash knows exactly which files are this production's.
+    """
     with db:
         db.execute("BEGIN IMMEDIATE")
         check_free(db, matter_id, fmt, first, last)
         cur = db.execute(
             "INSERT INTO exhibits_productions (matter_id, kind, prefix, width, first_number, last_number, "
-            "out_dir, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                matter_id,
-                kind,
-                fmt.prefix,
-                fmt.width,
-                first,
-                last,
-                str(out_dir),
-                datetime.now(UTC).isoformat(),
-            ),
-        )
+            "out_dir, created_at, state, owner_pid) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?)",
+            (matter_id, kind, fmt.prefix, fmt.width, first, last, str(out_dir), datetime.now(UTC).isoformat(),
+             os.getpid()),
+        )  # fmt: skip
         production_id = int(cur.lastrowid or 0)
+        db.executemany(
+            "INSERT INTO exhibits_production_files (production_id, temp_path, final_path) VALUES (?, ?, ?)",
+            [(production_id, str(temp), str(final)) for temp, final in files],
+        )
+    return production_id
+
+
+def record_written(
+    db: sqlite3.Connection, production_id: int, documents: Sequence[LoggedDocument], hashes: dict[Path, str]
+) -> None:
+    """Every temporary file is complete: record the production log and each file's hash, in one transaction."""
+    with db:
         db.executemany(
             "INSERT INTO exhibits_production_documents (production_id, seq, source_path, source_sha256, "
             "output_path, output_sha256, page_count, first_number, last_number, shrunk_pages) "
@@ -116,7 +126,58 @@ def record_production(
                 for d in documents
             ],
         )  # fmt: skip
-    return production_id
+        db.executemany(
+            "UPDATE exhibits_production_files SET sha256 = ? WHERE production_id = ? AND temp_path = ?",
+            [(sha, production_id, str(temp)) for temp, sha in hashes.items()],
+        )
+        db.execute("UPDATE exhibits_productions SET state = 'written' WHERE id = ?", (production_id,))
+
+
+def record_done(db: sqlite3.Connection, production_id: int) -> None:
+    with db:
+        db.execute(
+            "UPDATE exhibits_productions SET state = 'done', owner_pid = NULL WHERE id = ?", (production_id,)
+        )
+        db.execute("DELETE FROM exhibits_production_files WHERE production_id = ?", (production_id,))
+
+
+@dataclass(frozen=True)
+class UnfinishedProduction:
+    id: int
+    state: str  # pending | written
+    owner_pid: int | None
+    label: str  # its range in words
+    out_dir: Path
+    files: list[tuple[Path, Path, str | None]]  # (temporary, final, sha256 once written)
+
+
+def unfinished_productions(db: sqlite3.Connection) -> list[UnfinishedProduction]:
+    found = []
+    for row in db.execute(
+        "SELECT id, state, owner_pid, prefix, width, first_number, last_number, out_dir FROM exhibits_productions "
+        "WHERE state != 'done' ORDER BY id"
+    ).fetchall():
+        fmt = BatesFormat(row["prefix"], int(row["width"]))
+        files = [
+            (Path(f[0]), Path(f[1]), f[2])
+            for f in db.execute(
+                "SELECT temp_path, final_path, sha256 FROM exhibits_production_files WHERE production_id = ? ORDER BY id",
+                (row["id"],),
+            )
+        ]
+        label = f"{fmt.label(row['first_number'])}..{fmt.label(row['last_number'])}"
+        found.append(
+            UnfinishedProduction(
+                row["id"], row["state"], row["owner_pid"], label, Path(row["out_dir"]), files
+            )
+        )
+    return found
+
+
+def forget_production(db: sqlite3.Connection, production_id: int) -> None:
+    """Roll a production back: its numbers are free again (its files are the caller's to remove)."""
+    with db:
+        db.execute("DELETE FROM exhibits_productions WHERE id = ?", (production_id,))
 
 
 @dataclass(frozen=True)
@@ -135,7 +196,7 @@ def find_bates(db: sqlite3.Connection, matter_id: int, prefix: str, number: int)
     row = db.execute(
         "SELECT d.source_path, d.source_sha256, d.first_number, d.output_path, p.width FROM "
         "exhibits_production_documents d JOIN exhibits_productions p ON p.id = d.production_id "
-        "WHERE p.matter_id = ? AND p.prefix = ? AND d.first_number <= ? AND d.last_number >= ?",
+        "WHERE p.matter_id = ? AND p.prefix = ? AND d.first_number <= ? AND d.last_number >= ? AND p.state = 'done'",
         (matter_id, prefix, number, number),
     ).fetchone()
     if row is None:
@@ -149,6 +210,6 @@ def production_log(db: sqlite3.Connection, matter_id: int) -> list[sqlite3.Row]:
         "SELECT p.id AS production, p.kind, p.prefix, p.width, p.created_at, d.seq, d.source_path, "
         "d.source_sha256, d.output_path, d.output_sha256, d.page_count, d.first_number, d.last_number, "
         "d.shrunk_pages FROM exhibits_productions p JOIN exhibits_production_documents d "
-        "ON d.production_id = p.id WHERE p.matter_id = ? ORDER BY p.id, d.seq",
+        "ON d.production_id = p.id WHERE p.matter_id = ? AND p.state = 'done' ORDER BY p.id, d.seq",
         (matter_id,),
     ).fetchall()

@@ -14,7 +14,7 @@ import pymupdf
 from exhibits.find import Hit, RedactionRequest, find_on_page
 from exhibits.hidden import from_widened, page_area, widened
 from exhibits.matching import Matcher
-from exhibits.places import document_places
+from exhibits.unlisted import every_place
 
 REDACT_MODES = {
     "images": pymupdf.PDF_REDACT_IMAGE_PIXELS,  # type: ignore[attr-defined]
@@ -52,7 +52,7 @@ def redact_off_page(doc: pymupdf.Document, index: int, request: RedactionRequest
 def scrub(doc: pymupdf.Document, matcher: Matcher) -> list[str]:
     """Remove or rewrite every place outside the page text that holds something to remove."""
     done = []
-    for place in document_places(doc):
+    for place in every_place(doc):
         if matcher.find(place.text):
             place.remove()
             done.append(place.where)

@@ -1,12 +1,14 @@
 """A Bates production: stamped copies of source PDFs, numbered on from the matter's registry.
 
 The whole production is planned and checked before any page is touched
-(numbers fit the width, the range is free, no output lands on a source). Each
-document is then stamped into a temporary file; only when every document is
-done is the range recorded in the registry (re-checked inside the same
-transaction) and the files renamed into place. A failure anywhere leaves no
-output and issues no numbers. Documents are opened one at a time, so memory
-stays flat however long the production.
+(numbers fit the width, the range is free, no output lands on a source). The
+range is then reserved as a pending production (re-checked inside the same
+transaction), each document is stamped into a temporary file, and only when
+every file is complete on disk is the production recorded as written and the
+files renamed into place. A failure anywhere leaves no output and issues no
+numbers; a crash is finished or rolled back at the next start
+(exhibits.pending). Documents are opened one at a time, so memory stays flat
+however long the production.
 """
 
 from __future__ import annotations
@@ -15,20 +17,34 @@ import csv
 import io
 import sqlite3
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pymupdf
 
 from evidence.bates import bates_on_page
+from evidence.errors import UnreadablePdf
 from evidence.matters import get_matter
+from evidence.pdf_open import MUPDF_ERRORS, PDF_FAILURES, load_page, open_pdf
 from exhibits import placement
 from exhibits.errors import AlreadyStamped
 from exhibits.numbering import BatesFormat, check_width
-from exhibits.pdfio import check_outputs, discard, open_pdf, publish, save_to_temp, sha256_file
-from exhibits.registry import LoggedDocument, check_free, next_free, record_production
+from exhibits.pdfio import (
+    LeftOut,
+    as_unreadable,
+    check_outputs,
+    describe_left_out,
+    guard_outputs,
+    nothing_readable,
+    readable_pdfs,
+    save_to_temp,
+    sha256_file,
+    temp_path,
+    write_temp,
+)
+from exhibits.pending import Step, fsync_file, publish_files, recover_productions, remove_stray_temps
+from exhibits.registry import LoggedDocument, check_free, next_free, record_written, reserve_range
 from workspace.database import connect
-from workspace.paths import write_atomically
 
 LOG_NAME = "production-log.csv"
 
@@ -67,6 +83,8 @@ class ProductionPlan:
     documents: list[PlannedDocument]
     corner: str = "bottom-right"
     restamp: bool = False
+    settled: list[str] = field(default_factory=list)  # what a crash had left, finished or rolled back
+    left_out: list[LeftOut] = field(default_factory=list)  # sources that cannot be read, with why
 
     @property
     def pages(self) -> int:
@@ -91,7 +109,7 @@ class ProductionPlan:
                 f"  {self.fmt.label(d.first_number)}..{self.fmt.label(d.last_number)}  "
                 f"{d.page_count:>5} p.  {d.source.name} -> {d.output.name}"
             )
-        return lines
+        return self.settled + lines + describe_left_out(self.left_out)
 
 
 @dataclass
@@ -120,11 +138,13 @@ def plan_production(
 ) -> ProductionPlan:
     """Check everything that can be checked before writing: files open, width fits, range is free."""
     matter_id = get_matter(db, matter).id
-    counts = []
-    for source in sources:
-        doc = open_pdf(source)
-        counts.append(doc.page_count)
-        doc.close()
+    settled = recover_productions(db)  # an earlier production a crash left unfinished is settled first
+    remove_stray_temps(out_dir)
+    readable, left_out = readable_pdfs(sources)
+    if not readable:
+        raise nothing_readable(left_out)
+    sources = [path for path, _ in readable]
+    counts = [count for _, count in readable]
     first = start if start is not None else next_free(db, matter_id, fmt.prefix)
     total = sum(counts)
     check_width(fmt, first, total)
@@ -133,8 +153,9 @@ def plan_production(
     for source, count in zip(sources, counts, strict=True):
         documents.append(PlannedDocument(Path(source), out_dir / Path(source).name, count, number))
         number += count
+    guard_outputs(db, out_dir, [d.output for d in documents] + [out_dir / LOG_NAME], "output folder (--out)")
     check_outputs([d.output for d in documents] + [out_dir / LOG_NAME], sources)
-    return ProductionPlan(matter, fmt, out_dir, documents, corner, restamp)
+    return ProductionPlan(matter, fmt, out_dir, documents, corner, restamp, settled, left_out)
 
 
 def stamp_document(
@@ -151,7 +172,7 @@ def stamp_document(
     shrunk = []
     stamper = placement.Stamper(doc)
     for index in range(doc.page_count):
-        page = doc.load_page(index)
+        page = load_page(doc, index, name)
         label = fmt.label(first + index)
         boxes = placement.content_boxes(page)
         if not restamp:
@@ -171,13 +192,15 @@ def preview_shrinks(plan: ProductionPlan) -> list[tuple[str, int]]:
         doc = open_pdf(planned.source)
         try:
             for index in range(doc.page_count):
-                page = doc.load_page(index)
+                page = load_page(doc, index, str(planned.source))
                 boxes = placement.content_boxes(page)
                 if not plan.restamp:
                     _refuse_existing_stamp(page, boxes, str(planned.source), index)
                 box = placement.stamp_box(page, plan.fmt.label(planned.first_number + index), plan.corner)
                 if placement.overlaps(box, boxes):
                     found.append((planned.source.name, index + 1))
+        except MUPDF_ERRORS as exc:
+            raise as_unreadable(planned.source, exc) from exc
         finally:
             doc.close()
     return found
@@ -204,58 +227,102 @@ def _refuse_existing_stamp(page: pymupdf.Page, boxes: list[pymupdf.Rect], name: 
             )
 
 
+class _DocumentFailed(Exception):
+    def __init__(self, planned: PlannedDocument, error: UnreadablePdf) -> None:
+        super().__init__(error.message)
+        self.planned, self.error = planned, error
+
+
 def run_production(
-    db_path: Path, plan: ProductionPlan, progress: ProgressFn | None = None
+    db_path: Path, plan: ProductionPlan, progress: ProgressFn | None = None, step: Step | None = None
 ) -> ProductionResult:
-    """Stamp, then register and publish; nothing is published or issued unless every document succeeds."""
+    """Reserve the range, stamp every document into a temporary file, record, then rename into place.
+
+    Nothing is published or issued unless every document succeeds, and a crash at any step leaves a
+    production that the next start finishes or rolls back (exhibits.pending). A document MuPDF fails
+    on while it is stamped or saved is left out with its notice, and the production is made again
+    without it, numbered from the same first number (nothing had been issued). ``step`` is told the
+    name of each step as it is reached.
+    """
+    while True:
+        try:
+            return _produce(db_path, plan, progress, step)
+        except _DocumentFailed as failed:
+            plan = _without(plan, failed)
+
+
+def _without(plan: ProductionPlan, failed: _DocumentFailed) -> ProductionPlan:
+    left_out = [*plan.left_out, LeftOut(failed.planned.source, failed.error)]
+    kept = [d for d in plan.documents if d is not failed.planned]
+    if not kept:
+        raise nothing_readable(left_out) from failed
+    documents, number = [], plan.first
+    for d in kept:
+        documents.append(PlannedDocument(d.source, d.output, d.page_count, number))
+        number += d.page_count
+    return replace(plan, documents=documents, left_out=left_out)
+
+
+def _produce(
+    db_path: Path, plan: ProductionPlan, progress: ProgressFn | None, step: Step | None
+) -> ProductionResult:
     report = progress or (lambda p: None)
-    temps: list[Path] = []
+    reached = step or (lambda name: None)
+    log_csv = plan.out_dir / LOG_NAME
+    files = [(temp_path(d.output), d.output) for d in plan.documents] + [(temp_path(log_csv), log_csv)]
+    db = connect(db_path)
+    try:
+        matter_id = get_matter(db, plan.matter).id
+        production_id = reserve_range(
+            db, matter_id, "production", plan.fmt, plan.out_dir, plan.first, plan.last, files
+        )
+        reached("reserved")
+        try:
+            logged = _stamp_all(plan, report, reached)
+            write_temp(log_csv, production_log_csv(plan.fmt, logged))
+            hashes = {temp: sha256_file(temp) for temp, _ in files}
+            reached("complete")
+            record_written(db, production_id, logged, hashes)
+        except BaseException:
+            recover_productions(db, abandoned=production_id)
+            raise
+        reached("recorded")
+        publish_files(db, production_id, files, reached)
+    finally:
+        db.close()
+    reached("done")
+    return ProductionResult(plan, production_id, log_csv, logged)
+
+
+def _stamp_all(plan: ProductionPlan, report: ProgressFn, reached: Step) -> list[LoggedDocument]:
+    """Stamp each document into its temporary file, on disk (fsync) before the next is begun."""
     logged: list[LoggedDocument] = []
     done = 0
-    try:
-        for seq, planned in enumerate(plan.documents, start=1):
-            source_sha = sha256_file(planned.source)
-            doc = open_pdf(planned.source)
-            try:
-
-                def tick(name: str = planned.source.name) -> None:
-                    nonlocal done
-                    done += 1
-                    report(Progress(done, plan.pages, name))
-
-                shrunk = stamp_document(doc, plan.fmt, planned.first_number, name=str(planned.source),
-                                        corner=plan.corner, restamp=plan.restamp, progress=tick)  # fmt: skip
-                tmp = save_to_temp(doc, planned.output)
-            finally:
-                doc.close()
-            temps.append(tmp)
-            logged.append(
-                LoggedDocument(
-                    seq,
-                    str(planned.source.absolute()),
-                    source_sha,
-                    str(planned.output.absolute()),
-                    sha256_file(tmp),
-                    planned.page_count,
-                    planned.first_number,
-                    planned.last_number,
-                    tuple(shrunk),
-                )
-            )
-        db = connect(db_path)
+    for seq, planned in enumerate(plan.documents, start=1):
+        source_sha = sha256_file(planned.source)
+        doc = open_pdf(planned.source)
         try:
-            matter_id = get_matter(db, plan.matter).id
-            production_id = record_production(db, matter_id, "production", plan.fmt, plan.out_dir, logged)
+
+            def tick(name: str = planned.source.name) -> None:
+                nonlocal done
+                done += 1
+                report(Progress(done, plan.pages, name))
+
+            shrunk = stamp_document(doc, plan.fmt, planned.first_number, name=str(planned.source),
+                                    corner=plan.corner, restamp=plan.restamp, progress=tick)  # fmt: skip
+            tmp = save_to_temp(doc, planned.output)
+        except PDF_FAILURES as exc:
+            raise _DocumentFailed(planned, as_unreadable(planned.source, exc)) from exc
         finally:
-            db.close()
-    except BaseException:
-        discard(temps)
-        raise
-    for tmp, planned in zip(temps, plan.documents, strict=True):
-        publish(tmp, planned.output)
-    log_csv = plan.out_dir / LOG_NAME
-    write_atomically(log_csv, production_log_csv(plan.fmt, logged))
-    return ProductionResult(plan, production_id, log_csv, logged)
+            doc.close()
+        fsync_file(tmp)
+        logged.append(
+            LoggedDocument(seq, str(planned.source.absolute()), source_sha, str(planned.output.absolute()),
+                           sha256_file(tmp), planned.page_count, planned.first_number, planned.last_number,
+                           tuple(shrunk))
+        )  # fmt: skip
+        reached(f"stamped {seq}")
+    return logged
 
 
 def production_log_csv(fmt: BatesFormat, documents: Sequence[LoggedDocument]) -> bytes:

@@ -8,8 +8,10 @@ are opened afresh and read in every place:
 - every page with PyMuPDF, as shown and with hidden layers and off-page text;
   with OCR on the pages OCR'd to find their hits; with poppler's ``pdftotext``
   when it is installed (a second, independent extractor);
-- every non-page place (places.py): metadata, XMP, bookmarks, annotations and
-  popups, form fields, links, attachments, layer names, page labels;
+- every non-page place (places.py, unlisted.py): metadata, XMP, bookmarks,
+  annotations and popups, form fields, links, attachments, layer names, page
+  labels, the catalog's other entries (scripts, named destinations, the
+  structure tree), marked-content strings;
 - every object's strings and every decompressed stream (rawscan.py).
 
 The search is matching.py's, blind to spacing and dashes, for the terms, the
@@ -32,8 +34,9 @@ from exhibits.find import ocr_textpages
 from exhibits.hidden import hidden_text
 from exhibits.matching import Matcher
 from exhibits.pagetext import text_by_position
-from exhibits.places import KINDS, document_places
+from exhibits.places import KINDS
 from exhibits.rawscan import raw_texts
+from exhibits.unlisted import every_place
 
 
 @dataclass(frozen=True)
@@ -86,7 +89,7 @@ def verify_file(
         for page_no, rect in cleared:
             if doc.load_page(page_no - 1).get_text(clip=rect).strip():
                 result.leaks.append(Leak(f"page {page_no} rectangle", "text remains inside the rectangle"))
-        for place in document_places(doc):
+        for place in every_place(doc):
             result.scan(matcher, place.text, place.where, place.kind)
         for raw in raw_texts(doc):
             kind = "decompressed streams" if raw.where.startswith("stream") else "objects"

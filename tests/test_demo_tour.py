@@ -91,3 +91,16 @@ def test_a_theme_chosen_in_the_demo_survives_its_next_start(isolated_home: Path)
     assert _kept_ui(paths) == UiSettings("chambers-light")
     paths.config_file.write_text("[[backends]\n", encoding="utf-8")
     assert _kept_ui(paths) == UiSettings(), "a damaged file is rewritten whole"
+
+
+def test_the_guide_line_follows_the_run_itself() -> None:
+    tour = DemoTour()
+    assert tour.advance("run-started").startswith("Demo: the run is going")
+    assert tour.advance("run-ended").startswith("Demo: the run did not finish")
+    assert tour.advance("run-started").startswith("Demo: the run is going")
+    assert tour.advance("run-stopped").startswith("Demo: the gate")
+    assert tour.advance("run-started").startswith("Demo: the run is going")
+    assert tour.advance("run-completed").startswith("Demo 2/6")
+    assert tour.advance("accepted").startswith("Demo 6/6")
+    assert tour.advance("run-started").startswith("Demo: the run is going"), "a second run is followed too"
+    assert tour.advance("run-completed").startswith("Demo 2/6")

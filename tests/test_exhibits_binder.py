@@ -70,7 +70,7 @@ def test_binder_has_slip_sheets_bookmarks_index_bates_and_a_list(db_path: Path, 
 
 def test_large_binder_reports_progress_in_steps(db_path: Path, tmp_path: Path) -> None:
     big = text_pdf(tmp_path / "sources" / "big.pdf", [f"Page {n}" for n in range(1, 241)])
-    out = tmp_path / "binder.pdf"
+    out = tmp_path / "out" / "binder.pdf"  # not beside the sources: its folder is marked as output
     db = connect(db_path)
     plan = plan_binder(db, MATTER, [Exhibit(big, "Ledger"), Exhibit(big, "Ledger again")], out)
     db.close()

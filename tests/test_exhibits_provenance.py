@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pymupdf
+import pytest
 
+from evidence.errors import WriteRefused
 from evidence.ingest import ingest_matter
 from evidence.matters import create_matter
 from exhibits.binder import Exhibit, plan_binder, run_binder
@@ -18,14 +21,16 @@ from tests.exhibits_files import text_pdf
 from workspace.database import connect
 
 
-def test_outputs_inside_a_source_folder_are_quarantined_not_indexed(tmp_path: Path) -> None:
-    sources = tmp_path / "matter"
+def test_outputs_copied_into_a_source_folder_are_quarantined_not_indexed(tmp_path: Path) -> None:
+    sources, out = tmp_path / "matter", tmp_path / "out"
     letter = text_pdf(sources / "letter.pdf", ["Dear counsel, SSN 123-45-6789 on file.", "Regards."])
     db_path = tmp_path / "home" / "chambers.sqlite3"
     db = connect(db_path)
     create_matter(db, "acme", [sources])
-    plan = plan_production(db, "acme", [letter], bates_format("ACME", 6), sources / "production-1")
-    binder = plan_binder(db, "acme", [Exhibit(letter, "Letter")], sources / "binder" / "exhibits.pdf")
+    with pytest.raises(WriteRefused):  # chambers itself never writes among the sources
+        plan_production(db, "acme", [letter], bates_format("ACME", 6), sources / "production-1")
+    plan = plan_production(db, "acme", [letter], bates_format("ACME", 6), out / "production-1")
+    binder = plan_binder(db, "acme", [Exhibit(letter, "Letter")], out / "binder" / "exhibits.pdf")
     db.close()
     run_production(db_path, plan)
     run_binder(db_path, binder)
@@ -33,9 +38,11 @@ def test_outputs_inside_a_source_folder_are_quarantined_not_indexed(tmp_path: Pa
         db_path,
         "acme",
         [letter],
-        sources / "redacted",
+        out / "redacted",
         RedactionRequest(patterns=tuple(patterns_named(["ssn"]))),
     )
+    for folder in ("production-1", "binder", "redacted"):  # the attorney copies them in by hand
+        shutil.copytree(out / folder, sources / folder, ignore=shutil.ignore_patterns(".chambers-output"))
     report = ingest_matter(db_path, "acme", tessdata=None)
     assert report.ingested == [str(letter)]
     quarantined = {str(Path(n.path).relative_to(sources)) for n in report.quarantined}

@@ -189,3 +189,26 @@ def test_turned_scan_is_read_in_every_turn_and_redacted(db_path: Path, tmp_path:
         page.set_rotation(0)  # the picture's own upright: where Tesseract can read it
         upright = page.get_text(textpage=page.get_textpage_ocr(dpi=300, full=True, tessdata=find_tessdata()))
     assert squeeze(SSN) not in squeeze(upright) and "okafor" in upright.casefold()
+
+
+def test_ordinary_producer_metadata_is_not_taken_for_identifiers(db_path: Path, tmp_path: Path) -> None:
+    """Strings as real producers write them (pdfTeX's banner, a court PDF's ModDate) are no SSN or card.
+
+    Verification reads every metadata key with every pattern, so a false match there would refuse an
+    ordinary file unless scrubbed.
+    """
+    source = text_pdf(tmp_path / "sources" / "opinion.pdf", [f"Opinion. Appellant's SSN {SSN} was sealed."])
+    with pymupdf.open(source) as doc:
+        doc.set_metadata({"modDate": "D:20210114154801Z00'00'", "producer": "pdfTeX-1.40.24"})
+        info = int(doc.xref_get_key(-1, "Info")[1].split()[0])
+        banner = (
+            "This is pdfTeX, Version 3.141592653-2.6-1.40.24 (TeX Live 2022/Debian) kpathsea version 6.3.4"
+        )
+        doc.xref_set_key(info, "PTEX.Fullbanner", pymupdf.get_pdf_str(banner))
+        doc.saveIncr()
+    (item,) = redact(db_path, [source], tmp_path / "out", patterns=list(PATTERNS.values()))
+    assert [h.reason for h in item.hits] == ["pattern ssn"]
+    with pymupdf.open(tmp_path / "out" / "opinion.pdf") as doc:
+        assert (
+            doc.xref_get_key(int(doc.xref_get_key(-1, "Info")[1].split()[0]), "PTEX.Fullbanner")[1] == banner
+        )

@@ -91,6 +91,32 @@ def _hidden_layer(doc: pymupdf.Document, page: pymupdf.Page) -> None:
     page.insert_text((72, 500), f"SSN {SECRET}", oc=doc.add_ocg("Notes", on=False))
 
 
+def _actual_text(doc: pymupdf.Document, page: pymupdf.Page) -> None:
+    """Glyphs "XXXXXXX" whose marked content says what they stand for: the SSN."""
+    xref = page.get_contents()[0]
+    marked = f"\n/Span <</ActualText ({SECRET})>> BDC BT /helv 11 Tf 72 300 Td (XXXXXXX) Tj ET EMC\n"
+    doc.update_stream(xref, (doc.xref_stream(xref) or b"") + marked.encode())
+
+
+def _drawn_form(doc: pymupdf.Document, page: pymupdf.Page) -> None:
+    """The SSN on another page, drawn onto this one as a form XObject (how imposed pages arrive)."""
+    other = pymupdf.open()
+    other.new_page().insert_text((72, 400), f"SSN {SECRET}", fontsize=11)
+    page.show_pdf_page(page.rect, other, 0)
+
+
+def _catalog_object(key: str, body: str) -> Builder:
+    """An object in the document catalog under ``key`` (``{page}`` in ``body`` is the page's xref)."""
+
+    def build(doc: pymupdf.Document, page: pymupdf.Page) -> None:
+        xref = doc.get_new_xref()
+        doc.update_object(xref, body.replace("{page}", str(page.xref)))
+        wrapped = f"<</Dests {xref} 0 R>>" if key == "Names" else f"{xref} 0 R"
+        doc.xref_set_key(doc.pdf_catalog(), key, wrapped)
+
+    return build
+
+
 PLACES: dict[str, Builder] = {
     "letter-spaced page text": _text((72, 400), "SSN " + " ".join(SECRET)),
     "split glyphs drawn last first": _split_glyphs,
@@ -120,6 +146,17 @@ PLACES: dict[str, Builder] = {
     "attachment content": lambda doc, page: doc.embfile_add("intake.txt", f"ssn={SECRET}\n".encode()),
     "attachment description": lambda doc, page: doc.embfile_add("a.txt", b"x", desc=f"SSN {SECRET}"),
     "layer name": _layer_name,
+    "marked content ActualText": _actual_text,
+    "form XObject drawn on the page": _drawn_form,
+    "line broken after a dash": lambda doc, page: (
+        page.insert_text((72, 300), "SSN 531-44-", fontsize=11),
+        page.insert_text((72, 314), "9087 on file", fontsize=11),
+    ),
+    "script run on opening": _catalog_object("OpenAction", f"<</S/JavaScript/JS(app.alert('{SECRET}'))>>"),
+    "named destination": _catalog_object("Names", f"<</Names[({SECRET}) [{{page}} 0 R /Fit]]>>"),
+    "structure tree alternate text": _catalog_object(
+        "StructTreeRoot", f"<</Type/StructTreeRoot/K <</S/Figure/Alt(Badge {SECRET})>> >>"
+    ),
     "page label": lambda doc, page: doc.set_page_labels(
         [{"startpage": 0, "prefix": f"{SECRET}-", "style": "D"}]
     ),
@@ -208,12 +245,12 @@ def test_verification_fails_and_writes_nothing_when_a_place_is_left(
     db_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Scrubbing made to skip layer names (a test-only fault): verification must catch what remains."""
-    real = exhibits.remove.document_places
+    real = exhibits.remove.every_place
 
     def without_layers(doc: pymupdf.Document) -> list[Place]:
         return [place for place in real(doc) if place.kind != "layer name"]
 
-    monkeypatch.setattr(exhibits.remove, "document_places", without_layers)
+    monkeypatch.setattr(exhibits.remove, "every_place", without_layers)
     source = hostile_pdf(tmp_path / "sources" / "layers.pdf", PLACES["layer name"])
     with pytest.raises(RedactionLeak, match=r"layer \d+: pattern ssn") as caught:
         redact(db_path, source, tmp_path / "out", scrub=True)

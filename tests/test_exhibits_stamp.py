@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import re
 from pathlib import Path
 
 import pymupdf
@@ -149,7 +150,9 @@ def test_existing_stamp_is_refused_unless_asked(db_path: Path, tmp_path: Path) -
     assert "ACME-000001" in text and "XYZ-000001" in text and again.plan.first == 1
 
 
-def test_bad_inputs_name_the_file_and_write_nothing(db_path: Path, tmp_path: Path) -> None:
+def test_a_bad_file_is_left_out_with_its_notice_and_the_rest_is_produced(
+    db_path: Path, tmp_path: Path
+) -> None:
     good = text_pdf(tmp_path / "sources" / "good.pdf", ["fine"])
     locked = tmp_path / "sources" / "locked.pdf"
     doc = pymupdf.open()
@@ -157,13 +160,25 @@ def test_bad_inputs_name_the_file_and_write_nothing(db_path: Path, tmp_path: Pat
     doc.save(locked, encryption=pymupdf.PDF_ENCRYPT_AES_256, user_pw="pw", owner_pw="pw")
     corrupt = tmp_path / "sources" / "corrupt.pdf"
     corrupt.write_bytes(b"%PDF-1.7\n" + b"\x00garbage" * 50)
-    with pytest.raises(EncryptedPdf, match=r"locked\.pdf is password-protected"):
-        produce(db_path, [good, locked], tmp_path / "out")
+    result = produce(db_path, [locked, good, corrupt], tmp_path / "out")
+    assert [d.source for d in result.plan.documents] == [good] and result.plan.first == 1
+    shown = "\n".join(result.plan.describe())
+    assert re.search(r"locked\.pdf is password-protected\. Open it with its password", shown)
+    assert re.search(r"corrupt\.pdf is damaged.*Ask for a fresh copy", shown)
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+        ".chambers-output",
+        "good.pdf",
+        "production-log.csv",
+    ]
+    with pytest.raises(
+        EncryptedPdf, match=r"locked\.pdf is password-protected.*1 more file.*Nothing was written"
+    ):
+        produce(db_path, [locked, corrupt], tmp_path / "out2")
     with pytest.raises(UnreadablePdf, match=r"corrupt\.pdf"):
-        produce(db_path, [good, corrupt], tmp_path / "out")
+        produce(db_path, [corrupt], tmp_path / "out2")
     with pytest.raises(OutputOverSource):
         produce(db_path, [good], tmp_path / "sources")
-    assert not (tmp_path / "out").exists()
+    assert not (tmp_path / "out2").exists()
     assert pymupdf.open(good)[0].get_text().strip() == "fine"
 
 

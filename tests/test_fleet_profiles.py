@@ -230,6 +230,25 @@ def test_bad_vary_says_what_it_takes(spec: str) -> None:
 
 
 def test_load_error_quotes_the_servers_own_reason() -> None:
-    log = "main: loading model\nllama_model_load: error loading model: invalid regex\nsrv main: exiting\n"
-    assert load_error(log) == "llama_model_load: error loading model: invalid regex"
+    log = ("0.00.610.023 E llama_model_load: error loading model: Mismatched '(' and ')' in regular expression\n"
+           "0.00.610.095 E llama_model_load_from_file_impl: failed to load model\n"
+           "0.01.080.130 E srv  llama_server: exiting due to model loading error\n")  # fmt: skip
+    assert load_error(log) == ("llama_model_load: error loading model: Mismatched '(' and ')' in regular expression"
+                               " ... srv  llama_server: exiting due to model loading error")  # fmt: skip
+    assert load_error("main: loading\nsrv main: exiting\n") == "srv main: exiting"
     assert load_error("") == "it exited without a word"
+
+
+def test_serve_and_sweep_refuse_a_missing_model_before_starting_anything(
+    isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tui.cli import main
+
+    isolated_home.mkdir(parents=True, exist_ok=True)
+    config_with(isolated_home, '[[profiles]]\nname = "gone"\nmodel = "models/missing.gguf"\nport = 8097\n')
+    assert main(["serve", "gone"]) == 2
+    assert "names the model" in capsys.readouterr().err
+    assert main(["bench", "--sweep", "gone", "--vary", "np=1,2"]) == 2
+    assert "models/missing.gguf, which is not a file here" in capsys.readouterr().err
+    assert main(["bench", "--vary", "np=1"]) == 2
+    assert "--vary needs --sweep PROFILE" in capsys.readouterr().err

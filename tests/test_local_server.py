@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from backends import local_server
-from backends.local_server import LocalServerError, ensure_llama_server
+from backends.local_server import LocalServerError, ensure_llama_server, ensure_llama_tool
 
 
 def test_override_must_be_an_executable(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -31,8 +31,39 @@ def test_cached_binary_is_never_rebuilt(monkeypatch: pytest.MonkeyPatch, tmp_pat
     def no_build(*args: object) -> None:
         raise AssertionError("a cached binary must not be rebuilt")
 
-    monkeypatch.setattr(local_server, "_build_llama_server", no_build)
+    monkeypatch.setattr(local_server, "_build", no_build)
     assert ensure_llama_server() == cached
+
+
+def test_tools_come_from_beside_the_server_or_one_build_of_all_three(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    server = tmp_path / "bin" / "llama-server"
+    server.parent.mkdir()
+    server.write_bytes(b"#!/bin/sh\n")
+    os.chmod(server, 0o755)
+    monkeypatch.setenv("CHAMBERS_LLAMA_SERVER", str(server))
+    with pytest.raises(LocalServerError, match="no llama-perplexity beside it"):
+        ensure_llama_tool("llama-perplexity")
+    tool = server.with_name("llama-perplexity")
+    tool.write_bytes(b"#!/bin/sh\n")
+    os.chmod(tool, 0o755)
+    assert ensure_llama_tool("llama-perplexity") == tool
+    monkeypatch.delenv("CHAMBERS_LLAMA_SERVER")
+    monkeypatch.setenv("CHAMBERS_CACHE_DIR", str(tmp_path / "cache"))
+    built: list[tuple[str, ...]] = []
+
+    def build(folder: Path, targets: tuple[str, ...], progress: object) -> None:
+        built.append(targets)
+        for target in targets:
+            (folder / target).write_bytes(b"")
+
+    monkeypatch.setattr(local_server, "_build", build)
+    assert ensure_llama_tool("llama-quantize").name == "llama-quantize"
+    assert built == [("llama-server", "llama-quantize", "llama-perplexity")]  # an empty cache: one build
+    (local_server.server_cache_dir() / "llama-perplexity").unlink()
+    ensure_llama_tool("llama-perplexity")
+    assert built[-1] == ("llama-perplexity",)  # a cache with the server builds only what is missing
 
 
 def test_the_real_server_reports_its_build(llama_server_binary: Path) -> None:

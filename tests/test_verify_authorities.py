@@ -70,7 +70,7 @@ def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]
     return code, out.out, out.err
 
 
-def test_authorities_add_and_list_on_three_real_opinion_pdfs(
+def test_authorities_add_and_list_on_real_opinion_pdfs_three_indexed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("CHAMBERS_HOME", str(tmp_path / "home"))
@@ -80,6 +80,7 @@ def test_authorities_add_and_list_on_three_real_opinion_pdfs(
         "tarrant-v-herrmann.pdf",
         "calvary-chapel-v-mills.pdf",
         "st-pierre-v-standard-insurance.pdf",
+        "gift-surplus-v-state-ex-rel-cooper.pdf",
     ):
         shutil.copy(OPINIONS / name, downloads / name)
 
@@ -100,6 +101,13 @@ def test_authorities_add_and_list_on_three_real_opinion_pdfs(
     )
     assert code == 0 and "984 F.3d 21  CALVARY CHAPEL OF BANGOR" in out and "JANET T. MILLS" in out
 
+    # North Carolina prints its public-domain citation at the head of every page: indexed by itself
+    code, out, _ = _run(
+        capsys, "authorities", "add", str(downloads / "gift-surplus-v-state-ex-rel-cooper.pdf")
+    )
+    assert code == 0 and "2022 NCSC 1  GIFT SURPLUS, LLC, and SANDHILL AMUSEMENTS" in out
+    assert "STATE OF NORTH CAROLINA, ex rel. ROY COOPER" in out and "268 N.C. App. 1" not in out
+
     code, _, err = _run(
         capsys,
         "authorities",
@@ -117,9 +125,10 @@ def test_authorities_add_and_list_on_three_real_opinion_pdfs(
     assert code == 1  # one opinion is not indexed
     lines = out.splitlines()
     assert lines[0].startswith("984 F.3d 21  CALVARY CHAPEL OF BANGOR")
-    assert lines[1].startswith("569 U.S. 614 = 133 S.Ct. 2120  TARRANT REGIONAL")
-    assert lines[2].startswith("NOT INDEXED  st-pierre-v-standard-insurance.pdf: no citation of its own")
-    assert lines[3] == "authorities: 2 opinion(s) indexed, 1 not indexed."
+    assert lines[1].startswith("2022 NCSC 1  GIFT SURPLUS, LLC")
+    assert lines[2].startswith("569 U.S. 614 = 133 S.Ct. 2120  TARRANT REGIONAL")
+    assert lines[3].startswith("NOT INDEXED  st-pierre-v-standard-insurance.pdf: no citation of its own")
+    assert lines[4] == "authorities: 3 opinion(s) indexed, 1 not indexed."
 
     outside = tmp_path / "elsewhere"
     outside.mkdir()

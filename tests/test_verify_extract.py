@@ -76,3 +76,18 @@ def test_collapsed_sections_map_every_character_back_to_the_draft() -> None:
             for i, ch in enumerate(section.text):
                 start, end = section.original(i, i + 1)
                 assert draft[start:end] == ch or (ch == " " and draft[start:end].isspace())
+
+
+def test_hyphenated_public_domain_citations_reporters_db_lacks_and_ex_rel_parties() -> None:
+    draft = (
+        "Gift Surplus, LLC v. State ex rel. Cooper, 2022-NCSC-1, ¶ 37, follows Sandhill Amusements, "
+        "Inc. v. State, 2021-NCCOA-45."
+    )
+    items = {i.text: i for i in extract(draft, frozenset())}
+    gift = items["2022-NCSC-1"].fields
+    assert (gift["volume"], gift["reporter"], gift["page"], gift["year"]) == ("2022", "NCSC", "1", "2022")
+    assert (gift["plaintiff"], gift["defendant"]) == ("Gift Surplus, LLC", "State ex rel. Cooper")
+    assert items["2021-NCCOA-45"].fields["plaintiff"] == "Sandhill Amusements, Inc."
+    # Ohio's hyphenated form is eyecite's own: a text with nothing else in it still goes to eyecite
+    (ohio,) = extract("The rule is settled. State v. Doe, 2021-Ohio-1234.", frozenset())
+    assert (ohio.text, ohio.fields["reporter"], ohio.fields["defendant"]) == ("2021-Ohio-1234", "Ohio", "Doe")

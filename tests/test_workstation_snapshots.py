@@ -38,3 +38,35 @@ def test_drafting_screen(
         await pilot.pause()
 
     assert snap_compare(app_with(config, db), terminal_size=size, run_before=open_run)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+@pytest.mark.parametrize("show", ["help", "flag"])
+def test_drafting_help_and_flag_dialog(
+    snap_compare: Any,
+    tmp_path: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+    size: tuple[int, int],
+    show: str,
+) -> None:
+    """F1 on the drafting screen (its own keys first), and the flag dialog of the planted $52,000."""
+    db = demo_database(tmp_path_factory.mktemp("demo-matter"), tmp_path / "chambers.sqlite3")
+    run_id = planted_run(db)
+    config = Config(file="c.toml", policy=Policy(), boards=(), backends=(make_backend("http://127.0.0.1:9"),))
+
+    async def open_run(pilot: Any) -> None:
+        await pilot.press("f4")
+        screen = pilot.app.screen
+        assert isinstance(screen, DraftingScreen)
+        await settle(screen)
+        screen.show_run(run_id)
+        await settle(screen)
+        await pilot.pause()
+        await pilot.press("f1" if show == "help" else "n")
+        if show == "flag":
+            quoted = next(i for i, f in enumerate(screen.flags) if f.kind == "quotation")
+            screen.query_one("#ws-flags").highlighted = quoted  # type: ignore[attr-defined]
+            await pilot.press("enter")
+        await pilot.pause()
+
+    assert snap_compare(app_with(config, db), terminal_size=size, run_before=open_run)

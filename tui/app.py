@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from drafting.pipeline import PipelineOptions
     from tui.demo_tour import DemoTour
 
-FIRST_SCREEN_ACTIONS = frozenset({"refresh_backends", "focus_prompt", "focus_backends"})
+FIRST_SCREEN_ACTIONS = frozenset({"refresh_backends", "focus_prompt", "focus_backends", "stop_stream"})
 STATS_INTERVAL_S = 0.25  # live tokens/s refresh; the stream itself is batched by MarkdownStream
 
 
@@ -49,8 +49,16 @@ class ChambersApp(App[None]):
         Binding(
             "escape",
             "cancel_stream",
-            "Cancel",
+            "Back",
             id="stream.cancel",
+            priority=True,
+            tooltip="Back to the screen before (closes an open list first; on the first screen it stops the answer)",
+        ),
+        Binding(
+            "ctrl+x",
+            "stop_stream",
+            "Stop",
+            id="stream.stop",
             priority=True,
             tooltip="Stop the answer being streamed (the text so far is kept)",
         ),
@@ -168,7 +176,10 @@ class ChambersApp(App[None]):
         self.action_refresh_backends()
         if self.start_on_dashboard:
             self.action_dashboard()
-        if self.demo_tour is not None:
+        if self.demo_tour is not None and self.start_on_dashboard:
+            # In the header, not a toast: a toast covers a board card for as long as it shows.
+            self.screen.sub_title = "demo: F4 drafts, F1 keys"
+        elif self.demo_tour is not None:
             self.notify("F4 opens the drafting screen on the sample matter, with a guide. F1 lists every key.",
                         title="chambers demo", timeout=15)  # fmt: skip
 
@@ -270,6 +281,18 @@ class ChambersApp(App[None]):
             raise
         finally:
             await stream.stop()
+
+    def get_default_screen(self) -> Screen[Any]:
+        from tui.key_order import RoomScreen
+
+        return RoomScreen(id="_default")  # its footer, too, keeps the keys that matter first
+
+    def action_stop_stream(self) -> None:
+        running = [w for w in self.workers if w.group == "stream" and w.is_running]
+        for worker in running:
+            worker.cancel()
+        if running:
+            self.set_status("Stopped. The text so far is kept; the server has been told to stop.")
 
     def action_cancel_stream(self) -> None:
         # An open drop-down list closes first: Esc must not leave the screen (and drop its choices).
@@ -394,35 +417,28 @@ class ChambersApp(App[None]):
     def action_evidence(self) -> None:
         from tui.evidence_screen import EvidenceScreen
 
-        self._toggle(EvidenceScreen, lambda: EvidenceScreen(self.audit.database_file))
+        if isinstance(self.screen, EvidenceScreen):
+            self.pop_screen()
+            return
+        # Installed once, so its search, results and filters are still there when he comes back.
+        if not self.is_screen_installed("evidence"):
+            self.install_screen(EvidenceScreen(self.audit.database_file), name="evidence")
+        self.push_screen("evidence")
 
     def action_help(self) -> None:
-        """The app's keys that work here, then the keys of the screen on show (or the prompt's, on the first)."""
-        rows = [
-            (b.key, b.tooltip or b.description)
-            for b in self.BINDINGS
-            if isinstance(b, Binding) and self.check_action(b.action, ())
-        ]
-        if self.screen is not self.screen_stack[0]:
-            rows += [
-                (b.key, b.tooltip or b.description) for b in self.screen.BINDINGS if isinstance(b, Binding)
-            ]
-        else:
-            rows += [("enter", "Send the prompt to the selected backend"),
-                     ("tab", "Move between the backend list and the prompt"),
-                     ("up/down", "In the backend list: choose where the prompt goes")]  # fmt: skip
-        self.push_screen(HelpScreen(rows))
+        """The keys of the screen on show first, then those of the box with the focus, then the app's."""
+        from tui.help_keys import help_sections
+
+        self.push_screen(HelpScreen(help_sections(self)))
 
 
 def _finished_line(name: str, event: Finished, tokens: int) -> str:
     t = event.timings
     if t is None:
         return f"{name}: done, {tokens} tokens (the server sent no timings)."
-    cached = f", {t.cache_n} cached" if t.cache_n else ""
-    return (
-        f"{name}: done. PP {t.prompt_per_second:.1f} tok/s ({t.prompt_n} tokens{cached}) | "
-        f"TG {t.predicted_per_second:.1f} tok/s ({t.predicted_n} tokens)"
-    )
+    from tui.drafting_view import pp_tg
+
+    return f"{name}: done. {pp_tg(t.as_dict())} ({t.prompt_n:,} prompt tok read, {t.predicted_n:,} generated)"
 
 
 def create_app(config: Config, database_file: Path, *, start_on_dashboard: bool | None = None) -> ChambersApp:

@@ -4,6 +4,10 @@ The screen calls ``save`` from a thread worker at most ``DEBOUNCE_S`` after the 
 and at every stage boundary, so a SIGKILL loses at most those seconds; ``load`` gives back what
 reopening restores (the last run open, its edited text and the cursor). Plain functions over
 SQLite, no Textual: the SIGKILL test drives them from a subprocess as the screen does.
+
+Every save also keeps a short history of the text (``versions``): a new version at most once a
+minute while he types, and always before a save that throws most of the text away, so the state
+before a select-all-and-delete, or before a version is restored, can be had back.
 """
 
 from __future__ import annotations
@@ -16,6 +20,9 @@ from pathlib import Path
 from workspace.database import connect
 
 DEBOUNCE_S = 2.0
+VERSION_EVERY_S = 60.0  # while typing, the latest version is updated in place for this long
+VERSIONS_KEPT = 30  # per run; the oldest go first
+SHRINK = 0.5  # a save keeping less than this share of the text starts a new version
 
 
 @dataclass(frozen=True)
@@ -26,11 +33,33 @@ class Saved:
     saved_at: str
 
 
-def save(database_file: Path, run_id: int, text: str, cursor: tuple[int, int]) -> None:
-    """Store the edited text of ``run_id`` and mark it as the run last open (one transaction)."""
+@dataclass(frozen=True)
+class Version:
+    id: int
+    run_id: int
+    text: str
+    saved_at: str
+
+
+def save(
+    database_file: Path,
+    run_id: int,
+    text: str,
+    cursor: tuple[int, int],
+    *,
+    new_version: bool = False,
+    previous: str = "",
+) -> str | None:
+    """Store the edited text of ``run_id``, keep it in the version history, and mark the run as the one
+    last open (one transaction). Returns the text it replaced (``previous``, the model's draft, when
+    nothing was saved yet) when this one is empty or much shorter, so the screen can say so: the
+    replaced text stays restorable as a version (or as the model's draft). ``new_version``
+    keeps ``text`` as a version of its own (a restored one), so the state it replaced stays listed."""
     db = connect(database_file)
     try:
         with db:
+            replaced = _load(db, run_id)
+            _keep_version(db, run_id, text, new=new_version)
             db.execute(
                 """INSERT INTO workstation_drafts (run_id, text, cursor_row, cursor_col, saved_at)
                    VALUES (?, ?, ?, ?, ?)
@@ -41,6 +70,54 @@ def save(database_file: Path, run_id: int, text: str, cursor: tuple[int, int]) -
             remember_run(db, run_id)
     finally:
         db.close()
+    before = replaced.text if replaced is not None else previous
+    return before if before.strip() and _shrunk(before, text) else None
+
+
+def _shrunk(before: str, after: str) -> bool:
+    return len(after.strip()) < SHRINK * len(before.strip())
+
+
+def _keep_version(db: sqlite3.Connection, run_id: int, text: str, *, new: bool = False) -> None:
+    now = datetime.now(UTC)
+    latest = db.execute(
+        "SELECT id, text, saved_at FROM workstation_draft_versions WHERE run_id = ? ORDER BY id DESC LIMIT 1",
+        (run_id,),
+    ).fetchone()
+    if latest is not None and latest["text"] == text:
+        return
+    fresh = (
+        latest is not None
+        and (now - datetime.fromisoformat(latest["saved_at"])).total_seconds() < VERSION_EVERY_S
+    )
+    if fresh and not new and not _shrunk(latest["text"], text):
+        db.execute(
+            "UPDATE workstation_draft_versions SET text = ?, saved_at = ? WHERE id = ?",
+            (text, now.isoformat(), latest["id"]),
+        )
+        return
+    db.execute(
+        "INSERT INTO workstation_draft_versions (run_id, text, saved_at) VALUES (?, ?, ?)",
+        (run_id, text, now.isoformat()),
+    )
+    db.execute(
+        """DELETE FROM workstation_draft_versions WHERE run_id = ? AND id NOT IN (
+               SELECT id FROM workstation_draft_versions WHERE run_id = ? ORDER BY id DESC LIMIT ?)""",
+        (run_id, run_id, VERSIONS_KEPT),
+    )
+
+
+def versions(database_file: Path, run_id: int) -> list[Version]:
+    """The kept states of the attorney's text of ``run_id``, newest first."""
+    db = connect(database_file)
+    try:
+        rows = db.execute(
+            "SELECT id, run_id, text, saved_at FROM workstation_draft_versions WHERE run_id = ? ORDER BY id DESC",
+            (run_id,),
+        ).fetchall()
+    finally:
+        db.close()
+    return [Version(r["id"], r["run_id"], r["text"], r["saved_at"]) for r in rows]
 
 
 def remember_run(db: sqlite3.Connection, run_id: int) -> None:
@@ -75,12 +152,16 @@ def load(database_file: Path, run_id: int) -> Saved | None:
     """The attorney's saved text of ``run_id``, or None when he has not edited it."""
     db = connect(database_file)
     try:
-        row = db.execute(
-            "SELECT run_id, text, cursor_row, cursor_col, saved_at FROM workstation_drafts WHERE run_id = ?",
-            (run_id,),
-        ).fetchone()
+        return _load(db, run_id)
     finally:
         db.close()
+
+
+def _load(db: sqlite3.Connection, run_id: int) -> Saved | None:
+    row = db.execute(
+        "SELECT run_id, text, cursor_row, cursor_col, saved_at FROM workstation_drafts WHERE run_id = ?",
+        (run_id,),
+    ).fetchone()
     if row is None:
         return None
     return Saved(row["run_id"], row["text"], (row["cursor_row"], row["cursor_col"]), row["saved_at"])

@@ -16,7 +16,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Select, Static
 from textual.worker import Worker
 
@@ -24,12 +23,13 @@ from corrections.model import StoredPair
 from corrections.redline import DELETE, INSERT, Redline
 from corrections.store import PairFilters
 from tui.corrections_dialogs import ConfirmScreen, ExportScreen
+from tui.key_order import RoomScreen
 from tui.screens import report_failed_worker
 
 STYLES = {DELETE: "strike red", INSERT: "underline bold green"}
 
 
-class CorrectionsScreen(Screen[None]):
+class CorrectionsScreen(RoomScreen):
     """Browse, exclude, delete and export correction pairs."""
 
     SUB_TITLE = "Corrections"

@@ -21,7 +21,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 from textual.worker import Worker, WorkerState
 
@@ -33,6 +32,7 @@ from backends.fleet.sweep_store import BestVariant, best_per_board
 from backends.fleet.telemetry import HostTelemetry, TelemetrySource
 from tui.dashboard_detail import DetailScreen
 from tui.dashboard_widgets import BackendLine, BoardCard, HostGroup
+from tui.key_order import RoomScreen
 from tui.screens import ErrorScreen
 from workspace.config import MIN_REFRESH_S, Board, Config
 from workspace.errors import ChambersError
@@ -75,7 +75,8 @@ def host_order(config: Config, sources: list[TelemetrySource]) -> list[str]:
     return hosts
 
 
-class DashboardScreen(Screen[None]):
+class DashboardScreen(RoomScreen):
+    FOOTER_FIRST = ("drafting", "details", "close")  # its notice sends him to F4
     BINDINGS = [
         Binding(
             "right,l",

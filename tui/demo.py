@@ -15,6 +15,7 @@ from textual.widgets import Select, Static, TextArea
 
 from backends.fleet.mission import MISSION_BOARDS, mission_telemetry
 from backends.local_server import LlamaServerProcess, ensure_demo_model, ensure_llama_server
+from evidence.guard import check_output
 from tui.demo_tour import DEMO_INSTRUCTIONS, DEMO_TASK, DemoTour
 from tui.drafting_screen import DraftingScreen
 from workspace.config import Backend, Config, Policy, Sampling, UiSettings, config_to_toml, load_config
@@ -48,6 +49,7 @@ def run_demo(paths: Paths) -> int:
     def progress(message: str) -> None:
         print(message, flush=True)
 
+    check_output(paths.database_file, paths.config_file, what="demo home (CHAMBERS_HOME)")
     from tui.commands.evidence import setup_demo_matter
 
     setup_demo_matter(paths)

@@ -25,6 +25,9 @@ PLANTED = "Calder was paid $52,000 (HPP-000004)."
 
 STEPS = {
     "ask": "Demo 1/6: the sample matter and a demand letter are filled in. Ctrl+G drafts on the local model.",
+    "running": "Demo: the run is going. The strip shows each stage, its server and speed; the draft streams "
+    "below. Ctrl+X stops it.",
+    "ended": "Demo: the run did not finish (the status line says why). Ctrl+G drafts again.",
     "stopped": "Demo: the gate found no basis in the records (a tiny model's guess). Ctrl+O goes on, with a reason.",
     "drafted": f"Demo 2/6: Ctrl+T edits the draft. Add the line '{PLANTED}' and press F6 to verify it.",
     "flagged": "Demo 3/6: the verifier blocks $52,000. Ctrl+T shows the marks, n jumps, Enter opens the evidence.",
@@ -46,10 +49,15 @@ class DemoTour:
         return STEPS[self.step]
 
     def advance(self, event: str, *, blocking: int = 0) -> str:
-        """Move on after ``event``: run-completed, run-stopped, verified, flag-opened, accepted, exported."""
-        if event == "run-stopped":
+        """Move on after ``event``: run-started, run-completed, run-stopped, run-ended, verified,
+        flag-opened, accepted, exported."""
+        if event == "run-started":  # a new run, first or not: the guide follows it
+            self.step, self.opened_a_flag, self.was_flagged = "running", False, False
+        elif event == "run-stopped":
             self.step = "stopped"
-        elif event == "run-completed" and self.step in ("ask", "stopped"):
+        elif event == "run-ended" and self.step == "running":
+            self.step = "ended"
+        elif event == "run-completed" and self.step in ("ask", "stopped", "running", "ended"):
             self.step = "drafted"
         elif event == "verified" and self.step in ("drafted", "flagged", "fix", "clean"):
             if blocking:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import threading
 import time
 from pathlib import Path
 
@@ -22,22 +23,32 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Header, OptionList, Select, Static, TextArea
 from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState
 
-from drafting.events import DraftDelta, PipelineEvent, RunEnded, StageFinished, StageProgress, StageStarted
+from drafting.events import (
+    DraftDelta,
+    PipelineEvent,
+    RunEnded,
+    StageFinished,
+    StageProgress,
+    StageStarted,
+    StageTokens,
+)
 from drafting.pipeline import Pipeline, PipelineOptions
 from drafting.runs import Run, RunStore
 from drafting.tasks import DRAFT, TASKS
 from drafting.verify import MatterIndex, Report, load_matter_index
 from evidence.matters import list_matters
 from tui import autosave
-from tui.drafting_dialogs import FlagScreen, ReasonScreen
+from tui.drafting_dialogs import ConfirmScreen, FlagScreen, ReasonScreen, gate_question
+from tui.drafting_editor import DraftEditor
+from tui.drafting_versions import Choice, VersionsScreen, choices
 from tui.drafting_view import FlagView, Strip, board_of, flag_line, flags_of, marked_lines, strip_from_run
 from tui.drafting_work import Exports, export_draft, first_change, override, redline_text, reverify
+from tui.key_order import RoomScreen
 from tui.screens import error_screen
 from workspace.audit import AuditLog
 from workspace.config import Config
@@ -52,10 +63,20 @@ FRAME_S = 1 / 30  # how often streamed text is appended to the view
 SPEED_EVERY_S = 0.25
 
 
-class DraftingScreen(Screen[None]):
+class DraftingScreen(RoomScreen):
     """Matter, task and instructions in; the pipeline strip, the streamed draft and its flags out."""
 
     SUB_TITLE = "Drafting"
+    FOOTER_FIRST = (
+        "run",
+        "cancel_run",
+        "go_on",
+        "toggle_editor",
+        "verify_now",
+        "redline",
+        "accept",
+        "export",
+    )
 
     BINDINGS = [
         Binding("ctrl+g", "run", "Draft", id="drafting.run", priority=True,
@@ -64,9 +85,9 @@ class DraftingScreen(Screen[None]):
                 tooltip="Stop the run; the partial draft is kept and the run can be resumed"),
         Binding("ctrl+o", "go_on", "Past gate", id="drafting.go_on", priority=True,
                 tooltip="The gate found no basis: go on anyway, with a written reason (recorded)"),
-        Binding("n", "next_flag", "Next flag", id="drafting.next_flag",
+        Binding("n", "next_flag", "Next flag", id="drafting.next_flag", show=False,
                 tooltip="Jump to the next flag in the draft"),
-        Binding("N", "previous_flag", "Prev flag", id="drafting.previous_flag",
+        Binding("N", "previous_flag", "Prev flag", id="drafting.previous_flag", show=False,
                 tooltip="Jump to the previous flag in the draft"),
         Binding("ctrl+t", "toggle_editor", "Edit", id="drafting.edit", priority=True,
                 tooltip="Edit the draft (Ctrl+Z undoes, Ctrl+Y redoes); Ctrl+T again shows it marked with its flags"),
@@ -80,8 +101,10 @@ class DraftingScreen(Screen[None]):
                 tooltip="Export your text as Markdown and Word, and your edits as a Word redline with tracked changes (refused while a blocking flag is neither fixed nor overridden)"),
         Binding("ctrl+n", "inspect_context", "Context", id="drafting.context", priority=True,
                 tooltip="The context inspector: each stage's exact messages, every chunk with its provenance"),
-        Binding("ctrl+e", "instructions", "Instructions", id="drafting.instructions",
+        Binding("ctrl+e", "instructions", "Instructions", id="drafting.instructions", show=False,
                 tooltip="Go to the instructions box"),
+        Binding("ctrl+r", "versions", "Versions", id="drafting.versions", priority=True,
+                tooltip="Earlier states of your text (kept as you edit): Enter puts one back, Ctrl+Z undoes that"),
     ]  # fmt: skip
 
     def __init__(
@@ -121,6 +144,9 @@ class DraftingScreen(Screen[None]):
         self._words_above = 0  # in the pieces dropped while streaming (a line at the top says so)
         self._heap_frozen = False
         self._indexes: dict[str, MatterIndex] = {}  # the verifier's view of each matter, see _matter_index
+        self._editor_run: int | None = None  # whose working copy the editor holds, see _open_editor
+        self._restored = False  # the editor was opened by reopening the run, not by Ctrl+T
+        self._save_lock = threading.Lock()
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
@@ -138,7 +164,7 @@ class DraftingScreen(Screen[None]):
                     yield Static("", id="ws-draft")
                 yield Vertical(id="ws-marked")
                 yield Static("", id="ws-redline", markup=False)
-            yield TextArea(id="ws-editor", soft_wrap=True)
+            yield DraftEditor(id="ws-editor", soft_wrap=True)
             yield OptionList(id="ws-flags")
         yield Static("Pick a matter and a task, write the instructions, Ctrl+G drafts.", id="ws-status")
         yield Footer()
@@ -191,10 +217,43 @@ class DraftingScreen(Screen[None]):
         if not isinstance(matter, str):
             self.set_status("Pick a matter first.")
             return
-        if any(w.group == "pipeline" and w.is_running for w in self.workers):
+        if self.running():
             self.set_status("A run is going; Ctrl+X stops it.")
             return
+        self._leave_working_copy()
         self.start_run(matter, str(task), instructions)
+
+    def running(self) -> bool:
+        return any(w.group == "pipeline" and w.is_running for w in self.workers)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Stop shows only while a run goes, Past gate only when the gate stopped one: the footer at 80
+        columns keeps room for the keys that work now (F1 lists them all)."""
+        if action == "cancel_run":
+            return self.running()
+        if action == "go_on":
+            return self.run_record is not None and self.run_record.status == "stopped"
+        return True
+
+    def _busy(self) -> bool:
+        """While a run writes the draft, the keys that read or change the shown draft wait for it."""
+        if self.running():
+            self.set_status("A run is writing the draft: wait for it to finish, or Ctrl+X stops it.")
+            return True
+        return False
+
+    def _leave_working_copy(self) -> None:
+        """Before the pane shows another run: save the attorney's text of this one under this run's id
+        (not the next run's), and empty the editor, so one pane never holds two runs' text."""
+        for timer in (self._save_timer, self._verify_timer):
+            if timer is not None:
+                timer.stop()
+        self._autosave()
+        editor = self.query_one("#ws-editor", TextArea)
+        editor.display = False
+        self.query_one("#ws-redline").display = False
+        self.query_one("#ws-draft-scroll").display = True
+        self._editor_run = None
 
     @work(exclusive=True, group="pipeline", exit_on_error=False)
     async def start_run(self, matter: str, task: str, instructions: str) -> None:
@@ -215,6 +274,8 @@ class DraftingScreen(Screen[None]):
 
     async def _execute(self, pipe: Pipeline, run: Run) -> None:
         self.flags, self.current, self.draft_text, self._pending = [], None, "", []
+        self.run_record = None  # until the run is loaded again: the keys that act on a run wait for it
+        self.reached("run-started")
         self.strip = strip_from_run(self.config, run)
         self._show_strip()
         self.query_one("#ws-flags", OptionList).clear_options()
@@ -249,6 +310,19 @@ class DraftingScreen(Screen[None]):
                 self._last_speed = now
                 rate = (self._tokens - 1) / (now - self._first_token_at)
                 self.strip.get(DRAFT).speed = f"{self._tokens} tok, {rate:.1f} tok/s"
+                self._show_strip()
+        elif isinstance(event, StageTokens):
+            # The router, gate and reviewer write JSON without showing it: the count says they are writing.
+            now = time.perf_counter()
+            if event.tokens == 1:
+                self._first_token_at = now
+            if now - self._last_speed >= SPEED_EVERY_S or event.tokens == 1:
+                self._last_speed = now
+                elapsed = now - self._first_token_at
+                speed = (
+                    f", {(event.tokens - 1) / elapsed:.1f} tok/s" if elapsed > 0 and event.tokens > 1 else ""
+                )
+                self.strip.get(event.stage).speed = f"writing: {event.tokens} tok{speed}"
                 self._show_strip()
         elif isinstance(event, StageProgress):
             # A long prompt on a busy server reads for a minute or more: the strip says how far it is.
@@ -356,9 +430,10 @@ class DraftingScreen(Screen[None]):
 
         def go(reason: str | None) -> None:
             if reason:
+                self._leave_working_copy()
                 self.go_on_past_gate(run.id, reason)
 
-        self.app.push_screen(ReasonScreen("Why go on although the gate found no basis?"), go)
+        self.app.push_screen(ReasonScreen(gate_question(run)), go)
 
     @work(exclusive=True, group="pipeline", exit_on_error=False)
     async def go_on_past_gate(self, run_id: int, reason: str) -> None:
@@ -386,6 +461,7 @@ class DraftingScreen(Screen[None]):
 
     def _show_loaded(self, run: Run, saved: autosave.Saved | None = None) -> None:
         self.run_record, self.run_id = run, run.id
+        self.refresh_bindings()  # Past gate shows when the gate stopped this run
         self._indexes = {}
         if run.matter not in self.matters:
             self._show_matters([*self.matters, run.matter])
@@ -410,11 +486,17 @@ class DraftingScreen(Screen[None]):
             self._render_marked()
         if run.status in ("completed", "stopped"):
             self.reached(f"run-{run.status}")
+        elif run.status != "created":
+            self.reached("run-ended")  # failed, refused or cancelled: the guide says so, not the step before
         if saved is not None:
             self.draft_text = saved.text
             self._open_editor(saved.cursor)
+            self._restored = True
             self.action_verify_now()
-            self.set_status(f"Run {run.id} reopened with your edits of {saved.saved_at[:19]} (verifying ...)")
+            self.set_status(
+                f"Run {run.id} reopened in the editor with your edits of {saved.saved_at[:19]} (verifying ...). "
+                "Ctrl+R lists earlier versions."
+            )
             self.runs_finished += 1
             return
         blocking = sum(f.blocking for f in self.flags)
@@ -477,6 +559,14 @@ class DraftingScreen(Screen[None]):
                 self.override_flag(self.run_record, self.draft_text, flag.key, reason)
 
         def after(answer: str | None) -> None:
+            if answer == "read" and self.run_record is not None and flag.evidence:
+                pointer = flag.evidence[0]
+                self.read_evidence(
+                    self.run_record.matter,
+                    str(pointer.get("file", "")),
+                    int(pointer.get("page") or 0),
+                    flag.text,
+                )
             if answer == "override":
                 self.app.push_screen(
                     ReasonScreen(f"Why may {flag.text!r} stand? ({flag.message})"), reason_given
@@ -484,6 +574,20 @@ class DraftingScreen(Screen[None]):
 
         self.app.push_screen(FlagScreen(flag), after)
         self.reached("flag-opened")
+
+    @work(thread=True, exclusive=True, group="read", exit_on_error=False)
+    def read_evidence(self, matter: str, file_name: str, page_no: int, words: str) -> None:
+        from evidence.pages import find_page
+        from tui.evidence_views import ReadingScreen, page_body, page_heading, page_subtitle
+
+        view = find_page(self.database_file, matter, file_name, page_no)
+        if view is None:
+            self.app.call_from_thread(
+                self.set_status, f"{file_name}, page {page_no} is no longer in the index."
+            )
+            return
+        screen = ReadingScreen(page_heading(view, view.path), page_subtitle(view), page_body(view, words))
+        self.app.call_from_thread(self.app.push_screen, screen)
 
     @work(thread=True, exclusive=True, group="verify", exit_on_error=False)
     def override_flag(self, run: Run, text: str, key: str, reason: str) -> None:
@@ -494,10 +598,18 @@ class DraftingScreen(Screen[None]):
 
     def action_toggle_editor(self) -> None:
         editor = self.query_one("#ws-editor", TextArea)
+        if self._busy():
+            return
         if self.run_record is None:
             self.set_status("There is no draft to edit yet.")
             return
         self.query_one("#ws-redline").display = False
+        if editor.display and (self._restored or self.app.focused is not editor):
+            # Reopened after a crash (or the focus wandered off): he presses Ctrl+T to edit, so it edits.
+            self._restored = False
+            editor.focus()
+            self.set_status("Editing your text. Ctrl+T again shows it marked with its flags.")
+            return
         if editor.display:
             editor.display = False
             self.query_one("#ws-draft-scroll").display = True
@@ -509,9 +621,14 @@ class DraftingScreen(Screen[None]):
             self._open_editor(None)
 
     def _open_editor(self, cursor: tuple[int, int] | None) -> None:
+        """Show the editor. It is loaded only when it holds no text of this run: between Ctrl+T presses
+        and screen switches it keeps its own text and undo history, and that text is the working copy."""
         editor = self.query_one("#ws-editor", TextArea)
-        if editor.text != self.draft_text:
-            editor.load_text(self.draft_text)  # a fresh undo history: undo stops at the model's draft
+        if self._editor_run != self.run_id:
+            editor.load_text(self.draft_text)  # a fresh undo history: undo stops at the text loaded
+            self._editor_run = self.run_id
+        elif editor.text != self.draft_text:
+            self.draft_text = editor.text
         self.query_one("#ws-draft-scroll").display = False
         editor.display = True
         if cursor is not None:
@@ -520,8 +637,9 @@ class DraftingScreen(Screen[None]):
 
     @on(TextArea.Changed, "#ws-editor")
     def edited(self, event: TextArea.Changed) -> None:
-        if event.text_area.text == self.draft_text:
+        if event.text_area.text == self.draft_text or self._editor_run != self.run_id:
             return
+        self._restored = False
         self.draft_text = event.text_area.text
         now = time.monotonic()
         if self._dirty_since is None:
@@ -543,14 +661,25 @@ class DraftingScreen(Screen[None]):
         self.save_draft(self.run_id, self.draft_text, cursor)
 
     @work(thread=True, group="autosave", exit_on_error=False)
-    def save_draft(self, run_id: int, text: str, cursor: tuple[int, int]) -> None:
-        autosave.save(self.database_file, run_id, text, cursor)
-        self.app.call_from_thread(self._saved)
+    def save_draft(self, run_id: int, text: str, cursor: tuple[int, int], new_version: bool = False) -> None:
+        with self._save_lock:  # one save at a time: two never interleave their reads and writes
+            replaced = autosave.save(
+                self.database_file, run_id, text, cursor, new_version=new_version, previous=self.model_draft
+            )
+        self.app.call_from_thread(self._saved, replaced)
 
-    def _saved(self) -> None:
+    def _saved(self, replaced: str | None) -> None:
         self.saves += 1
+        if replaced is not None:
+            words = len(replaced.split())
+            self.set_status(
+                f"Saved your text, now {'empty' if not self.draft_text.strip() else 'much shorter'}: "
+                f"the {words:,} words before are kept. Ctrl+Z undoes, Ctrl+R lists the versions."
+            )
 
     def action_verify_now(self) -> None:
+        if self._busy():
+            return
         if self.run_record is None:
             self.set_status("There is no draft to verify yet.")
             return
@@ -586,6 +715,44 @@ class DraftingScreen(Screen[None]):
         self.set_status(f"Verified: {len(flags)} flags, {blocking} blocking.")
         self.reached("verified", blocking=blocking)
 
+    def action_versions(self) -> None:
+        if self._busy():
+            return
+        if self.run_record is None or self.run_id is None:
+            self.set_status("There is no draft yet, so no versions of it.")
+            return
+        # What is in the editor now is saved first, so it is the newest version listed.
+        unsaved = self.draft_text if self._dirty_since is not None else None
+        self._dirty_since = None
+        cursor = self.query_one("#ws-editor", TextArea).cursor_location
+        self.list_versions(self.run_id, self.model_draft, unsaved, cursor)
+
+    @work(thread=True, exclusive=True, group="versions", exit_on_error=False)
+    def list_versions(
+        self, run_id: int, model_draft: str, unsaved: str | None, cursor: tuple[int, int]
+    ) -> None:
+        with self._save_lock:
+            if unsaved is not None:
+                autosave.save(self.database_file, run_id, unsaved, cursor)
+            kept = autosave.versions(self.database_file, run_id)
+        self.app.call_from_thread(self._pick_version, run_id, choices(kept, model_draft))
+
+    def _pick_version(self, run_id: int, listed: list[Choice]) -> None:
+        def chosen(text: str | None) -> None:
+            if text is None or run_id != self.run_id:
+                return
+            self._open_editor(None)
+            editor = self.query_one("#ws-editor", TextArea)
+            if text == editor.text:
+                self.set_status("That version is the text you have.")
+                return
+            editor.replace(text, (0, 0), editor.document.end)  # one edit: Ctrl+Z takes it back
+            self._dirty_since = None
+            self.save_draft(run_id, text, editor.cursor_location, new_version=True)
+            self.set_status("Version put back. Ctrl+Z undoes that; Ctrl+R lists the versions again.")
+
+        self.app.push_screen(VersionsScreen(listed), chosen)
+
     # --- redline, accept, export ---
 
     def action_redline(self) -> None:
@@ -595,8 +762,13 @@ class DraftingScreen(Screen[None]):
             self.query_one("#ws-marked").display = True
             self._render_marked()
             return
+        if self._busy():
+            return
         if self.run_record is None:
             self.set_status("There is no draft yet.")
+            return
+        if self.draft_text == self.model_draft:
+            self.set_status("No changes yet: your text is the model's draft. Ctrl+T edits it.")
             return
         self.show_redline(self.model_draft, self.draft_text)
 
@@ -633,6 +805,8 @@ class DraftingScreen(Screen[None]):
         return [f for f in self.flags if f.blocking]
 
     def action_accept(self) -> None:
+        if self._busy():
+            return
         if self.run_record is None:
             self.set_status("There is no draft to accept yet.")
             return
@@ -652,6 +826,8 @@ class DraftingScreen(Screen[None]):
         self.reached("accepted")
 
     def action_export(self) -> None:
+        if self._busy():
+            return
         if self.run_record is None:
             self.set_status("There is no draft to export yet.")
             return
@@ -662,7 +838,23 @@ class DraftingScreen(Screen[None]):
                 "Fix it (F6 verifies) or open it (Enter) and override it with a reason (o)."
             )
             return
-        self.export(self.run_record, self.model_draft, self.draft_text)
+        run, draft, text = self.run_record, self.model_draft, self.draft_text
+        doubt = (
+            "Your text is empty." if not text.strip()
+            else f"This run ended {run.status}: the draft is not finished." if run.status != "completed"
+            else ""
+        )  # fmt: skip
+        if not doubt:
+            self.export(run, draft, text)
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.export(run, draft, text)
+            else:
+                self.set_status("Nothing exported.")
+
+        self.app.push_screen(ConfirmScreen(f"{doubt} Export it anyway? (y/n)"), answered)
 
     @work(thread=True, exclusive=True, group="export", exit_on_error=False)
     def export(self, run: Run, draft: str, text: str) -> None:
@@ -679,8 +871,8 @@ class DraftingScreen(Screen[None]):
         self.reached("exported")
 
     def reached(self, step: str, *, blocking: int = 0) -> None:
-        """A step of the loop happened: run-completed, run-stopped, verified, flag-opened, accepted,
-        exported. Nothing listens here; the demo's screen does (its guide line moves on)."""
+        """A step of the loop happened: run-started, run-completed, run-stopped, run-ended, verified,
+        flag-opened, accepted, exported. Nothing listens here; the demo's screen does (its guide line moves on)."""
 
     def action_inspect_context(self) -> None:
         from tui.context_inspector import ContextScreen
@@ -699,6 +891,8 @@ class DraftingScreen(Screen[None]):
         self.query_one("#ws-status", Static).update(text)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group == "pipeline":
+            self.refresh_bindings()  # Stop comes and goes with the run
         if event.state is not WorkerState.ERROR:
             return
         event.stop()

@@ -13,6 +13,7 @@ from rich.text import Text
 
 from drafting.runs import Run
 from drafting.tasks import STAGE_LABELS
+from drafting.timings import rate
 from workspace.config import Config
 
 # Severity words of the verifier (block, warn) and the reviewer (high, medium, low), by weight.
@@ -155,12 +156,14 @@ class Strip:
         icons = {"waiting": "·", "running": "▶", "completed": "✓", "refused": "✗", "failed": "✗",
                  "cancelled": "■", "interrupted": "■", "stopped": "■"}  # fmt: skip
         out = Text()
+        # As wide as the longest backend name (up to 16): "demo-smollm2" cut to "demo-smoll" reads as another.
+        width = min(16, max([10, *(len(s.backend) for s in self.stages)]))
         for i, s in enumerate(self.stages):
             if i:
                 out.append("\n")
             style = {"running": "bold", "refused": "bold red", "failed": "bold red"}.get(s.state, "")
             out.append(f"{icons.get(s.state, '?')} {STAGE_LABELS.get(s.stage, s.stage):<18.18} ", style=style)
-            out.append(f"{s.backend:<10.10} {s.board:<8.8} {s.state:<10} {s.speed}")
+            out.append(f"{s.backend:<{width}.{width}} {s.board:<8.8} {s.state:<10} {s.speed}")
         return out
 
 
@@ -184,7 +187,13 @@ def strip_from_run(config: Config, run: Run) -> Strip:
 
 
 def pp_tg(timings: dict[str, Any] | None) -> str:
+    """``cached 2,650 tok, PP 410 TG 45 tok/s``: what came from the prompt cache, and rates only where
+    tokens were processed over measurable time (a cached prompt's "PP 0 tok/s" is no speed at all)."""
     if not timings:
         return ""
-    pp, tg = timings.get("prompt_per_second"), timings.get("predicted_per_second")
-    return f"PP {pp or 0:.0f} TG {tg or 0:.0f} tok/s"
+    pp = rate(timings.get("prompt_n"), timings.get("prompt_ms"))
+    tg = rate(timings.get("predicted_n"), timings.get("predicted_ms"))
+    rates = " ".join(f"{name} {value:.0f}" for name, value in (("PP", pp), ("TG", tg)) if value is not None)
+    cached = int(timings.get("cache_n") or 0)
+    parts = [f"cached {cached:,} tok"] if cached else []
+    return ", ".join(parts + ([f"{rates} tok/s"] if rates else []))

@@ -78,16 +78,28 @@ class Exports:
     redline: Path
 
 
+def export_files(folder: Path, stem: str) -> Exports:
+    """The first set of names none of whose files exist: ``stem``, then ``stem-v2``, ``stem-v3``...
+
+    A second export of a run never overwrites the first: each is a version he may already have sent.
+    """
+    version = 1
+    while True:
+        name = stem if version == 1 else f"{stem}-v{version}"
+        files = Exports(folder / f"{name}.md", folder / f"{name}.docx", folder / f"{name}-redline.docx")
+        if not any(f.exists() for f in (files.markdown, files.docx, files.redline)):
+            return files
+        version += 1
+
+
 def export_draft(
     database_file: Path, run: Run, draft: str, final: str, template: Path | None = None
 ) -> Exports:
     """Write the attorney's text as Markdown and Word, and his edits of the model's draft as a Word
     redline (tracked changes), then register the text as chambers' output so it never returns as
-    evidence. An empty text exports as empty documents: he may mean to start the document by hand.
+    evidence. An empty text exports as empty documents when he says so (the screen asks first).
     ``template`` is his pleading template, whose styles and page set-up the Word files take."""
-    folder = database_file.parent / "exports"
-    stem = f"run-{run.id}-{run.task_type}"
-    files = Exports(folder / f"{stem}.md", folder / f"{stem}.docx", folder / f"{stem}-redline.docx")
+    files = export_files(database_file.parent / "exports", f"run-{run.id}-{run.task_type}")
     title = export_title(run.task_type, run.matter)
     clean = clean_docx(final, title=title, template=template)
     marked = redline_docx(draft, final, title=f"{title} (redline)", template=template)

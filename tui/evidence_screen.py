@@ -20,7 +20,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, OptionList, Select, Static
 from textual.widgets.option_list import Option
 from textual.worker import Worker
@@ -30,6 +29,7 @@ from evidence.matters import Matter
 from evidence.pages import DocumentEntry, shown_path
 from evidence.search import SearchHit
 from tui.evidence_views import ReadingScreen, document_text, hit_text, page_body, page_heading, page_subtitle
+from tui.key_order import RoomScreen
 from tui.screens import report_failed_worker
 
 NO_MATTERS = (
@@ -39,7 +39,7 @@ NO_MATTERS = (
 SEARCH_LIMIT = 50
 
 
-class EvidenceScreen(Screen[None]):
+class EvidenceScreen(RoomScreen):
     """Full-text search over a matter's primary sources, with its documents and its provenance audit."""
 
     SUB_TITLE = "Evidence"

@@ -17,12 +17,12 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, ProgressBar, Select, Static
 from textual.worker import Worker
 
 from exhibits.sources import MatterPdf, matter_names, matter_pdfs
 from exhibits.stamp import Progress
+from tui.key_order import RoomScreen
 from tui.screens import report_failed_worker
 
 ACTIONS = [("Bates production", "stamp"), ("Binder with Bates", "bind-bates"), ("Binder", "bind")]
@@ -37,7 +37,7 @@ class Job:
     out_root: Path
 
 
-class ExhibitsScreen(Screen[None]):
+class ExhibitsScreen(RoomScreen):
     """Bates productions and binders from a matter's indexed PDFs."""
 
     SUB_TITLE = "Exhibits"
@@ -87,11 +87,15 @@ class ExhibitsScreen(Screen[None]):
         docs = self.query_one("#exhibits-documents", DataTable)
         # Fixed widths: auto widths were settled by whichever update came first, so the screen differed
         # from run to run.
-        for label, width in (("Document", 17), ("Pages", 5), ("Stamp", 9)):
+        # The names take what the terminal gives beyond 80 columns; a Bates number is never cut (HPP-000001).
+        wider = max(0, self.app.size.width - 80) // 2
+        stamp = 10 + min(3, wider)  # HPP-000001 at 80 columns, a longer prefix's number when there is room
+        for label, width in (("Document", 17 + wider - (stamp - 10)), ("Pages", 5), ("Stamp", stamp)):
             docs.add_column(label, width=width)
         chosen = self.query_one("#exhibits-chosen", DataTable)
-        for label, width in (("#", 2), ("Exhibit", 22), ("Pages", 5)):
+        for label, width in (("#", 2), ("Exhibit", 22 + wider), ("Pages", 5)):
             chosen.add_column(label, width=width)
+        docs.focus()  # not the matter's drop-down, which Down would open
         self.load_matters()
 
     # --- loading ------------------------------------------------------------------
@@ -192,12 +196,22 @@ class ExhibitsScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="exhibits-run", exit_on_error=False)
     def run_job(self, job: Job, dry_run: bool) -> None:
+        from exhibits.errors import AlreadyStamped
         from exhibits.jobs import run_exhibit_job
 
-        lines = run_exhibit_job(self.database_file, job.action, job.matter, [d.path for d in job.exhibits],
-                                [d.title for d in job.exhibits], job.prefix, job.out_root, dry_run=dry_run,
-                                progress=lambda p: self.app.call_from_thread(self._show_progress, p),
-                                stamp=datetime.now().strftime("%Y%m%d-%H%M%S"))  # fmt: skip
+        try:
+            lines = run_exhibit_job(self.database_file, job.action, job.matter, [d.path for d in job.exhibits],
+                                    [d.title for d in job.exhibits], job.prefix, job.out_root, dry_run=dry_run,
+                                    progress=lambda p: self.app.call_from_thread(self._show_progress, p),
+                                    stamp=datetime.now().strftime("%Y%m%d-%H%M%S"))  # fmt: skip
+        except AlreadyStamped as exc:
+            # Its message names the command line's --restamp, which this screen has no way to pass.
+            message = exc.message.replace(
+                "or pass --restamp to stamp it again anyway.",
+                "or take this document off the list (x). To stamp over the old stamp anyway, use the "
+                "command line: chambers exhibits stamp --restamp.",
+            )
+            raise AlreadyStamped(message) from exc
         self.app.call_from_thread(self._show_plan, lines, dry_run)
 
     def _show_progress(self, progress: Progress) -> None:

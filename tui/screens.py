@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
@@ -46,25 +47,44 @@ class ErrorScreen(ModalScreen[None]):
 
 
 class HelpScreen(ModalScreen[None]):
-    """Lists every key binding of the app with its description."""
+    """The keys, in sections: this screen's first, then the focused box's, then those that work everywhere.
+
+    It scrolls (up/down, page up/down) when the list is longer than the terminal.
+    """
 
     BINDINGS = [
-        Binding("escape", "close", "Close", id="help.close"),
+        Binding("escape", "close", "Back", id="help.close"),
         Binding("f1", "close", "Close", id="help.close_f1", show=False),
         Binding("q", "close", "Close", id="help.close_q", show=False),
     ]
 
-    def __init__(self, rows: list[tuple[str, str]]) -> None:
+    def __init__(self, sections: list[tuple[str, list[tuple[str, str]]]]) -> None:
         super().__init__()
-        self.rows = rows
+        self.sections = sections
+
+    @property
+    def rows(self) -> list[tuple[str, str]]:
+        return [row for _, rows in self.sections for row in rows]
 
     def compose(self) -> ComposeResult:
-        width = max((len(k) for k, _ in self.rows), default=4)
-        lines = [f"{key:<{width}}  {description}" for key, description in self.rows]
+        width = min(18, max((len(k) for k, _ in self.rows), default=4))
+        text = Text()
+        for number, (heading, rows) in enumerate(self.sections):
+            if number:
+                text.append("\n")
+            text.append(heading + "\n", style="bold underline")
+            for key, description in rows:
+                text.append(f"{key:<{width}}", style="bold")
+                text.append(f"  {description}\n")
+        text.rstrip()
         with Vertical(id="help-box"):
-            yield Static("Keys", id="help-title")
-            yield Static("\n".join(lines), id="help-keys", markup=False)
-            yield Static("Esc closes this help.", id="help-foot")
+            yield Static("Keys (up/down scroll)", id="help-title")
+            with VerticalScroll(id="help-scroll"):
+                yield Static(text, id="help-keys")
+            yield Static("Esc or F1 closes this help.", id="help-foot")
+
+    def on_mount(self) -> None:
+        self.query_one("#help-scroll", VerticalScroll).focus()
 
     def action_close(self) -> None:
         self.dismiss()

@@ -17,12 +17,12 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Footer, Header, Label, Select, Static
 from textual.worker import Worker, WorkerState
 
 from backends.policy import check_backend, classify_url
 from themes import DEFAULT_THEME, THEMES
+from tui.key_order import RoomScreen
 from tui.screens import ErrorScreen
 from workspace.config import ROLES, Backend, Config
 from workspace.config_edit import Saved, assign_roles, update_config_file, with_theme
@@ -75,7 +75,7 @@ def save_settings(file: Path, assignments: Mapping[str, str | None], theme: str)
     return update_config_file(file, change)
 
 
-class SettingsScreen(Screen[None]):
+class SettingsScreen(RoomScreen):
     CSS_PATH = "settings_screen.tcss"  # its own file: chambers.tcss is shared by every screen
     BINDINGS = [
         Binding(

@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 import idna
 
 MAX_NESTING = 32  # far deeper than any chambers config; tomllib recurses per level
+_NETLOC = re.compile(r"(\[[^\[\]]+\]|[^\[\]:@]+)(:[0-9]{1,5})?")
 _LABEL = re.compile(r"^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$")
 # An operator's network broader than this is not an office network but most of the internet.
 MIN_PREFIX = {4: 8, 6: 16}
@@ -42,6 +43,8 @@ def url_problem(url: str, *, base: bool = True) -> str | None:
         return "it carries a user name or password; chambers does not send credentials in a URL"
     if base and (parts.query or parts.fragment or url.endswith(("?", "#"))):
         return "a server address takes no ?query or #fragment"
+    if not _NETLOC.fullmatch(parts.netloc):  # urlsplit forgives what httpx refuses: "[::1]0:80", "h:"
+        return "expected host:port after the scheme, such as 127.0.0.1:8080 or [fd00::1]:8080"
     host = parts.hostname or ""
     problem = _host_problem(host, bracketed=parts.netloc.startswith("["))
     if problem:

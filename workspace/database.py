@@ -299,6 +299,25 @@ def m301_exhibits_bates_registry(db: sqlite3.Connection) -> None:
 
 
 @migration
+def m310_exhibits_pending_productions(db: sqlite3.Connection) -> None:
+    """A production's numbers are reserved 'pending' while its files are written, 'written' once every
+    temporary file is complete, 'done' once renamed into place; a restart finishes or rolls back the rest."""
+    db.execute("ALTER TABLE exhibits_productions ADD COLUMN state TEXT NOT NULL DEFAULT 'done'")
+    db.execute("ALTER TABLE exhibits_productions ADD COLUMN owner_pid INTEGER")
+    db.execute(
+        """
+        CREATE TABLE exhibits_production_files (
+            id INTEGER PRIMARY KEY,
+            production_id INTEGER NOT NULL REFERENCES exhibits_productions(id) ON DELETE CASCADE,
+            temp_path TEXT NOT NULL,
+            final_path TEXT NOT NULL,
+            sha256 TEXT
+        )
+        """
+    )
+
+
+@migration
 def m302_exhibits_redaction_log(db: sqlite3.Connection) -> None:
     """What each redaction removed, where and why: keyed hashes of the text, never the text itself."""
     db.execute(
@@ -628,3 +647,19 @@ def m211_fleet_agreement(db: sqlite3.Connection) -> None:
         """
     )
     db.execute("CREATE INDEX agreement_candidate ON agreement_results(candidate_file, id)")
+
+
+@migration
+def m710_workstation_draft_versions(db: sqlite3.Connection) -> None:
+    """Earlier states of the attorney's edited text of a run, so a deletion or a bad edit can be taken back."""
+    db.execute(
+        """
+        CREATE TABLE workstation_draft_versions (
+            id INTEGER PRIMARY KEY,
+            run_id INTEGER NOT NULL REFERENCES drafting_runs(id),
+            text TEXT NOT NULL,
+            saved_at TEXT NOT NULL
+        )
+        """
+    )
+    db.execute("CREATE INDEX workstation_draft_versions_run ON workstation_draft_versions (run_id, id)")

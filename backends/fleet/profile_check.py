@@ -7,12 +7,17 @@ count, another llama.cpp build. The doctor names each difference.
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 
 from backends.fleet.profiles import LaunchProfile
 from backends.fleet.topology_lint import Finding
 from backends.native import Props
+
+_VERSION = re.compile(
+    r"version:\s*(?P<number>\S+)\s*\((?:build\s+(?P<build>\d+),\s*commit\s+(?P<commit>[^)\s]+)|(?P<hash>[^)\s]+))\)"
+)
 
 
 def binary_build(binary: Path) -> str | None:
@@ -23,12 +28,18 @@ def binary_build(binary: Path) -> str | None:
         )
     except (OSError, subprocess.TimeoutExpired):
         return None
-    for line in (result.stdout + result.stderr).splitlines():
-        # "version: 7000 (abc1234)" -> the server's /props build_info is "b7000-abc1234"
-        if line.startswith("version:"):
-            number, _, commit = line.removeprefix("version:").strip().partition(" ")
-            return f"b{number}-{commit.strip('()')}" if commit else f"b{number}"
-    return None
+    return build_from_version_text(result.stdout + result.stderr)
+
+
+def build_from_version_text(text: str) -> str | None:
+    """``--version`` output -> the server's ``build_info``: "version: 7000 (abc1234)" is "b7000-abc1234",
+    "version: 0.6.0-dev (build 0, commit unknown)" is "b0-unknown"."""
+    match = _VERSION.search(text)
+    if match is None:
+        return None
+    if match.group("build") is not None:
+        return f"b{match.group('build')}-{match.group('commit')}"
+    return f"b{match.group('number')}-{match.group('hash')}"
 
 
 def props_differences(profile: LaunchProfile, props: Props, expected_build: str | None) -> list[str]:

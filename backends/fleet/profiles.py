@@ -24,7 +24,7 @@ from workspace.config import Board, Config, ConfigError
 SEED_SAMPLING = {"temperature": 0.7, "repeat_penalty": 1.2, "min_p": 0.01, "top_p": 0.95, "top_k": 40}
 SAMPLING_FLAGS = {"temperature": "--temp", "repeat_penalty": "--repeat-penalty", "min_p": "--min-p",
                   "top_p": "--top-p", "top_k": "--top-k"}  # fmt: skip
-SPLIT_MODES = ("none", "layer", "row")
+SPLIT_MODES = ("none", "layer", "row", "tensor")
 CACHE_TYPES = ("f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "iq4_nl", "q5_0", "q5_1")
 FLASH_ATTN = ("on", "off", "auto")
 DEFAULT_PORT = 8080

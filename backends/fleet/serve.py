@@ -27,8 +27,10 @@ from typing import IO
 
 import httpx
 
+from backends.endpoint import Endpoint, sync_client
 from backends.fleet.profiles import LaunchProfile, command, environment
 from backends.fleet.telemetry import HostTelemetry
+from workspace.config import Policy
 from workspace.errors import ChambersError
 
 STOP_GRACE_S = 10.0
@@ -77,6 +79,15 @@ def check_split(
             "over PCIe on every token. Put it on one board, or pass --allow-split 'REASON' to start it anyway."
         )
     return f"Split allowed for '{profile.name}' ({'; '.join(problems)}): {allow_reason.strip()}"
+
+
+def check_model_file(profile: LaunchProfile) -> None:
+    """A missing model file is said before a server is started (and fails minutes later, deep in its log)."""
+    if not Path(profile.model).is_file():
+        raise ServeFailed(
+            f"Profile '{profile.name}' names the model {profile.model}, which is not a file here. "
+            "Fix its `model` in the config (a path relative to the config file's folder also works)."
+        )
 
 
 def server_environment(profile: LaunchProfile) -> dict[str, str]:
@@ -137,7 +148,10 @@ class ForegroundServer:
     def _wait_healthy(self, within_s: float, on_healthy: Callable[[str], None] | None) -> None:
         assert self.process is not None
         deadline = time.monotonic() + within_s
-        with httpx.Client(timeout=2.0, trust_env=False) as client:
+        # Our own child on one of this machine's addresses, asked only for /health: no client text goes
+        # there, so the local-only question does not arise; it still goes by the endpoint layer.
+        own = Endpoint(f"profile '{self.profile.name}'", self.url, Policy(local_only=False)).check()
+        with sync_client(2.0) as client:
             while time.monotonic() < deadline and not self._stopping.is_set():
                 if self.process.poll() is not None:
                     raise ServeFailed(
@@ -145,7 +159,7 @@ class ForegroundServer:
                         f"{self.process.returncode} while starting; its output is above and in {self.log_file}."
                     )
                 try:
-                    if client.get(self.url + "/health").status_code == 200:
+                    if client.get(self.url + "/health", extensions=own.extensions()).status_code == 200:
                         if on_healthy is not None:
                             on_healthy(self.url)
                         return

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import re
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -149,16 +150,17 @@ class ProfileServer(LlamaServerProcess):
         return command(self.profile, self.binary)
 
 
+_LOG_PREFIX = re.compile(r"^\d+\.\d+\.\d+\.\d+ [A-Z] ")  # llama.cpp's "0.01.079.419 E " timestamp and level
+_ERROR_WORDS = ("error", "failed", "invalid", "out of memory")
+
+
 def load_error(log_text: str) -> str:
-    """The server's own reason for not loading: its last error lines, else its last line."""
-    lines = [line.strip() for line in log_text.splitlines() if line.strip()]
-    errors = [
-        line
-        for line in lines
-        if any(w in line.lower() for w in ("error", "failed", "invalid", "out of memory"))
-    ]
-    picked = errors[-2:] if errors else lines[-1:]
-    return " | ".join(picked)[:400] or "it exited without a word"
+    """The server's own reason for not loading: its first error line (the cause) and its last (the outcome)."""
+    lines = [_LOG_PREFIX.sub("", line).strip() for line in log_text.splitlines()]
+    lines = [line for line in lines if line]
+    errors = list(dict.fromkeys(x for x in lines if any(w in x.lower() for w in _ERROR_WORDS)))
+    picked = [errors[0], errors[-1]] if len(errors) > 1 else errors or lines[-1:]
+    return " ... ".join(picked)[:400] or "it exited without a word"
 
 
 def run_variant(

@@ -30,9 +30,11 @@ _SIGNAL = re.compile(
     r"Disagreed|Criticized|Limited|Appeal|Certiorari|Cert\.|Rehearing|On remand|Prior History|Subsequent History)",
     re.I,
 )
-_CITE_SHAPE = re.compile(r"\b\d{1,4}\s+[A-Z][A-Za-z0-9.'&\s]{0,24}?\s+\d{1,7}\b")
+_NEUTRAL_SHAPE = r"\b(?:19|20)\d\d-[A-Z][A-Za-z]{1,5}-\d{1,6}\b"  # "2022-NCSC-1", "2021-Ohio-1234"
+_CITE_SHAPE = re.compile(rf"\b\d{{1,4}}\s+[A-Z][A-Za-z0-9.'&\s]{{0,24}}?\s+\d{{1,7}}\b|{_NEUTRAL_SHAPE}")
 _ENDS_IN_CITE = re.compile(
-    r"\d{1,4}\s+[A-Z][A-Za-z0-9.' &()]{0,30}?\s+\d{1,7}(?:-[A-Z])?\s*(?:\([^()]*\))?\W{0,3}$"
+    rf"(?:\d{{1,4}}\s+[A-Z][A-Za-z0-9.' &()]{{0,30}}?\s+\d{{1,7}}(?:-[A-Z])?|{_NEUTRAL_SHAPE})"
+    r"\s*(?:\([^()]*\))?\W{0,3}$"
 )
 _PIN = re.compile(r"^\s*,\s*\d+(?:[-–]\d+)?\s*(?:[,.;)]|$)")  # ", 337." but not ", 2008 WL 104105"
 # After an opinion's own citation on its line: nothing, a parallel citation, or a court-and-year.

@@ -19,6 +19,11 @@ _CASE_SHAPE = re.compile(
     r"\b(?P<volume>\d{1,4}) (?P<reporter>[A-Z][A-Za-z0-9.' ]{0,24}?\.?) (?P<page>\d{1,5})"
     r"(?:, (?P<pin>\d{1,5}(?:[-–]\d{1,5})?))? \((?P<paren>[^()]{0,40}?(?:1[89]|20)\d\d)\)"
 )
+# North Carolina's public-domain citations ("2022-NCSC-1", "2021-NCCOA-45"), printed at the head of
+# every page of its courts' opinions since 2021, are missing from reporters-db (whose hyphenated
+# forms are New Mexico's and Ohio's): eyecite returns nothing for them.
+_NEUTRAL = re.compile(r"\b(?P<volume>(?:19|20)\d\d)-(?P<reporter>NCSC|NCCOA)-(?P<page>\d{1,6})\b")
+NEUTRAL_REPORTERS = frozenset(["NCSC", "NCCOA"])
 _STATUTE = re.compile(
     r"\b(?P<title>\d{1,3}) (?P<code>U\.\s?S\.\s?C\.(?:\s?A\.)?|C\.\s?F\.\s?R\.) ?(?:§§?|[Ss]ec(?:tion)?\.?)? ?"
     r"(?P<section>\d+[A-Za-z0-9\-.]*[A-Za-z0-9])"
@@ -56,10 +61,9 @@ _NAME_STOP = frozenset(
 
 @lru_cache(maxsize=1)
 def _editions() -> frozenset[str]:
-    import reporters_db
+    from drafting.verify.eyecite_quick import reporter_names
 
-    names = set(reporters_db.EDITIONS) | set(reporters_db.VARIATIONS_ONLY)
-    return frozenset(_squash(n) for n in names)
+    return frozenset(_squash(n) for n in reporter_names())
 
 
 def _squash(reporter: str) -> str:
@@ -67,7 +71,7 @@ def _squash(reporter: str) -> str:
 
 
 def known_reporter(reporter: str) -> bool:
-    return _squash(reporter) in _editions()
+    return reporter in NEUTRAL_REPORTERS or _squash(reporter) in _editions()
 
 
 def party_words(name: str) -> list[str]:
@@ -89,7 +93,7 @@ _PARALLEL_TAIL = re.compile(r"(?:,\s*\d{1,4}\s+[A-Z][A-Za-z0-9.' &]{0,24}?\s+\d{
 # Inside a defendant's name there is no citation, no closed parenthetical, no sentence's end.
 _NOT_A_NAME = re.compile(r"\d{1,4}\s+[A-Z][A-Za-z0-9.' &]{0,24}?\s+\d|\)\.?\s|[a-z]{3,}[.:;]\s+[A-Z]")
 # Where eyecite could find something: a volume before a capitalised reporter, Id., supra, Ibid.
-_MAYBE_CASE = re.compile(r"\d\s+[A-Z]|\b[Ii]d\.|\bsupra\b|\b[Ii]bid\b")
+_MAYBE_CASE = re.compile(r"\d[\s-]+[A-Z]|\b[Ii]d\.|\bsupra\b|\b[Ii]bid\b")
 _PIN_AFTER = re.compile(r"\d+(?:[-–]\d+)?")
 _CONNECTORS = frozenset(
     ["of", "the", "and", "&", "for", "de", "la", "del", "du", "von", "van", "ex", "rel.", "on", "in"]
@@ -125,7 +129,7 @@ def _parties(text: str, volume_start: int, eyecite: tuple[str, str] = ("", "")) 
     if _eyecite_is_right(window, *eyecite):
         return eyecite[0].strip(" ,"), eyecite[1].strip(" ,")
     left, _, right = window.rpartition(" v. ")
-    if _NOT_A_NAME.search(right):
+    if _NOT_A_NAME.search(right.replace(" ex rel. ", " ex rel ")):  # "State ex rel. Cooper" is one name
         return "", ""  # the "v." belongs to an earlier citation: this one names no parties
     plaintiff = _name_run(_PARTY_SPLIT.split(left)[-1].strip(" ,"))
     if not party_words(plaintiff):  # "Inc." alone: the name is the segment before it
@@ -194,6 +198,10 @@ def extract_citations(text: str) -> list[Found]:
                 },
             )
         )
+    for m in _NEUTRAL.finditer(text):
+        if not _overlaps(taken, m.start(), m.end()):
+            items.append(_neutral_item(text, m))
+            taken.append((m.start(), m.end()))
     for pattern in (_STATUTE, _STATE_CODE):
         for m in pattern.finditer(text):
             if _overlaps(taken, m.start(), m.end()):
@@ -207,10 +215,12 @@ def _eyecite_citations(text: str, items: list[Found], taken: list[tuple[int, int
     """What eyecite finds: full and short case citations, supra, Id. and the statutes it knows."""
     # eyecite takes most of a second to import (it builds its tokenizer from reporters-db), so it is
     # imported here, on first use: a draft of record cites only, or a bad input, never pays for it.
-    from eyecite import get_citations
+    from drafting.verify.eyecite_quick import get_citations
+
+    cites = get_citations(text)  # first: it decides how eyecite is imported
     from eyecite.models import FullCaseCitation, FullLawCitation, IdCitation, ShortCaseCitation, SupraCitation
 
-    for cite in get_citations(text):
+    for cite in cites:
         start, end = cite.span()
         if isinstance(cite, FullCaseCitation):
             meta = cite.metadata
@@ -241,6 +251,19 @@ def _eyecite_citations(text: str, items: list[Found], taken: list[tuple[int, int
         elif isinstance(cite, FullLawCitation):
             items.append(_statute_item(start, end, text[start:end]))
             taken.append((start, end))
+
+
+def _neutral_item(text: str, m: re.Match[str]) -> Found:
+    """A public-domain citation: the year is its volume, the court its reporter, the number its page."""
+    plaintiff, defendant = _parties(text, m.start())
+    fields = {"form": "full", "year": m["volume"], "volume": m["volume"], "reporter": m["reporter"]}
+    fields |= {
+        "page": m["page"],
+        "plaintiff": plaintiff,
+        "defendant": defendant,
+        "subject": _subject(text, m.start()),
+    }
+    return Found("case", m.start(), m.end(), m.group(), fields)
 
 
 def _volume_reporter_page(cite: Any) -> dict[str, str]:

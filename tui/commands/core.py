@@ -33,6 +33,9 @@ def cmd_init(args: argparse.Namespace, paths: Paths) -> int:
             "to replace it with the starter config.",
             title="A config already exists",
         )
+    from evidence.guard import check_output
+
+    check_output(paths.database_file, paths.config_file, what="config path (CHAMBERS_HOME)")
     write_atomically(paths.config_file, starter_config_text().encode("utf-8"))
     print(f"Wrote a starter config to {paths.config_file}. Set your servers' addresses in it.")
     return 0

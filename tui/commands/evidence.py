@@ -29,6 +29,11 @@ def register(sub: Any) -> None:
     ingest.add_argument(
         "--password", action="append", default=[], metavar="FILE=PASSWORD", help="open an encrypted PDF"
     )
+    ingest.add_argument(
+        "--follow-links",
+        action="store_true",
+        help="also read what symbolic links outside the folders point to",
+    )
     ingest.set_defaults(handler=cmd_ingest)
     search = ev.add_parser("search", help="full-text search, best matches first")
     search.add_argument("matter")
@@ -97,12 +102,17 @@ def cmd_ingest(args: argparse.Namespace, paths: Paths) -> int:
         if not sep:
             raise ChambersError(f"'{item}' is not FILE=PASSWORD, e.g. --password 'statement.pdf=hunter2'.")
         passwords[name] = secret
-    report = run_ingest(paths, args.matter, passwords=passwords)
+    report = run_ingest(paths, args.matter, passwords=passwords, follow_links=args.follow_links)
     return 0 if report is not None else 2
 
 
 def run_ingest(
-    paths: Paths, matter: str, *, passwords: dict[str, str] | None = None, out: Any = None
+    paths: Paths,
+    matter: str,
+    *,
+    passwords: dict[str, str] | None = None,
+    out: Any = None,
+    follow_links: bool = False,
 ) -> IngestReport:
     """Ingest with progress printed as it goes (also used by ``chambers demo``)."""
     from evidence.ingest import ingest_matter
@@ -117,8 +127,9 @@ def run_ingest(
 
     print(f"Ingesting matter '{matter}' ...", file=stream, flush=True)
     report = ingest_matter(
-        paths.database_file, matter, progress=progress, passwords=passwords, output_roots=[paths.data_dir]
-    )
+        paths.database_file, matter, progress=progress, passwords=passwords, output_roots=[paths.data_dir],
+        follow_links=follow_links,
+    )  # fmt: skip
     for notice in report.notices:
         print(f"  [{notice.kind}] {notice.message}", file=stream)
     print(

@@ -55,7 +55,8 @@ def register(sub: Any) -> None:
                            description="Terms and patterns are found however the text is spaced (5 3 1 - 4 4 ...), "
                            "in page text, hidden layers and text off the page. Verification reads the saved file back "
                            "in every place (pages with PyMuPDF, OCR and pdftotext; metadata, XMP, bookmarks, "
-                           "annotations, form fields, links, attachments, layer names, page labels; every object and "
+                           "annotations, form fields, links, attachments, layer names, page labels, scripts, the "
+                           "structure tree; every object and "
                            "decompressed stream) and writes nothing if any trace remains.")  # fmt: skip
     redact.add_argument("matter")
     redact.add_argument("files", nargs="+", type=Path, metavar="PDF")
@@ -68,7 +69,8 @@ def register(sub: Any) -> None:
                         help="OCR scanned pages (auto), every page with a picture (always), or none")  # fmt: skip
     redact.add_argument("--scrub", action="store_true",
                         help="also remove or rewrite metadata, XMP, bookmarks, annotations and popups, form "
-                        "fields, links, attachments, layer names and page labels holding the text")  # fmt: skip
+                        "fields, links, attachments, layer names, page labels, document scripts, named "
+                        "destinations, the structure tree and marked content holding the text")  # fmt: skip
     redact.add_argument("--out", type=Path, help="output folder")
     redact.add_argument("--dry-run", action="store_true")
     redact.set_defaults(handler=cmd_redact)
@@ -82,6 +84,9 @@ def register(sub: Any) -> None:
 
 
 def default_out(paths: Paths, matter: str, kind: str) -> Path:
+    from evidence.matters import check_matter_name
+
+    check_matter_name(matter)
     return paths.data_dir / "exhibits" / matter / f"{kind}-{datetime.now():%Y%m%d-%H%M%S}"
 
 
@@ -117,6 +122,9 @@ def cmd_stamp(args: argparse.Namespace, paths: Paths) -> int:
         print("Dry run: nothing was written and no numbers were issued.")
         return 0
     result = run_production(paths.database_file, plan, _progress("stamping"))
+    if result.plan.documents != plan.documents:
+        print("A document could not be stamped, so the production was numbered again without it:")
+        print("\n".join(result.plan.describe()))
     if result.shrunk:
         print("Content shrunk to make room for the stamp on: " + _pages(result.shrunk))
     print(f"Production #{result.production_id} written to {plan.out_dir}; log: {result.log_csv}")
@@ -144,8 +152,11 @@ def cmd_bind(args: argparse.Namespace, paths: Paths) -> int:
     if args.dry_run:
         print("Dry run: nothing was written and no numbers were issued.")
         return 0
-    run_binder(paths.database_file, plan, _progress("binding"))
-    print(f"Binder written to {plan.output}; exhibit list: {plan.list_csv}")
+    built = run_binder(paths.database_file, plan, _progress("binding"))
+    if built.exhibits != plan.exhibits:
+        print("An exhibit could not be copied, so the binder was laid out again without it:")
+        print("\n".join(built.describe()))
+    print(f"Binder written to {built.output}; exhibit list: {built.list_csv}")
     return 0
 
 
@@ -169,6 +180,7 @@ def parse_rect(value: str) -> PageRect:
 def cmd_redact(args: argparse.Namespace, paths: Paths) -> int:
     from exhibits.find import RedactionRequest
     from exhibits.patterns import PATTERNS, patterns_named
+    from exhibits.pdfio import LeftOut, describe_left_out, guard_outputs, nothing_readable, readable_pdfs
     from exhibits.redact import plan_redaction, run_redaction
 
     names = list(PATTERNS) if "all" in args.pattern else args.pattern
@@ -180,14 +192,26 @@ def cmd_redact(args: argparse.Namespace, paths: Paths) -> int:
             title="Nothing to redact",
         )
     out = args.out or default_out(paths, args.matter, "redacted")
+    readable, left_out = readable_pdfs(args.files)
+    if not readable:
+        raise nothing_readable(left_out)
+    files = [path for path, _ in readable]
+    for line in describe_left_out(left_out):
+        print(line)
     if args.dry_run:
-        for item in plan_redaction(args.files, out, request):
+        guard_outputs(paths.database_file, out, [out / f.name for f in files], "output folder (--out)")
+        for item in plan_redaction(files, out, request):
             print("\n".join(item.describe()))
             if item.scrubbed:
                 print(f"  would scrub: {', '.join(item.scrubbed)}")
         print(f"Dry run ({request.describe()}): nothing was written. Outputs would go to {out}")
         return 0
-    items = run_redaction(paths.database_file, args.matter, args.files, out, request, _progress("redacting"))
+    failed: list[LeftOut] = []
+    items = run_redaction(
+        paths.database_file, args.matter, files, out, request, _progress("redacting"), failed
+    )
+    for line in describe_left_out(failed):
+        print(line)
     for item in items:
         print("\n".join(item.describe()))
         print(f"  verified with {' + '.join(item.verified_with)}; log: {item.log_csv}")
@@ -201,6 +225,7 @@ def cmd_redact(args: argparse.Namespace, paths: Paths) -> int:
 def cmd_log(args: argparse.Namespace, paths: Paths) -> int:
     from evidence.matters import get_matter
     from exhibits.log import format_log, log_csv, redaction_runs
+    from exhibits.pending import recover_productions
     from exhibits.registry import production_log
     from workspace.database import connect
     from workspace.paths import write_atomically
@@ -208,6 +233,8 @@ def cmd_log(args: argparse.Namespace, paths: Paths) -> int:
     db = connect(paths.database_file)
     try:
         matter_id = get_matter(db, args.matter).id
+        for line in recover_productions(db):  # a production a crash left unfinished is settled first
+            print(line)
         rows = production_log(db, matter_id)
         runs = redaction_runs(db, matter_id)
     finally:
@@ -216,6 +243,9 @@ def cmd_log(args: argparse.Namespace, paths: Paths) -> int:
         return _find_bates(paths, args.matter, args.bates)
     print(format_log(args.matter, rows, runs))
     if args.csv:
+        from evidence.guard import check_output
+
+        check_output(paths.database_file, args.csv, what="CSV path (--csv)")
         data = log_csv(rows)
         if args.dry_run:
             print(f"Dry run: {args.csv} would get {len(rows)} row(s); nothing was written.")

@@ -40,7 +40,7 @@ def cmd_serve(args: argparse.Namespace, paths: Paths) -> int:
     from pathlib import Path
 
     from backends.fleet.profiles import command, environment, profile_named
-    from backends.fleet.serve import ForegroundServer, binary_for, check_split
+    from backends.fleet.serve import ForegroundServer, binary_for, check_model_file, check_split
     from workspace.config import load_config
 
     config = load_config(paths.config_file)
@@ -58,6 +58,7 @@ def cmd_serve(args: argparse.Namespace, paths: Paths) -> int:
         return _write_unit(
             profile, binary, Path(args.unit_dir) if args.unit_dir else paths.data_dir / "units"
         )
+    check_model_file(profile)
     log = paths.data_dir / "logs" / f"serve-{profile.name}.log"
     server = ForegroundServer(profile, binary, log)
     print(f"chambers serve: {profile.name} on {', '.join(profile.boards) or 'CPU'} "

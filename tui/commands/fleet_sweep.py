@@ -13,7 +13,7 @@ from workspace.paths import Paths
 def cmd_sweep(args: argparse.Namespace, paths: Paths) -> int:
     from backends.fleet.bench import BenchSettings
     from backends.fleet.profiles import profile_named
-    from backends.fleet.serve import binary_for
+    from backends.fleet.serve import binary_for, check_model_file
     from backends.fleet.sweep import Variant, format_sweep, run_sweep
     from backends.fleet.sweep_store import save_sweep
     from tui.commands.fleet import _lengths
@@ -31,6 +31,7 @@ def cmd_sweep(args: argparse.Namespace, paths: Paths) -> int:
         )
     config = load_config(paths.config_file)
     profile = profile_named(config, args.sweep)
+    check_model_file(profile)
     settings = BenchSettings(_lengths(args.lengths), args.warmup, args.runs, args.max_tokens)
     binary = binary_for(profile, build=True, progress=lambda m: print(m, file=sys.stderr))
     assert binary is not None  # build=True builds or raises
@@ -53,7 +54,21 @@ def cmd_sweep(args: argparse.Namespace, paths: Paths) -> int:
         print(json.dumps({"profile": profile.name, "rows": out, "interrupted": interrupted}, indent=2))
     else:
         print(format_sweep(rows, args.floor))
+        _print_agreement(paths, {r.model for r in rows})
     if interrupted:
         print("Stopped by Ctrl-C; the finished variants are stored.", file=sys.stderr)
         return 130
     return 1 if rows and all(r.error for r in rows) else 0
+
+
+def _print_agreement(paths: Paths, model_files: set[str]) -> None:
+    """Quality beside speed: each swept model file's latest ``chambers agree`` result, if it has one."""
+    from backends.fleet.agree_store import latest_by_model_file
+
+    stored = latest_by_model_file(paths.database_file)
+    for name in sorted(model_files):
+        a = stored.get(name)
+        if a is None:
+            print(f"{name}: no agreement measured yet (chambers agree --reference REF --candidate {name})")
+        else:
+            print(f"{name}: {a.short()} against {a.reference_file.rsplit('/', 1)[-1]} on {a.corpus}")

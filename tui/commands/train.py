@@ -7,7 +7,6 @@ runs); ``eval`` and ``adapters`` work on a workstation without them.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import sys
 from pathlib import Path
@@ -136,6 +135,8 @@ def launch_line(base: str, adapter_file: str) -> str:
 
 
 def cmd_eval(args: argparse.Namespace, paths: Paths) -> int:
+    import asyncio  # here, not at the top: every chambers command would pay for it at start-up
+
     from corrections.adapters import get_adapter, store_eval
     from corrections.store import get_pair
     from corrections.train_eval import evaluate, format_table, verifier_blocks

@@ -32,9 +32,10 @@ def cmd_verify(args: argparse.Namespace, paths: Paths) -> int:
 
     from drafting.verify import load_matter_index, may_export_final, record_override, verify_with
     from drafting.verify.errors import OverrideError
+    from drafting.verify.eyecite_quick import quick_start
     from drafting.verify.report_html import render_html
     from drafting.verify.verifier import read_draft
-    from workspace.paths import write_atomically
+    from workspace.paths import cache_dir, write_atomically
 
     if not paths.database_file.exists():
         from evidence.errors import MatterNotFound
@@ -42,6 +43,11 @@ def cmd_verify(args: argparse.Namespace, paths: Paths) -> int:
         raise MatterNotFound(
             f"There is no matter named '{args.matter}' (no chambers database yet). Create one with `chambers matter new {args.matter} --sources DIR`."
         )
+    quick_start(cache_dir())  # a one-shot process: eyecite builds only the reporters the texts need
+    if args.report:
+        from evidence.guard import check_output
+
+        check_output(paths.database_file, Path(args.report), what="report path (--report)")
     draft = Path(args.draft)
     text = read_draft(draft)
     index = load_matter_index(paths.database_file, args.matter, args.authorities)

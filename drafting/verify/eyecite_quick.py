@@ -1,0 +1,282 @@
+"""eyecite with only the reporters a text can need: the quick start of a one-shot ``chambers verify``.
+
+Importing eyecite builds a tokenizer for all of reporters-db (about 2,500 reporters, laws and
+journals): most of the start-up of ``chambers verify``, though a draft cites a handful. So the
+first run groups the sources once into plain JSON in the user cache folder, named after the
+installed data files (an upgrade makes a new file). A group holds the sources that share a regex
+with each other, with the strings a text must contain for any of its regexes to match: the strings
+eyecite's own Aho-Corasick filter looks for. A later process imports eyecite with no sources and
+builds, per text, the extractors of the groups whose strings the text contains (and of the few
+regexes that need no string). Those are the extractors eyecite would run on that text, built by
+eyecite's own code from the same data, so the citations found are the same.
+
+Anyone else in the process who calls eyecite directly gets eyecite in full: its default tokenizer
+is completed from the real reporters-db on its first use (at the cost lean eyecite saves).
+``quick_start`` is called by the CLI's verify, a one-shot process.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import logging
+import re
+import sys
+import types
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from workspace.paths import write_atomically
+
+FORMAT = 1
+KINDS = ("reporters", "laws", "journals")
+DATE_FORMAT = "%Y-%m-%dT%H:%M:%S"  # how reporters-db writes start and end
+_WHITESPACE = re.compile(r"\s+")
+
+log = logging.getLogger(__name__)
+
+
+class _Settings:
+    folder: Path | None = None  # where the groups are cached; None: plain eyecite
+    lean: _LeanEyecite | None = None
+
+
+def quick_start(cache_folder: Path) -> None:
+    """Let this process use lean eyecite. Has no effect once eyecite has been imported the usual way."""
+    if "eyecite" not in sys.modules:
+        _Settings.folder = cache_folder
+
+
+def get_citations(text: str) -> list[Any]:
+    """``eyecite.get_citations(text)``, from a tokenizer of the sources the text can need when allowed."""
+    lean = _lean_eyecite()
+    if lean is not None:
+        return lean.get_citations(text)
+    from eyecite import get_citations as eyecite_get_citations
+
+    return eyecite_get_citations(text)
+
+
+def reporter_names() -> list[str]:
+    """Every edition and variation name reporters-db knows ("F.3d", "F. 3d", "U. S."...)."""
+    lean = _lean_eyecite()
+    if lean is not None:
+        return lean.reporter_names
+    import reporters_db
+
+    return list(set(reporters_db.EDITIONS) | set(reporters_db.VARIATIONS_ONLY))
+
+
+def _lean_eyecite() -> _LeanEyecite | None:
+    if _Settings.lean is not None or _Settings.folder is None:
+        return _Settings.lean
+    if "eyecite" in sys.modules:  # imported in full by someone else: use that
+        _Settings.folder = None
+        return None
+    cache = _Settings.folder / f"eyecite-groups-{_installed_key()}.json"
+    try:
+        data = json.loads(cache.read_text(encoding="utf-8"))
+        if data.get("format") != FORMAT:
+            raise ValueError(f"format {data.get('format')}")
+        _Settings.lean = _LeanEyecite(data)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        # first run (or a damaged file): eyecite in full for this process, and the groups for the next
+        log.info("eyecite groups not read from %s (%s); building them", cache, exc)
+        _Settings.folder = None
+        import eyecite.tokenizers
+
+        write_atomically(cache, json.dumps(build_groups(eyecite.tokenizers)).encode("utf-8"))
+    return _Settings.lean
+
+
+def _installed_key() -> str:
+    """Names the installed eyecite and reporters-db by their files, without importing them."""
+    parts = [str(FORMAT)]
+    for package, names in (("eyecite", ["tokenizers.py", "regexes.py"]), ("reporters_db", [])):
+        spec = importlib.util.find_spec(package)
+        if spec is None or not spec.submodule_search_locations:
+            raise ModuleNotFoundError(f"{package} is not installed")
+        folder = Path(next(iter(spec.submodule_search_locations)))
+        files = [folder / n for n in names] or sorted((folder / "data").glob("*.json"))
+        for file in files:
+            stat = file.stat()
+            parts.append(f"{file.name}:{stat.st_size}:{stat.st_mtime_ns}")
+    return hashlib.sha256("|".join(parts).encode()).hexdigest()[:16]
+
+
+def _reporters_db_folder() -> Path:
+    spec = importlib.util.find_spec("reporters_db")
+    assert spec is not None and spec.submodule_search_locations  # checked by _installed_key
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def build_groups(tokenizers: types.ModuleType) -> dict[str, Any]:
+    """Group the sources behind eyecite's full set of extractors (``tokenizers.EXTRACTORS``)."""
+    data = _reporters_db_folder() / "data"
+    raw = {kind: json.loads((data / f"{kind}.json").read_text(encoding="utf-8")) for kind in KINDS}
+    ordinal: dict[tuple[str, str, int], int] = {}
+    by_name: dict[tuple[str, str, str], list[tuple[str, str, int]]] = {}
+    for kind in KINDS:
+        for key, entries in raw[kind].items():
+            for index, entry in enumerate(entries):
+                ordinal[(kind, key, index)] = len(ordinal)
+                by_name.setdefault((kind, key, entry["name"]), []).append((kind, key, index))
+    parent: dict[tuple[str, str, int], tuple[str, str, int]] = {}
+
+    def root(source: tuple[str, str, int]) -> tuple[str, str, int]:
+        while parent.setdefault(source, source) != source:
+            source = parent[source]
+        return source
+
+    clusters: list[tuple[tuple[str, str, int], list[str], bool]] = []
+    for extractor in tokenizers.EXTRACTORS:
+        editions = extractor.extra.get("exact_editions", []) + extractor.extra.get("variation_editions", [])
+        if not editions:
+            continue  # Id., supra, section signs...: eyecite builds these whatever the sources
+        sources = {
+            s for e in editions for s in by_name[(e.reporter.source, e.reporter.short_name, e.reporter.name)]
+        }
+        first, *others = sorted(sources, key=ordinal.__getitem__)
+        for other in others:
+            parent[root(other)] = root(first)
+        # a regex matched regardless of case would slip past a case-sensitive look for its strings
+        always = not extractor.strings or bool(extractor.flags & re.IGNORECASE)
+        clusters.append((first, [_WHITESPACE.sub("", s) for s in extractor.strings], always))
+    groups: dict[tuple[str, str, int], dict[str, Any]] = {}
+    for first, strings, always in clusters:
+        group = groups.setdefault(root(first), {"strings": set(), "always": False})
+        group["strings"].update(strings)
+        group["always"] = group["always"] or always
+    members: dict[tuple[str, str, int], list[tuple[str, str, int]]] = {}
+    for source in ordinal:
+        if source in parent:
+            members.setdefault(root(source), []).append(source)
+    import courts_db
+    import reporters_db
+
+    return {
+        "format": FORMAT,
+        # what eyecite reads of courts-db (a court's id from a parenthetical's "9th Cir."), in its order
+        "courts": [{"id": c["id"], "citation_string": c["citation_string"]} for c in courts_db.courts],
+        "reporter_names": sorted(set(reporters_db.EDITIONS) | set(reporters_db.VARIATIONS_ONLY)),
+        "regex_variables": json.loads((data / "regexes.json").read_text(encoding="utf-8")),
+        "groups": [
+            {
+                "strings": sorted(group["strings"]),
+                "always": group["always"],
+                "sources": [[ordinal[s], s[0], s[1], raw[s[0]][s[1]][s[2]]] for s in members[top]],
+            }
+            for top, group in groups.items()
+        ],
+    }
+
+
+class _LeanEyecite:
+    def __init__(self, data: dict[str, Any]) -> None:
+        import ahocorasick
+
+        self.groups: list[dict[str, Any]] = data["groups"]
+        self.reporter_names: list[str] = data["reporter_names"]
+        self.always = {i for i, g in enumerate(self.groups) if g["always"]}
+        self.filter = ahocorasick.Automaton()
+        owners: dict[str, list[int]] = {}
+        for index, group in enumerate(self.groups):
+            for string in group["strings"]:
+                owners.setdefault(string, []).append(index)
+        for string, indexes in owners.items():
+            self.filter.add_word(string, indexes)
+        self.filter.make_automaton()
+        self.tokenizers = _import_without_sources(data["regex_variables"], data["courts"])
+        self.built: set[int] = set()
+        self.tokenizer: Any = None
+        self.full: Any = None  # eyecite's complete tokenizer, once someone has asked for it
+        self._complete_on_first_use(self.tokenizers.default_tokenizer)
+
+    def get_citations(self, text: str) -> list[Any]:
+        from eyecite import get_citations
+
+        return get_citations(text, tokenizer=self.tokenizer_for(text))
+
+    def tokenizer_for(self, text: str) -> Any:
+        if self.full is not None:
+            return self.full
+        needed = set(self.always)
+        for _, indexes in self.filter.iter(_WHITESPACE.sub("", text)):
+            needed.update(indexes)
+        if self.tokenizer is None or not needed <= self.built:
+            self.built |= needed
+            self.tokenizer = self._build(self.built)
+        return self.tokenizer
+
+    def _build(self, groups: set[int]) -> Any:
+        """eyecite's own build (``_populate_reporter_extractors``) over these groups' sources."""
+        chosen = sorted((s for g in groups for s in self.groups[g]["sources"]), key=lambda s: s[0])
+        subset: dict[str, dict[str, list[Any]]] = {kind: {} for kind in KINDS}
+        for _, kind, key, entry in chosen:
+            subset[kind].setdefault(key, []).append(_dated(entry))
+        return _tokenizer_over(self.tokenizers, subset)
+
+    def _complete_on_first_use(self, default: Any) -> None:
+        """Make eyecite's default tokenizer (built with no sources) the full one when first used."""
+
+        def get_extractors(text: str) -> Any:
+            if self.full is None:
+                import reporters_db
+
+                everything = {kind: getattr(reporters_db, kind.upper()) for kind in KINDS}
+                self.full = _tokenizer_over(self.tokenizers, everything)
+            vars(default).update(vars(self.full))  # its extractors and filters
+            del default.get_extractors  # this function: the class's own works from here on
+            return default.get_extractors(text)
+
+        default.get_extractors = get_extractors
+
+
+def _tokenizer_over(tokenizers: types.ModuleType, sources: dict[str, dict[str, list[Any]]]) -> Any:
+    """A tokenizer that eyecite builds itself (``_populate_reporter_extractors``) over these sources."""
+    for kind in KINDS:
+        setattr(tokenizers, kind.upper(), sources[kind])  # what the build reads
+    tokenizers.EXTRACTORS.clear()
+    tokenizers.EDITIONS_LOOKUP.clear()
+    tokenizers._populate_reporter_extractors()
+    return tokenizers.AhocorasickTokenizer()
+
+
+def _import_without_sources(
+    regex_variables: dict[str, Any], courts: list[dict[str, str]]
+) -> types.ModuleType:
+    """Import eyecite over a stand-in reporters-db with no sources (its tokenizer is built at import),
+    and a stand-in courts-db holding only the two fields of each court eyecite reads."""
+    courts_stand_in = types.ModuleType("courts_db")
+    courts_stand_in.courts = courts  # type: ignore[attr-defined]
+    stand_in = types.ModuleType("reporters_db")
+    stand_in.__path__ = [str(_reporters_db_folder())]  # reporters_db.utils is the real one
+    for kind in KINDS:
+        setattr(stand_in, kind.upper(), {})
+    stand_in.RAW_REGEX_VARIABLES = regex_variables  # type: ignore[attr-defined]
+    installed = {"reporters_db": stand_in, "courts_db": courts_stand_in}
+    if "courts_db" in sys.modules:
+        del installed["courts_db"]  # already loaded in full: eyecite reads the real one
+    sys.modules.update(installed)
+    try:
+        import eyecite.tokenizers
+    finally:
+        # anyone importing reporters-db or courts-db later gets the real one
+        for name in [*installed, "reporters_db.utils"]:
+            sys.modules.pop(name, None)
+    return eyecite.tokenizers
+
+
+def _dated(value: Any) -> Any:
+    """A fresh copy of a reporters-db entry with its start and end as datetimes, as reporters-db reads them."""
+    if isinstance(value, list):
+        return [_dated(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    out = {k: _dated(v) for k, v in value.items()}
+    for k in ("start", "end"):
+        if isinstance(out.get(k), str):
+            out[k] = datetime.strptime(out[k], DATE_FORMAT)
+    return out

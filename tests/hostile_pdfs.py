@@ -1,0 +1,104 @@
+"""Hostile PDFs written byte by byte, in the shapes the public PDF test suites hold.
+
+Each reproduces a failure found by running pdf.js's ``test/pdfs``, PyMuPDF's
+``tests/resources`` and qpdf's ``qpdf/qtest/qpdf`` files through chambers
+(``tests/pdfs_wild/README.md``): a page tree that contains itself (pdf.js
+``Pages-tree-refs.pdf``, qpdf ``deep-pages.pdf``), a page count MuPDF refuses
+(pdf.js ``poppler-67295-0.pdf``), a file cut short that MuPDF repairs with
+some pages' content lost (qpdf's and PyMuPDF's repaired files), and a broken
+encryption dictionary met only when saving (pdf.js ``PDFBOX-4352-0.pdf``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pymupdf
+
+_PAGE = b"<</Type/Page/Parent 2 0 R/MediaBox[0 0 612 792]/Contents 4 0 R/Resources<</Font<</F1 5 0 R>>>>>>"
+_FONT = b"<</Type/Font/Subtype/Type1/BaseFont/Helvetica>>"
+
+
+def _content(text: str) -> bytes:
+    stream = f"BT /F1 12 Tf 72 700 Td ({text}) Tj ET".encode()
+    return b"<</Length %d>>\nstream\n" % len(stream) + stream + b"\nendstream"
+
+
+def build_pdf(objects: list[bytes], trailer: bytes = b"") -> bytes:
+    """A PDF of these object bodies (object 1 is the catalog) with a correct cross-reference table."""
+    out = bytearray(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += f"{number} 0 obj\n".encode() + body + b"\nendobj\n"
+    xref = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
+    out += b"".join(f"{offset:010d} 00000 n \n".encode() for offset in offsets)
+    out += f"trailer\n<</Size {len(objects) + 1}/Root 1 0 R".encode() + trailer
+    out += f">>\nstartxref\n{xref}\n%%EOF\n".encode()
+    return bytes(out)
+
+
+def page_tree_cycle(path: Path) -> Path:
+    """Page 1 reads; the page tree then lists itself as its own second kid."""
+    kids = b"<</Type/Pages/Kids[3 0 R 2 0 R]/Count 2>>"
+    catalog = b"<</Type/Catalog/Pages 2 0 R>>"
+    return _write(path, build_pdf([catalog, kids, _PAGE, _content("Page one of a cyclic tree"), _FONT]))
+
+
+def invalid_page_count(path: Path) -> Path:
+    kids = b"<</Type/Pages/Kids[3 0 R]/Count -3>>"
+    catalog = b"<</Type/Catalog/Pages 2 0 R>>"
+    return _write(path, build_pdf([catalog, kids, _PAGE, _content("A page under a negative count"), _FONT]))
+
+
+def truncated(path: Path, pages: int = 6) -> Path:
+    """A text PDF cut in half: MuPDF repairs it, and the pages in the lost half come out empty."""
+    doc = pymupdf.open()
+    for number in range(1, pages + 1):
+        doc.new_page().insert_text((72, 72), f"Truncated document page {number} with words", fontsize=12)
+    data = doc.tobytes(garbage=0, deflate=False)
+    doc.close()
+    return _write(path, data[: len(data) // 2])
+
+
+def broken_encryption(path: Path) -> Path:
+    """Opens and reads, but its /Encrypt dictionary is a syntax error that MuPDF meets only when saving
+    (pdf.js ``PDFBOX-4352-0.pdf``): a production must leave it out and go on."""
+    catalog, kids = b"<</Type/Catalog/Pages 2 0 R>>", b"<</Type/Pages/Kids[3 0 R]/Count 1>>"
+    encrypt = b"E< /Filter /Standard /V 5 /R 6 /Length 256 >>"
+    objects = [catalog, kids, _PAGE, _content("A page whose file cannot be saved"), _FONT, encrypt]
+    return _write(path, build_pdf(objects, trailer=b"/Encrypt 6 0 R"))
+
+
+def zero_pages(path: Path) -> Path:
+    catalog = b"<</Type/Catalog/Pages 2 0 R>>"
+    return _write(path, build_pdf([catalog, b"<</Type/Pages/Kids[]/Count 0>>"]))
+
+
+def password_protected(path: Path) -> Path:
+    doc = pymupdf.open()
+    doc.new_page().insert_text((72, 72), "Settlement figures", fontsize=12)
+    data = doc.tobytes(encryption=pymupdf.PDF_ENCRYPT_AES_256, user_pw="s3cret", owner_pw="owner")
+    doc.close()
+    return _write(path, data)
+
+
+def every_shape(folder: Path) -> list[Path]:
+    """One file of each hostile shape, plus an empty file and a text file named .pdf."""
+    return [
+        page_tree_cycle(folder / "cycle.pdf"),
+        invalid_page_count(folder / "badcount.pdf"),
+        truncated(folder / "truncated.pdf"),
+        broken_encryption(folder / "broken-encryption.pdf"),
+        zero_pages(folder / "zero-pages.pdf"),
+        password_protected(folder / "locked.pdf"),
+        _write(folder / "empty.pdf", b""),
+        _write(folder / "letter.pdf", b"Dear Sir, this letter was saved with the wrong name.\n"),
+    ]
+
+
+def _write(path: Path, data: bytes) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    return path

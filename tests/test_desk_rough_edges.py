@@ -1,0 +1,77 @@
+"""Rough edges of the rooms, each as the attorney met it: where the focus starts, what an error tells him
+to do, names and Bates numbers that fit, a search that survives leaving the screen."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual.widgets import DataTable, Input, Static
+
+from tests.exhibits_files import text_pdf
+from tests.test_exhibits_screen import open_exhibits, seeded_app, settle
+from tui.screens import ErrorScreen
+
+
+async def test_exhibits_focus_starts_on_the_documents_and_a_restamp_error_speaks_of_this_screen(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    app = seeded_app(isolated_home, tmp_path / "sources")
+    # A document that already carries a Bates stamp in its foot margin.
+    stamped = tmp_path / "sources" / "04-stamped.pdf"
+    text_pdf(stamped, ["Already produced."])
+    import pymupdf
+
+    doc = pymupdf.open(stamped)
+    page = doc[0]
+    page.insert_text((page.rect.width - 120, page.rect.height - 20), "HPP-000007", fontsize=10)
+    doc.saveIncr()
+    doc.close()
+    from evidence.ingest import ingest_matter
+
+    ingest_matter(app.audit.database_file, "harbor", tessdata=None)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_exhibits(pilot)
+        docs = screen.query_one("#exhibits-documents", DataTable)
+        assert app.focused is docs
+        await pilot.press("down")  # moves in the list; no drop-down opens
+        assert app.focused is docs and docs.cursor_row == 1
+        # Every column is wide enough for what it holds at 120 columns.
+        names = [str(docs.get_cell_at((r, 0))) for r in range(docs.row_count)]
+        widths = [c.width for c in docs.columns.values()]
+        assert all(len(n) <= widths[0] for n in names), (names, widths)
+        assert widths[2] >= len("HPP-000001")
+        row = next(r for r, n in enumerate(names) if n.startswith("04-stamped"))
+        docs.move_cursor(row=row)
+        await pilot.press("a")
+        screen.query_one("#exhibits-prefix", Input).value = "HPP"
+        screen.query_one("#exhibits-chosen", DataTable).focus()
+        await pilot.press("ctrl+g")
+        await settle(pilot)
+        assert isinstance(app.screen, ErrorScreen)
+        message = str(app.screen.query_one("#error-message", Static).render())
+        assert "pass --restamp" not in message and "take this document off the list (x)" in message, message
+
+
+async def test_f12_again_finds_the_search_where_he_left_it_and_a_bad_date_is_named(
+    tmp_path_factory: Any, isolated_home: Path
+) -> None:
+    from tests.pipeline_setup import demo_database
+    from tests.test_evidence_screen import open_evidence, search_for, status, workstation
+
+    db = demo_database(
+        tmp_path_factory.getbasetemp() / "evidence-demo", isolated_home / "data" / "chambers.sqlite3"
+    )
+    app = workstation(db)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_evidence(pilot)
+        said = await search_for(pilot, screen, "freezer from:2025-13-01")
+        assert "'2025-13-01' is not a day of the calendar" in said, said
+        said = await search_for(pilot, screen, "freezer")
+        hits = list(screen.hits)
+        assert hits
+        await pilot.press("f12")  # away
+        assert app.screen is not screen
+        again = await open_evidence(pilot)
+        assert again is screen and list(again.hits) == hits and status(again) == said
+        assert again.query_one("#evidence-query", Input).value == "freezer"

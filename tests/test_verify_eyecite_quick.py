@@ -1,0 +1,112 @@
+"""Lean eyecite (only the reporters a text needs) finds exactly what eyecite in full finds.
+
+The lean build runs in fresh processes (it must be set up before eyecite is first imported): the
+first builds the cached groups, the second reads them and works lean. Their citations are compared
+with eyecite's in this process on real text: the corpus drafts, a Supreme Court slip opinion
+(eyecite's own test asset, hundreds of citations), and forms that test the grouping (laws,
+journals, spaced reporters, a reporter with a custom regex).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from eyecite import get_citations
+
+ROOT = Path(__file__).resolve().parents[1]
+REAL = ROOT / "tests" / "verify_real"
+FORMS = (
+    "See 42 U.S.C. § 1983; Mass. Gen. Laws ch. 1, §§ 2-3; 28 U.S.C. §§ 1331-32. "
+    "Smith v. Jones, 100 N. Y. S. 2d 12 (App. Div. 1950); Roe v. Doe, 12 S.W.2d 34 (Tex. 1929); "
+    "Note, 1 Harv. L. Rev. 1, 5 (1887); 5 Cal. 4th 1, 3; 12 Johns. 34; 2 Cranch 64, 66; "
+    "Matter of Soram, 25 I&N Dec. 378, 381 (BIA 2010); 2019 WL 4639462; Id. at 5; Roe, supra, at 35."
+)
+
+PROBE = """
+import json, sys
+from pathlib import Path
+from drafting.verify import eyecite_quick
+eyecite_quick.quick_start(Path(sys.argv[1]))
+texts = json.loads(Path(sys.argv[2]).read_text())
+def described(find):
+    return [[[type(c).__name__, list(c.span()), c.matched_text(), sorted(getattr(c, "all_editions", []) and
+             [e.short_name for e in c.all_editions]), dict(c.groups or {}),
+             {k: v for k, v in vars(c.metadata).items() if isinstance(v, (str, type(None)))}]
+            for c in find(t)] for t in texts]
+found = described(eyecite_quick.get_citations)
+lean = eyecite_quick._Settings.lean is not None
+import eyecite
+plain = described(eyecite.get_citations)  # someone calling eyecite directly in the same process
+after = described(eyecite_quick.get_citations)
+print(json.dumps({"lean": lean, "found": found, "plain": plain, "after": after}))
+"""
+
+
+def _described(texts: list[str]) -> list[Any]:
+    return [
+        [
+            [
+                type(c).__name__,
+                list(c.span()),
+                c.matched_text(),
+                sorted(getattr(c, "all_editions", []) and [e.short_name for e in c.all_editions]),
+                dict(c.groups or {}),
+                {k: v for k, v in vars(c.metadata).items() if isinstance(v, (str, type(None)))},
+            ]
+            for c in get_citations(t)
+        ]
+        for t in texts
+    ]
+
+
+def _probe(cache: Path, texts_file: Path) -> dict[str, Any]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, str(cache), str(texts_file)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(done.stdout)
+
+
+def test_lean_eyecite_finds_what_full_eyecite_finds(tmp_path: Path) -> None:
+    drafts = sorted(REAL.glob("*/*.md"))
+    assert len(drafts) >= 5
+    opinion = (REAL / "opinions" / "fisher-v-university-of-texas.txt").read_text(encoding="utf-8")
+    texts = [d.read_text(encoding="utf-8") for d in drafts] + [opinion, FORMS]
+    texts_file = tmp_path / "texts.json"
+    texts_file.write_text(json.dumps(texts))
+    cache = tmp_path / "cache"
+
+    first = _probe(cache, texts_file)
+    assert not first["lean"]  # nothing cached yet: eyecite in full, and the groups written
+    assert len(list(cache.glob("eyecite-groups-*.json"))) == 1
+    second = _probe(cache, texts_file)
+    assert second["lean"]
+
+    expected = json.loads(json.dumps(_described(texts)))
+    assert sum(len(found) for found in expected) > 200  # the comparison has real matter in it
+    assert first["found"] == expected
+    assert second["found"] == expected
+    assert second["plain"] == expected  # eyecite called directly in a lean process is eyecite in full
+    assert second["after"] == expected
+
+
+def test_a_damaged_cache_falls_back_to_full_eyecite(tmp_path: Path) -> None:
+    texts_file = tmp_path / "texts.json"
+    texts_file.write_text(json.dumps([FORMS]))
+    cache = tmp_path / "cache"
+    _probe(cache, texts_file)
+    (groups,) = cache.glob("eyecite-groups-*.json")
+    groups.write_text('{"format": 1, "groups": [')  # cut short, as by a full disk
+    damaged = _probe(cache, texts_file)
+    assert not damaged["lean"]
+    assert damaged["found"] == json.loads(json.dumps(_described([FORMS])))
+    assert _probe(cache, texts_file)["lean"]  # rewritten whole by the run that found it damaged
