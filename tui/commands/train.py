@@ -221,7 +221,7 @@ def cmd_delete(args: argparse.Namespace, paths: Paths) -> int:
     if not args.yes:
         record = get_adapter(paths.database_file, args.name)
         print(f"This removes adapter '{record.name}' and its folder {record.folder}. Add --yes to confirm.")
-        return 1
+        return 2  # a usage error, as for `corrections delete` without --yes (tui.exit_codes)
     record = delete_adapter(paths.database_file, args.name)
     print(f"Adapter '{record.name}' deleted (its folder {record.folder} is removed).")
     return 0
