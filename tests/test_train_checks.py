@@ -186,3 +186,19 @@ def test_stats_compare_drafts_made_with_and_without_an_adapter(db: Path) -> None
     rows = {(r.model, r.task_type): r.drafts for r in compute_stats(db)}
     assert rows[("smollm2-135m-instruct", ALL_TASKS)] == 4
     assert rows[("smollm2-135m-instruct + demand-v1", ALL_TASKS)] == 4
+
+
+def test_the_evals_blocks_column_is_the_verifiers_count_on_the_pairs_matter(
+    tmp_path_factory: pytest.TempPathFactory, tmp_path: Path
+) -> None:
+    from corrections.train_eval import verifier_blocks
+    from tests.pipeline_setup import demo_database
+
+    database = demo_database(tmp_path_factory.mktemp("demo-matter"), tmp_path / "chambers.sqlite3")
+    count = verifier_blocks(database)
+    assert count("Calder was paid $52,000 (HPP-000004).", "harbor-point") >= 1  # a figure no record supports
+    assert count("Please respond within ten days.", "harbor-point") == 0
+    assert (
+        count("Calder was paid $52,000 (HPP-000004).", "no-such-matter") is None
+    )  # nothing to check against
+    assert count("anything", None) is None
