@@ -202,3 +202,23 @@ def test_the_evals_blocks_column_is_the_verifiers_count_on_the_pairs_matter(
         count("Calder was paid $52,000 (HPP-000004).", "no-such-matter") is None
     )  # nothing to check against
     assert count("anything", None) is None
+
+
+def test_export_writes_the_split_an_adapter_trained_on(
+    db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, isolated_home: Path
+) -> None:
+    from tui.cli import main
+    from workspace.paths import Paths
+
+    home_db = Paths.from_environment().database_file
+    ids = store_pairs(home_db)
+    register(home_db, record("demand-v1", ids[:9], ids[9:]))
+    for split, expected in (("train", 9), ("eval", 3)):
+        out = tmp_path / f"{split}.jsonl"
+        assert main(["corrections", "export", "--format", "sft", "--out", str(out), "--split", split,
+                     "--adapter", "demand-v1"]) == 0  # fmt: skip
+        assert len(out.read_text(encoding="utf-8").splitlines()) == expected
+    assert (
+        main(["corrections", "export", "--format", "sft", "--out", str(tmp_path / "x"), "--split", "train"])
+        == 2
+    )
