@@ -73,9 +73,11 @@ class ExportSummary:
 
 def export(
     db_path: Path, out: Path, fmt: str, filters: PairFilters | None = None, *, paragraphs: bool = False,
-    scrub: bool = False, progress: Progress | None = None,
+    scrub: bool = False, progress: Progress | None = None, split: tuple[str, frozenset[int]] | None = None,
 ) -> ExportSummary:  # fmt: skip
-    """Write the pairs that pass ``filters`` to ``out`` as ``fmt`` JSONL; returns what was done."""
+    """Write the pairs that pass ``filters`` to ``out`` as ``fmt`` JSONL; returns what was done.
+
+    ``split`` (a name and pair ids) keeps only those pairs: an adapter's training or held-out split."""
     if fmt not in FORMATS:
         raise CorrectionsError(f"Unknown format '{fmt}'. Choose one of: {', '.join(FORMATS)}.")
     check_output(db_path, out, what="export file (--out)")
@@ -98,6 +100,8 @@ def export(
                         progress(summary.pairs_seen, total)
                     why = filters.reason(bool(row["excluded"]), row["task_type"], row["model"], row["matter"],
                                          row["accepted_at"], row["edit_ratio"])  # fmt: skip
+                    if why is None and split is not None and row["id"] not in split[1]:
+                        why = f"not in the {split[0]} split"
                     lines = [] if why else _fast_lines(row, fmt) if fast else _lines(db, row, fmt, paragraphs,
                                                                                        sub_pairs, scrubbers)  # fmt: skip
                     if why is None and not lines:

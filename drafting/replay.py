@@ -54,6 +54,7 @@ class Replayer:
         self.lora_id = lora_id
         self.sampling = Sampling(temperature=0.0, seed=0, max_tokens=max_tokens)
         self.decode_tok_s: list[float] = []  # the server's own decode rate per answer
+        self.server_seconds = 0.0  # the server's own time on the answers: reading the prompt and decoding
 
     async def __call__(self, messages: list[dict[str, str]], scale: float) -> tuple[str, int]:
         request = ChatRequest(
@@ -62,5 +63,6 @@ class Replayer:
         finished = await self.client.complete(request, role=self.role)
         if finished.timings is not None:
             self.decode_tok_s.append(finished.timings.predicted_per_second)
+            self.server_seconds += (finished.timings.prompt_ms + finished.timings.predicted_ms) / 1000
         tokens = finished.usage.completion_tokens if finished.usage else 0
         return finished.text, tokens

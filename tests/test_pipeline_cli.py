@@ -161,7 +161,9 @@ def test_a_run_killed_mid_draft_resumes_from_the_draft_stage(
         write_config(home, _with(config, drafter))  # a short draft on resume keeps the test quick
         code = main(["runs", "resume", "1"])
     out = capsys.readouterr().out
-    assert code == (0 if "Final export: allowed." in out else 1), out  # the verifier's verdict on the nonsense
+    assert code == (0 if "Final export: allowed." in out else 1), (
+        out
+    )  # the verifier's verdict on the nonsense
     assert "Run 1: resuming at draft." in out
     db = sqlite3.connect(home.database_file)
     rows = db.execute("SELECT stage, status, output_text FROM drafting_stages ORDER BY seq").fetchall()

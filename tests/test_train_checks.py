@@ -186,3 +186,39 @@ def test_stats_compare_drafts_made_with_and_without_an_adapter(db: Path) -> None
     rows = {(r.model, r.task_type): r.drafts for r in compute_stats(db)}
     assert rows[("smollm2-135m-instruct", ALL_TASKS)] == 4
     assert rows[("smollm2-135m-instruct + demand-v1", ALL_TASKS)] == 4
+
+
+def test_the_evals_blocks_column_is_the_verifiers_count_on_the_pairs_matter(
+    tmp_path_factory: pytest.TempPathFactory, tmp_path: Path
+) -> None:
+    from corrections.train_eval import verifier_blocks
+    from tests.pipeline_setup import demo_database
+
+    database = demo_database(tmp_path_factory.mktemp("demo-matter"), tmp_path / "chambers.sqlite3")
+    count = verifier_blocks(database)
+    assert count("Calder was paid $52,000 (HPP-000004).", "harbor-point") >= 1  # a figure no record supports
+    assert count("Please respond within ten days.", "harbor-point") == 0
+    assert (
+        count("Calder was paid $52,000 (HPP-000004).", "no-such-matter") is None
+    )  # nothing to check against
+    assert count("anything", None) is None
+
+
+def test_export_writes_the_split_an_adapter_trained_on(
+    db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, isolated_home: Path
+) -> None:
+    from tui.cli import main
+    from workspace.paths import Paths
+
+    home_db = Paths.from_environment().database_file
+    ids = store_pairs(home_db)
+    register(home_db, record("demand-v1", ids[:9], ids[9:]))
+    for split, expected in (("train", 9), ("eval", 3)):
+        out = tmp_path / f"{split}.jsonl"
+        assert main(["corrections", "export", "--format", "sft", "--out", str(out), "--split", split,
+                     "--adapter", "demand-v1"]) == 0  # fmt: skip
+        assert len(out.read_text(encoding="utf-8").splitlines()) == expected
+    assert (
+        main(["corrections", "export", "--format", "sft", "--out", str(tmp_path / "x"), "--split", "train"])
+        == 2
+    )

@@ -15,16 +15,18 @@ import pytest
 
 from drafting.verify.authorities import caption_words, captions, own_citations
 from drafting.verify.sources import Page
-from tests.verify_real_corpus import CORPUS
+from tests.verify_real_corpus import OPINIONS as REAL_OPINIONS
+from tests.verify_real_corpus import requires_opinions
 from tui.cli import main
 
-OPINIONS = CORPUS / "opinions"
+OPINIONS = REAL_OPINIONS or Path("missing")
 
 
 def _page(text: str, title: str = "opinion.pdf", page_no: int = 1) -> Page:
     return Page(0, page_no, 1, "opinion.pdf", "/x/opinion.pdf", title, page_no, None, text, text.lower())
 
 
+@requires_opinions
 def test_a_slip_opinion_never_takes_a_cited_case_for_its_own_citation() -> None:
     fisher = _page((OPINIONS / "fisher-v-university-of-texas.txt").read_text())
     assert own_citations([fisher]) == []  # not Detroit Timber 200 U.S. 321, nor Grutter 539 U.S. 306
@@ -70,6 +72,7 @@ def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]
     return code, out.out, out.err
 
 
+@requires_opinions
 def test_authorities_add_and_list_on_real_opinion_pdfs_three_indexed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

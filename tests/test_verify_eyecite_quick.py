@@ -18,6 +18,8 @@ from typing import Any
 
 from eyecite import get_citations
 
+from tests.verify_real_corpus import OPINIONS
+
 ROOT = Path(__file__).resolve().parents[1]
 REAL = ROOT / "tests" / "verify_real"
 FORMS = (
@@ -79,8 +81,8 @@ def _probe(cache: Path, texts_file: Path) -> dict[str, Any]:
 def test_lean_eyecite_finds_what_full_eyecite_finds(tmp_path: Path) -> None:
     drafts = sorted(REAL.glob("*/*.md"))
     assert len(drafts) >= 5
-    opinion = (REAL / "opinions" / "fisher-v-university-of-texas.txt").read_text(encoding="utf-8")
-    texts = [d.read_text(encoding="utf-8") for d in drafts] + [opinion, FORMS]
+    opinions = [OPINIONS / "fisher-v-university-of-texas.txt"] if OPINIONS else []
+    texts = [d.read_text(encoding="utf-8") for d in [*drafts, *opinions]] + [FORMS]
     texts_file = tmp_path / "texts.json"
     texts_file.write_text(json.dumps(texts))
     cache = tmp_path / "cache"
@@ -92,7 +94,7 @@ def test_lean_eyecite_finds_what_full_eyecite_finds(tmp_path: Path) -> None:
     assert second["lean"]
 
     expected = json.loads(json.dumps(_described(texts)))
-    assert sum(len(found) for found in expected) > 200  # the comparison has real matter in it
+    assert sum(len(found) for found in expected) > (200 if OPINIONS else 100)  # real matter in it
     assert first["found"] == expected
     assert second["found"] == expected
     assert second["plain"] == expected  # eyecite called directly in a lean process is eyecite in full

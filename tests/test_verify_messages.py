@@ -29,7 +29,7 @@ from drafting.verify.sources import load_sources
 from drafting.verify.verifier import load_library, verify_text
 from evidence.ingest import ingest_matter
 from evidence.matters import create_matter
-from tests.verify_real_corpus import CORPUS, _transcript
+from tests.verify_real_corpus import OPINIONS, _transcript, requires_opinions
 from workspace.database import connect
 
 MODULES = (checks_record, checks_sources, checks_cases)
@@ -114,7 +114,7 @@ def matter(tmp_path_factory: pytest.TempPathFactory) -> Path:
     transcript.saveIncr()
     transcript.close()
     for name in ("tarrant-v-herrmann.pdf", "calvary-chapel-v-mills.pdf"):
-        shutil.copy(CORPUS / "opinions" / name, opinions / name)
+        shutil.copy((OPINIONS or Path("missing")) / name, opinions / name)
     (opinions / "title-42.txt").write_text("42 U.S.C. 1983. Every person who, under color of any statute ...")
     (opinions / "matter-of-z-z-o.txt").write_text("Matter of Z-Z-O-, Respondent\n\nDecided by Board. Asylum.")
     (opinions / "per-curiam.txt").write_text("Per curiam. The judgment below is affirmed.")
@@ -134,6 +134,7 @@ def matter(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return database
 
 
+@requires_opinions
 def test_every_message_a_flag_can_carry(matter: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     sites = _call_sites()
     reached: dict[tuple[str, int], str] = {}

@@ -16,18 +16,43 @@ not in the library: it must be flagged, and counts in neither rate).
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pymupdf
+import pytest
 
 from evidence.ingest import ingest_matter
 from evidence.matters import create_matter
 from workspace.database import connect
 
 CORPUS = Path(__file__).parent / "verify_real"
+
+
+def _opinions_folder() -> Path | None:
+    """The real opinions, which this repository does not carry (they are other repositories' files).
+
+    They are looked for in ``$CHAMBERS_REAL_OPINIONS``, then in the shared folder beside the
+    clone (``../shared/corpus/verify_real/opinions``); SOURCES.md lists each file with its
+    sha256 and where it comes from.
+    """
+    named = os.environ.get("CHAMBERS_REAL_OPINIONS")
+    shared = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "verify_real" / "opinions"
+    for folder in (Path(named) if named else None, shared, CORPUS / "opinions"):
+        if folder is not None and (folder / "tarrant-v-herrmann.pdf").is_file():
+            return folder
+    return None
+
+
+OPINIONS = _opinions_folder()
+requires_opinions = pytest.mark.skipif(
+    OPINIONS is None,
+    reason="the real opinions of tests/verify_real/SOURCES.md are not here: put them in "
+    "../shared/corpus/verify_real/opinions or name their folder in CHAMBERS_REAL_OPINIONS",
+)
 MATTER = "mata-record"
 LIBRARY = f"{MATTER}-authorities"
 PRODUCTION = {
@@ -95,7 +120,9 @@ def build_real_corpus(root: Path) -> RealCorpus:
     _production(record)
     _transcript(record)
     opinions = root / "opinions"
-    shutil.copytree(CORPUS / "opinions", opinions)
+    if OPINIONS is None:
+        raise FileNotFoundError(f"The real opinions are missing: {requires_opinions.kwargs['reason']}.")
+    shutil.copytree(OPINIONS, opinions)
     db = connect(database_file)
     try:
         create_matter(db, MATTER, [record])

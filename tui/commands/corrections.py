@@ -29,6 +29,10 @@ def register(sub: Any) -> None:
         "--scrub", action="store_true", help="replace each matter's party names with placeholders"
     )
     ex.add_argument("--include-excluded", action="store_true", help="also pairs you excluded")
+    ex.add_argument(
+        "--split", choices=["train", "eval"], help="only the pairs an adapter trained on, or held out"
+    )
+    ex.add_argument("--adapter", metavar="NAME", help="the adapter whose --split to write")
     ex.set_defaults(handler=cmd_export)
 
     cmds.add_parser("stats", help="drafts, edit ratios and trend per model and task type").set_defaults(
@@ -71,11 +75,25 @@ def cmd_export(args: argparse.Namespace, paths: Paths) -> int:
         task=args.task, model=args.model, since=args.since, min_edit_ratio=args.min_edit_ratio,
         matter=args.matter, include_excluded=args.include_excluded,
     )  # fmt: skip
+    split = None
+    if (args.split is None) != (args.adapter is None):
+        raise ChambersError(
+            "--split and --adapter go together: --split train --adapter NAME writes the pairs NAME was "
+            "trained on, --split eval the ones held out to measure it.",
+            title="Incomplete export options",
+        )
+    if args.split is not None:
+        from corrections.adapters import get_adapter
+
+        record = get_adapter(paths.database_file, args.adapter)
+        ids = record.train_pair_ids if args.split == "train" else record.held_out_pair_ids
+        split = (f"{record.name} {args.split}", frozenset(ids))
     with Progress(transient=True) as bar:
         job = bar.add_task("Exporting pairs", total=None)
         summary = export(
             paths.database_file, Path(args.out), args.format, filters, paragraphs=args.paragraphs,
             scrub=args.scrub, progress=lambda done, total: bar.update(job, completed=done, total=total),
+            split=split,
         )  # fmt: skip
     print("\n".join(summary.lines()))
     return 0
