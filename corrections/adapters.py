@@ -183,3 +183,34 @@ def _record(db: sqlite3.Connection, row: sqlite3.Row) -> AdapterRecord:
         eval=json.loads(row["eval_json"]) if row["eval_json"] else None, created_at=row["created_at"],
         stale_reason=row["stale_reason"],
     )  # fmt: skip
+
+
+def adapters_table(records: list[AdapterRecord]) -> list[str]:
+    """Each adapter as one line of plain text: what it was trained on and how it scored over all tasks.
+
+    The scores are the eval's last row (its "all" row, or the only task's row), base model against the
+    adapter on the held-out pairs: a lower edit ratio and a higher chrF mean his edits were learnt.
+    """
+    if not records:
+        return ["No adapters yet: `chambers train --role drafter --name NAME` makes one from these pairs."]
+    name_width = max(4, *(len(r.name) for r in records))
+    base_width = max(4, *(len(r.base_model) for r in records))
+    lines = [
+        f"{'name':<{name_width}}  {'base':<{base_width}}  trained  held out  "
+        f"{'edit base→adapter':<17}  {'chrF base→adapter':<17}  state"
+    ]
+    for r in records:
+        table = (r.eval or {}).get("table") or []
+        overall = table[-1] if table else None
+        edit = (
+            f"{overall['base_edit_ratio']:.3f} → {overall['adapter_edit_ratio']:.3f}"
+            if overall
+            else "not evaluated"
+        )
+        score = f"{overall['base_chrf']:.1f} → {overall['adapter_chrf']:.1f}" if overall else ""
+        state = f"stale: {r.stale_reason}" if r.stale_reason else "current"
+        lines.append(
+            f"{r.name:<{name_width}}  {r.base_model:<{base_width}}  {len(r.train_pair_ids):>7}  "
+            f"{len(r.held_out_pair_ids):>8}  {edit:<17}  {score:<17}  {state}"
+        )
+    return lines

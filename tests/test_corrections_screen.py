@@ -69,6 +69,7 @@ async def test_browse_a_pair_as_a_redline_and_filter(isolated_home: Path) -> Non
         await pilot.press("s")
         await settle(pilot)
         assert "qwen3.5-122b-a10b" in redline_text(screen) and "mean edit" in redline_text(screen)
+        assert "No adapters yet: `chambers train" in redline_text(screen)
         await pilot.press("escape")
         await settle(pilot)
         assert not isinstance(app.screen, CorrectionsScreen)
@@ -139,3 +140,62 @@ async def test_help_on_the_corrections_screen_lists_its_keys_and_not_the_prompts
         keys = dict(app.screen.rows)
         assert "out of exports" in keys["x"] and "f5" in keys
         assert "ctrl+l" not in keys and "enter" not in keys  # the first screen's prompt keys do nothing here
+
+
+def app_with_adapters(home: Path) -> ChambersApp:
+    """The seeded pairs, one more drafted with an adapter, and two registered adapters (one evaluated).
+
+    The adapter rows are what ``chambers train`` registers and ``chambers eval`` stores; their GGUF files
+    are never opened by the screen, so the paths name no file.
+    """
+    from corrections.adapters import AdapterRecord, register
+    from corrections.store import set_excluded
+
+    app = seeded_app(home)
+    db = home / "data" / "chambers.sqlite3"
+    store(db, adapter="demand-v1", final=FINAL + " Regards.", accepted_at="2026-11-05T10:00:00")
+    scores = {"table": [
+        {"task": "demand_letter", "pairs": 1, "base_edit_ratio": 0.412, "adapter_edit_ratio": 0.305,
+         "base_chrf": 41.2, "adapter_chrf": 55.0, "base_blocks": None, "adapter_blocks": None},
+        {"task": "all", "pairs": 2, "base_edit_ratio": 0.25, "adapter_edit_ratio": 0.2,
+         "base_chrf": 50.5, "adapter_chrf": 58.25, "base_blocks": None, "adapter_blocks": None},
+    ]}  # fmt: skip
+    for name, train, held, evaluated in (("demand-v1", [1, 2], [3], scores), ("summary-v1", [2], [1], None)):
+        register(db, AdapterRecord(
+            name=name, role="drafter", backend="local", base_model="smollm2-135m-instruct",
+            base_path="/m/base.gguf", base_sha256="b" * 64, architecture="LlamaForCausalLM",
+            file=f"/a/{name}/{name}.gguf", file_sha256="f" * 64, settings={"r": 8}, loss_curve=[4.5, 1.0],
+            trained_tokens=100, train_seconds=1.0, train_pair_ids=train, held_out_pair_ids=held, eval=evaluated,
+        ))  # fmt: skip
+    set_excluded(db, 2, True)  # trained on by both: both adapters go stale
+    return app
+
+
+async def test_stats_compare_drafts_with_and_without_adapters_and_show_each_adapters_scores(
+    isolated_home: Path,
+) -> None:
+    app = app_with_adapters(isolated_home)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_corrections(pilot)
+        screen.query_one("#corrections-list", DataTable).focus()
+        await pilot.press("s")
+        await settle(pilot)
+        lines = redline_text(screen).splitlines()
+        model_rows = [line.split("  ")[0].strip() for line in lines if "demand_letter" in line]
+        assert "qwen3.6-35b-a3b" in model_rows  # the same model without the adapter, its own row
+        assert any(row.endswith("+ demand-v1") for row in model_rows), lines
+        demand = next(line for line in lines if line.startswith("demand-v1 "))
+        assert demand.split()[:4] == ["demand-v1", "smollm2-135m-instruct", "2", "1"]
+        assert "0.250 → 0.200" in demand and "50.5 → 58.2" in demand and "stale: pair 2 excluded" in demand
+        summary = next(line for line in lines if line.startswith("summary-v1 "))
+        assert "not evaluated" in summary and "stale: pair 2 excluded" in summary
+
+
+def test_corrections_stats_with_adapters_snapshot(snap_compare: Any, isolated_home: Path) -> None:
+    async def run_before(pilot: Any) -> None:
+        screen = await open_corrections(pilot)
+        screen.query_one("#corrections-list", DataTable).focus()
+        await pilot.press("s")
+        await settle(pilot)
+
+    assert snap_compare(app_with_adapters(isolated_home), terminal_size=(80, 24), run_before=run_before)

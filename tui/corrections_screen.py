@@ -2,7 +2,8 @@
 
 The list filters by model, task type and edit ratio; the right pane shows the highlighted pair as a
 redline (struck red is what he removed, underlined green what he wrote) from the same redline code
-the exports and statistics use, or the statistics per model (s). A pair can be excluded from exports
+the exports and statistics use, or the statistics per model (s), drafts written with a LoRA adapter
+in rows of their own, above each trained adapter's eval scores. A pair can be excluded from exports
 (x) or deleted after a confirmation (d); e opens the export dialog with the list's filters. Database
 work runs in thread workers; widgets only show what they are handed.
 """
@@ -180,9 +181,12 @@ class CorrectionsScreen(RoomScreen):
 
     @work(thread=True, exclusive=True, group="corrections-redline", exit_on_error=False)
     def load_stats(self) -> None:
+        from corrections.adapters import adapters_table, list_adapters
         from corrections.stats import compute_stats, stats_table
 
         lines = stats_table(compute_stats(self.database_file))
+        lines += ["", "Adapters (held-out pairs, all tasks; lower edit and higher chrF are better)"]
+        lines += adapters_table(list_adapters(self.database_file))
         self.app.call_from_thread(self._show_stats, lines)
 
     def _show_stats(self, lines: list[str]) -> None:
