@@ -143,3 +143,22 @@ async def test_a_poller_that_dies_is_reported(isolated_home: Path) -> None:
             await pilot.pause(0.05)
         assert isinstance(app.screen, ErrorScreen)
         assert "bug in a telemetry source" in app.screen.error_message
+
+
+async def test_a_backends_configured_lora_adapters_show_beside_its_model(isolated_home: Path) -> None:
+    from dataclasses import replace
+
+    from workspace.config import LoraRef
+
+    config = mission_config()
+    backends = tuple(
+        replace(b, lora=(LoraRef("demand-v3", 0.5),)) if b.name == "heavy" else b for b in config.backends
+    )
+    app = create_app(
+        replace(config, backends=backends), isolated_home / "db.sqlite3", start_on_dashboard=True
+    )
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await wait_ready(pilot, app)
+        heavy = str(line(screen, "heavy").render()).splitlines()[0]
+        assert heavy.endswith("heavy heavy + demand-v3×0.5"), heavy
+        assert "+" not in str(line(screen, "workhorse").render()).splitlines()[0]

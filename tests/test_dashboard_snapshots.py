@@ -35,3 +35,19 @@ def test_dashboard(snap_compare: Any, isolated_home: Path, size: tuple[int, int]
 def test_board_detail(snap_compare: Any, isolated_home: Path) -> None:
     app = create_app(mission_config(), isolated_home / "db.sqlite3", start_on_dashboard=True)
     assert snap_compare(app, press=["right", "enter"], terminal_size=(100, 30), run_before=ready)
+
+
+def test_dashboard_with_a_lora_adapter(snap_compare: Any, isolated_home: Path) -> None:
+    """The workhorse's requests carry a LoRA adapter: its name follows the model on the server's line."""
+    from dataclasses import replace
+
+    from workspace.config import LoraRef
+
+    config = mission_config()
+    backends = tuple(
+        replace(b, lora=(LoraRef("demand-v3"),)) if b.name == "workhorse" else b for b in config.backends
+    )
+    app = create_app(
+        replace(config, backends=backends), isolated_home / "db.sqlite3", start_on_dashboard=True
+    )
+    assert snap_compare(app, terminal_size=(120, 40), run_before=ready)

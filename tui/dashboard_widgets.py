@@ -25,7 +25,7 @@ from backends.fleet.gpu_health import GpuHealth
 from backends.fleet.servers import ServerSample, is_slow
 from backends.fleet.sweep_store import BestVariant
 from backends.fleet.telemetry import GpuSample, HostTelemetry
-from workspace.config import Backend, Board
+from workspace.config import Backend, Board, LoraRef
 
 SPARK = "▁▂▃▄▅▆▇█"
 HEALTH_STYLE = {"ok": "green", "loading": "yellow", "checking": "dim"}
@@ -79,8 +79,13 @@ class GpuRow(Widget):
         )
 
 
+def lora_label(ref: LoraRef) -> str:
+    """The adapter's name, and its scale where it is not the full 1.0."""
+    return ref.name if ref.scale == 1.0 else f"{ref.name}×{ref.scale:g}"
+
+
 class BackendLine(Widget):
-    """A model server pinned to the board: health, role, model; then speeds and a sparkline."""
+    """A model server pinned to the board: health, role, model (+ its LoRA adapters); then speeds and a sparkline."""
 
     DEFAULT_CSS = "BackendLine { height: 2; }"
     sample: reactive[ServerSample | None] = reactive(None)
@@ -112,6 +117,8 @@ class BackendLine(Widget):
         line1 = Text.assemble(
             ("● ", HEALTH_STYLE.get(health, "red")), (b.name, "bold"), f" {role} ", (model, "italic")
         )
+        if b.lora:  # every request carries these adapters, so they are part of what the model writes like
+            line1.append((" + " if model else "+ ") + ",".join(map(lora_label, b.lora)), style="italic")
         line1.truncate(max(self.size.width, 20), overflow="ellipsis")
         if s is None or not s.ok:
             where = self.backend.url.split("://", 1)[-1]
