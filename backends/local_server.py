@@ -79,16 +79,7 @@ def ensure_llama_server(progress: Progress | None = None) -> Path:
                 "your llama-server binary, or unset it to let chambers build one."
             )
         return path
-    folder = server_cache_dir()
-    binary = folder / "llama-server"
-    if binary.is_file():
-        return binary
-    folder.mkdir(parents=True, exist_ok=True)
-    with FileLock(str(folder / ".build.lock")):
-        if binary.is_file():  # another process finished the build while we waited
-            return binary
-        _build(folder, ("llama-server", *LLAMA_TOOLS), progress)
-    return binary
+    return _built("llama-server", progress)
 
 
 def ensure_llama_tool(name: str, progress: Progress | None = None) -> Path:
@@ -106,17 +97,22 @@ def ensure_llama_tool(name: str, progress: Progress | None = None) -> Path:
                 "same llama.cpp build there, or unset the variable to let chambers build both."
             )
         return path
+    return _built(name, progress)
+
+
+def _built(name: str, progress: Progress | None) -> Path:
+    """``name`` from the cache, building it first if missing; a fresh cache builds the server and
+    the tools together, in one build rather than two of the same libraries."""
     folder = server_cache_dir()
-    tool = folder / name
-    if tool.is_file():
-        return tool
+    binary = folder / name
+    if binary.is_file():
+        return binary
     folder.mkdir(parents=True, exist_ok=True)
-    with FileLock(str(folder / ".build.lock")):
-        # a fresh cache builds the server too: one build, not two of the same libraries
+    with FileLock(str(folder / ".build.lock")):  # another process may finish the build while we wait
         missing = tuple(t for t in ("llama-server", *LLAMA_TOOLS) if not (folder / t).is_file())
         if missing:
             _build(folder, missing, progress)
-    return tool
+    return binary
 
 
 def _build(folder: Path, targets: tuple[str, ...], progress: Progress | None) -> None:
