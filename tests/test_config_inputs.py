@@ -1,4 +1,4 @@
-"""Config inputs that parse as TOML but used to crash a command later, and a fuzzed loader.
+"""Config inputs that parse as TOML but would crash a command later if let through, and a fuzzed loader.
 
 Whatever the file holds, ``load_config`` returns a Config or raises ConfigError naming the
 file (and the key or line); a Config it returns holds only URLs httpx can send to and
@@ -223,7 +223,7 @@ def check_loaded(config: Config) -> None:
     """What every command relies on once the loader said yes."""
     urls = [b.url for b in config.backends] + [t.url for t in config.telemetry if t.url]
     for url in urls:
-        parsed = httpx.URL(url + "/v1/chat/completions")  # raises InvalidURL on what used to crash
+        parsed = httpx.URL(url + "/v1/chat/completions")  # InvalidURL if the loader let one through
         assert parsed.host and parsed.scheme in ("http", "https")
     for b in config.backends:
         numbers = [b.min_decode_tok_s, *b.sampling.as_dict().values()]

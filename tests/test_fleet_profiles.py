@@ -1,6 +1,6 @@
 """Launch profiles: parsing, the command line and environment, the split refusal, the systemd unit, sweep plans.
 
-The telemetry for the split checks is the recorded MISSION.md chassis 1 (see
+The telemetry for the split checks is the recorded chassis 1 (see
 backends/fleet/recorded_source.py): GPU 3 is its 16 GB card, and its NVLink
 groups are {0,1}, {2,3}, {4,5,8,9}, {6,7,10,11}.
 """
