@@ -72,6 +72,7 @@ bench: install-dev poppler
 	$(BIN)/python benchmarks/tui_stream.py
 	$(BIN)/python benchmarks/train.py
 	$(BIN)/python benchmarks/structured_output.py
+	$(BIN)/python -m benchmarks.agree
 
 clean:
 	rm -rf $(VENV) .demo .pytest_cache .mypy_cache .ruff_cache
