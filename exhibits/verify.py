@@ -38,6 +38,8 @@ from exhibits.places import KINDS
 from exhibits.rawscan import raw_texts
 from exhibits.unlisted import every_place
 
+PDFTOTEXT_BASE_S, PDFTOTEXT_PER_PAGE_S = 60.0, 1.0  # generous: a 2,000-page file reads in seconds
+
 
 @dataclass(frozen=True)
 class Leak:
@@ -76,6 +78,7 @@ def verify_file(
     result = Verification(readers=["PyMuPDF"] + (["OCR"] if ocr_pages else []))
     result.checked.update(dict.fromkeys(["pages as shown", "pages by position", *KINDS], 0))
     with pymupdf.open(path) as doc:
+        page_count = doc.page_count
         for index in range(doc.page_count):
             page = doc.load_page(index)
             result.scan(matcher, page.get_text(), f"page {index + 1} (PyMuPDF)", "pages as shown")
@@ -110,7 +113,14 @@ def verify_file(
             result.scan(matcher, hidden_text(doc, index), where, "pages with hidden text")
     poppler = shutil.which("pdftotext")
     if poppler:
-        out = subprocess.run([poppler, str(path), "-"], capture_output=True, check=False)
+        # A compression bomb can keep pdftotext busy for many minutes; a file it cannot read back in
+        # time is not checked, so it counts as a leak and nothing is written.
+        limit = PDFTOTEXT_BASE_S + PDFTOTEXT_PER_PAGE_S * page_count
+        try:
+            out = subprocess.run([poppler, str(path), "-"], capture_output=True, check=False, timeout=limit)
+        except subprocess.TimeoutExpired:
+            result.leaks.append(Leak("pdftotext", f"pdftotext could not read the file back in {limit:.0f} s"))
+            return result
         if out.returncode != 0:
             result.leaks.append(Leak("pdftotext", "the redacted file could not be read back by pdftotext"))
         result.scan(matcher, out.stdout.decode("utf-8", "replace"), "pdftotext", "pdftotext readings")

@@ -9,6 +9,7 @@ fail, writing nothing, when a place is left in the file.
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -292,3 +293,26 @@ def test_a_damaged_object_does_not_stop_the_redaction(db_path: Path, tmp_path: P
     (item,) = redact(db_path, source, tmp_path / "out", scrub=True)
     assert [h.reason for h in item.hits] == ["pattern ssn"]
     assert readers_finding(tmp_path / "out" / "damaged.pdf", SECRET) == []
+
+
+def test_a_file_pdftotext_cannot_read_back_in_time_is_a_leak_not_a_pass(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A compression bomb keeps pdftotext busy for minutes: past its time limit the file is not
+    checked, so verification must refuse it rather than call it clean."""
+    import exhibits.verify as verify
+    from exhibits.matching import Matcher
+
+    if shutil.which("pdftotext") is None:
+        pytest.skip("pdftotext (poppler-utils) is not installed")
+    doc = pymupdf.open()
+    doc.new_page().insert_text((72, 72), "Nothing secret here.")
+    clean = tmp_path / "clean.pdf"
+    doc.save(clean)
+    doc.close()
+    assert verify.verify_file(clean, Matcher(("Calder",)), set(), None).leaks == []
+    monkeypatch.setattr(verify, "PDFTOTEXT_BASE_S", 0.0)
+    monkeypatch.setattr(verify, "PDFTOTEXT_PER_PAGE_S", 1e-9)
+    leaks = verify.verify_file(clean, Matcher(("Calder",)), set(), None).leaks
+    assert [leak.where for leak in leaks] == ["pdftotext"]
+    assert "could not read the file back" in leaks[0].reason
