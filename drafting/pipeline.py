@@ -297,8 +297,9 @@ class Pipeline:
         """Room for the longest answer the stage's schema allows, and no repetition penalty.
 
         A JSON answer cut off by max_tokens cannot be read at all, so a JSON stage gets at least
-        what its bounded schema can need (about 2 characters a token, worst case), even where
-        the backend's own max_tokens is smaller; the request records the figure sent.
+        what its bounded schema can need, even where the backend's own max_tokens is smaller; the
+        request records the figure sent. The bound counts one token per character, since a model
+        that loops inside a string can spend a token on each character.
 
         JSON repeats its quotes, commas and keys by design. A drafting backend's repeat_penalty
         pushes those tokens down, so the sampler picks one the schema's grammar refuses, and each
@@ -311,7 +312,7 @@ class Pipeline:
             GATE: 4 * chars + 8 * 16 + 120,
             REVIEW: self.options.max_findings * (3 * chars + 100) + 40,
         }[stage]
-        return Sampling(max_tokens=max(backend.sampling.max_tokens or 0, worst // 2 + 32), repeat_penalty=1.0)
+        return Sampling(max_tokens=max(backend.sampling.max_tokens or 0, worst + 32), repeat_penalty=1.0)
 
     def _messages(self, run: Run, stage: str) -> list[dict[str, Any]]:
         if stage == ROUTE:
@@ -322,16 +323,19 @@ class Pipeline:
             return stages.draft_messages(run, self.prompts)
         return stages.review_messages(run, run.draft, self.prompts)
 
+    def json_schema(self, stage: str) -> dict[str, Any]:
+        """The bounded JSON a stage must answer with; ``json_sampling`` sizes its budget from the same bounds."""
+        chars = self.options.json_text_chars
+        return {
+            ROUTE: stages.router_schema(chars),
+            GATE: stages.gate_schema(chars),
+            REVIEW: review_schema(self.options.max_findings, chars),
+        }[stage]
+
     async def _json(
         self, client: ChatClient, request: ChatRequest, record: StageRecord, role: str
     ) -> tuple[Any, Finished]:
-        chars = self.options.json_text_chars
-        schema = {
-            ROUTE: stages.router_schema(chars),
-            GATE: stages.gate_schema(chars),
-            REVIEW: review_schema(self.options.max_findings),
-        }[record.stage]
-        request.json_schema = schema
+        request.json_schema = self.json_schema(record.stage)
         written = [0]
 
         def count(_: ContentDelta) -> None:

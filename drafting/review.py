@@ -19,9 +19,9 @@ FUZZY_THRESHOLD = 0.8
 MIN_FUZZY_CHARS = 12  # a short quote ("the", "$5") anchors only exactly: fuzzily it would land anywhere
 
 
-def review_schema(max_findings: int) -> dict[str, Any]:
+def review_schema(max_findings: int, chars: int) -> dict[str, Any]:
     """The JSON the reviewer must answer with; lengths are bounded so an answer always ends."""
-    text = {"type": "string", "maxLength": 300}
+    text = {"type": "string", "maxLength": chars}
     return {
         "type": "object",
         "properties": {
