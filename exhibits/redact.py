@@ -49,7 +49,6 @@ from exhibits.pdfio import (
     discard,
     guard_outputs,
     left_out_for,
-    publish,
     save_to_temp,
     sha256_file,
 )
@@ -58,7 +57,7 @@ from exhibits.stamp import Progress, ProgressFn
 from exhibits.store import RedactedFile, RedactionBox, record_redactions
 from exhibits.unlisted import every_place
 from exhibits.verify import Leak, verify_file
-from workspace.paths import write_atomically
+from workspace.paths import publish, write_atomically
 
 SAVE_OPTIONS = {"garbage": 4, "deflate": True, "deflate_images": True, "use_objstms": 1}
 
