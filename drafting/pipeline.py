@@ -45,10 +45,10 @@ from drafting.runs import (
     Choice,
     ContextSource,
     Run,
-    RunStore,
     StageRecord,
     now,
 )  # fmt: skip
+from drafting.store import RunStore
 from drafting.tasks import (
     DRAFT,
     GATE,

@@ -39,7 +39,8 @@ from drafting.events import (
     StageTokens,
 )
 from drafting.pipeline import Pipeline, PipelineOptions
-from drafting.runs import Run, RunStore
+from drafting.runs import Run
+from drafting.store import RunStore
 from drafting.tasks import DRAFT, TASKS
 from drafting.verify import MatterIndex, Report, load_matter_index
 from evidence.matters import list_matters

@@ -204,7 +204,7 @@ def run_dict(run: Run) -> dict[str, Any]:
 
 
 def cmd_runs_list(args: argparse.Namespace, paths: Paths) -> int:
-    from drafting.runs import RunStore
+    from drafting.store import RunStore
 
     if not paths.database_file.exists():
         print("No runs yet. Start one with `chambers draft --matter M --task T --instructions FILE`.")
@@ -219,7 +219,8 @@ def cmd_runs_list(args: argparse.Namespace, paths: Paths) -> int:
 
 
 def cmd_runs_show(args: argparse.Namespace, paths: Paths) -> int:
-    from drafting.runs import RunNotFound, RunStore
+    from drafting.runs import RunNotFound
+    from drafting.store import RunStore
     from drafting.timings import timings_phrase
 
     if not paths.database_file.exists():
