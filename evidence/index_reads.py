@@ -12,12 +12,13 @@ database is an error rather than a new empty one.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from evidence.matters import Matter, get_matter
+from evidence.provenance import registered_output
 from workspace.database import connect
 
 
@@ -54,6 +55,14 @@ class MatterPdf:
     title: str
     pages: int
     bates: str | None  # the first Bates stamp the index read on it, if any
+
+
+@dataclass(frozen=True)
+class OwnOutput:
+    """A file chambers wrote itself, by the registry of its outputs."""
+
+    kind: str
+    created_at: str
 
 
 @contextmanager
@@ -157,3 +166,17 @@ def matter_pdfs(db_path: Path, matter: str) -> list[MatterPdf]:
     finally:
         db.close()
     return [MatterPdf(Path(r[0]), r[1], int(r[2]), r[3]) for r in rows]
+
+
+def own_outputs(db_path: Path, sha256s: Iterable[str]) -> dict[str, OwnOutput]:
+    """Of these file hashes, the ones chambers wrote itself (registered outputs), with what each was."""
+    found = {}
+    db = connect(db_path)
+    try:
+        for sha in set(sha256s):
+            row = registered_output(db, sha)
+            if row is not None:
+                found[sha] = OwnOutput(str(row["kind"]), str(row["created_at"]))
+    finally:
+        db.close()
+    return found
