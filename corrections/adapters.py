@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from corrections import schema as corrections_schema
 from corrections.errors import CorrectionsError
 from workspace.database import connect
 
@@ -58,7 +59,7 @@ def adapters_dir(data_dir: Path) -> Path:
 
 
 def register(db_path: Path, record: AdapterRecord) -> int:
-    db = connect(db_path)
+    db = connect(db_path, corrections_schema.SCHEMA)
     try:
         with db:
             try:
@@ -95,7 +96,7 @@ def _exists(name: str) -> AdapterExists:
 
 def check_name_free(db_path: Path, name: str) -> None:
     """Refuse a taken name before training, not after minutes of it."""
-    db = connect(db_path)
+    db = connect(db_path, corrections_schema.SCHEMA)
     try:
         if db.execute("SELECT 1 FROM corrections_adapters WHERE name = ?", (name,)).fetchone():
             raise _exists(name)
@@ -104,7 +105,7 @@ def check_name_free(db_path: Path, name: str) -> None:
 
 
 def list_adapters(db_path: Path) -> list[AdapterRecord]:
-    db = connect(db_path)
+    db = connect(db_path, corrections_schema.SCHEMA)
     try:
         rows = db.execute("SELECT * FROM corrections_adapters ORDER BY id").fetchall()
         return [_record(db, row) for row in rows]
@@ -113,7 +114,7 @@ def list_adapters(db_path: Path) -> list[AdapterRecord]:
 
 
 def get_adapter(db_path: Path, name: str) -> AdapterRecord:
-    db = connect(db_path)
+    db = connect(db_path, corrections_schema.SCHEMA)
     try:
         row = db.execute("SELECT * FROM corrections_adapters WHERE name = ?", (name,)).fetchone()
         if row is None:
@@ -131,7 +132,7 @@ def registered_sha256(db_path: Path, names: str | None) -> str | None:
     """The registry's sha256 of each named adapter ("a,b"), for a pair whose server is on another machine."""
     if not names:
         return None
-    db = connect(db_path)
+    db = connect(db_path, corrections_schema.SCHEMA)
     try:
         found = [
             db.execute("SELECT file_sha256 FROM corrections_adapters WHERE name = ?", (n,)).fetchone()
@@ -143,7 +144,7 @@ def registered_sha256(db_path: Path, names: str | None) -> str | None:
 
 
 def store_eval(db_path: Path, name: str, scores: dict[str, Any]) -> None:
-    db = connect(db_path)
+    db = connect(db_path, corrections_schema.SCHEMA)
     try:
         with db:
             db.execute(
@@ -156,7 +157,7 @@ def store_eval(db_path: Path, name: str, scores: dict[str, Any]) -> None:
 def delete_adapter(db_path: Path, name: str) -> AdapterRecord:
     """Forget the adapter and remove its folder (the GGUF, the PEFT weights, the base config)."""
     record = get_adapter(db_path, name)
-    db = connect(db_path)
+    db = connect(db_path, corrections_schema.SCHEMA)
     try:
         with db:
             db.execute("DELETE FROM corrections_adapters WHERE name = ?", (name,))

@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from corrections import schema as corrections_schema
 from corrections.errors import CorrectionsError, PoisonedContext
 from corrections.model import CorrectionInput, SourceRef
 from corrections.redline import Redline, redline, word_diff
@@ -76,7 +77,7 @@ def capture(db_path: Path, item: CorrectionInput) -> CaptureResult:
         )
     line = redline(item.draft, item.final)
     digest = pair_sha256(item)
-    db = connect(db_path)
+    db = connect(db_path, corrections_schema.SCHEMA)
     try:
         check_primary(db, item)
         existing = db.execute("SELECT id FROM corrections_pairs WHERE pair_sha256 = ?", (digest,)).fetchone()

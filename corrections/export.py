@@ -30,6 +30,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from corrections import schema as corrections_schema
 from corrections.errors import CorrectionsError
 from corrections.model import StoredPair
 from corrections.scrub import Scrubber, party_list_in
@@ -87,7 +88,7 @@ def export(
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
     fast = not scrub and not paragraphs and fmt != "pairs"
-    db = connect(db_path)
+    db = connect(db_path, corrections_schema.SCHEMA)
     try:
         total = count_pairs(db)
         cur = db.execute("SELECT * FROM corrections_pairs ORDER BY id")

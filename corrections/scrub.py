@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from corrections import schema as corrections_schema
 from corrections.errors import CorrectionsError
 from workspace.database import connect
 
@@ -34,7 +35,7 @@ def add_party(db_path: Path, matter: str, name: str, *, same_as: str | None = No
     name = " ".join(name.split())
     if not name:
         raise CorrectionsError("A party needs a name, e.g. --add 'Harbor Point Provisions LLC'.")
-    db = connect(db_path)
+    db = connect(db_path, corrections_schema.SCHEMA)
     try:
         known = dict(
             db.execute("SELECT name, placeholder FROM corrections_parties WHERE matter = ?", (matter,))
@@ -76,7 +77,7 @@ def _placeholder(index: int) -> str:
 
 
 def party_list(db_path: Path, matter: str) -> dict[str, str]:
-    db = connect(db_path)
+    db = connect(db_path, corrections_schema.SCHEMA)
     try:
         return party_list_in(db, matter)
     finally:

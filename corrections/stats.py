@@ -13,6 +13,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
+from corrections import schema as corrections_schema
 from workspace.database import connect
 
 ALL_TASKS = "(all tasks)"
@@ -49,7 +50,7 @@ def compute_stats(db_path: Path) -> list[GroupStats]:
     """One row per model (with its LoRA adapter, if any) and task type, then one per model over all its
     tasks, ordered by model."""
     groups: dict[tuple[str, str], list[tuple[str, float]]] = defaultdict(list)
-    db = connect(db_path)
+    db = connect(db_path, corrections_schema.SCHEMA)
     try:
         cur = db.execute(
             "SELECT model, task_type, accepted_at, edit_ratio, adapter FROM corrections_pairs ORDER BY accepted_at"

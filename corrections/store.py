@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from corrections import schema as corrections_schema
 from corrections.errors import PairNotFound
 from corrections.model import StoredPair
 from workspace.database import connect
@@ -81,7 +82,7 @@ def count_pairs(db: sqlite3.Connection) -> int:
 def list_pairs(db_path: Path, filters: PairFilters | None = None, limit: int = 500) -> list[StoredPair]:
     """The newest pairs that pass ``filters`` (excluded ones included unless filtered), newest first."""
     filters = filters or PairFilters(include_excluded=True)
-    db = connect(db_path)
+    db = connect(db_path, corrections_schema.SCHEMA)
     try:
         found = [p for p in iter_pairs(db) if filters.reason_left_out(p) is None]
     finally:
@@ -90,7 +91,7 @@ def list_pairs(db_path: Path, filters: PairFilters | None = None, limit: int = 5
 
 
 def get_pair(db_path: Path, pair_id: int) -> StoredPair:
-    db = connect(db_path)
+    db = connect(db_path, corrections_schema.SCHEMA)
     try:
         row = db.execute("SELECT * FROM corrections_pairs WHERE id = ?", (pair_id,)).fetchone()
         if row is None:
@@ -117,7 +118,7 @@ def delete_pair(db_path: Path, pair_id: int) -> None:
 
 
 def _change(db_path: Path, pair_id: int, sql: str, params: tuple[object, ...]) -> None:
-    db = connect(db_path)
+    db = connect(db_path, corrections_schema.SCHEMA)
     try:
         with db:
             if db.execute(sql, params).rowcount == 0:
@@ -130,7 +131,7 @@ def _change(db_path: Path, pair_id: int, sql: str, params: tuple[object, ...]) -
 
 def models_and_tasks(db_path: Path) -> tuple[list[str], list[str]]:
     """The models and task types that have pairs: the browser's filter choices."""
-    db = connect(db_path)
+    db = connect(db_path, corrections_schema.SCHEMA)
     try:
         models = [
             r[0]

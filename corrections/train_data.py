@@ -15,6 +15,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
+from corrections import schema as corrections_schema
 from corrections.errors import CorrectionsError
 from corrections.model import StoredPair
 from corrections.store import PairFilters, iter_pairs
@@ -61,7 +62,7 @@ def select_pairs(db_path: Path, selection: TrainingSelection) -> TrainingSet:
     Raises:
         TrainingRefused: no pairs, too few, or pairs drafted by more than one base model.
     """
-    db = connect(db_path)
+    db = connect(db_path, corrections_schema.SCHEMA)
     try:
         chosen = [
             p

@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from drafting import schema as drafting_schema
 from workspace.database import connect
 from workspace.errors import ChambersError
 
@@ -144,7 +145,7 @@ class RunStore:
         self.database_file = database_file
 
     def _db(self) -> sqlite3.Connection:
-        return connect(self.database_file)
+        return connect(self.database_file, drafting_schema.SCHEMA)
 
     def create(
         self, matter: str, task_type: str, instructions: str, drafter_role: str, plan: list[str]

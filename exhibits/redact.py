@@ -41,6 +41,7 @@ import pymupdf
 
 from evidence.matters import get_matter
 from evidence.pdf_open import PDF_FAILURES, open_pdf
+from exhibits import schema as exhibits_schema
 from exhibits.errors import RedactionLeak
 from exhibits.find import Hit, RedactionRequest, check_rects, find_on_page, tessdata_for
 from exhibits.hidden import layers_on
@@ -268,7 +269,7 @@ def redaction_log_csv(item: DocumentRedaction, key: str) -> bytes:
 def _record(
     db_path: Path, matter: str, items: list[DocumentRedaction], key: str, request: RedactionRequest
 ) -> None:
-    db = connect(db_path)
+    db = connect(db_path, exhibits_schema.SCHEMA)
     try:
         matter_id = get_matter(db, matter).id
         now = datetime.now(UTC).isoformat()

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evidence.matters import get_matter, list_matters
+from exhibits import schema as exhibits_schema
 from workspace.database import connect
 
 
@@ -22,7 +23,7 @@ class MatterPdf:
 
 
 def matter_names(db_path: Path) -> list[str]:
-    db = connect(db_path)
+    db = connect(db_path, exhibits_schema.SCHEMA)
     try:
         return [m.name for m in list_matters(db)]
     finally:
@@ -30,7 +31,7 @@ def matter_names(db_path: Path) -> list[str]:
 
 
 def matter_pdfs(db_path: Path, matter: str) -> list[MatterPdf]:
-    db = connect(db_path)
+    db = connect(db_path, exhibits_schema.SCHEMA)
     try:
         matter_id = get_matter(db, matter).id
         rows = db.execute(

@@ -41,6 +41,7 @@ from drafting.pipeline import Pipeline, PipelineOptions
 from drafting.runs import Run, RunStore
 from drafting.tasks import DRAFT, TASKS
 from drafting.verify import MatterIndex, Report, load_matter_index
+from evidence import schema as evidence_schema
 from evidence.matters import list_matters
 from tui import autosave
 from tui.drafting_dialogs import ConfirmScreen, FlagScreen, ReasonScreen, gate_question
@@ -191,7 +192,7 @@ class DraftingScreen(RoomScreen):
                 self.set_status, "No matters yet: create one with `chambers matter new`."
             )
             return
-        db = connect(self.database_file)
+        db = connect(self.database_file, evidence_schema.SCHEMA)
         try:
             names = [m.name for m in list_matters(db) if not m.name.endswith("authorities")]
         finally:

@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from workspace.database import connect
+from workspace.database import session
 from workspace.errors import ChambersError
 
 CHARS_PER_TOKEN = 4.0  # a rough English figure, only to pick a context the corpus can fill
@@ -50,13 +50,14 @@ def finals_corpus(database_file: Path) -> str:
     """The final texts of the accepted, not excluded correction pairs, oldest first."""
     if not database_file.exists():
         return ""
-    db = connect(database_file)
-    try:
+    with session(
+        database_file, readonly=True
+    ) as db:  # the corrections room's table: read, never migrated here
+        if not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'corrections_pairs'").fetchone():
+            return ""  # no correction was ever saved in this database
         rows = db.execute(
             "SELECT final FROM corrections_pairs WHERE excluded = 0 ORDER BY accepted_at, id"
         ).fetchall()
-    finally:
-        db.close()
     return "\n\n".join(r["final"] for r in rows)
 
 

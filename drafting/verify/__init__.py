@@ -6,7 +6,6 @@ matter, and returns a ``Report`` of flags; ``may_export_final`` says whether it 
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,6 +13,7 @@ from drafting.verify.model import Flag, Report, may_export_final
 from drafting.verify.overrides import apply_overrides, record_override
 from drafting.verify.sources import MatterSources, load_sources
 from drafting.verify.verifier import Library, load_library, read_draft, verify_text
+from workspace.database import connect_readonly
 
 __all__ = [
     "Flag",
@@ -30,7 +30,7 @@ __all__ = [
 
 def default_library(database_file: Path, matter: str) -> str | None:
     """The authorities library a matter uses when none is named: '<matter>-authorities', then 'authorities'."""
-    db = sqlite3.connect(f"file:{database_file}?mode=ro", uri=True)
+    db = connect_readonly(database_file)
     try:
         for name in (f"{matter}-authorities", "authorities"):
             if db.execute("SELECT 1 FROM matters WHERE name = ?", (name,)).fetchone():

@@ -8,16 +8,16 @@ through the database the rest of chambers uses; nothing here parses opinions (au
 from __future__ import annotations
 
 import hashlib
-import sqlite3
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from drafting import schema as drafting_schema
 from drafting.verify.authorities import index_opinions, parse_citation
 from drafting.verify.errors import VerifyError
 from drafting.verify.sources import load_sources
 from evidence.matters import get_matter
-from workspace.database import connect
+from workspace.database import connect, connect_readonly
 
 
 @dataclass(frozen=True)
@@ -31,7 +31,7 @@ class Authority:
 
 def given_citations(database_file: Path, library: str) -> dict[str, list[str]]:
     """sha256 of a file -> the citations the attorney gave for it, in the order given."""
-    db = sqlite3.connect(f"file:{database_file}?mode=ro", uri=True)
+    db = connect_readonly(database_file)
     try:
         if not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'verify_authority_citations'").fetchone():
             return {}
@@ -70,7 +70,7 @@ def add_citations(database_file: Path, library: str, file: Path, cites: list[str
     if not file.is_file():
         raise VerifyError(f"There is no file at {file}. Give the path of the opinion's PDF or text.")
     sha = hashlib.sha256(file.read_bytes()).hexdigest()
-    db = connect(database_file)
+    db = connect(database_file, drafting_schema.SCHEMA)
     try:
         matter = get_matter(db, library)
         known = db.execute(

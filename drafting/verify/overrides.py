@@ -14,6 +14,7 @@ from dataclasses import asdict
 from datetime import UTC, datetime
 from pathlib import Path
 
+from drafting import schema as drafting_schema
 from drafting.verify.errors import OverrideError
 from drafting.verify.model import Override, Report
 from workspace.database import connect
@@ -42,7 +43,7 @@ def record_override(
     override = Override(
         key=flag_key, reason=reason, by=by or getpass.getuser(), at=datetime.now(UTC).isoformat()
     )
-    db = connect(database_file)
+    db = connect(database_file, drafting_schema.SCHEMA)
     try:
         with db:
             db.execute(
@@ -68,7 +69,7 @@ def apply_overrides(database_file: Path, report: Report) -> Report:
     keys = {f.key for f in report.flags if f.severity == "block"}
     if not keys:
         return report
-    db = connect(database_file)
+    db = connect(database_file, drafting_schema.SCHEMA)
     try:
         rows = db.execute(
             "SELECT flag_key, reason, by, at FROM verify_overrides WHERE matter = ? ORDER BY id",

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import bisect
 import re
-import sqlite3
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +20,7 @@ from drafting.verify.dates import find_dates
 from drafting.verify.extract_record import find_money
 from drafting.verify.text import normalize_for_match
 from evidence.matters import get_matter
+from workspace.database import connect_readonly
 
 _FTS_WORD = re.compile(r"[a-z0-9]+")
 PHRASE_PAGES = 500
@@ -126,7 +126,7 @@ class MatterSources:
         return next((p for p in pages if needle in p.norm), None)
 
     def _fts_pages(self, query: str, limit: int, ranked: bool = True) -> list[Page]:
-        db = sqlite3.connect(f"file:{self.database_file}?mode=ro", uri=True)
+        db = connect_readonly(self.database_file)
         try:
             rows = db.execute(
                 "SELECT f.rowid FROM pages_fts f JOIN pages p ON p.id = f.rowid "
@@ -149,8 +149,7 @@ class MatterSources:
 
 def load_sources(database_file: Path, matter_name: str) -> MatterSources:
     """Read the matter's pages (as evidence ingested them) into the verifier's indexes."""
-    db = sqlite3.connect(f"file:{database_file}?mode=ro", uri=True)
-    db.row_factory = sqlite3.Row
+    db = connect_readonly(database_file)
     try:
         matter = get_matter(db, matter_name)
         sources = MatterSources(name=matter.name, matter_id=matter.id, database_file=database_file)
