@@ -20,6 +20,7 @@ from pathlib import Path
 
 from workspace.database import session
 from workspace.errors import ChambersError
+from workspace.paths import write_atomically
 
 CHARS_PER_TOKEN = 4.0  # a rough English figure, only to pick a context the corpus can fill
 MIN_CTX, MAX_CTX = 64, 512
@@ -50,9 +51,8 @@ def finals_corpus(database_file: Path) -> str:
     """The final texts of the accepted, not excluded correction pairs, oldest first."""
     if not database_file.exists():
         return ""
-    with session(
-        database_file, readonly=True
-    ) as db:  # the corrections room's table: read, never migrated here
+    # The corrections room's table, read as it is: this room never migrates another room's tables.
+    with session(database_file, readonly=True) as db:
         if not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'corrections_pairs'").fetchone():
             return ""  # no correction was ever saved in this database
         rows = db.execute(
@@ -143,9 +143,7 @@ class AgreementRunner:
         self.work_dir.mkdir(parents=True, exist_ok=True)
         corpus_file = self.work_dir / f"corpus-{corpus_sha[:16]}.txt"
         if not corpus_file.exists():
-            tmp = corpus_file.with_suffix(".partial")
-            tmp.write_text(corpus_text, encoding="utf-8")
-            os.replace(tmp, corpus_file)
+            write_atomically(corpus_file, corpus_text.encode("utf-8"))
         ref_key = hashlib.sha256(f"{_sha256_file(reference)}:{corpus_sha}:{ctx}".encode()).hexdigest()[:24]
         base = self.work_dir / f"base-{ref_key}.kld"
         common = ["-t", str(self.threads), "-c", str(ctx), "-b", str(ctx), "--chunks", str(MAX_CHUNKS)]
