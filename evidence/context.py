@@ -25,6 +25,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from evidence import schema as evidence_schema
 from evidence.errors import NonPrimaryChunk
 from evidence.matters import get_matter
 from evidence.provenance import registered_output
@@ -132,7 +133,7 @@ def build_context(
         return sum(count(m["content"]) + MESSAGE_OVERHEAD_TOKENS for m in messages)
 
     budget = window - reserve_for_answer
-    db = connect(db_path)
+    db = connect(db_path, evidence_schema.SCHEMA)
     try:
         matter = get_matter(db, matter_name)
         hits = search_db(db, matter.id, query or task, filters=filters, limit=candidates, any_term=True)
@@ -173,7 +174,7 @@ def build_context(
 
 def save_context(db_path: Path, bundle: ContextBundle) -> int:
     """Store exactly what a model is given, and where each piece came from; returns its id."""
-    db = connect(db_path)
+    db = connect(db_path, evidence_schema.SCHEMA)
     try:
         matter = get_matter(db, bundle.matter)
         with db:

@@ -17,6 +17,7 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
+from evidence import schema as evidence_schema
 from evidence.errors import WriteRefused
 from evidence.matters import list_matters
 from workspace.database import connect
@@ -43,7 +44,7 @@ def protected_places(database: Database) -> Protected:
     else:
         db_path, matters = database, []
         if db_path.exists():  # no database yet: no matters, and none is created just to check a path
-            db = connect(db_path)
+            db = connect(db_path, evidence_schema.SCHEMA)
             try:
                 matters = list_matters(db)
             finally:

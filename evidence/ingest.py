@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from evidence import schema as evidence_schema
 from evidence.bates import Bates, bates_on_page
 from evidence.documents import SourceDocument
 from evidence.errors import UnreadableFile
@@ -110,7 +111,7 @@ def ingest_matter(
     there are quarantined. ``tessdata=True`` finds Tesseract; None means no OCR. Symbolic links
     pointing outside a source folder are listed, not read, unless ``follow_links``.
     """
-    db = connect(db_path)
+    db = connect(db_path, evidence_schema.SCHEMA)
     try:
         matter = get_matter(db, name)
         ingest = _Ingest(db, matter, progress, dict(passwords or {}), output_roots, tessdata)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from evidence import schema as evidence_schema
 from evidence.errors import EvidenceError
 from evidence.ingest import quarantine_reason
 from evidence.matters import get_matter
@@ -45,7 +46,7 @@ class DocumentEntry:
 
 def read_page(db_path: Path, page_id: int) -> PageView:
     """The whole text of one indexed page, with where it comes from."""
-    db = connect(db_path)
+    db = connect(db_path, evidence_schema.SCHEMA)
     try:
         row = db.execute(
             """SELECT p.id, d.path, d.part, d.title, d.doc_date, p.page_no, d.page_count, p.bates, p.ocr, f.text
@@ -67,7 +68,7 @@ def read_page(db_path: Path, page_id: int) -> PageView:
 def find_page(db_path: Path, matter_name: str, file_name: str, page_no: int) -> PageView | None:
     """The page a verifier's pointer names (a file's name, with an attachment's part, and a page number)."""
     name = file_name.split(" (", 1)[0]
-    db = connect(db_path)
+    db = connect(db_path, evidence_schema.SCHEMA)
     try:
         row = db.execute(
             """SELECT p.id FROM pages p JOIN documents d ON d.id = p.document_id
@@ -83,7 +84,7 @@ def find_page(db_path: Path, matter_name: str, file_name: str, page_no: int) -> 
 
 def matter_documents(db_path: Path, matter_name: str) -> list[DocumentEntry]:
     """The matter's indexed documents in path order, then the files quarantined at the last ingest."""
-    db = connect(db_path)
+    db = connect(db_path, evidence_schema.SCHEMA)
     try:
         matter = get_matter(db, matter_name)
         rows = db.execute(

@@ -44,6 +44,7 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 
+from evidence import schema as evidence_schema
 from workspace.database import connect
 
 SHINGLE_WORDS = 8
@@ -108,7 +109,7 @@ def register_output(db_path: Path, output: Path | str, kind: str) -> int:
     else:
         text = output
     words = _WORD.findall(text.casefold())
-    db = connect(db_path)
+    db = connect(db_path, evidence_schema.SCHEMA)
     try:
         quoted = quoted_runs(db, words)
         hashes: dict[int, int] = {}

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from evidence import schema as evidence_schema
 from evidence.matters import get_matter
 from evidence.provenance import OverlapMeter, registered_output
 from workspace.database import connect
@@ -45,7 +46,7 @@ class MatterAudit:
 
 
 def audit_matter(db_path: Path, name: str) -> MatterAudit:
-    db = connect(db_path)
+    db = connect(db_path, evidence_schema.SCHEMA)
     try:
         matter = get_matter(db, name)
         totals = db.execute(

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pymupdf
 
+from evidence import schema as evidence_schema
 from evidence.errors import MatterNotFound
 from evidence.guard import check_output
 from evidence.matters import Matter, create_matter, get_matter
@@ -227,7 +228,7 @@ def prepare_sample_matter(db_path: Path, root: Path, progress: Progress | None =
     if not all(folder.is_dir() for folder in sources):
         check_output(db_path, root, what="demo home (CHAMBERS_HOME)", folder=True)
         sources = generate_sample_matter(root, progress)
-    db = connect(db_path)
+    db = connect(db_path, evidence_schema.SCHEMA)
     try:
         if not db.execute(
             "SELECT 1 FROM outputs WHERE text_sha256 = ?", (sha256_bytes(EARLIER_DRAFT.encode()),)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
+from evidence import schema as evidence_schema
 from evidence.bates import parse_bates_range
 from evidence.errors import EvidenceError
 from evidence.matters import get_matter
@@ -129,7 +130,7 @@ def fts_query(query: str, *, any_term: bool = False) -> str:
 def search(
     db_path: Path, matter_name: str, query: str, *, filters: SearchFilters | None = None, limit: int = 20
 ) -> list[SearchHit]:
-    db = connect(db_path)
+    db = connect(db_path, evidence_schema.SCHEMA)
     try:
         return search_db(db, get_matter(db, matter_name).id, query, filters=filters, limit=limit)
     finally:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from backends.fleet import schema as fleet_schema
 from backends.fleet.bench import Bench, BenchSettings, Progress, format_table, plan_lengths
 from backends.fleet.bench_prompts import drafting_prompt
 from backends.fleet.bench_store import latest_results, save_results
@@ -108,7 +109,7 @@ def test_bench_command_prints_json_and_stores_it(
 
 
 def test_migration_creates_the_bench_table(tmp_path: Path) -> None:
-    db = connect(tmp_path / "x.sqlite3")
+    db = connect(tmp_path / "x.sqlite3", fleet_schema.SCHEMA)
     columns = [row[1] for row in db.execute("PRAGMA table_info(bench_results)")]
     db.close()
     assert {"pp_median", "tg_median", "runs_json", "interrupted"} <= set(columns)

@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from workspace import schema as workspace_schema
 from workspace.database import connect
 
 
@@ -57,7 +58,7 @@ class AuditLog:
         self.database_file = database_file
 
     def record(self, rec: AuditRecord) -> int:
-        db = connect(self.database_file)
+        db = connect(self.database_file, workspace_schema.SCHEMA)
         try:
             with db:
                 cur = db.execute(
@@ -94,7 +95,7 @@ class AuditLog:
             db.close()
 
     def recent(self, limit: int = 50) -> list[sqlite3.Row]:
-        db = connect(self.database_file)
+        db = connect(self.database_file, workspace_schema.SCHEMA)
         try:
             return list(db.execute("SELECT * FROM audit ORDER BY id DESC LIMIT ?", (limit,)))
         finally:
