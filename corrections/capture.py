@@ -63,7 +63,7 @@ def _why_not_primary(db: sqlite3.Connection, source: SourceRef) -> str | None:
         return "is marked as not primary"
     found = registered_output(db, source.sha256)
     if found is not None:
-        return f"is a {found['kind']} chambers wrote on {str(found['created_at'])[:10]} (registered output)"
+        return f"is a {found.kind} chambers wrote on {found.created_at[:10]} (registered output)"
     return None
 
 
