@@ -177,7 +177,7 @@ def own_outputs(db_path: Path, sha256s: Iterable[str]) -> dict[str, OwnOutput]:
         for sha in set(sha256s):
             row = registered_output(db, sha)
             if row is not None:
-                found[sha] = OwnOutput(str(row["kind"]), str(row["created_at"]))
+                found[sha] = OwnOutput(row.kind, row.created_at)
     finally:
         db.close()
     return found
