@@ -18,7 +18,8 @@ from pathlib import Path
 
 from evidence.errors import WriteRefused
 from evidence.matters import list_matters
-from evidence.store import Connection, database_file_of, open_index
+from evidence.store import database_file_of, open_index
+from workspace.database import Connection
 
 DATABASE_SUFFIXES = ("", "-wal", "-shm", "-journal")
 

@@ -10,7 +10,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from evidence.errors import BadMatterName, EvidenceError, MatterExists, MatterNotFound
-from evidence.store import Connection, Matter, add_matter, find_matter, matter_names
+from evidence.store import Matter, add_matter, find_matter, matter_names
+from workspace.database import Connection
 
 __all__ = ["Matter", "check_matter_name", "create_matter", "get_matter", "list_matters"]
 

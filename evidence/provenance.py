@@ -43,7 +43,6 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from evidence.store import (
-    Connection,
     add_output,
     index_is_empty,
     open_index,
@@ -54,6 +53,7 @@ from evidence.store import (
 from evidence.store import (
     registered_output as registered_output,  # read by ingest, the report and corrections
 )
+from workspace.database import Connection
 
 SHINGLE_WORDS = 8
 OVERLAP_THRESHOLD = 0.5

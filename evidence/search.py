@@ -16,7 +16,8 @@ from pathlib import Path
 from evidence.bates import parse_bates_range
 from evidence.errors import EvidenceError
 from evidence.matters import get_matter
-from evidence.store import Connection, SearchFailed, SearchHit, open_index, search_pages
+from evidence.store import SearchFailed, SearchHit, open_index, search_pages
+from workspace.database import Connection
 
 __all__ = ["SearchFilters", "SearchHit", "fts_query", "search", "search_db"]
 

@@ -18,9 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from evidence import schema as evidence_schema
-from workspace.database import session
-
-Connection = sqlite3.Connection
+from workspace.database import Connection, session
 
 
 @contextmanager
