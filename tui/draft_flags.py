@@ -38,6 +38,10 @@ class MarkedDraft(Vertical):
         super().__init__(id=id)
         self.text = ""
 
+    def forget_current(self) -> None:
+        """No flag is jumped to; drawn with the next flags (not drawn again for this alone)."""
+        self.set_reactive(MarkedDraft.current, None)
+
     def show(self, text: str) -> None:
         """Show ``text`` marked with the flags."""
         self.text = text

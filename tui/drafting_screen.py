@@ -243,7 +243,8 @@ class DraftingScreen(FlagKeys, WorkingCopyKeys, FinishingKeys):
         await self._execute(run)
 
     async def _execute(self, run: Run) -> None:
-        self.draft_text, self.current, self.marked.current = "", None, None
+        self.draft_text, self.current = "", None
+        self.marked.forget_current()
         self.flags = []
         self.run_record = None  # until the run is loaded again: the keys that act on a run wait for it
         self.reached("run-started")
@@ -334,12 +335,15 @@ class DraftingScreen(FlagKeys, WorkingCopyKeys, FinishingKeys):
             instructions.text = run.instructions
         self.strip.show_run(self.config, run)
         self.model_draft = self.draft_text = self.marked.text = run.draft
-        self.current = self.marked.current = None
+        self.current = None
+        self.marked.forget_current()
+        verified = run.completed("verify") is not None
+        if verified:  # drawn once, below, with this run's flags
+            self.stream.display = self.marked.display = False
         self.flags = flags_in_run(run)
         if self.flags:
             self.query_one(FlagList).focus()
-        if run.completed("verify") is not None:
-            self.stream.display = False
+        if verified:
             self.marked.show(self.draft_text)
         if run.status in ("completed", "stopped"):
             self.reached(f"run-{run.status}")

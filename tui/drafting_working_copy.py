@@ -145,7 +145,8 @@ class WorkingCopyKeys(RoomScreen):
         if result.text != self.draft_text:
             return  # typed on meanwhile: the next verify is already scheduled
         self.marked.text = result.text
-        self.current = self.marked.current = None
+        self.current = None
+        self.marked.forget_current()
         self.flags = result.flags
         blocking = sum(f.blocking for f in result.flags)
         self.set_status(f"Verified: {len(result.flags)} flags, {blocking} blocking.")
