@@ -47,7 +47,9 @@ def test_his_text_is_verified_kept_accepted_and_exported_without_a_screen(db: Pa
     accepted = session.accept(run, fixed)
     assert accepted.stored and 0 < accepted.edit_ratio < 0.1
     files = session.export(run, run.draft, fixed)
-    assert files.markdown.read_text(encoding="utf-8") == fixed and files.docx.exists() and files.redline.exists()
+    assert (
+        files.markdown.read_text(encoding="utf-8") == fixed and files.docx.exists() and files.redline.exists()
+    )
 
 
 async def test_a_cancelled_run_has_recorded_it_before_the_cancellation_reaches_the_caller(db: Path) -> None:
