@@ -70,6 +70,7 @@ bench: install-dev poppler
 	$(BIN)/python benchmarks/verify_quality.py
 	$(BIN)/python benchmarks/pipeline_overhead.py
 	$(BIN)/python benchmarks/tui_stream.py
+	$(BIN)/python -m benchmarks.verify_loop_lag
 	$(BIN)/python benchmarks/train.py
 	$(BIN)/python benchmarks/structured_output.py
 	$(BIN)/python -m benchmarks.agree

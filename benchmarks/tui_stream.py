@@ -209,7 +209,7 @@ def screen_run(url: str, home: Path) -> dict[str, float]:
                 if isinstance(event, ContentDelta):
                     n += 1
                     screen.on_pipeline_event(DraftDelta(1, event.text, n))
-            while screen._pending or screen._appending:  # the last frame
+            while screen.stream.drawing:  # the last frame
                 await asyncio.sleep(TICK_S)
             result["seconds"] = time.perf_counter() - start
             result["first_frame_s"] = first_frame[0] - start if first_frame[0] else float("nan")
@@ -224,7 +224,7 @@ def screen_run(url: str, home: Path) -> dict[str, float]:
 def redline_times(draft: str, final: str, runs: int) -> dict[str, float]:
     """Median seconds of the screen's redline and of a bare line-level SequenceMatcher on one brief."""
     from corrections.redline import redline
-    from tui.drafting_work import redline_text
+    from tui.drafting_view import redline_text
 
     gc.collect()  # the headless app's garbage (200,000 objects) must not be collected inside these timings
 

@@ -396,9 +396,9 @@ class ChambersApp(App[None]):
             args = (self.config, self.audit.database_file, self.audit)
             screen: DraftingScreen
             if self.demo_tour is not None:
-                from tui.demo import DemoDraftingScreen
+                from tui.demo import demo_drafting_screen
 
-                screen = DemoDraftingScreen(*args, options=self.pipeline_options, tour=self.demo_tour)
+                screen = demo_drafting_screen(*args, options=self.pipeline_options, tour=self.demo_tour)
             else:
                 screen = DraftingScreen(*args, options=self.pipeline_options)
             self.install_screen(screen, name="drafting")

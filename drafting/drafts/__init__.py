@@ -1,4 +1,5 @@
-"""The workstation's drafts, headless: the attorney's edited text of a run, its versions, the last run open.
+"""The attorney's working copies of drafts: his edited text of each run, its cursor, its versions.
 
-``schema.py`` holds the tables; the autosave that fills them belongs in ``store.py``.
+Tables ``workstation_drafts``, ``workstation_draft_versions`` and ``workstation_state``; their only
+SQL is in :mod:`drafting.drafts.store`.
 """
