@@ -4,13 +4,11 @@ this schema requires drafting's."""
 
 from __future__ import annotations
 
-import sqlite3
-
 from drafting import schema as drafting_schema
-from workspace.database import Migration, Schema
+from workspace.database import Connection, Migration, Schema
 
 
-def pairs(db: sqlite3.Connection) -> None:
+def pairs(db: Connection) -> None:
     """Correction pairs (what the model was given, its draft, his final text), their paragraph
     sub-pairs, and per matter the party names the export scrub replaces with stable placeholders."""
     db.execute(
@@ -69,7 +67,7 @@ def pairs(db: sqlite3.Connection) -> None:
     )
 
 
-def adapters(db: sqlite3.Connection) -> None:
+def adapters(db: Connection) -> None:
     """Trained adapters: base model (file and sha256), hyper-parameters, loss curve, eval scores, the GGUF
     file, and which pairs each was trained on or held out from. Excluding or deleting a pair it was trained
     on marks the adapter stale (triggers, so no writer of pairs can forget to)."""
@@ -125,7 +123,7 @@ def adapters(db: sqlite3.Connection) -> None:
         )
 
 
-def pair_adapter(db: sqlite3.Connection) -> None:
+def pair_adapter(db: Connection) -> None:
     """The adapter (name and sha256) a stage was drafted with, carried onto the pair made from it."""
     db.execute("ALTER TABLE corrections_pairs ADD COLUMN adapter TEXT")
     db.execute("ALTER TABLE corrections_pairs ADD COLUMN adapter_sha256 TEXT")

@@ -4,13 +4,11 @@ authorities library is a matter, so this schema requires evidence's."""
 
 from __future__ import annotations
 
-import sqlite3
-
 from evidence import schema as evidence_schema
-from workspace.database import Migration, Schema
+from workspace.database import Connection, Migration, Schema
 
 
-def verify_overrides(db: sqlite3.Connection) -> None:
+def verify_overrides(db: Connection) -> None:
     """Each override of a blocking flag: which draft and flag, the attorney's written reason, when. Append-only."""
     db.execute(
         """
@@ -29,7 +27,7 @@ def verify_overrides(db: sqlite3.Connection) -> None:
     db.execute("CREATE INDEX verify_overrides_flag ON verify_overrides(matter, flag_key)")
 
 
-def verify_authority_citations(db: sqlite3.Connection) -> None:
+def verify_authority_citations(db: Connection) -> None:
     """The citations an attorney gave for an opinion in an authorities library (by file content)."""
     db.execute(
         """
@@ -44,7 +42,7 @@ def verify_authority_citations(db: sqlite3.Connection) -> None:
     )
 
 
-def runs(db: sqlite3.Connection) -> None:
+def runs(db: Connection) -> None:
     """Pipeline runs and every attempt at each stage: exact messages, outputs, backend, model, build, timings."""
     db.execute(
         """
@@ -92,7 +90,7 @@ def runs(db: sqlite3.Connection) -> None:
     )
 
 
-def stage_adapter(db: sqlite3.Connection) -> None:
+def stage_adapter(db: Connection) -> None:
     """The LoRA adapter (name and sha256) a stage was drafted with."""
     db.execute("ALTER TABLE drafting_stages ADD COLUMN adapter TEXT")
     db.execute("ALTER TABLE drafting_stages ADD COLUMN adapter_sha256 TEXT")

@@ -253,7 +253,7 @@ class _Ingest:
     def _quarantine_reason(self, path: Path, sha: str) -> str | None:
         output = registered_output(self.db, sha)
         if output is not None:
-            return f"it is a chambers output ({output['kind']} #{output['id']}, written {output['created_at'][:10]})"
+            return f"it is a chambers output ({output.kind} #{output.id}, written {output.created_at[:10]})"
         folder = in_output_folder(path, self.output_roots)
         if folder is not None:
             return f"it lies in chambers' own output folder {folder}"

@@ -6,13 +6,11 @@ Page text lives only in the FTS5 table ``pages_fts`` (rowid = ``pages.id``), so 
 
 from __future__ import annotations
 
-import sqlite3
-
 from workspace import schema as workspace_schema
-from workspace.database import Migration, Schema
+from workspace.database import Connection, Migration, Schema
 
 
-def matters(db: sqlite3.Connection) -> None:
+def matters(db: Connection) -> None:
     """Matters, their source folders, documents and pages, and the per-file notices of an ingest.
 
     Page text lives only in the FTS5 table (rowid = pages.id), so it is stored once.
@@ -83,7 +81,7 @@ def matters(db: sqlite3.Connection) -> None:
     db.execute("CREATE INDEX ingest_notices_matter ON ingest_notices(matter_id, path)")
 
 
-def outputs(db: sqlite3.Connection) -> None:
+def outputs(db: Connection) -> None:
     """The registry of everything chambers writes: file hashes and sampled text-shingle hashes."""
     db.execute(
         """
@@ -110,7 +108,7 @@ def outputs(db: sqlite3.Connection) -> None:
     )
 
 
-def contexts(db: sqlite3.Connection) -> None:
+def contexts(db: Connection) -> None:
     """What a model was given: the exact messages and each chunk's provenance, per built context."""
     db.execute(
         """
@@ -130,7 +128,7 @@ def contexts(db: sqlite3.Connection) -> None:
     )
 
 
-def quoted_shingles(db: sqlite3.Connection) -> None:
+def quoted_shingles(db: Connection) -> None:
     """Mark the runs of an output that quote indexed primary text, so quoting a source is not copying ours."""
     db.execute("ALTER TABLE output_shingles ADD COLUMN quoted INTEGER NOT NULL DEFAULT 0")
 

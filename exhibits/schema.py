@@ -4,13 +4,11 @@ schema requires evidence's."""
 
 from __future__ import annotations
 
-import sqlite3
-
 from evidence import schema as evidence_schema
-from workspace.database import Migration, Schema
+from workspace.database import Connection, Migration, Schema
 
 
-def bates_registry(db: sqlite3.Connection) -> None:
+def bates_registry(db: Connection) -> None:
     """Every Bates number issued per matter and prefix (never reused), and the production log per document."""
     db.execute(
         """
@@ -50,7 +48,7 @@ def bates_registry(db: sqlite3.Connection) -> None:
     db.execute("CREATE INDEX exhibits_documents_source ON exhibits_production_documents(source_sha256)")
 
 
-def pending_productions(db: sqlite3.Connection) -> None:
+def pending_productions(db: Connection) -> None:
     """A production's numbers are reserved 'pending' while its files are written, 'written' once every
     temporary file is complete, 'done' once renamed into place; a restart finishes or rolls back the rest."""
     db.execute("ALTER TABLE exhibits_productions ADD COLUMN state TEXT NOT NULL DEFAULT 'done'")
@@ -68,7 +66,7 @@ def pending_productions(db: sqlite3.Connection) -> None:
     )
 
 
-def redaction_log(db: sqlite3.Connection) -> None:
+def redaction_log(db: Connection) -> None:
     """What each redaction removed, where and why: keyed hashes of the text, never the text itself."""
     db.execute(
         """

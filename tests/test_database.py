@@ -57,5 +57,5 @@ def test_audit_record_round_trip(tmp_path: Path) -> None:
                            request={"stream": True}, sampling={"temperature": 0.0},
                            response_text="ok", outcome="completed"))  # fmt: skip
     (row,) = log.recent()
-    assert row["messages_sha256"] == messages_sha256(messages)
-    assert row["outcome"] == "completed" and row["response_text"] == "ok"
+    assert row.messages_sha256 == messages_sha256(messages)
+    assert row.outcome == "completed" and row.response_text == "ok"

@@ -16,7 +16,7 @@ import pytest
 from backends.fleet import schema as fleet_schema
 from backends.fleet.bench import Bench, BenchSettings, Progress, format_table, plan_lengths
 from backends.fleet.bench_prompts import drafting_prompt
-from backends.fleet.bench_store import latest_results, save_results
+from backends.fleet.store import latest_results, save_results
 from backends.native import NativeClient
 from tests.test_fleet_servers import write_config
 from tui.cli import main
@@ -65,8 +65,8 @@ async def test_small_bench_reports_pp_and_tg_from_server_timings(
     rows = audit.recent()
     assert (
         len(rows) == 3
-        and {r["role"] for r in rows} == {"bench"}
-        and {r["outcome"] for r in rows} == {"completed"}
+        and {r.role for r in rows} == {"bench"}
+        and {r.outcome for r in rows} == {"completed"}
     )
     assert len({r["messages_sha256"] for r in rows}) == 3  # three different prompts
     table = format_table([result])

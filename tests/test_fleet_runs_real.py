@@ -24,10 +24,9 @@ import pytest
 
 from backends.fleet import schema as fleet_schema
 from backends.fleet.agree import AgreementRunner, finals_corpus
-from backends.fleet.agree_store import latest_by_model_file, save_agreement
 from backends.fleet.doctor import run_doctor
 from backends.fleet.quantize import quantized
-from backends.fleet.sweep_store import best_per_board
+from backends.fleet.store import best_per_board, latest_by_model_file, save_agreement
 from backends.local_server import ensure_llama_tool, free_port
 from tui.cli import main
 from workspace.config import load_config

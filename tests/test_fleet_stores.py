@@ -12,10 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from backends.fleet.agree import Agreement, finals_corpus, parse_kld_output, pick_ctx
-from backends.fleet.agree_store import latest_by_model_file, save_agreement
 from backends.fleet.bench import LengthResult, RunResult
+from backends.fleet.store import best_per_board, latest_by_model_file, save_agreement, save_sweep
 from backends.fleet.sweep import SweepRow, format_sweep
-from backends.fleet.sweep_store import best_per_board, save_sweep
 from corrections import schema as corrections_schema
 from tests.dashboard_config import mission_config
 from tui.app import create_app

@@ -27,7 +27,8 @@ from pathlib import Path
 
 from workspace.errors import ChambersError
 
-Apply = Callable[[sqlite3.Connection], None]
+Connection = sqlite3.Connection  # what stores and schemas name, so only they and this module see sqlite3
+Apply = Callable[[Connection], None]
 
 
 @dataclass(frozen=True)

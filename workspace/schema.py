@@ -5,12 +5,10 @@ Every room's schema requires this one, so any store that opens the database brin
 
 from __future__ import annotations
 
-import sqlite3
-
-from workspace.database import Migration, Schema
+from workspace.database import Connection, Migration, Schema
 
 
-def audit(db: sqlite3.Connection) -> None:
+def audit(db: Connection) -> None:
     db.execute(
         """
         CREATE TABLE audit (
@@ -38,7 +36,7 @@ def audit(db: sqlite3.Connection) -> None:
     db.execute("CREATE INDEX audit_started ON audit(started_at)")
 
 
-def audit_checked_ip(db: sqlite3.Connection) -> None:
+def audit_checked_ip(db: Connection) -> None:
     """The address the policy checked and the call went to: the URL's name alone can hide it."""
     db.execute("ALTER TABLE audit ADD COLUMN checked_ip TEXT")
 

@@ -3,13 +3,11 @@
 
 from __future__ import annotations
 
-import sqlite3
-
 from workspace import schema as workspace_schema
-from workspace.database import Migration, Schema
+from workspace.database import Connection, Migration, Schema
 
 
-def bench_results(db: sqlite3.Connection) -> None:
+def bench_results(db: Connection) -> None:
     """One row per backend and prompt length of a ``chambers bench`` session, with every run kept."""
     db.execute(
         """
@@ -37,7 +35,7 @@ def bench_results(db: sqlite3.Connection) -> None:
     db.execute("CREATE INDEX bench_results_backend ON bench_results(backend, id)")
 
 
-def sweep_results(db: sqlite3.Connection) -> None:
+def sweep_results(db: Connection) -> None:
     """One row per variant and prompt length of a ``bench --sweep`` (a variant that did not load: one row, its error)."""
     db.execute(
         """
@@ -64,7 +62,7 @@ def sweep_results(db: sqlite3.Connection) -> None:
     db.execute("CREATE INDEX sweep_results_profile ON sweep_results(profile, id)")
 
 
-def agreement(db: sqlite3.Connection) -> None:
+def agreement(db: Connection) -> None:
     """``chambers agree``: how far a candidate model file drifts from its reference, per corpus."""
     db.execute(
         """

@@ -4,13 +4,11 @@ drafting's."""
 
 from __future__ import annotations
 
-import sqlite3
-
 from drafting import schema as drafting_schema
-from workspace.database import Migration, Schema
+from workspace.database import Connection, Migration, Schema
 
 
-def drafts(db: sqlite3.Connection) -> None:
+def drafts(db: Connection) -> None:
     """The workstation's autosave: the attorney's edited text of a run's draft, with the cursor, and the last run open."""
     db.execute(
         """
@@ -26,7 +24,7 @@ def drafts(db: sqlite3.Connection) -> None:
     db.execute("CREATE TABLE workstation_state (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
 
 
-def draft_versions(db: sqlite3.Connection) -> None:
+def draft_versions(db: Connection) -> None:
     """Earlier states of the attorney's edited text of a run, so a deletion or a bad edit can be taken back."""
     db.execute(
         """
