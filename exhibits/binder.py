@@ -39,8 +39,7 @@ from exhibits.pdfio import (
 from exhibits.pending import Step, publish_files, recover_productions, remove_stray_temps
 from exhibits.registry import LoggedDocument, check_free, next_free, record_written, reserve_range
 from exhibits.stamp import Progress, ProgressFn, stamp_document
-from exhibits.store import Connection
-from workspace.database import session
+from workspace.database import Connection, session
 from workspace.paths import publish, sync_file, temp_name, write_temp
 
 SLIP_SIZE = (612, 792)  # US Letter

@@ -23,7 +23,6 @@ from exhibits.errors import BatesCollision
 from exhibits.numbering import BatesFormat
 from exhibits.store import (
     BatesPage,
-    Connection,
     LogEntry,
     LoggedDocument,
     UnfinishedProduction,
@@ -34,7 +33,7 @@ from exhibits.store import (
     record_written,
     unfinished_productions,
 )
-from workspace.database import session
+from workspace.database import Connection, session
 
 __all__ = [
     "BatesPage",

@@ -42,8 +42,7 @@ from exhibits.pdfio import (
 )
 from exhibits.pending import Step, publish_files, recover_productions, remove_stray_temps
 from exhibits.registry import LoggedDocument, check_free, next_free, record_written, reserve_range
-from exhibits.store import Connection
-from workspace.database import session
+from workspace.database import Connection, session
 from workspace.paths import sync_file, temp_name, write_temp
 
 LOG_NAME = "production-log.csv"

@@ -9,7 +9,6 @@ Evidence's tables (the stamps read on ingested pages) are read through the evide
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -17,9 +16,7 @@ from pathlib import Path
 
 from exhibits import schema as exhibits_schema
 from exhibits.numbering import BatesFormat
-from workspace.database import session
-
-Connection = sqlite3.Connection  # an open chambers database (workspace.database.session)
+from workspace.database import Connection, session
 
 
 @dataclass(frozen=True)
