@@ -2,8 +2,8 @@
 
 The verifier reads every page with its text, and asks the full-text index for candidate pages;
 exhibits lists a matter's PDFs and the Bates ranges already stamped on ingested pages. They call
-these functions, so evidence's tables (``matters``, ``documents``, ``pages``, ``pages_fts``) are
-read only here, in the evidence room.
+these functions and never read evidence's tables (``documents``, ``pages``, ``pages_fts``)
+themselves; the queries here are the evidence room's own, beside its store.
 
 The verifier's reads open the database read-only: checking a draft never writes, and a missing
 database is an error rather than a new empty one.
