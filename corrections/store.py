@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterator
-from contextlib import closing, contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -20,7 +20,7 @@ from corrections.errors import PairNotFound
 from corrections.filters import PairFilters
 from corrections.model import AdapterRecord, CorrectionInput, StoredPair
 from corrections.redline import Redline, word_diff
-from workspace.database import connect
+from workspace.database import session
 
 __all__ = ["PairFilters", "delete_pair", "get_pair", "list_pairs", "models_and_tasks", "set_excluded"]
 
@@ -88,10 +88,8 @@ class RatioRow:
     adapter: str | None
 
 
-@contextmanager
-def _session(db_path: Path) -> Iterator[sqlite3.Connection]:
-    with closing(connect(db_path, corrections_schema.SCHEMA)) as db:
-        yield db
+def _session(db_path: Path) -> AbstractContextManager[sqlite3.Connection]:
+    return session(db_path, corrections_schema.SCHEMA)
 
 
 def _paragraph(seq: int, draft: str, final: str, edit_ratio: float) -> dict[str, object]:
@@ -163,7 +161,7 @@ def delete_pair(db_path: Path, pair_id: int) -> None:
 
 
 def _change(db_path: Path, pair_id: int, sql: str, params: tuple[object, ...]) -> None:
-    with _session(db_path) as db, db:
+    with _session(db_path) as db:
         if db.execute(sql, params).rowcount == 0:
             raise _not_found(pair_id)
 
@@ -243,7 +241,7 @@ def party_list(db_path: Path, matter: str) -> dict[str, str]:
 
 
 def add_party_name(db_path: Path, matter: str, name: str, placeholder: str) -> None:
-    with _session(db_path) as db, db:
+    with _session(db_path) as db:
         db.execute(
             "INSERT INTO corrections_parties (matter, name, placeholder, added_at) VALUES (?, ?, ?, ?)",
             (matter, name, placeholder, datetime.now(UTC).isoformat()),
@@ -255,7 +253,7 @@ def add_party_name(db_path: Path, matter: str, name: str, placeholder: str) -> N
 
 def add_adapter(db_path: Path, record: AdapterRecord) -> int | None:
     """Register a trained adapter with its training and held-out pairs; None when the name is taken."""
-    with _session(db_path) as db, db:
+    with _session(db_path) as db:
         try:
             cur = db.execute(
                 """INSERT INTO corrections_adapters (name, role, backend, base_model, base_path,
@@ -299,12 +297,12 @@ def adapter_named(db_path: Path, name: str) -> AdapterRecord | None:
 
 
 def set_adapter_eval(db_path: Path, name: str, scores: dict[str, Any]) -> None:
-    with _session(db_path) as db, db:
+    with _session(db_path) as db:
         db.execute("UPDATE corrections_adapters SET eval_json = ? WHERE name = ?", (json.dumps(scores), name))
 
 
 def remove_adapter(db_path: Path, name: str) -> None:
-    with _session(db_path) as db, db:
+    with _session(db_path) as db:
         db.execute("DELETE FROM corrections_adapters WHERE name = ?", (name,))
 
 
