@@ -7,7 +7,7 @@ evidence's own ingest, and the verifier's indexes are loaded once, outside the t
 1. Overhead. A 100-page brief (about 40k words, about 400 citations, dates, amounts, Bates cites
    and quotations, a quarter of them planted fabrications) is verified; the time is compared
    with bare ``eyecite.get_citations`` over the same sections (the verifier calls eyecite per
-   section, as issue 6 asks; the whole brief in one call is printed too). Median of the runs.
+   section; the whole brief in one call is printed too). Median of the runs.
    Target: <= 1.5x.
 2. Scaling. Eight different 12-page briefs verified as one draft, against eight times one of
    them. Target: <= 1.2.
@@ -22,7 +22,7 @@ evidence's own ingest, and the verifier's indexes are loaded once, outside the t
 Benchmarks report; they do not fail on noisy machines: each target prints PASS or MISS and the
 exit status is 0. Run from the repo root::
 
-    python benchmarks/verify.py [--pages 10000] [--runs 3]
+    python -m benchmarks.verify [--pages 10000] [--runs 3]
 """
 
 from __future__ import annotations
@@ -41,9 +41,6 @@ from datetime import date, timedelta
 from pathlib import Path
 
 import pymupdf
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
 from eyecite import get_citations
 
 from benchmarks.common import DOMAIN_WORDS, paired, seconds
