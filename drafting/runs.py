@@ -3,8 +3,8 @@
 A run is the legal audit trail of one draft. Servers batch requests, so nothing
 can be re-created by calling again; every stage therefore keeps the exact
 messages it sent, what came back, which backend, model and server build
-answered, and how long it took. The corrections room (issue 9) and the
-workstation screen (issue 8) read these types; keep them stable.
+answered, and how long it took. The corrections room and the workstation's
+drafting screen read these types; keep them stable.
 
 Each attempt at a stage is its own ``StageRecord`` row: a draft cut short by a
 crash or a cancel stays on the record with its partial text, and the resumed

@@ -26,7 +26,9 @@ SHRINK = 0.5  # a save keeping less than this share of the text starts a new ver
 
 
 @dataclass(frozen=True)
-class Saved:
+class SavedDraft:
+    """The attorney's working copy of a run's draft, as last autosaved."""
+
     run_id: int
     text: str
     cursor: tuple[int, int]
@@ -148,7 +150,7 @@ def last_run(database_file: Path) -> int | None:
     return int(row[0]) if row else None
 
 
-def load(database_file: Path, run_id: int) -> Saved | None:
+def load(database_file: Path, run_id: int) -> SavedDraft | None:
     """The attorney's saved text of ``run_id``, or None when he has not edited it."""
     db = connect(database_file)
     try:
@@ -157,11 +159,11 @@ def load(database_file: Path, run_id: int) -> Saved | None:
         db.close()
 
 
-def _load(db: sqlite3.Connection, run_id: int) -> Saved | None:
+def _load(db: sqlite3.Connection, run_id: int) -> SavedDraft | None:
     row = db.execute(
         "SELECT run_id, text, cursor_row, cursor_col, saved_at FROM workstation_drafts WHERE run_id = ?",
         (run_id,),
     ).fetchone()
     if row is None:
         return None
-    return Saved(row["run_id"], row["text"], (row["cursor_row"], row["cursor_col"]), row["saved_at"])
+    return SavedDraft(row["run_id"], row["text"], (row["cursor_row"], row["cursor_col"]), row["saved_at"])

@@ -459,7 +459,7 @@ class DraftingScreen(RoomScreen):
         saved = autosave.load(self.database_file, run_id)
         self.app.call_from_thread(self._show_loaded, run, saved)
 
-    def _show_loaded(self, run: Run, saved: autosave.Saved | None = None) -> None:
+    def _show_loaded(self, run: Run, saved: autosave.SavedDraft | None = None) -> None:
         self.run_record, self.run_id = run, run.id
         self.refresh_bindings()  # Past gate shows when the gate stopped this run
         self._indexes = {}
