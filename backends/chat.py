@@ -6,7 +6,7 @@ with a plain message (backends.errors) that keeps the partial text, checks the
 local-only policy before it opens a connection, and writes one audit record
 per call, whatever the outcome.
 
-Streaming notes (see REFERENCE.md §1.10, §7): the event framing is parsed by
+Streaming notes: the event framing is parsed by
 backends.sse (comment pings are dropped there), each JSON chunk is read by
 backends.chunks, ``[DONE]`` ends the stream. Cancelling the task that iterates
 the stream closes the connection, which is how llama-server learns to stop and

@@ -16,7 +16,7 @@ maxLength (as chambers' schemas are) and unbounded.
 The server runs one decoding thread: on a machine whose cores are shared (this benchmark's own
 client, other work), a pool of spinning threads measures the contention, not the decoding.
 
-    python benchmarks/structured_output.py [--runs N] [--tokens N]
+    python -m benchmarks.structured_output [--runs N] [--tokens N]
 """
 
 from __future__ import annotations
@@ -25,12 +25,9 @@ import argparse
 import asyncio
 import random
 import statistics
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from backends.chat import ChatClient, ChatRequest
 from backends.events import Finished

@@ -1,7 +1,7 @@
 """The context builder: which primary pages a model is given for a task, and the exact messages.
 
-MISSION lesson 2 asks that the attorney can see, literally, what is in every
-context window and where each piece came from. So the builder returns the
+The attorney must be able to see, literally, what is in every context window
+and where each piece came from. So the builder returns the
 messages themselves, each chunk with its provenance (file, page, Bates,
 sha256, primary), and ``save_context`` stores exactly that for the run.
 

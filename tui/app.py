@@ -1,4 +1,4 @@
-"""The chambers Textual app: the first slice of the workstation.
+"""The chambers Textual app: the workstation, its backend list and prompt.
 
 It lists the configured backends with health, model and context size, and
 streams a completion from the selected one into the draft pane, with live

@@ -5,7 +5,7 @@ One input line takes words, "quoted phrases" and filters (``doc:``, ``from:``,
 room for four more boxes. A mistyped search is not an error worth a modal: the
 evidence room's message goes in the status line and the attorney types again.
 The document list shows quarantined files with their reason, so what the models
-may be given, and what was refused, is in plain view (MISSION lesson 2).
+may be given, and what was refused, is in plain view.
 Database work runs in thread workers; widgets only show what they are handed.
 """
 

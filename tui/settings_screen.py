@@ -25,7 +25,7 @@ from themes import DEFAULT_THEME, THEMES
 from tui.key_order import RoomScreen
 from tui.screens import ErrorScreen
 from workspace.config import ROLES, Backend, Config
-from workspace.config_edit import Saved, assign_roles, update_config_file, with_theme
+from workspace.config_edit import SavedConfig, assign_roles, update_config_file, with_theme
 from workspace.errors import ChambersError
 
 SAVE_GROUP = "settings-save"
@@ -56,7 +56,7 @@ def refuse_forbidden_moves(old: Config, new: Config) -> None:
         check_backend(after, new.policy, role)
 
 
-def save_settings(file: Path, assignments: Mapping[str, str | None], theme: str) -> Saved:
+def save_settings(file: Path, assignments: Mapping[str, str | None], theme: str) -> SavedConfig:
     """The settings screen's save, without the screen (the worker's body)."""
     if not file.is_file():
         raise ChambersError(
@@ -169,14 +169,14 @@ class SettingsScreen(RoomScreen):
         self.save(Path(self.config.file), assignments, theme)
 
     @work(thread=True, exclusive=True, group=SAVE_GROUP, exit_on_error=False)
-    def save(self, file: Path, assignments: dict[str, str | None], theme: str) -> Saved:
+    def save(self, file: Path, assignments: dict[str, str | None], theme: str) -> SavedConfig:
         return save_settings(file, assignments, theme)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """Worker events do not bubble: this screen shows its own save's outcome and errors."""
         if event.worker.group != SAVE_GROUP:
             return
-        if event.state is WorkerState.SUCCESS and isinstance(event.worker.result, Saved):
+        if event.state is WorkerState.SUCCESS and isinstance(event.worker.result, SavedConfig):
             self.applied(event.worker.result)
         elif event.state is WorkerState.ERROR:
             error = event.worker.error
@@ -186,7 +186,7 @@ class SettingsScreen(RoomScreen):
             else:
                 self.app.push_screen(ErrorScreen("Unexpected error", f"{type(error).__name__}: {error}"))
 
-    def applied(self, saved: Saved) -> None:
+    def applied(self, saved: SavedConfig) -> None:
         from tui.app import ChambersApp
 
         self.config = saved.config

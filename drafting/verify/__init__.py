@@ -1,6 +1,6 @@
 """The verifier: every citation, date, Bates number, amount and quotation grounded, or stopped.
 
-Deterministic code, not a model (MISSION lesson 1). ``verify_draft`` reads a draft and a
+Deterministic code, not a model: a model asked to check a draft can agree with it. ``verify_draft`` reads a draft and a
 matter, and returns a ``Report`` of flags; ``may_export_final`` says whether it may go out.
 """
 
