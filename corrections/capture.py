@@ -21,7 +21,7 @@ from corrections.errors import CorrectionsError, PoisonedContext
 from corrections.model import CorrectionInput, SourceRef
 from corrections.redline import Redline, redline
 from corrections.store import add_pair
-from evidence.index_reads import OwnOutput, own_outputs
+from evidence.index.store import OwnOutput, own_outputs
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from evidence.index_reads import stamped_ranges
+from evidence.index.store import stamped_ranges
 from evidence.matters import get_matter
 from exhibits import schema as exhibits_schema
 from exhibits import store

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from evidence.index_reads import MatterPdf, matter_pdfs
+from evidence.index.store import MatterPdf, matter_pdfs
 from evidence.matters import list_matters
 from exhibits import schema as exhibits_schema
 from workspace.database import session

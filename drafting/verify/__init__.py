@@ -14,7 +14,7 @@ from drafting.verify.model import Flag, Report, may_export_final
 from drafting.verify.overrides import apply_overrides, record_override
 from drafting.verify.sources import MatterSources, ProductionRange, load_sources
 from drafting.verify.verifier import Library, load_library, read_draft, verify_text
-from evidence.index_reads import matter_id
+from evidence.index.store import matter_id
 
 __all__ = [
     "Flag",

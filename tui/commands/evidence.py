@@ -61,15 +61,11 @@ def register(sub: Any) -> None:
 def cmd_matter_new(args: argparse.Namespace, paths: Paths) -> int:
     from pathlib import Path
 
-    from evidence import schema as evidence_schema
     from evidence.matters import create_matter
-    from workspace.database import connect
+    from evidence.store import open_index
 
-    db = connect(paths.database_file, evidence_schema.SCHEMA)
-    try:
+    with open_index(paths.database_file) as db:
         matter = create_matter(db, args.name, [Path(s) for s in args.sources])
-    finally:
-        db.close()
     print(f"Matter '{matter.name}' created with {len(matter.sources)} source folder(s):")
     for source in matter.sources:
         print(f"  {source}")
@@ -78,15 +74,11 @@ def cmd_matter_new(args: argparse.Namespace, paths: Paths) -> int:
 
 
 def cmd_matter_list(args: argparse.Namespace, paths: Paths) -> int:
-    from evidence import schema as evidence_schema
     from evidence.matters import list_matters
-    from workspace.database import connect
+    from evidence.store import open_index
 
-    db = connect(paths.database_file, evidence_schema.SCHEMA)
-    try:
+    with open_index(paths.database_file) as db:
         matters = list_matters(db)
-    finally:
-        db.close()
     for matter in matters:
         print(f"{matter.name}: {', '.join(str(s) for s in matter.sources)}")
     if not matters:
