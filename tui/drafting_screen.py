@@ -265,6 +265,8 @@ class DraftingScreen(FlagKeys, WorkingCopyKeys, FinishingKeys):
 
     def on_pipeline_event(self, event: PipelineEvent) -> None:
         """The pipeline's events, on this screen's event loop, in the order it sent them."""
+        if not self.is_attached:
+            return  # the app closed while the run wound up: nothing is left to show it on
         if isinstance(event, DraftDelta):
             self.stream.feed(event.text)
         self.strip.show_event(self.config, event)
