@@ -38,7 +38,8 @@ from pathlib import Path
 
 from benchmarks.verify import brief, build_matter
 from drafting.pipeline import Pipeline
-from drafting.runs import COMPLETED, RunStore
+from drafting.runs import COMPLETED
+from drafting.store import RunStore
 from workspace.config import Config, Policy
 
 TICK_S = 0.01

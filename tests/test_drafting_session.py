@@ -10,7 +10,7 @@ import pytest
 
 from corrections.from_run import capture_from_run
 from drafting.events import DraftDelta, PipelineEvent
-from drafting.runs import RunStore
+from drafting.store import RunStore
 from drafting.session import DraftingSession
 from evidence.sample_matter import SAMPLE_MATTER
 from tests.pipeline_setup import demo_database

@@ -37,6 +37,7 @@ from drafting.pipeline import PipelineOptions
 from drafting.runs import Run
 from drafting.session import DraftingSession, Exports
 from drafting.tasks import TASKS
+from exhibits.registry import issued_productions
 from tui.draft_flags import FlagList, MarkedDraft
 from tui.draft_stream import DraftStream
 from tui.drafting_dialogs import ReasonScreen, gate_question
@@ -98,20 +99,16 @@ class DraftingScreen(FlagKeys, WorkingCopyKeys, FinishingKeys):
     ]  # fmt: skip
 
     def __init__(
-        self,
-        config: Config,
-        database_file: Path,
-        audit: AuditLog,
-        *,
-        options: PipelineOptions | None = None,
-        guide: Widget | None = None,
-        task: str | None = None,
-        instructions: str = "",
-    ) -> None:
+        self, config: Config, database_file: Path, audit: AuditLog, *, options: PipelineOptions | None = None,
+        guide: Widget | None = None, task: str | None = None, instructions: str = "",
+    ) -> None:  # fmt: skip
         """``guide`` is shown above the status line and gets each ``StepReached``; ``task`` and
         ``instructions`` fill the boxes in (a run reopened puts its own back)."""
         super().__init__()
-        self.session = DraftingSession(config, database_file, audit, options=options, capture=capture_pair)
+        self.session = DraftingSession(
+            config, database_file, audit, options=options, capture=capture_pair,
+            issued_productions=issued_productions,
+        )  # fmt: skip
         self.guide = guide
         self._start_task, self._start_instructions = task, instructions
         self.run_id: int | None = None

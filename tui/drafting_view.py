@@ -12,8 +12,9 @@ from typing import Any
 from rich.control import strip_control_codes
 from rich.text import Span, Text
 
-from corrections.redline import DELETE, INSERT, redline
+from corrections.redline import redline
 from drafting.flags import GUTTER, FlagView
+from drafting.redline_marks import STYLES, marked
 from drafting.runs import Run
 from drafting.tasks import STAGE_LABELS
 from drafting.timings import rate
@@ -157,13 +158,7 @@ def redline_text(draft: str, final: str) -> Text:
     spans: list[Span] = []
     at = 0
     for seg in redline(strip_control_codes(draft), strip_control_codes(final)).segments:
-        text = seg.text
-        if seg.kind == DELETE:
-            text, style = f"[-{text}-]", "strike red"
-        elif seg.kind == INSERT:
-            text, style = f"{{+{text}+}}", "underline bold green"
-        else:
-            style = ""
+        text, style = marked(seg.kind, seg.text), STYLES.get(seg.kind)
         if style:
             spans.append(Span(at, at + len(text), style))
         parts.append(text)
