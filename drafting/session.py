@@ -11,7 +11,9 @@ same way from a screen, a test or a benchmark:
   ``versions``, ``accept``, ``export``, ``load``, ``reopen``, ``matters``.
 
 Accepting stores a correction pair, which is the corrections room's business; that room sits
-above this one, so its capture function is passed in (``capture``).
+above this one, so its capture function is passed in (``capture``). Likewise the matter's issued
+Bates productions, which the verifier checks Bates cites against, come from the exhibits room's
+reader (``issued_productions``).
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ from evidence.matters import list_matters
 from evidence.provenance import register_output
 from workspace.audit import AuditLog
 from workspace.config import Config
-from workspace.database import connect
+from workspace.database import session
 
 T = TypeVar("T")
 
@@ -57,7 +59,7 @@ class CapturedPair(Protocol):
 
 
 Capture = Callable[[Path, Run, str], CapturedPair]
-IssuedRanges = Callable[[str], Sequence[tuple[str, int, int]]]  # a matter's issued (prefix, first, last)
+IssuedProductions = Callable[[Path, str], Sequence[tuple[str, int, int]]]
 
 
 @dataclass(frozen=True)
@@ -98,14 +100,14 @@ class DraftingSession:
         *,
         options: PipelineOptions | None = None,
         capture: Capture | None = None,
-        issued_ranges: IssuedRanges | None = None,
+        issued_productions: IssuedProductions | None = None,
     ) -> None:
         self.config = config
-        self.issued_ranges = issued_ranges  # the exhibits room's issued Bates ranges, given by the caller
         self.database_file = database_file
         self.audit = audit
         self.options = options
         self._capture = capture
+        self._issued = issued_productions
         self._indexes: dict[str, MatterIndex] = {}
         self._index_lock = threading.Lock()
         self._save_lock = threading.Lock()  # one save at a time: two never interleave their reads and writes
@@ -114,13 +116,13 @@ class DraftingSession:
 
     def pipeline(self, on_event: Callable[[PipelineEvent], None]) -> Pipeline:
         return Pipeline(
-            self.config,
-            self.database_file,
-            options=self.options,
-            on_event=on_event,
-            audit=self.audit,
+            self.config, self.database_file, options=self.options, on_event=on_event, audit=self.audit,
             issued_ranges=self.issued_ranges,
-        )
+        )  # fmt: skip
+
+    def issued_ranges(self, matter: str) -> Sequence[tuple[str, int, int]]:
+        """The matter's issued Bates ranges, for the verifier (none without the exhibits room's reader)."""
+        return self._issued(self.database_file, matter) if self._issued is not None else ()
 
     async def start(self, matter: str, task: str, instructions: str) -> Run:
         """Record a new run (nothing is sent yet) and make it the run that reopens next time."""
@@ -165,11 +167,8 @@ class DraftingSession:
         """The matters to draft on (libraries of authorities left out); None when there is no database yet."""
         if not self.database_file.exists():
             return None
-        db = connect(self.database_file, evidence_schema.SCHEMA)
-        try:
+        with session(self.database_file, evidence_schema.SCHEMA) as db:
             return [m.name for m in list_matters(db) if not m.name.endswith("authorities")]
-        finally:
-            db.close()
 
     # --- verifying the attorney's text ---
 
@@ -183,7 +182,7 @@ class DraftingSession:
         with self._index_lock:
             index = self._indexes.get(matter)
             if index is None:
-                issued = self.issued_ranges(matter) if self.issued_ranges is not None else ()
+                issued = list(self.issued_ranges(matter))
                 index = self._indexes[matter] = load_matter_index(
                     self.database_file, matter, productions=issued
                 )

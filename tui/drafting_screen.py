@@ -18,7 +18,6 @@ listens for.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 
 from textual import on, work
@@ -100,27 +99,16 @@ class DraftingScreen(FlagKeys, WorkingCopyKeys, FinishingKeys):
     ]  # fmt: skip
 
     def __init__(
-        self,
-        config: Config,
-        database_file: Path,
-        audit: AuditLog,
-        *,
-        options: PipelineOptions | None = None,
-        guide: Widget | None = None,
-        task: str | None = None,
-        instructions: str = "",
-    ) -> None:
+        self, config: Config, database_file: Path, audit: AuditLog, *, options: PipelineOptions | None = None,
+        guide: Widget | None = None, task: str | None = None, instructions: str = "",
+    ) -> None:  # fmt: skip
         """``guide`` is shown above the status line and gets each ``StepReached``; ``task`` and
         ``instructions`` fill the boxes in (a run reopened puts its own back)."""
         super().__init__()
         self.session = DraftingSession(
-            config,
-            database_file,
-            audit,
-            options=options,
-            capture=capture_pair,
-            issued_ranges=partial(issued_productions, database_file),
-        )
+            config, database_file, audit, options=options, capture=capture_pair,
+            issued_productions=issued_productions,
+        )  # fmt: skip
         self.guide = guide
         self._start_task, self._start_instructions = task, instructions
         self.run_id: int | None = None
@@ -274,6 +262,8 @@ class DraftingScreen(FlagKeys, WorkingCopyKeys, FinishingKeys):
 
     def on_pipeline_event(self, event: PipelineEvent) -> None:
         """The pipeline's events, on this screen's event loop, in the order it sent them."""
+        if not self.is_attached:
+            return  # the app closed while the run wound up: nothing is left to show it on
         if isinstance(event, DraftDelta):
             self.stream.feed(event.text)
         self.strip.show_event(self.config, event)

@@ -1,5 +1,4 @@
-"""The attorney's working copies of drafts: his edited text of each run, its cursor, its versions.
+"""The workstation's drafts, headless: the attorney's edited text of a run, its versions, the last run open.
 
-Tables ``workstation_drafts``, ``workstation_draft_versions`` and ``workstation_state``; their only
-SQL is in :mod:`drafting.drafts.store`.
+``schema.py`` holds the tables; ``store.py`` the autosave that fills them, their only SQL.
 """

@@ -11,14 +11,12 @@ Plain blocking functions over SQLite: the workstation calls them from thread wor
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from drafting.drafts import schema as drafts_schema
-from workspace.database import connect
+from workspace.database import session
 
 VERSION_EVERY_S = 60.0  # while typing, the latest version is updated in place for this long
 VERSIONS_KEPT = 30  # per run; the oldest go first
@@ -43,15 +41,6 @@ class Version:
     saved_at: str
 
 
-@contextmanager
-def _opened(database_file: Path) -> Iterator[sqlite3.Connection]:
-    db = connect(database_file, drafts_schema.SCHEMA)
-    try:
-        yield db
-    finally:
-        db.close()
-
-
 def save(
     database_file: Path,
     run_id: int,
@@ -66,7 +55,7 @@ def save(
     nothing was saved yet) when this one is empty or much shorter, so the screen can say so: the
     replaced text stays restorable as a version (or as the model's draft). ``new_version``
     keeps ``text`` as a version of its own (a restored one), so the state it replaced stays listed."""
-    with _opened(database_file) as db, db:
+    with session(database_file, drafts_schema.SCHEMA) as db:
         replaced = _load(db, run_id)
         _keep_version(db, run_id, text, new=new_version)
         db.execute(
@@ -116,7 +105,7 @@ def _keep_version(db: sqlite3.Connection, run_id: int, text: str, *, new: bool =
 
 def versions(database_file: Path, run_id: int) -> list[Version]:
     """The kept states of the attorney's text of ``run_id``, newest first."""
-    with _opened(database_file) as db:
+    with session(database_file, drafts_schema.SCHEMA) as db:
         rows = db.execute(
             "SELECT id, run_id, text, saved_at FROM workstation_draft_versions WHERE run_id = ? ORDER BY id DESC",
             (run_id,),
@@ -134,7 +123,7 @@ def _remember_run(db: sqlite3.Connection, run_id: int) -> None:
 
 def set_last_run(database_file: Path, run_id: int) -> None:
     """Mark ``run_id`` as the run open, so the next start reopens it."""
-    with _opened(database_file) as db, db:
+    with session(database_file, drafts_schema.SCHEMA) as db:
         _remember_run(db, run_id)
 
 
@@ -142,14 +131,14 @@ def last_run(database_file: Path) -> int | None:
     """The run open when the workstation last closed, or None (no database, or nothing opened yet)."""
     if not database_file.exists():
         return None
-    with _opened(database_file) as db:
+    with session(database_file, drafts_schema.SCHEMA) as db:
         row = db.execute("SELECT value FROM workstation_state WHERE key = 'last_run'").fetchone()
     return int(row[0]) if row else None
 
 
 def load(database_file: Path, run_id: int) -> SavedDraft | None:
     """The attorney's saved text of ``run_id``, or None when he has not edited it."""
-    with _opened(database_file) as db:
+    with session(database_file, drafts_schema.SCHEMA) as db:
         return _load(db, run_id)
 
 
