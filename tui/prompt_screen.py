@@ -79,7 +79,8 @@ class PromptScreen(ChambersScreen):
             yield Markdown("", id="draft")
         yield Static("Type a prompt and press Enter. F1 lists the keys.", id="stream-status")
         prompt = Input(placeholder="Prompt for the selected backend (Enter sends, Esc cancels)", id="prompt")
-        prompt.cursor_blink = False  # a steady cursor: the screen looks the same at every instant
+        # Headless (tests, snapshots) the cursor is steady: a picture must not depend on the instant it is taken.
+        prompt.cursor_blink = not self.app.is_headless
         yield prompt
         yield Footer()
 
