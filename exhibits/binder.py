@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import csv
 import io
-import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -24,6 +23,7 @@ import pymupdf
 from evidence.errors import UnreadablePdf
 from evidence.matters import get_matter
 from evidence.pdf_open import MUPDF_ERRORS, open_pdf
+from exhibits import schema as exhibits_schema
 from exhibits.numbering import BatesFormat, check_width
 from exhibits.pdfio import (
     LeftOut,
@@ -39,6 +39,7 @@ from exhibits.pdfio import (
 from exhibits.pending import Step, publish_files, recover_productions, remove_stray_temps
 from exhibits.registry import LoggedDocument, check_free, next_free, record_written, reserve_range
 from exhibits.stamp import Progress, ProgressFn, stamp_document
+from exhibits.store import Connection
 from workspace.database import connect
 from workspace.paths import publish, sync_file, temp_name, write_temp
 
@@ -110,7 +111,7 @@ class BinderPlan:
 
 
 def plan_binder(
-    db: sqlite3.Connection,
+    db: Connection,
     matter: str,
     exhibits: Sequence[Exhibit],
     output: Path,
@@ -175,7 +176,7 @@ def run_binder(
 def _build(db_path: Path, plan: BinderPlan, progress: ProgressFn | None, step: Step) -> BinderPlan:
     """Reserve the Bates range (if any), assemble into a temporary file, record it, then rename into place."""
     files = [(temp_name(plan.output), plan.output), (temp_name(plan.list_csv), plan.list_csv)]
-    db = connect(db_path)
+    db = connect(db_path, exhibits_schema.SCHEMA)
     try:
         production_id = None
         if plan.bates is not None:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import csv
 import io
-import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -27,6 +26,7 @@ from evidence.errors import UnreadablePdf
 from evidence.matters import get_matter
 from evidence.pdf_open import MUPDF_ERRORS, PDF_FAILURES, load_page, open_pdf
 from exhibits import placement
+from exhibits import schema as exhibits_schema
 from exhibits.errors import AlreadyStamped
 from exhibits.numbering import BatesFormat, check_width
 from exhibits.pdfio import (
@@ -42,6 +42,7 @@ from exhibits.pdfio import (
 )
 from exhibits.pending import Step, publish_files, recover_productions, remove_stray_temps
 from exhibits.registry import LoggedDocument, check_free, next_free, record_written, reserve_range
+from exhibits.store import Connection
 from workspace.database import connect
 from workspace.paths import sync_file, temp_name, write_temp
 
@@ -125,7 +126,7 @@ class ProductionResult:
 
 
 def plan_production(
-    db: sqlite3.Connection,
+    db: Connection,
     matter: str,
     sources: Sequence[Path],
     fmt: BatesFormat,
@@ -269,7 +270,7 @@ def _produce(
     reached = step or (lambda name: None)
     log_csv = plan.out_dir / LOG_NAME
     files = [(temp_name(d.output), d.output) for d in plan.documents] + [(temp_name(log_csv), log_csv)]
-    db = connect(db_path)
+    db = connect(db_path, exhibits_schema.SCHEMA)
     try:
         matter_id = get_matter(db, plan.matter).id
         production_id = reserve_range(

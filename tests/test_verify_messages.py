@@ -24,6 +24,7 @@ import pytest
 import drafting.verify.checks_cases as checks_cases
 import drafting.verify.checks_record as checks_record
 import drafting.verify.checks_sources as checks_sources
+from drafting import schema as drafting_schema
 from drafting.verify.library import add_citations
 from drafting.verify.sources import load_sources
 from drafting.verify.verifier import load_library, verify_text
@@ -75,6 +76,7 @@ A slip opinion says "the Chapel stumbles at the first step." Smith v. Jones, 12 
 Matter of Z-Z-O-, 26 I&N Dec. 586 (BIA 2015). Other authority, 123 F.4th at 456. Doe v. Roe, 3 U.S. 3 (1790).
 The Board agreed in In re Smith, 26 I&N Dec. 586 (BIA 2015).
 "We hold that Tarrant's claims lack merit."
+The compact's history is at Tarrant, 569 U.S. at 600.
 
 Under 42 U.S.C. § 1983 and 28 U.S.C. § 1331 the court has jurisdiction.
 """
@@ -119,7 +121,7 @@ def matter(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (opinions / "matter-of-z-z-o.txt").write_text("Matter of Z-Z-O-, Respondent\n\nDecided by Board. Asylum.")
     (opinions / "per-curiam.txt").write_text("Per curiam. The judgment below is affirmed.")
     database = root / "chambers.sqlite3"
-    db = connect(database)
+    db = connect(database, drafting_schema.SCHEMA)
     try:
         create_matter(db, "m", [record])
         create_matter(db, "m-authorities", [opinions])

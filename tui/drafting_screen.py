@@ -15,6 +15,7 @@ import asyncio
 import gc
 import threading
 import time
+from functools import partial
 from pathlib import Path
 
 from rich.markdown import Markdown as RichMarkdown
@@ -38,10 +39,13 @@ from drafting.events import (
     StageTokens,
 )
 from drafting.pipeline import Pipeline, PipelineOptions
-from drafting.runs import Run, RunStore
+from drafting.runs import Run
+from drafting.store import RunStore
 from drafting.tasks import DRAFT, TASKS
 from drafting.verify import MatterIndex, Report, load_matter_index
+from evidence import schema as evidence_schema
 from evidence.matters import list_matters
+from exhibits.registry import issued_productions
 from tui import autosave
 from tui.drafting_dialogs import ConfirmScreen, FlagScreen, ReasonScreen, gate_question
 from tui.drafting_editor import DraftEditor
@@ -191,7 +195,7 @@ class DraftingScreen(RoomScreen):
                 self.set_status, "No matters yet: create one with `chambers matter new`."
             )
             return
-        db = connect(self.database_file)
+        db = connect(self.database_file, evidence_schema.SCHEMA)
         try:
             names = [m.name for m in list_matters(db) if not m.name.endswith("authorities")]
         finally:
@@ -270,6 +274,7 @@ class DraftingScreen(RoomScreen):
             options=self.options,
             on_event=self.on_pipeline_event,
             audit=self.audit,
+            issued_ranges=partial(issued_productions, self.database_file),
         )
 
     async def _execute(self, pipe: Pipeline, run: Run) -> None:
@@ -699,7 +704,8 @@ class DraftingScreen(RoomScreen):
         """
         index = self._indexes.get(matter)
         if index is None:
-            index = self._indexes[matter] = load_matter_index(self.database_file, matter)
+            issued = issued_productions(self.database_file, matter)
+            index = self._indexes[matter] = load_matter_index(self.database_file, matter, productions=issued)
         return index
 
     def _verified(self, text: str, report: Report, flags: list[FlagView]) -> None:
