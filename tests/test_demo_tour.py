@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+from functools import partial
 from pathlib import Path
 
 import pytest
 from textual.widgets import Select, Static, TextArea
 
 from tests.pipeline_setup import demo_database
-from tests.test_workstation_drafting import app_with, planted_run, settle
+from tests.test_workstation_drafting import OPTIONS, planted_run, settle
 from tests.test_workstation_editing import config, replace_in_editor, until
-from tui.demo import DemoGuide
+from tui.app import create_app
+from tui.demo import DemoFirstScreen, DemoGuide
 from tui.demo_tour import DEMO_INSTRUCTIONS, DEMO_TASK, DemoTour
 from tui.drafting_screen import DraftingScreen
 
@@ -38,8 +40,8 @@ def db(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 async def test_the_demo_screen_is_filled_in_and_its_guide_moves_with_the_attorney(db: Path) -> None:
     run_id = await asyncio.to_thread(planted_run, db)
-    app = app_with(config(), db)
-    app.demo_tour = DemoTour()
+    first = partial(DemoFirstScreen, tour=DemoTour(), options=OPTIONS)
+    app = create_app(config(), db, first_screen=first, start_on_dashboard=False)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("f4")
         screen = app.screen

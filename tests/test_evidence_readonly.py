@@ -71,13 +71,13 @@ def test_every_output_option_aimed_at_a_source_is_refused(
 def test_the_demo_and_init_refuse_a_home_inside_a_source_folder(
     matter: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tui.demo import run_demo
+    from tui.commands.core import cmd_demo
 
     before = tree_hashes(matter)
     database = Paths.from_environment().database_file
     paths = Paths(config_file=matter / "config.toml", data_dir=database.parent)
     with pytest.raises(WriteRefused, match="source folder"):
-        run_demo(paths)
+        cmd_demo(argparse.Namespace(), paths)
     from evidence.sample_matter import prepare_sample_matter
     from tui.commands.core import cmd_init
 

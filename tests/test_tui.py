@@ -11,6 +11,7 @@ from backends.local_server import TEST_SERVER_ARGS, LlamaServerProcess
 from tests.conftest import make_backend
 from tests.fakes import closed_port
 from tui.app import ChambersApp, create_app
+from tui.prompt_screen import PromptScreen
 from tui.screens import ErrorScreen, HelpScreen
 from workspace.audit import AuditLog
 from workspace.config import Backend, Config, Policy, Sampling
@@ -19,6 +20,13 @@ from workspace.config import Backend, Config, Policy, Sampling
 def app_for(home: Path, *backends: Backend) -> ChambersApp:
     config = Config(file="test-config.toml", policy=Policy(), boards=(), backends=backends)
     return create_app(config, home / "chambers.sqlite3")
+
+
+def first(app: ChambersApp) -> PromptScreen:
+    """The screen under all others: the backend list, the prompt and its draft."""
+    screen = app.screen_stack[0]
+    assert isinstance(screen, PromptScreen)
+    return screen
 
 
 def status_text(app: ChambersApp) -> str:
@@ -48,7 +56,7 @@ async def test_backends_listed_with_health_model_and_context(
         assert table.get_cell("local", "model") == "smollm2-135m-instruct"
         assert int(table.get_cell("local", "n_ctx")) > 0
         assert table.get_cell("asleep", "health") == "down"
-        assert "connection refused" in (app.statuses["asleep"].problem or "")
+        assert "connection refused" in (first(app).statuses["asleep"].problem or "")
 
 
 async def test_prompt_streams_and_ends_with_pp_tg(llama_backend: Backend, isolated_home: Path) -> None:
@@ -57,12 +65,13 @@ async def test_prompt_streams_and_ends_with_pp_tg(llama_backend: Backend, isolat
         await type_prompt(pilot, app, "Name one duty of a landlord.")
         await wait_for_workers(app)
         await pilot.pause()
-        assert app.draft_text.strip()
+        prompt = first(app)
+        assert prompt.draft_text.strip()
         assert app.query_one("#draft", Markdown).source.strip()
         status = status_text(app)
         assert "PP" in status and "TG" in status and "tok/s" in status
     (row,) = AuditLog(isolated_home / "chambers.sqlite3").recent()
-    assert row.outcome == "completed" and row.response_text == app.draft_text
+    assert row.outcome == "completed" and row.response_text == prompt.draft_text
 
 
 async def test_empty_prompt_sends_nothing(llama_backend: Backend, isolated_home: Path) -> None:
@@ -80,16 +89,16 @@ async def test_escape_cancels_and_keeps_the_text(llama_backend: Backend, isolate
     async with app.run_test(size=(80, 24)) as pilot:
         app.query_one("#prompt", Input).value = "Write a long letter to the tenant."
         # ignore_eos keeps the tiny model talking so that Esc lands mid-stream.
-        app.request_extra = {"ignore_eos": True}
+        first(app).request_extra = {"ignore_eos": True}
         await pilot.press("enter")
         for _ in range(200):
             await pilot.pause(0.05)
-            if len(app.draft_text) > 20:
+            if len(first(app).draft_text) > 20:
                 break
         await pilot.press("escape")
         await wait_for_workers(app)
         assert "Cancelled" in status_text(app)
-        assert app.draft_text
+        assert first(app).draft_text
     (row,) = AuditLog(isolated_home / "chambers.sqlite3").recent()
     assert row.outcome == "cancelled"
 
@@ -118,11 +127,11 @@ async def test_server_killed_mid_stream_keeps_draft_marked_incomplete(
     try:
         app = app_for(isolated_home, make_backend(server.url, sampling=Sampling(max_tokens=4000)))
         async with app.run_test(size=(80, 24)) as pilot:
-            app.request_extra = {"ignore_eos": True}
+            first(app).request_extra = {"ignore_eos": True}
             await type_prompt(pilot, app, "Write a long letter.")
             for _ in range(200):
                 await pilot.pause(0.05)
-                if len(app.draft_text) > 20:
+                if len(first(app).draft_text) > 20:
                     break
             server.kill()
             await wait_for_workers(app)
@@ -130,7 +139,7 @@ async def test_server_killed_mid_stream_keeps_draft_marked_incomplete(
             assert isinstance(app.screen, ErrorScreen)
             assert "stopped mid-answer" in app.screen.error_title
             source = app.query_one("#draft", Markdown).source
-            assert source.startswith(app.draft_text.rstrip()[:20]) and "Incomplete" in source
+            assert source.startswith(first(app).draft_text.rstrip()[:20]) and "Incomplete" in source
     finally:
         server.stop()
 
@@ -141,7 +150,7 @@ async def test_help_lists_every_binding(isolated_home: Path) -> None:
         await pilot.press("f1")
         assert isinstance(app.screen, HelpScreen)
         keys = " ".join(str(app.screen.query_one("#help-keys", Static).render()).split())  # long ones wrap
-        for binding in ChambersApp.BINDINGS:
+        for binding in [*PromptScreen.BINDINGS, *ChambersApp.BINDINGS]:
             assert binding.tooltip and binding.tooltip in keys  # type: ignore[union-attr]
         await pilot.press("escape")
         assert not isinstance(app.screen, HelpScreen)

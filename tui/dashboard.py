@@ -22,7 +22,7 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widgets import Footer, Header, Static
-from textual.worker import Worker, WorkerState
+from textual.worker import Worker
 
 from backends.fleet.servers import ServerPoller, ServerSample, poll_all, polling_client
 from backends.fleet.sources import sources_from_config
@@ -35,9 +35,9 @@ from backends.fleet.store import (
     latest_results,
 )
 from backends.fleet.telemetry import HostTelemetry, TelemetrySource
+from tui.chambers_screen import ChambersScreen
 from tui.dashboard_detail import DetailScreen
 from tui.dashboard_widgets import BackendLine, BoardCard, HostGroup
-from tui.key_order import RoomScreen
 from tui.screens import ErrorScreen
 from workspace.config import MIN_REFRESH_S, Board, Config
 from workspace.errors import ChambersError
@@ -80,7 +80,7 @@ def host_order(config: Config, sources: list[TelemetrySource]) -> list[str]:
     return hosts
 
 
-class DashboardScreen(RoomScreen):
+class DashboardScreen(ChambersScreen):
     FOOTER_FIRST = ("drafting", "details", "close")  # its notice sends him to F4
     BINDINGS = [
         Binding(
@@ -222,14 +222,14 @@ class DashboardScreen(RoomScreen):
         best, agreements = best_per_board(self.database_file), latest_by_model_file(self.database_file)
         self.app.call_from_thread(self.show_runs, best, agreements)
 
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+    def error_modal(self, worker: Worker[object]) -> ErrorScreen:
         """A poller that dies is said so, not left as silently frozen figures."""
-        if event.state is not WorkerState.ERROR:
-            return
-        event.stop()
-        error = event.worker.error
+        error = worker.error
         title = error.title if isinstance(error, ChambersError) else "The fleet dashboard stopped polling"
-        self.app.push_screen(ErrorScreen(title, f"{event.worker.name}: {error}"))
+        return ErrorScreen(title, f"{worker.name}: {error}")
+
+    def config_changed(self, config: Config) -> None:
+        self.config = config
 
     def on_unmount(self) -> None:
         self._stop.set()

@@ -1,27 +1,27 @@
-"""``chambers demo``: a real local llama-server, a demo config, and the workstation.
+"""What ``chambers demo`` opens: the demo config, and the workstation's screens with the demo's guide.
 
-The demo config is written with tomli-w into the current home (the Makefile
-sets ``CHAMBERS_HOME=.demo`` so a real config is never overwritten). The
-server is stopped when the workstation closes.
+``chambers demo`` (``tui.commands.core``) starts a real local llama-server, writes the demo config
+into the current home (the Makefile sets ``CHAMBERS_HOME=.demo`` so a real config is never
+overwritten), and opens the workstation on ``DemoFirstScreen``. The server is stopped when the
+workstation closes.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 from textual.widgets import Static
 
 from backends.fleet.mission import MISSION_BOARDS, mission_telemetry
-from backends.local_server import LlamaServerProcess, ensure_demo_model, ensure_llama_server
 from drafting.pipeline import PipelineOptions
-from evidence.guard import check_output
+from tui.chambers_screen import follow_config
 from tui.demo_tour import DEMO_INSTRUCTIONS, DEMO_TASK, DemoTour
 from tui.drafting_screen import DraftingScreen
+from tui.prompt_screen import PromptScreen
 from workspace.audit import AuditLog
-from workspace.config import Backend, Config, Policy, Sampling, UiSettings, config_to_toml, load_config
+from workspace.config import Backend, Config, Policy, Sampling, UiSettings, load_config
 from workspace.errors import ChambersError
-from workspace.paths import Paths, write_atomically
+from workspace.paths import Paths
 
 DEMO_ROLES = ("router", "gate", "drafter", "heavy", "reviewer", "extractor")
 
@@ -42,33 +42,6 @@ def demo_config(url: str, file: str) -> Config:
         file=file, policy=Policy(local_only=True), boards=MISSION_BOARDS, backends=(backend,),
         telemetry=mission_telemetry(),
     )  # fmt: skip
-
-
-def run_demo(paths: Paths) -> int:
-    from tui.app import create_app
-
-    def progress(message: str) -> None:
-        print(message, flush=True)
-
-    check_output(paths.database_file, paths.config_file, what="demo home (CHAMBERS_HOME)")
-    from tui.commands.evidence import setup_demo_matter
-
-    setup_demo_matter(paths)
-    from tui.commands.exhibits import setup_demo_exhibits
-
-    setup_demo_exhibits(paths)
-    binary = ensure_llama_server(progress)
-    model = ensure_demo_model(progress)
-    server = LlamaServerProcess(binary, model, log_file=paths.data_dir / "demo-llama-server.log")
-    progress(f"Starting llama-server on {server.url} ...")
-    with server:
-        config = replace(demo_config(server.url, str(paths.config_file)), ui=_kept_ui(paths))
-        write_atomically(paths.config_file, config_to_toml(config).encode("utf-8"))
-        progress(f"Demo config written to {paths.config_file}")
-        app = create_app(config, paths.database_file)
-        app.demo_tour = DemoTour()
-        app.run()
-    return 0
 
 
 def _kept_ui(paths: Paths) -> UiSettings:
@@ -99,3 +72,31 @@ def demo_drafting_screen(
         config, database_file, audit, options=options, guide=DemoGuide(tour),
         task=DEMO_TASK, instructions=DEMO_INSTRUCTIONS,
     )  # fmt: skip
+
+
+class DemoFirstScreen(PromptScreen):
+    """The first screen with the demo's greeting; F4 opens the drafting screen with the guide line."""
+
+    def __init__(
+        self, config: Config, audit: AuditLog, *, tour: DemoTour, options: PipelineOptions | None = None
+    ) -> None:
+        super().__init__(config, audit)
+        self.tour = tour
+        self.options = options
+
+    def on_mount(self) -> None:
+        # Installed under the drafting screen's name, so the app's F4 opens this one.
+        drafting = demo_drafting_screen(
+            self.config, self.audit.database_file, self.audit, options=self.options, tour=self.tour
+        )
+        follow_config(drafting, self.app)
+        self.app.install_screen(drafting, name="drafting")
+        self.call_after_refresh(self.greet)
+
+    def greet(self) -> None:
+        if self.app.screen is not self:  # the fleet dashboard is shown over this screen
+            # In the header, not a toast: a toast covers a board card for as long as it shows.
+            self.app.screen.sub_title = "demo: F4 drafts, F1 keys"
+        else:
+            self.notify("F4 opens the drafting screen on the sample matter, with a guide. F1 lists every key.",
+                        title="chambers demo", timeout=15)  # fmt: skip

@@ -22,15 +22,13 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import Footer, Header, Input, OptionList, Select, Static
 from textual.widgets.option_list import Option
-from textual.worker import Worker
 
 from evidence.errors import EvidenceError
 from evidence.matters import Matter
 from evidence.pages import DocumentEntry, shown_path
 from evidence.search import SearchHit
+from tui.chambers_screen import ChambersScreen
 from tui.evidence_views import ReadingScreen, document_text, hit_text, page_body, page_heading, page_subtitle
-from tui.key_order import RoomScreen
-from tui.screens import report_failed_worker
 
 NO_MATTERS = (
     "No matters yet: create one with `chambers matter new NAME --sources DIR`, then "
@@ -39,7 +37,7 @@ NO_MATTERS = (
 SEARCH_LIMIT = 50
 
 
-class EvidenceScreen(RoomScreen):
+class EvidenceScreen(ChambersScreen):
     """Full-text search over a matter's primary sources, with its documents and its provenance audit."""
 
     SUB_TITLE = "Evidence"
@@ -301,9 +299,6 @@ class EvidenceScreen(RoomScreen):
         self.app.call_from_thread(self.load_documents, matter.name, done)
 
     # --- everything else ---------------------------------------------------------------
-
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        report_failed_worker(event, self.app, self.set_status)
 
     def action_focus_search(self) -> None:
         self.query_one("#evidence-query", Input).focus()

@@ -18,12 +18,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import DataTable, Footer, Header, Input, ProgressBar, Select, Static
-from textual.worker import Worker
 
 from exhibits.sources import MatterPdf, matter_names, matter_pdfs
 from exhibits.stamp import Progress
-from tui.key_order import RoomScreen
-from tui.screens import report_failed_worker
+from tui.chambers_screen import ChambersScreen
 
 ACTIONS = [("Bates production", "stamp"), ("Binder with Bates", "bind-bates"), ("Binder", "bind")]
 
@@ -37,10 +35,11 @@ class Job:
     out_root: Path
 
 
-class ExhibitsScreen(RoomScreen):
+class ExhibitsScreen(ChambersScreen):
     """Bates productions and binders from a matter's indexed PDFs."""
 
     SUB_TITLE = "Exhibits"
+    STOPPED_AFTER = " Nothing was written."
 
     BINDINGS = [
         Binding("escape", "close", "Back", id="exhibits.close", tooltip="Back to the workstation"),
@@ -223,9 +222,6 @@ class ExhibitsScreen(RoomScreen):
     def _show_plan(self, lines: list[str], dry_run: bool) -> None:
         self.query_one("#exhibits-plan", Static).update("\n".join(lines))
         self.set_status("Preview only: nothing was written. Ctrl+G runs it." if dry_run else "Done.")
-
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        report_failed_worker(event, self.app, self.set_status, " Nothing was written.")
 
     def set_status(self, text: str) -> None:
         self.query_one("#exhibits-status", Static).update(text)

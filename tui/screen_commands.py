@@ -56,13 +56,13 @@ class ActionCommands(Provider):
 
     def _actions(self) -> list[tuple[str, str, Callable[[], Awaitable[Any]]]]:
         screen, app = self.screen, self.app
-        where = screen.SUB_TITLE or type(screen).__name__.removesuffix("Screen")
+        # The first screen's keys go by the app's name: it is where chambers opens.
+        first = screen is app.screen_stack[0]
+        where = "chambers" if first else screen.SUB_TITLE or type(screen).__name__.removesuffix("Screen")
         # The F-key screens are ScreenCommands'; quit and settings are system commands already.
         skip = {action for action, _ in SCREENS} | {"quit", "settings"}
         out: list[tuple[str, str, Callable[[], Awaitable[Any]]]] = []
         for owner, prefix in ((screen, where), (app, "chambers")):
-            if owner is screen and screen is app.screen_stack[0]:
-                continue  # the first screen's keys are the app's
             for b in getattr(owner, "BINDINGS", []):
                 if isinstance(b, Binding) and b.description and b.action not in skip:
                     run = partial(owner.run_action, b.action)

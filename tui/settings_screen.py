@@ -4,12 +4,14 @@ One compact drop-down a line, so every role and the theme fit at 80x24 with the 
 The save runs in a thread worker: it reads the file as it is on disk, moves the chosen roles,
 refuses a move to a public address the local-only policy forbids, checks the result with the
 loader's own checks and writes it, keeping the file's comments and layout (see
-``workspace.config_edit``). Only then does the running app take the new config, so the next
-pipeline run uses the new assignments. Esc leaves without saving: unsaved choices are dropped.
+``workspace.config_edit``). Only then is the saved config posted to the app (``ConfigSaved``),
+which runs on it and its theme from then on, so the next pipeline run uses the new assignments.
+Esc leaves without saving: unsaved choices are dropped.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -17,13 +19,13 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
+from textual.message import Message
 from textual.widgets import Footer, Header, Label, Select, Static
-from textual.worker import Worker, WorkerState
+from textual.worker import Worker
 
 from backends.policy import check_backend, classify_url
 from themes import DEFAULT_THEME, THEMES
-from tui.key_order import RoomScreen
-from tui.screens import ErrorScreen
+from tui.chambers_screen import ChambersScreen
 from workspace.config import ROLES, Backend, Config
 from workspace.config_edit import SavedConfig, assign_roles, update_config_file, with_theme
 from workspace.errors import ChambersError
@@ -75,7 +77,7 @@ def save_settings(file: Path, assignments: Mapping[str, str | None], theme: str)
     return update_config_file(file, change)
 
 
-class SettingsScreen(RoomScreen):
+class SettingsScreen(ChambersScreen):
     FOOTER_FIRST = ("save",)
     CSS_PATH = "settings_screen.tcss"  # its own file: chambers.tcss is shared by every screen
     BINDINGS = [
@@ -95,6 +97,13 @@ class SettingsScreen(RoomScreen):
             tooltip="Back, leaving Settings without saving (unsaved choices are dropped); closes an open list first",
         ),
     ]
+
+    class ConfigSaved(Message):
+        """The config as saved to its file: the app runs on it from now on."""
+
+        def __init__(self, config: Config) -> None:
+            super().__init__()
+            self.config = config
 
     def __init__(self, config: Config) -> None:
         super().__init__(id="settings")
@@ -168,35 +177,18 @@ class SettingsScreen(RoomScreen):
         self.set_status("Saving ...")
         self.save(Path(self.config.file), assignments, theme)
 
-    @work(thread=True, exclusive=True, group=SAVE_GROUP, exit_on_error=False)
-    def save(self, file: Path, assignments: dict[str, str | None], theme: str) -> SavedConfig:
-        return save_settings(file, assignments, theme)
-
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        """Worker events do not bubble: this screen shows its own save's outcome and errors."""
-        if event.worker.group != SAVE_GROUP:
-            return
-        if event.state is WorkerState.SUCCESS and isinstance(event.worker.result, SavedConfig):
-            self.applied(event.worker.result)
-        elif event.state is WorkerState.ERROR:
-            error = event.worker.error
-            self.set_status(f"Not saved; {self.config.file} is as it was.")
-            if isinstance(error, ChambersError):
-                self.app.push_screen(ErrorScreen(error.title, error.message))
-            else:
-                self.app.push_screen(ErrorScreen("Unexpected error", f"{type(error).__name__}: {error}"))
-
-    def applied(self, saved: SavedConfig) -> None:
-        from tui.app import ChambersApp
-
+    @work(exclusive=True, group=SAVE_GROUP, exit_on_error=False)
+    async def save(self, file: Path, assignments: dict[str, str | None], theme: str) -> None:
+        saved = await asyncio.to_thread(save_settings, file, assignments, theme)
         self.config = saved.config
-        app = self.app
-        if isinstance(app, ChambersApp):
-            app.use_config(saved.config)
-            theme = saved.config.ui.theme or DEFAULT_THEME
-            app.saved_theme = theme  # already in the file: the theme watcher need not write it again
-            app.theme = theme
+        self.post_message(self.ConfigSaved(saved.config))
         self.set_status(f"Saved to {saved.config.file}. The next run uses these roles.")
+
+    def failure_line(self, worker: Worker[object]) -> str:
+        return f"Not saved; {self.config.file} is as it was."
+
+    def config_changed(self, config: Config) -> None:
+        self.config = config
 
     def set_status(self, text: str) -> None:
         self.query_one("#settings-status", Static).update(text)

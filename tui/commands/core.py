@@ -77,9 +77,35 @@ def _allowed(address_class: str, remote_reason: str | None) -> str:
 
 
 def cmd_demo(args: argparse.Namespace, paths: Paths) -> int:
-    from tui.demo import run_demo
+    """A real local llama-server with the demo model, the sample matter, and the workstation on them."""
+    from dataclasses import replace
+    from functools import partial
 
-    return run_demo(paths)
+    from backends.local_server import LlamaServerProcess, ensure_demo_model, ensure_llama_server
+    from evidence.guard import check_output
+    from tui.app import create_app
+    from tui.commands.evidence import setup_demo_matter
+    from tui.commands.exhibits import setup_demo_exhibits
+    from tui.demo import DemoFirstScreen, _kept_ui, demo_config
+    from tui.demo_tour import DemoTour
+    from workspace.config import config_to_toml
+
+    def progress(message: str) -> None:
+        print(message, flush=True)
+
+    check_output(paths.database_file, paths.config_file, what="demo home (CHAMBERS_HOME)")
+    setup_demo_matter(paths)
+    setup_demo_exhibits(paths)
+    binary = ensure_llama_server(progress)
+    model = ensure_demo_model(progress)
+    server = LlamaServerProcess(binary, model, log_file=paths.data_dir / "demo-llama-server.log")
+    progress(f"Starting llama-server on {server.url} ...")
+    with server:
+        config = replace(demo_config(server.url, str(paths.config_file)), ui=_kept_ui(paths))
+        write_atomically(paths.config_file, config_to_toml(config).encode("utf-8"))
+        progress(f"Demo config written to {paths.config_file}")
+        create_app(config, paths.database_file, first_screen=partial(DemoFirstScreen, tour=DemoTour())).run()
+    return 0
 
 
 def cmd_prepare(args: argparse.Namespace, paths: Paths) -> int:

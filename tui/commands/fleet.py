@@ -58,20 +58,6 @@ def cmd_doctor(args: argparse.Namespace, paths: Paths) -> int:
     return exit_codes.BLOCKED if report.errors else exit_codes.CLEAN
 
 
-def _lengths(text: str) -> tuple[int, ...]:
-    from workspace.errors import ChambersError
-
-    try:
-        lengths = tuple(int(x) for x in text.split(",") if x.strip())
-    except ValueError:
-        lengths = ()
-    if not lengths or min(lengths) <= 0:
-        raise ChambersError(
-            f"--lengths takes token counts such as 500,4000; got '{text}'.", title="Bad --lengths"
-        )
-    return lengths
-
-
 def cmd_bench(args: argparse.Namespace, paths: Paths) -> int:
     import asyncio
     import sys
@@ -83,13 +69,12 @@ def cmd_bench(args: argparse.Namespace, paths: Paths) -> int:
     from backends.fleet.bench import Bench, BenchSettings, LengthResult, format_table
     from backends.fleet.bench import Progress as Step
     from backends.fleet.store import save_results
+    from tui.commands.fleet_sweep import bench_lengths, cmd_sweep
     from workspace.audit import AuditLog
     from workspace.config import load_config
     from workspace.errors import ChambersError
 
     if args.sweep or args.vary:
-        from tui.commands.fleet_sweep import cmd_sweep
-
         return cmd_sweep(args, paths)
     config = load_config(paths.config_file)
     backends = [config.backend_named(n) for n in args.backend] if args.backend else list(config.backends)
@@ -97,7 +82,7 @@ def cmd_bench(args: argparse.Namespace, paths: Paths) -> int:
         raise ChambersError(
             "--warmup must be 0 or more, --runs and --max-tokens 1 or more.", title="Bad options"
         )
-    settings = BenchSettings(_lengths(args.lengths), args.warmup, args.runs, args.max_tokens)
+    settings = BenchSettings(bench_lengths(args.lengths), args.warmup, args.runs, args.max_tokens)
     audit = AuditLog(paths.database_file)
     benches = [Bench(b, config.policy, audit, settings) for b in backends]
     failures: list[str] = []

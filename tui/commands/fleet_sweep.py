@@ -10,13 +10,27 @@ import uuid
 from workspace.paths import Paths
 
 
+def bench_lengths(text: str) -> tuple[int, ...]:
+    """The prompt lengths of ``--lengths 500,4000`` for a bench or a sweep, in tokens."""
+    from workspace.errors import ChambersError
+
+    try:
+        lengths = tuple(int(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        lengths = ()
+    if not lengths or min(lengths) <= 0:
+        raise ChambersError(
+            f"--lengths takes token counts such as 500,4000; got '{text}'.", title="Bad --lengths"
+        )
+    return lengths
+
+
 def cmd_sweep(args: argparse.Namespace, paths: Paths) -> int:
     from backends.fleet.bench import BenchSettings
     from backends.fleet.profiles import profile_named
     from backends.fleet.serve import binary_for, check_model_file
     from backends.fleet.store import save_sweep
     from backends.fleet.sweep import Variant, format_sweep, run_sweep
-    from tui.commands.fleet import _lengths
     from workspace.audit import AuditLog
     from workspace.config import load_config
     from workspace.errors import ChambersError
@@ -32,7 +46,7 @@ def cmd_sweep(args: argparse.Namespace, paths: Paths) -> int:
     config = load_config(paths.config_file)
     profile = profile_named(config, args.sweep)
     check_model_file(profile)
-    settings = BenchSettings(_lengths(args.lengths), args.warmup, args.runs, args.max_tokens)
+    settings = BenchSettings(bench_lengths(args.lengths), args.warmup, args.runs, args.max_tokens)
     binary = binary_for(profile, build=True, progress=lambda m: print(m, file=sys.stderr))
     assert binary is not None  # build=True builds or raises
 
