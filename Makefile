@@ -73,6 +73,7 @@ bench: install-dev poppler
 	$(BIN)/python benchmarks/train.py
 	$(BIN)/python benchmarks/structured_output.py
 	$(BIN)/python -m benchmarks.agree
+	$(BIN)/python -m benchmarks.pipeline_loop_lag
 
 clean:
 	rm -rf $(VENV) .demo .pytest_cache .mypy_cache .ruff_cache

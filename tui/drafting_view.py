@@ -12,6 +12,7 @@ from typing import Any
 from rich.text import Text
 
 from drafting.runs import Run
+from drafting.stages import verify
 from drafting.tasks import STAGE_LABELS
 from drafting.timings import rate
 from workspace.config import Config
@@ -60,10 +61,10 @@ class FlagView:
 
 def flags_of(run: Run) -> list[FlagView]:
     """The run's marks (verifier and anchored reviewer findings), in draft order, with evidence attached."""
-    verify = run.completed("verify")
-    if verify is None:
+    verified = verify.completed(run)
+    if verified is None:
         return []
-    return flags_from(verify.result.get("marks", []), verify.result.get("report") or {})
+    return flags_from([m.as_dict() for m in verified.marks], verified.report or {})
 
 
 def flags_from(marks: list[dict[str, Any]], report: dict[str, Any]) -> list[FlagView]:

@@ -16,6 +16,7 @@ from corrections.redline import DELETE, INSERT, redline
 from drafting.export import clean_docx, export_title, redline_docx, write_export
 from drafting.review import Finding, anchor_findings, merge_marks
 from drafting.runs import Run
+from drafting.stages import review
 from drafting.verify import MatterIndex, Report, record_override, verify_with
 from evidence.provenance import register_output
 from tui.drafting_view import FlagView, flags_from
@@ -24,10 +25,10 @@ from tui.drafting_view import FlagView, flags_from
 def reverify(database_file: Path, run: Run, text: str, index: MatterIndex) -> tuple[Report, list[FlagView]]:
     """Verify the attorney's text against the run's matter; the reviewer's findings re-anchored on it."""
     report = verify_with(database_file, text, f"run-{run.id}-edited.md", index)
-    review = run.completed("review")
-    stored = review.result.get("findings", []) if review is not None else []
+    reviewed = review.completed(run)
+    stored = reviewed.findings if reviewed is not None else ()
     # Anchored afresh on the edited text: where the reviewer's quotes sat in the model's draft is stale.
-    found = [Finding(f["quote"], f["problem"], f["severity"], f["fix"]) for f in stored]
+    found = [Finding(f.quote, f.problem, f.severity, f.fix) for f in stored]
     data = report.to_dict()
     marks = [m.as_dict() for m in merge_marks(text, data["flags"], anchor_findings(text, found))]
     return report, flags_from(marks, data)
