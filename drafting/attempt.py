@@ -13,8 +13,9 @@ import asyncio
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from backends.chat import ChatClient, ChatRequest
 from backends.errors import BackendError, PolicyRefusal
@@ -30,15 +31,14 @@ from drafting.events import (
 )  # fmt: skip
 from drafting.options import PipelineOptions
 from drafting.refusal import refuse
-from drafting.runs import CANCELLED, COMPLETED, FAILED, REFUSED, Run, RunStore, StageRecord
-from drafting.stages import CodeStage, Limits, ModelStage, Stage, StageResult
+from drafting.runs import CANCELLED, COMPLETED, FAILED, REFUSED, Run, StageRecord
+from drafting.stages import CodeStage, IssuedRanges, Limits, ModelStage, Stage, StageResult
 from drafting.stages.sources import draft_task_text
+from drafting.store import RunStore
 from drafting.tasks import DRAFT
 from workspace.audit import AuditLog
 from workspace.config import Backend, Config, NoBackendForRole, Sampling
 from workspace.errors import ChambersError
-
-T = TypeVar("T")
 
 
 @dataclass
@@ -73,7 +73,7 @@ class StageRunner:
 
     def __init__(
         self, config: Config, database_file: Path, store: RunStore, audit: AuditLog, *,
-        prompts: Path | None, options: PipelineOptions, on_event: EventSink,
+        prompts: Path | None, options: PipelineOptions, on_event: EventSink, issued_ranges: IssuedRanges | None,
     ) -> None:  # fmt: skip
         self.config = config
         self.database_file = database_file
@@ -82,6 +82,7 @@ class StageRunner:
         self.prompts = prompts
         self.options = options
         self.on_event = on_event
+        self.issued_ranges = issued_ranges
 
     async def attempt(self, run: Run, stage: Stage[Any]) -> StageTiming:
         """One attempt at ``stage`` of ``run``, written to the run whatever its outcome.
@@ -93,7 +94,8 @@ class StageRunner:
         """
         started = time.perf_counter()
         if isinstance(stage, CodeStage):
-            await self._by_code(run, stage, lambda: stage.compute(self.database_file, run), started)
+            compute = partial(stage.compute, self.database_file, run, self.issued_ranges)
+            await self._by_code(run, stage, compute, started)
             return StageTiming(stage.name, time.perf_counter() - started, 0.0, 0.0)
         assert isinstance(stage, ModelStage)
         ruled = stage.without_model(run, self.config)

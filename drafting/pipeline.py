@@ -20,8 +20,9 @@ from drafting.attempt import StageRunner, StageTiming, json_sampling
 from drafting.events import EventSink, RunEnded, ignore
 from drafting.options import PipelineOptions
 from drafting.refusal import StageRefused
-from drafting.runs import CANCELLED, COMPLETED, FAILED, REFUSED, STOPPED, Choice, Run, RunStore, now
-from drafting.stages import STAGES, ModelStage, gate
+from drafting.runs import CANCELLED, COMPLETED, FAILED, REFUSED, STOPPED, Choice, Run, now
+from drafting.stages import STAGES, IssuedRanges, ModelStage, gate
+from drafting.store import RunStore
 from drafting.tasks import DRAFT, GATE, VERIFY, DraftingInputError, drafter_role, task_type
 from evidence.matters import get_matter
 from workspace.audit import AuditLog
@@ -46,6 +47,7 @@ class Pipeline:
         database_file: where runs, contexts and the audit trail live.
         prompts: the workspace folder of editable prompt templates (None: shipped defaults).
         on_event: receives ``drafting.events`` as the run goes.
+        issued_ranges: a matter's issued Bates production ranges (prefix, first, last), for the verifier.
     """
 
     def __init__(
@@ -57,7 +59,9 @@ class Pipeline:
         options: PipelineOptions | None = None,
         on_event: EventSink = ignore,
         audit: AuditLog | None = None,
+        issued_ranges: IssuedRanges | None = None,
     ) -> None:
+        self.issued_ranges = issued_ranges
         self.config = config
         self.database_file = database_file
         self.prompts = prompts
@@ -67,7 +71,7 @@ class Pipeline:
         self.store = RunStore(database_file)
         self.runner = StageRunner(
             config, database_file, self.store, self.audit,
-            prompts=prompts, options=self.options, on_event=self._event,
+            prompts=prompts, options=self.options, on_event=self._event, issued_ranges=issued_ranges,
         )  # fmt: skip
 
     def _event(self, event: Any) -> None:

@@ -54,6 +54,19 @@ def test_short_forms_and_id_resolve_to_their_full_citation() -> None:
     assert short.refers_to is full and id_cite.refers_to is full
 
 
+def test_a_pin_before_a_citations_first_page_points_short_forms_and_supra_elsewhere() -> None:
+    draft = (
+        "Foo v. Bar, 570 U.S. 297, 310 (2013). Opposing counsel cites Foo v. Bar, 570 U.S. 329 (2013). "
+        "See 570 U.S. at 310. Foo, supra, at 312. Id. at 313. Foo, supra, at 340. 570 U.S. at 331. Foo, supra, at *2."
+    )
+    items = extract(draft, frozenset())
+    true_cite, mis_paged = [i for i in items if i.kind == "case" and i.fields["form"] == "full"]
+    targets = [i.refers_to for i in items if i.kind == "id" or i.fields.get("form") in ("short", "supra")]
+    # 310, 312 and 313 cannot lie in an opinion beginning on page 329; 340 and 331 can, and the later
+    # citation is then taken; a star page says nothing about reporter pages.
+    assert targets == [true_cite, true_cite, true_cite, mis_paged, mis_paged, mis_paged]
+
+
 def test_a_word_or_two_in_quotation_marks_is_a_term_and_still_checked() -> None:
     items = extract('The "Completion Date" passed; he said "we finished the panels" then.', frozenset())
     assert [(i.kind, i.fields["quote"]) for i in items if i.kind in ("term", "quotation")] == [
@@ -94,3 +107,15 @@ def test_hyphenated_public_domain_citations_reporters_db_lacks_and_ex_rel_partie
     # Ohio's hyphenated form is eyecite's own: a text with nothing else in it still goes to eyecite
     (ohio,) = extract("The rule is settled. State v. Doe, 2021-Ohio-1234.", frozenset())
     assert (ohio.text, ohio.fields["reporter"], ohio.fields["defendant"]) == ("2021-Ohio-1234", "Ohio", "Doe")
+
+
+def test_a_short_form_pinned_before_its_opinions_first_page_is_blocked() -> None:
+    from drafting.verify.checks_cases import check_dependent
+    from drafting.verify.checks_record import make_flag
+
+    items = extract("Foo v. Bar, 570 U.S. 297 (2013). 570 U.S. at 250. 570 U.S. at 301.", frozenset())
+    full = next(i for i in items if i.kind == "case" and i.fields["form"] == "full")
+    verified = make_flag(full, "ok", "Verified.")
+    before, inside = [check_dependent(i, verified) for i in items if i.fields.get("form") == "short"]
+    assert before.severity == "block" and "pinned to page 250, before the page" in before.message
+    assert inside.severity == "ok"

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from drafting.stages import draft, gate, review, route, verify
-from drafting.stages.base import CodeStage, Limits, ModelStage, Stage, StageResult
+from drafting.stages.base import CodeStage, IssuedRanges, Limits, ModelStage, Stage, StageResult
 from drafting.stages.draft import DraftResult
 from drafting.stages.gate import GateResult
 from drafting.stages.review import ReviewResult
@@ -28,6 +28,7 @@ __all__ = [
     "CodeStage",
     "DraftResult",
     "GateResult",
+    "IssuedRanges",
     "Limits",
     "ModelStage",
     "ReviewResult",

@@ -12,6 +12,7 @@ and how its answer becomes its result (``parse``). A code stage (the verifier) c
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
@@ -19,6 +20,9 @@ from typing import Any, ClassVar, Generic, Protocol, TypeVar
 from drafting.runs import Run, StageRecord
 from drafting.tasks import STAGE_LABELS, STAGE_ROLES
 from workspace.config import Config
+
+# A matter's issued Bates production ranges (prefix, first, last), which the caller asks the exhibits room.
+IssuedRanges = Callable[[str], Sequence[tuple[str, int, int]]]
 
 
 class StageResult(Protocol):
@@ -105,5 +109,5 @@ class CodeStage(Stage[R]):
     """A stage that is code, not a model; ``compute`` may read the disk and is run off the event loop."""
 
     @abstractmethod
-    def compute(self, database_file: Path, run: Run) -> R:
+    def compute(self, database_file: Path, run: Run, issued_ranges: IssuedRanges | None) -> R:
         """The result for ``run``'s draft (blocking: called in a worker thread)."""

@@ -14,7 +14,7 @@ from typing import Any
 from drafting.review import Finding, Mark, merge_marks
 from drafting.runs import Run, StageRecord
 from drafting.stages import review
-from drafting.stages.base import CodeStage
+from drafting.stages.base import CodeStage, IssuedRanges
 from drafting.tasks import VERIFY
 from drafting.verify import load_matter_index, may_export_final, verify_with
 
@@ -51,7 +51,7 @@ def draft_name(run: Run) -> str:
 class VerifyStage(CodeStage[VerifyResult]):
     name = VERIFY
 
-    def compute(self, database_file: Path, run: Run) -> VerifyResult:
+    def compute(self, database_file: Path, run: Run, issued_ranges: IssuedRanges | None) -> VerifyResult:
         draft = run.draft
         found = review.completed(run)
         findings = list(found.findings) if found is not None else []
@@ -60,9 +60,9 @@ class VerifyStage(CodeStage[VerifyResult]):
             return VerifyResult(
                 None, False, NOTHING_WRITTEN, tuple(merge_marks(draft, [], findings)), unanchored
             )
-        report = verify_with(
-            database_file, draft, draft_name(run), load_matter_index(database_file, run.matter)
-        )
+        issued = issued_ranges(run.matter) if issued_ranges is not None else ()
+        index = load_matter_index(database_file, run.matter, productions=issued)
+        report = verify_with(database_file, draft, draft_name(run), index)
         data = report.to_dict()
         allowed, why = may_export_final(report)
         marks = tuple(merge_marks(draft, data["flags"], findings))

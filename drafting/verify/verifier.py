@@ -25,7 +25,7 @@ from drafting.verify.checks_sources import check_quotation, check_term
 from drafting.verify.errors import VerifyError
 from drafting.verify.extract_citations import extract_citations, party_words
 from drafting.verify.extract_record import extract_record
-from drafting.verify.found import Found, link
+from drafting.verify.found import Found, could_hold, link, pin_page
 from drafting.verify.model import Flag, Report, sort_flags
 from drafting.verify.sources import MatterSources, cite_key, load_sources
 from drafting.verify.text import sections, sentence_bounds
@@ -85,25 +85,9 @@ def _resolve(items: list[Found], opinions: dict[str, Opinion]) -> None:
         if item.kind == "case" and item.fields.get("form") == "full":
             fulls.append(item)
         elif item.kind == "case" and item.fields.get("form") == "short":
-            slot = (item.fields["volume"], item.fields["reporter"])
-            item.refers_to = next(
-                (f for f in reversed(fulls) if (f.fields["volume"], f.fields["reporter"]) == slot),
-                None,
-            ) or next((f for f in reversed(fulls) if _parallel(f, slot, opinions)), None)
+            item.refers_to = _short_form_target(item, fulls, opinions)
         elif item.kind == "case":
-            words = party_words(item.fields.get("antecedent", ""))
-            item.refers_to = next(
-                (
-                    f
-                    for f in reversed(fulls)
-                    if words
-                    and any(
-                        w in party_words(f.fields.get("plaintiff", "") + " " + f.fields.get("defendant", ""))
-                        for w in words
-                    )
-                ),
-                None,
-            )
+            item.refers_to = _supra_target(item, fulls)
         elif item.kind == "id":
             item.refers_to = (
                 last_cite.refers_to
@@ -112,6 +96,45 @@ def _resolve(items: list[Found], opinions: dict[str, Opinion]) -> None:
             )
         if item.kind in CITE_KINDS:
             last_cite = item
+
+
+def _short_form_target(item: Found, fulls: list[Found], opinions: dict[str, Opinion]) -> Found | None:
+    """The full citation "569 U.S. at 631" stands for: the latest of its slot whose first page the pin can follow.
+
+    Two citations of one reporter volume ("569 U.S. 614", then a mis-paged "569 U.S. 641") are
+    told apart by the pin: page 631 cannot lie in an opinion that begins on page 641. Where no
+    citation of the slot can hold the pin, a parallel citation of the same opinion is tried
+    before the slot's latest citation.
+    """
+    slot = (item.fields["volume"], item.fields["reporter"])
+    pin = pin_page(item.fields.get("page", ""))
+    same_slot = [f for f in reversed(fulls) if (f.fields["volume"], f.fields["reporter"]) == slot]
+    return (
+        next((f for f in same_slot if could_hold(f, pin)), None)
+        or next((f for f in reversed(fulls) if _parallel(f, slot, opinions)), None)
+        or next(iter(same_slot), None)
+    )
+
+
+def _supra_target(item: Found, fulls: list[Found]) -> Found | None:
+    """The full citation "Fisher, supra, at 310" stands for: the latest named so whose first page the pin can follow.
+
+    A name cited twice, once rightly and once on a wrong page, is told apart by the pin; where
+    no citation of that name can hold it, the latest of the name is taken, as a reader would.
+    """
+    words = party_words(item.fields.get("antecedent", ""))
+    if not words:
+        return None
+    named = [
+        f
+        for f in reversed(fulls)
+        if any(
+            w in party_words(f.fields.get("plaintiff", "") + " " + f.fields.get("defendant", ""))
+            for w in words
+        )
+    ]
+    pin = pin_page(item.fields.get("pin", ""))
+    return next((f for f in named if could_hold(f, pin)), None) or next(iter(named), None)
 
 
 DEPENDENT_FORMS = ("short", "supra")
