@@ -14,10 +14,10 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from backends.adapters import adapter_for
+from backends.adapters import adapter_class, adapter_for
 from backends.endpoint import Endpoint, async_client
 from backends.errors import BackendError, PolicyRefusal
-from backends.native import NATIVE_TIMEOUT, NativeClient
+from backends.native import NATIVE_TIMEOUT
 from drafting.runs import ContextSource
 from evidence.context import ContextBundle, build_context, source_spans
 from workspace.config import Backend, Policy
@@ -103,9 +103,13 @@ async def choose_context(
 
 
 async def _window(drafter: Backend | None, policy: Policy, rule: WindowRule) -> tuple[int, str, bool]:
-    """(the window in tokens, how it was found, whether the drafter's server can count tokens)."""
+    """(the window in tokens, how it was found, whether the drafter's server can count tokens).
+
+    A server that counts tokens (llama-server) also says its window; one that does not (Ollama says
+    it only while the model is loaded) is given the assumed window and the estimate.
+    """
     window, note, can_count = rule.assumed_n_ctx, f"window {rule.assumed_n_ctx} tokens assumed", False
-    if drafter is not None and drafter.kind == "llamacpp":
+    if drafter is not None and adapter_class(drafter.kind).COUNTS_TOKENS:
         try:
             identity = await adapter_for(drafter, policy).identity()
             can_count = True
@@ -130,12 +134,12 @@ class _ServerCounter:
         self.stop = threading.Event()  # set when the build is cancelled: the next count stops it
         self.http = async_client(NATIVE_TIMEOUT)
         checked = Endpoint.for_backend(drafter, policy).check()
-        self.native = NativeClient(drafter, policy, http=self.http, checked=checked)
+        self.server = adapter_for(drafter, policy, http=self.http, checked=checked)
 
     def __call__(self, text: str) -> int:
         if self.stop.is_set():
             raise CountingStopped("The run was cancelled while its evidence was being chosen.")
-        return asyncio.run_coroutine_threadsafe(self.native.tokenize(text), self.loop).result()
+        return asyncio.run_coroutine_threadsafe(self.server.count_tokens(text), self.loop).result()
 
     async def close(self) -> None:
         await self.http.aclose()
