@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from drafting import schema as drafting_schema
 from drafting.attempt import StageRunner, StageTiming, json_sampling
 from drafting.events import EventSink, RunEnded, ignore
 from drafting.options import PipelineOptions
@@ -91,7 +92,7 @@ class Pipeline:
                 f"`chambers matter new {matter} --sources DIR`.",
                 title="Unknown matter",
             )
-        db = connect(self.database_file)
+        db = connect(self.database_file, drafting_schema.SCHEMA)
         try:
             get_matter(db, matter)
         finally:

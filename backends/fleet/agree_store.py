@@ -6,6 +6,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from backends.fleet import schema as fleet_schema
 from backends.fleet.agree import Agreement
 from workspace.database import connect
 
@@ -13,7 +14,7 @@ from workspace.database import connect
 def save_agreement(
     database_file: Path, a: Agreement, measured_at: str, changed: int | None = None, total: int | None = None
 ) -> None:
-    db = connect(database_file)
+    db = connect(database_file, fleet_schema.SCHEMA)
     try:
         with db:
             db.execute(
@@ -49,7 +50,7 @@ def latest_by_model_file(database_file: Path) -> dict[str, StoredAgreement]:
     """The latest agreement of each candidate, keyed by its file name (what a server's /props reports)."""
     if not database_file.exists():
         return {}
-    db = connect(database_file)
+    db = connect(database_file, fleet_schema.SCHEMA)
     try:
         rows = db.execute(
             "SELECT * FROM agreement_results WHERE id IN (SELECT max(id) FROM agreement_results GROUP BY candidate_file)"

@@ -7,6 +7,7 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
+from backends.fleet import schema as fleet_schema
 from backends.fleet.bench import LengthResult
 from workspace.database import connect
 
@@ -30,7 +31,7 @@ class StoredResult:
 def save_results(database_file: Path, session: str, results: list[LengthResult]) -> int:
     """Store every length that finished at least one counted run; returns the rows written."""
     rows = [r for r in results if r.runs]
-    db = connect(database_file)
+    db = connect(database_file, fleet_schema.SCHEMA)
     try:
         with db:
             for r in rows:
@@ -68,7 +69,7 @@ def latest_results(database_file: Path) -> dict[str, list[StoredResult]]:
     """Each backend's most recent bench session, one entry per prompt length (shortest first)."""
     if not database_file.exists():
         return {}
-    db = connect(database_file)
+    db = connect(database_file, fleet_schema.SCHEMA)
     try:
         rows = db.execute(
             """

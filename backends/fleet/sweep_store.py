@@ -7,13 +7,14 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from backends.fleet import schema as fleet_schema
 from backends.fleet.sweep import SweepRow
 from workspace.database import connect
 
 
 def save_sweep(database_file: Path, session: str, board: str | None, rows: list[SweepRow]) -> int:
     """Store every variant: one row per measured prompt length, or one row with the error."""
-    db = connect(database_file)
+    db = connect(database_file, fleet_schema.SCHEMA)
     written = 0
     now = datetime.now(UTC).isoformat()
     try:
@@ -59,7 +60,7 @@ def best_per_board(database_file: Path) -> dict[str, BestVariant]:
     """Per board, the variant of its latest sweeps that generates fastest at its slowest prompt length."""
     if not database_file.exists():
         return {}
-    db = connect(database_file)
+    db = connect(database_file, fleet_schema.SCHEMA)
     try:
         rows = db.execute(
             """
