@@ -10,7 +10,9 @@ the loop wakes every 5 ms and records how late it woke: that lateness is the loo
 Baseline, measured in the same run: the same verification called on the loop itself (loading the
 matter's indexes and checking the draft without a worker thread), which is what a screen waited
 through when the verifier ran in the pipeline's coroutine. Target: p99 lag during the run's
-verify stage under 50 ms. Benchmarks report; they do not fail: the target prints PASS or MISS.
+verify stage under 50 ms. The lag while the draft streams (no verifier running) is printed beside
+it: on a busy machine the loop also waits for a core, whatever the pipeline does. Benchmarks
+report; they do not fail: the target prints PASS or MISS.
 
     python -m benchmarks.pipeline_loop_lag [--pages 2000]
 """
@@ -20,6 +22,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
 import random
 import statistics
 import tempfile
@@ -59,16 +62,21 @@ class LagMeter:
 def p99(lags: list[float]) -> float:
     if len(lags) < 2:
         return max(lags, default=0.0)
-    return statistics.quantiles(lags, n=100)[98]
+    return statistics.quantiles(lags, n=100, method="inclusive")[98]
 
 
-async def measured_run(pipe: Pipeline, run_id: int, marks: dict[str, float]) -> list[float]:
+async def measured_run(
+    pipe: Pipeline, run_id: int, marks: dict[str, float]
+) -> tuple[list[float], list[float]]:
+    """The loop's lags while the draft streamed, and while it was verified."""
     meter = LagMeter()
     ticker = asyncio.ensure_future(meter.run())
     await pipe.execute(run_id)
     meter.running = False
     await ticker
-    return meter.between(marks["verify-start"], marks["verify-end"])
+    return meter.between(marks["draft-start"], marks["draft-end"]), meter.between(
+        marks["verify-start"], marks["verify-end"]
+    )
 
 
 async def on_the_loop(pipe: Pipeline, run_id: int) -> tuple[list[float], float]:
@@ -78,7 +86,7 @@ async def on_the_loop(pipe: Pipeline, run_id: int) -> tuple[list[float], float]:
     ticker = asyncio.ensure_future(meter.run())
     await asyncio.sleep(0.05)
     start = time.perf_counter()
-    verify.STAGE.compute(pipe.database_file, run)
+    verify.STAGE.compute(pipe.database_file, run, None)
     end = time.perf_counter()
     await asyncio.sleep(0.05)
     meter.running = False
@@ -99,17 +107,17 @@ def main() -> None:
         marks: dict[str, float] = {}
 
         def mark(event: PipelineEvent) -> None:
-            if isinstance(event, StageStarted) and event.stage == "verify":
-                marks["verify-start"] = time.perf_counter()
-            elif isinstance(event, StageFinished) and event.stage == "verify":
-                marks["verify-end"] = time.perf_counter()
+            if isinstance(event, StageStarted | StageFinished):
+                marks[f"{event.stage}-{'start' if isinstance(event, StageStarted) else 'end'}"] = (
+                    time.perf_counter()
+                )
 
         with scripted_server(draft) as (url, _):
             backend = Backend(name="scripted", kind="llamacpp", url=url, roles=("drafter", "extractor"))
             config = Config(file="benchmark", policy=Policy(), boards=(), backends=(backend,))
             pipe = Pipeline(config, database_file, options=PipelineOptions(), on_event=mark)
             run = pipe.start(matter, "summary", "Summarise what the record shows about the invoices.")
-            lags = asyncio.run(measured_run(pipe, run.id, marks))
+            streaming, lags = asyncio.run(measured_run(pipe, run.id, marks))
             baseline, took = asyncio.run(on_the_loop(pipe, run.id))
         done = pipe.store.load(run.id)
         assert done.status == "completed", [(s.stage, s.status, s.error) for s in done.stages]
@@ -125,7 +133,13 @@ def main() -> None:
         )
         ratio = ours / theirs if theirs else float("nan")
         verdict = "PASS" if ours < TARGET_S else "MISS"
+        print(
+            f"while the draft streamed (no verifier running): p99 lag {p99(streaming) * 1000:.1f} ms over {len(streaming)} ticks"
+        )
         print(f"ratio {ratio:.3f} of the baseline; target p99 < {TARGET_S * 1000:.0f} ms: {verdict}")
+        print(
+            f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores: the loop waits for a core too)"
+        )
 
 
 if __name__ == "__main__":
