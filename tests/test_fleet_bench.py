@@ -68,7 +68,7 @@ async def test_small_bench_reports_pp_and_tg_from_server_timings(
         and {r.role for r in rows} == {"bench"}
         and {r.outcome for r in rows} == {"completed"}
     )
-    assert len({r["messages_sha256"] for r in rows}) == 3  # three different prompts
+    assert len({r.messages_sha256 for r in rows}) == 3  # three different prompts
     table = format_table([result])
     assert "PP tok/s min/max/mean/median" in table and "2/2" in table
 
