@@ -74,6 +74,7 @@ bench: install-dev poppler
 	$(BIN)/python -m benchmarks.train
 	$(BIN)/python -m benchmarks.structured_output
 	$(BIN)/python -m benchmarks.agree
+	$(BIN)/python -m benchmarks.pipeline_loop_lag
 
 clean:
 	rm -rf $(VENV) .demo .pytest_cache .mypy_cache .ruff_cache

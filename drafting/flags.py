@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from drafting.runs import Run
+from drafting.stages import verify
 
 # The gutter letter keeps a flag visible on a monochrome terminal (NO_COLOR, or a bad SSH client).
 GUTTER = {"block": "B", "high": "R", "warn": "W", "medium": "R", "low": "r"}
@@ -45,10 +46,10 @@ class FlagView:
 
 def flags_in_run(run: Run) -> list[FlagView]:
     """The stored run's marks (verifier and anchored reviewer findings), in draft order, with evidence."""
-    verify = run.completed("verify")
-    if verify is None:
+    verified = verify.completed(run)
+    if verified is None:
         return []
-    return flags_from_marks(verify.result.get("marks", []), verify.result.get("report") or {})
+    return flags_from_marks([m.as_dict() for m in verified.marks], verified.report or {})
 
 
 def flags_from_marks(marks: list[dict[str, Any]], report: dict[str, Any]) -> list[FlagView]:

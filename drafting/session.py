@@ -35,6 +35,7 @@ from drafting.flags import FlagView, flags_from_marks
 from drafting.pipeline import Pipeline, PipelineOptions
 from drafting.review import Finding, anchor_findings, merge_marks
 from drafting.runs import Run
+from drafting.stages import review
 from drafting.store import RunStore
 from drafting.verify import MatterIndex, Report, load_matter_index, record_override, verify_with
 from evidence import schema as evidence_schema
@@ -295,10 +296,10 @@ def _quick_handover() -> Iterator[None]:
 def reverify(database_file: Path, run: Run, text: str, index: MatterIndex) -> tuple[Report, list[FlagView]]:
     """Verify the attorney's text against the run's matter; the reviewer's findings re-anchored on it."""
     report = verify_with(database_file, text, f"run-{run.id}-edited.md", index)
-    review = run.completed("review")
-    stored = review.result.get("findings", []) if review is not None else []
+    reviewed = review.completed(run)
+    stored = reviewed.findings if reviewed is not None else ()
     # Anchored afresh on the edited text: where the reviewer's quotes sat in the model's draft is stale.
-    found = [Finding(f["quote"], f["problem"], f["severity"], f["fix"]) for f in stored]
+    found = [Finding(f.quote, f.problem, f.severity, f.fix) for f in stored]
     data = report.to_dict()
     marks = [m.as_dict() for m in merge_marks(text, data["flags"], anchor_findings(text, found))]
     return report, flags_from_marks(marks, data)

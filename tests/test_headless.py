@@ -25,6 +25,8 @@ CORE = [
     "corrections.redline", "corrections.capture", "corrections.store", "corrections.scrub", "corrections.export",
     "corrections.stats", "corrections.from_run", "corrections.align",
     "evidence.index.store", "exhibits.store", "drafting.store", "drafting.verify.store", "corrections.filters",
+    "drafting.attempt", "drafting.context", "drafting.options", "drafting.stages.route", "drafting.stages.gate",
+    "drafting.stages.draft", "drafting.stages.review", "drafting.stages.verify",
 ]  # fmt: skip
 
 
