@@ -35,6 +35,7 @@ from corrections.model import StoredPair
 from corrections.scrub import Scrubber, party_list_in
 from corrections.store import STREAM_BATCH, PairFilters, count_pairs
 from evidence.guard import check_output
+from evidence.identifiers import PERSONAL_DATA
 from workspace.database import connect
 
 FORMATS = ("sft", "dpo", "kto", "pairs")
@@ -62,7 +63,7 @@ class ExportSummary:
         unit = "paragraph rows" if self.paragraphs else "rows"
         out = [
             f"Exported {self.pairs_exported} of {self.pairs_seen} pairs as {self.rows_written} {self.format} "
-            f"{unit} to {self.path}{' (party names scrubbed)' if self.scrubbed else ''}."
+            f"{unit} to {self.path}{' (party names and personal data scrubbed)' if self.scrubbed else ''}."
         ]
         out += [f"  {model}: {n} pairs" for model, n in sorted(self.by_model.items())]
         if self.left_out:
@@ -130,13 +131,15 @@ def _confirmed_parties(db: sqlite3.Connection, pair_id: int, matter: str | None)
     if not names:
         where = f"matter '{matter}', which has no confirmed parties" if matter else "no matter"
         fix = (
-            f"`chambers corrections parties {matter} --add 'NAME'`"
+            f"`chambers corrections parties {matter} --propose` lists the names its documents give and "
+            f"`--confirm all` records them (or `chambers corrections parties {matter} --add 'NAME'` once "
+            "per party; in the workstation, p on the corrections screen, F5)"
             if matter
             else "--matter to export one matter"
         )
         raise CorrectionsError(
             f"Pair {pair_id} belongs to {where}, so --scrub would leave every name in it. Confirm the "
-            f"parties first ({fix}, once per party), or export without --scrub. Nothing was written.",
+            f"parties first: {fix}. Or export without --scrub. Nothing was written.",
             title="Nothing to scrub with",
         )
     return names
@@ -174,7 +177,10 @@ def _lines(
     rows = list(_rows(pair, fmt, paragraphs))
     if scrubbers is not None:
         if pair.matter not in scrubbers:
-            scrubbers[pair.matter] = Scrubber(_confirmed_parties(db, pair.id, pair.matter))
+            names = _confirmed_parties(db, pair.id, pair.matter)
+            if pair.matter:  # the matter's own name ("harbor-point") is in its paths, and often a party's
+                names = {pair.matter: "[MATTER]", **names}
+            scrubbers[pair.matter] = Scrubber(names, PERSONAL_DATA)
         rows = [scrubbers[pair.matter].deep(r) for r in rows]
     return [json.dumps(r, ensure_ascii=False) + "\n" for r in rows]
 

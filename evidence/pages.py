@@ -8,6 +8,7 @@ functions rather than querying the tables itself, like every other room.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -122,3 +123,23 @@ def shown_path(path: str, sources: tuple[Path, ...]) -> str:
         except ValueError:
             continue
     return path
+
+
+def matter_page_texts(db_path: Path, matter_name: str) -> Iterator[tuple[str, str, int, str]]:
+    """Every indexed page of a matter as (file name with its part, document kind, page number, text),
+    in path order, read in batches so a large matter never sits in memory whole."""
+    db = connect(db_path)
+    try:
+        matter = get_matter(db, matter_name)
+        cur = db.execute(
+            """SELECT d.path, d.part, d.kind, p.page_no, f.text
+               FROM documents d JOIN pages p ON p.document_id = d.id JOIN pages_fts f ON f.rowid = p.id
+               WHERE d.matter_id = ? ORDER BY d.path, d.part, p.page_no""",
+            (matter.id,),
+        )
+        while rows := cur.fetchmany(200):
+            for path, part, kind, page_no, text in rows:
+                name = Path(path).name + (f" ({part})" if part else "")
+                yield name, kind, int(page_no), str(text or "")
+    finally:
+        db.close()

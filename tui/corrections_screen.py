@@ -4,7 +4,8 @@ The list filters by model, task type and edit ratio; the right pane shows the hi
 redline (struck red is what he removed, underlined green what he wrote) from the same redline code
 the exports and statistics use, or the statistics per model (s), drafts written with a LoRA adapter
 in rows of their own, above each trained adapter's eval scores. A pair can be excluded from exports
-(x) or deleted after a confirmation (d); e opens the export dialog with the list's filters. Database
+(x) or deleted after a confirmation (d); e opens the export dialog with the list's filters, and p the
+dialog that confirms the highlighted pair's matter's parties for the export scrub. Database
 work runs in thread workers; widgets only show what they are handed.
 """
 
@@ -45,6 +46,8 @@ class CorrectionsScreen(RoomScreen):
                 tooltip="Export SFT, DPO, KTO or all fields as JSONL, with the list's filters"),
         Binding("s", "stats", "Stats", id="corrections.stats",
                 tooltip="Statistics per model and task: edit ratios, share unedited, trend (s again: redline)"),
+        Binding("p", "parties", "Parties", id="corrections.parties",
+                tooltip="Confirm the highlighted pair's matter's parties for the export scrub"),
     ]  # fmt: skip
 
     def __init__(self, database_file: Path) -> None:
@@ -231,6 +234,20 @@ class CorrectionsScreen(RoomScreen):
         self.app.push_screen(
             ExportScreen(self.database_file, self.filters_for_export(), self.database_file.parent / "exports")
         )
+
+    def action_parties(self) -> None:
+        from tui.parties_dialog import PartiesScreen
+
+        pair = self.selected()
+        if pair is None or not pair.matter:
+            self.set_status("Highlight a pair drafted for a matter: p confirms that matter's parties.")
+            return
+
+        def recorded(count: int | None) -> None:
+            if count:
+                self.set_status(f"{count} names recorded for {pair.matter}: --scrub replaces them.")
+
+        self.app.push_screen(PartiesScreen(self.database_file, pair.matter), recorded)
 
     def filters_for_export(self) -> PairFilters:
         f = self.filters()
