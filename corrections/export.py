@@ -22,7 +22,6 @@ rows always carry their sub-pairs.
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -37,6 +36,7 @@ from corrections.store import STREAM_BATCH, PairFilters, count_pairs
 from evidence.guard import check_output
 from evidence.identifiers import PERSONAL_DATA
 from workspace.database import connect
+from workspace.paths import atomic_file
 
 FORMATS = ("sft", "dpo", "kto", "pairs")
 Progress = Callable[[int, int], None]  # (pairs read, pairs in all)
@@ -85,15 +85,13 @@ def export(
     filters = filters or PairFilters()
     summary = ExportSummary(fmt, out, paragraphs=paragraphs, scrubbed=scrub)
     scrubbers: dict[str | None, Scrubber] | None = {} if scrub else None
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
     fast = not scrub and not paragraphs and fmt != "pairs"
     db = connect(db_path)
     try:
         total = count_pairs(db)
         cur = db.execute("SELECT * FROM corrections_pairs ORDER BY id")
         sub_pairs = SubPairs(db) if paragraphs or fmt == "pairs" else None
-        with open(tmp, "w", encoding="utf-8") as fh:
+        with atomic_file(out, encoding="utf-8") as fh:
             while batch := cur.fetchmany(STREAM_BATCH):
                 for row in batch:
                     summary.pairs_seen += 1
@@ -114,12 +112,8 @@ def export(
                     summary.pairs_exported += 1
                     summary.rows_written += len(lines)
                     summary.by_model[row["model"] or "unknown model"] += 1
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, out)
     finally:
         db.close()
-        tmp.unlink(missing_ok=True)
     if progress is not None:
         progress(summary.pairs_seen, total)
     return summary

@@ -32,17 +32,15 @@ from exhibits.pdfio import (
     discard,
     guard_outputs,
     nothing_readable,
-    publish,
     readable_pdfs,
     save_to_temp,
     sha256_file,
-    temp_path,
-    write_temp,
 )
-from exhibits.pending import Step, fsync_file, publish_files, recover_productions, remove_stray_temps
+from exhibits.pending import Step, publish_files, recover_productions, remove_stray_temps
 from exhibits.registry import LoggedDocument, check_free, next_free, record_written, reserve_range
 from exhibits.stamp import Progress, ProgressFn, stamp_document
 from workspace.database import connect
+from workspace.paths import publish, sync_file, temp_name, write_temp
 
 SLIP_SIZE = (612, 792)  # US Letter
 INDEX_ROWS = 34  # exhibits listed per index page
@@ -176,7 +174,7 @@ def run_binder(
 
 def _build(db_path: Path, plan: BinderPlan, progress: ProgressFn | None, step: Step) -> BinderPlan:
     """Reserve the Bates range (if any), assemble into a temporary file, record it, then rename into place."""
-    files = [(temp_path(plan.output), plan.output), (temp_path(plan.list_csv), plan.list_csv)]
+    files = [(temp_name(plan.output), plan.output), (temp_name(plan.list_csv), plan.list_csv)]
     db = connect(db_path)
     try:
         production_id = None
@@ -187,7 +185,7 @@ def _build(db_path: Path, plan: BinderPlan, progress: ProgressFn | None, step: S
             step("reserved")
         try:
             tmp = _assemble(plan, progress or (lambda p: None))
-            fsync_file(tmp)
+            sync_file(tmp)
             write_temp(plan.list_csv, exhibit_list_csv(plan))
             step("complete")
             if production_id is not None:

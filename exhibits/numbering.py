@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from exhibits.errors import BatesWidthTooSmall, ExhibitsError
 
 # The evidence room reads a stamp back as PREFIX[-_ ]DIGITS (prefix 2-12 upper-case characters,
-# 4-9 digits); stamps made here follow that so a stamped production is found by its numbers.
+# 4-9 digits); stamps made here follow that so a stamped production is found by its numbers. A
+# prefix never ends in a digit: cited without its separator (VOL2000001) it would run into the number.
 _PREFIX = re.compile(r"^[A-Z][A-Z0-9]{1,11}$")
 MAX_WIDTH = 9
 
@@ -28,8 +29,17 @@ def bates_format(prefix: str, width: int, separator: str = "-") -> BatesFormat:
     prefix = prefix.strip().rstrip("-_ ").upper()
     if not _PREFIX.match(prefix):
         raise ExhibitsError(
-            f"'{prefix}' cannot be a Bates prefix: use 2-12 letters or digits starting with a letter, "
+            f"'{prefix}' cannot be a Bates prefix: use 2-12 letters or digits starting and ending with a letter, "
             "e.g. --prefix HPP.",
+            title="Bates prefix not usable",
+        )
+    if prefix[-1].isdigit():
+        letters = prefix.rstrip("0123456789")
+        raise ExhibitsError(
+            f"'{prefix}' ends in a digit, so its stamps could not be told from their numbers: "
+            f"{prefix}{1:0{max(1, min(width, MAX_WIDTH))}d} reads as prefix {letters} and a longer number, as a "
+            "production without a separator is read. End the prefix with a letter, "
+            f"e.g. --prefix {prefix[:11]}X" + (f" or --prefix {letters}." if len(letters) >= 2 else "."),
             title="Bates prefix not usable",
         )
     if not 1 <= width <= MAX_WIDTH:

@@ -13,7 +13,6 @@ folder gets evidence's ``.chambers-output`` marker so ingest quarantines it
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +23,7 @@ from evidence.guard import Database, output_guard
 from evidence.pdf_open import check_pages, open_pdf
 from evidence.provenance import OUTPUT_MARKER
 from exhibits.errors import ExhibitsError, OutputOverSource, UnreadablePdf
+from workspace.paths import temp_name
 
 CREATOR = "chambers exhibits"  # evidence ingest quarantines PDFs whose creator names chambers
 # Object streams pack the many small objects a stamp adds to each page (a content stream, a resource
@@ -139,14 +139,10 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
-def temp_path(out: Path) -> Path:
-    return out.with_name(f".{out.name}.{os.getpid()}.tmp")
-
-
 def save_to_temp(doc: pymupdf.Document, out: Path, **options: object) -> Path:
     """Save ``doc`` beside ``out`` under a temporary name; returns that name."""
     mark_output_folder(out.parent)
-    tmp = temp_path(out)
+    tmp = temp_name(out)
     meta = dict(doc.metadata or {})
     meta.update({"creator": CREATOR, "producer": CREATOR})
     doc.set_metadata({k: v for k, v in meta.items() if k != "format" and k != "encryption" and v is not None})
@@ -156,23 +152,6 @@ def save_to_temp(doc: pymupdf.Document, out: Path, **options: object) -> Path:
         tmp.unlink(missing_ok=True)
         raise
     return tmp
-
-
-def write_temp(out: Path, data: bytes) -> Path:
-    """Write ``data`` beside ``out`` under its temporary name, on disk (fsync) before returning."""
-    tmp = temp_path(out)
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    return tmp
-
-
-def publish(tmp: Path, out: Path) -> None:
-    """Rename a complete temporary file to its final name (atomic on one filesystem)."""
-    with open(tmp, "rb") as fh:
-        os.fsync(fh.fileno())
-    os.replace(tmp, out)
 
 
 def discard(temps: Iterable[Path]) -> None:

@@ -30,12 +30,7 @@ from exhibits.pdfio import sha256_file
 from exhibits.registry import UnfinishedProduction, forget_production, record_done, unfinished_productions
 
 Step = Callable[[str], None]  # told the name of each step as it is reached (tests kill the process there)
-_TEMP = re.compile(r"^\..+\.(\d+)\.tmp$")  # pdfio.temp_path: .NAME.PID.tmp
-
-
-def fsync_file(path: Path) -> None:
-    with open(path, "rb") as fh:
-        os.fsync(fh.fileno())
+_TEMP = re.compile(r"^\..+\.(\d+)\.tmp$")  # workspace.paths.temp_name: .NAME.PID.tmp
 
 
 def fsync_folder(folder: Path) -> None:

@@ -50,7 +50,6 @@ from exhibits.pdfio import (
     discard,
     guard_outputs,
     left_out_for,
-    publish,
     save_to_temp,
     sha256_file,
 )
@@ -59,7 +58,7 @@ from exhibits.stamp import Progress, ProgressFn
 from exhibits.unlisted import every_place
 from exhibits.verify import Leak, verify_file
 from workspace.database import connect
-from workspace.paths import write_atomically
+from workspace.paths import publish, write_atomically
 
 SAVE_OPTIONS = {"garbage": 4, "deflate": True, "deflate_images": True, "use_objstms": 1}
 

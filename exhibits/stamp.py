@@ -39,12 +39,11 @@ from exhibits.pdfio import (
     readable_pdfs,
     save_to_temp,
     sha256_file,
-    temp_path,
-    write_temp,
 )
-from exhibits.pending import Step, fsync_file, publish_files, recover_productions, remove_stray_temps
+from exhibits.pending import Step, publish_files, recover_productions, remove_stray_temps
 from exhibits.registry import LoggedDocument, check_free, next_free, record_written, reserve_range
 from workspace.database import connect
+from workspace.paths import sync_file, temp_name, write_temp
 
 LOG_NAME = "production-log.csv"
 
@@ -269,7 +268,7 @@ def _produce(
     report = progress or (lambda p: None)
     reached = step or (lambda name: None)
     log_csv = plan.out_dir / LOG_NAME
-    files = [(temp_path(d.output), d.output) for d in plan.documents] + [(temp_path(log_csv), log_csv)]
+    files = [(temp_name(d.output), d.output) for d in plan.documents] + [(temp_name(log_csv), log_csv)]
     db = connect(db_path)
     try:
         matter_id = get_matter(db, plan.matter).id
@@ -315,7 +314,7 @@ def _stamp_all(plan: ProductionPlan, report: ProgressFn, reached: Step) -> list[
             raise _DocumentFailed(planned, as_unreadable(planned.source, exc)) from exc
         finally:
             doc.close()
-        fsync_file(tmp)
+        sync_file(tmp)
         logged.append(
             LoggedDocument(seq, str(planned.source.absolute()), source_sha, str(planned.output.absolute()),
                            sha256_file(tmp), planned.page_count, planned.first_number, planned.last_number,

@@ -101,3 +101,16 @@ def test_bind_and_redact_dry_runs_then_real(
         main(["exhibits", "redact", "acme", str(sources / "letter.pdf"), "--out", str(tmp_path / "x")]) == 2
     )
     assert "Nothing to redact" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("prefix", ["VOL2", "abc10-", "A1"])
+def test_a_prefix_ending_in_a_digit_is_refused_with_what_to_use(
+    sources: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], prefix: str
+) -> None:
+    out = tmp_path / "vol1"
+    args = ["exhibits", "stamp", "acme", str(sources / "letter.pdf"), "--prefix", prefix, "--out", str(out)]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    written = prefix.rstrip("-").upper()
+    assert "Bates prefix not usable" in err and f"'{written}' ends in a digit" in err
+    assert f"--prefix {written}X" in err and files_under(out) == []

@@ -188,3 +188,14 @@ def test_two_sources_with_one_name_are_refused(db_path: Path, tmp_path: Path) ->
     with pytest.raises(ExhibitsError, match=r"share the name letter\.pdf"):
         produce(db_path, [first, second], tmp_path / "out")
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("prefix", ["VOL2", "HPP0", "ABC123456789"])
+def test_a_prefix_ending_in_a_digit_cannot_be_told_from_its_numbers(prefix: str) -> None:
+    with pytest.raises(ExhibitsError, match=rf"'{prefix}' ends in a digit.*{prefix}0*1 reads as prefix"):
+        bates_format(prefix, 6)
+
+
+@pytest.mark.parametrize("prefix", ["HPP", "A2B", "ABC-", "x1y"])
+def test_a_prefix_ending_in_a_letter_is_taken_as_written(prefix: str) -> None:
+    assert bates_format(prefix, 6).prefix == prefix.rstrip("-").upper()

@@ -54,6 +54,19 @@ def test_short_forms_and_id_resolve_to_their_full_citation() -> None:
     assert short.refers_to is full and id_cite.refers_to is full
 
 
+def test_a_pin_before_a_citations_first_page_points_short_forms_and_supra_elsewhere() -> None:
+    draft = (
+        "Foo v. Bar, 570 U.S. 297, 310 (2013). Opposing counsel cites Foo v. Bar, 570 U.S. 329 (2013). "
+        "See 570 U.S. at 310. Foo, supra, at 312. Id. at 313. Foo, supra, at 340. 570 U.S. at 331. Foo, supra, at *2."
+    )
+    items = extract(draft, frozenset())
+    true_cite, mis_paged = [i for i in items if i.kind == "case" and i.fields["form"] == "full"]
+    targets = [i.refers_to for i in items if i.kind == "id" or i.fields.get("form") in ("short", "supra")]
+    # 310, 312 and 313 cannot lie in an opinion beginning on page 329; 340 and 331 can, and the later
+    # citation is then taken; a star page says nothing about reporter pages.
+    assert targets == [true_cite, true_cite, true_cite, mis_paged, mis_paged, mis_paged]
+
+
 def test_a_word_or_two_in_quotation_marks_is_a_term_and_still_checked() -> None:
     items = extract('The "Completion Date" passed; he said "we finished the panels" then.', frozenset())
     assert [(i.kind, i.fields["quote"]) for i in items if i.kind in ("term", "quotation")] == [

@@ -1,8 +1,7 @@
 """The verifier over real legal material (tests/verify_real): real opinions, real fabrications.
 
 Scores the tune part, the held-out part, a second held-out part written after tuning ("fresh")
-and a third of other courts' opinions ("courts", below target: marked as an expected failure, so
-it fails the run the day it passes and the mark must go) separately, and prints each in every run. Targets:
+and a third of other courts' opinions ("courts") separately, and prints each in every run. Targets:
 fabricated items blocked >= 99%, true items blocked <= 1%, no answer-key item without a flag,
 no block on anything the key does not list.
 """
@@ -21,20 +20,9 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> RealCorpus:
     return build_real_corpus(tmp_path_factory.mktemp("verify-real"))
 
 
-COURTS_SHORTFALL = (
-    "'courts' part (N.J. and N.C. opinions): fabricated blocked 100% (8/8), true blocked 8.3% (1/12): "
-    "'Petro-Lubricant, supra, at 399' is taken for the later, mis-paged Petro-Lubricant citation"
-)
-
-
 @pytest.mark.parametrize(
     "part",
-    [
-        "tune",
-        "heldout",
-        "fresh",
-        pytest.param("courts", marks=pytest.mark.xfail(reason=COURTS_SHORTFALL, strict=True)),
-    ],
+    ["tune", "heldout", "fresh", "courts"],
 )
 def test_real_corpus_meets_the_targets(
     corpus: RealCorpus, part: str, capsys: pytest.CaptureFixture[str]

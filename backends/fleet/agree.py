@@ -20,6 +20,7 @@ from pathlib import Path
 
 from workspace.database import connect
 from workspace.errors import ChambersError
+from workspace.paths import write_atomically
 
 CHARS_PER_TOKEN = 4.0  # a rough English figure, only to pick a context the corpus can fill
 MIN_CTX, MAX_CTX = 64, 512
@@ -142,9 +143,7 @@ class AgreementRunner:
         self.work_dir.mkdir(parents=True, exist_ok=True)
         corpus_file = self.work_dir / f"corpus-{corpus_sha[:16]}.txt"
         if not corpus_file.exists():
-            tmp = corpus_file.with_suffix(".partial")
-            tmp.write_text(corpus_text, encoding="utf-8")
-            os.replace(tmp, corpus_file)
+            write_atomically(corpus_file, corpus_text.encode("utf-8"))
         ref_key = hashlib.sha256(f"{_sha256_file(reference)}:{corpus_sha}:{ctx}".encode()).hexdigest()[:24]
         base = self.work_dir / f"base-{ref_key}.kld"
         common = ["-t", str(self.threads), "-c", str(ctx), "-b", str(ctx), "--chunks", str(MAX_CHUNKS)]

@@ -11,14 +11,13 @@ doubled (variable expansion), so an ``-ot`` regex reaches the server intact.
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
-import tempfile
 from pathlib import Path
 
 from backends.fleet.profiles import LaunchProfile, command, environment
+from workspace.paths import write_atomically
 
 UNIT_PREFIX = "chambers-"
 
@@ -58,12 +57,8 @@ def unit_text(profile: LaunchProfile, binary: Path | str) -> str:
 
 def write_unit(profile: LaunchProfile, binary: Path | str, folder: Path) -> Path:
     """Write the unit into ``folder`` through a temp file; returns its path."""
-    folder.mkdir(parents=True, exist_ok=True)
     target = folder / unit_name(profile)
-    fd, tmp = tempfile.mkstemp(prefix=".unit-", dir=folder)
-    with os.fdopen(fd, "w", encoding="utf-8") as out:
-        out.write(unit_text(profile, binary))
-    os.replace(tmp, target)
+    write_atomically(target, unit_text(profile, binary).encode("utf-8"))
     return target
 
 

@@ -259,7 +259,11 @@ def _eyecite_citations(text: str, items: list[Found], taken: list[tuple[int, int
                     start,
                     end,
                     text[start:end],
-                    {"form": "supra", "antecedent": cite.metadata.antecedent_guess or ""},
+                    {
+                        "form": "supra",
+                        "antecedent": cite.metadata.antecedent_guess or "",
+                        "pin": cite.metadata.pin_cite or "",
+                    },
                 )
             )
         elif isinstance(cite, IdCitation):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -85,25 +86,9 @@ def _resolve(items: list[Found], opinions: dict[str, Opinion]) -> None:
         if item.kind == "case" and item.fields.get("form") == "full":
             fulls.append(item)
         elif item.kind == "case" and item.fields.get("form") == "short":
-            slot = (item.fields["volume"], item.fields["reporter"])
-            item.refers_to = next(
-                (f for f in reversed(fulls) if (f.fields["volume"], f.fields["reporter"]) == slot),
-                None,
-            ) or next((f for f in reversed(fulls) if _parallel(f, slot, opinions)), None)
+            item.refers_to = _short_form_target(item, fulls, opinions)
         elif item.kind == "case":
-            words = party_words(item.fields.get("antecedent", ""))
-            item.refers_to = next(
-                (
-                    f
-                    for f in reversed(fulls)
-                    if words
-                    and any(
-                        w in party_words(f.fields.get("plaintiff", "") + " " + f.fields.get("defendant", ""))
-                        for w in words
-                    )
-                ),
-                None,
-            )
+            item.refers_to = _supra_target(item, fulls)
         elif item.kind == "id":
             item.refers_to = (
                 last_cite.refers_to
@@ -112,6 +97,60 @@ def _resolve(items: list[Found], opinions: dict[str, Opinion]) -> None:
             )
         if item.kind in CITE_KINDS:
             last_cite = item
+
+
+def _short_form_target(item: Found, fulls: list[Found], opinions: dict[str, Opinion]) -> Found | None:
+    """The full citation "569 U.S. at 631" stands for: the latest of its slot whose first page the pin can follow.
+
+    Two citations of one reporter volume ("569 U.S. 614", then a mis-paged "569 U.S. 641") are
+    told apart by the pin: page 631 cannot lie in an opinion that begins on page 641. Where no
+    citation of the slot can hold the pin, a parallel citation of the same opinion is tried
+    before the slot's latest citation.
+    """
+    slot = (item.fields["volume"], item.fields["reporter"])
+    pin = _pin_page(item.fields.get("page", ""))
+    same_slot = [f for f in reversed(fulls) if (f.fields["volume"], f.fields["reporter"]) == slot]
+    return (
+        next((f for f in same_slot if _could_hold(f, pin)), None)
+        or next((f for f in reversed(fulls) if _parallel(f, slot, opinions)), None)
+        or next(iter(same_slot), None)
+    )
+
+
+def _supra_target(item: Found, fulls: list[Found]) -> Found | None:
+    """The full citation "Fisher, supra, at 310" stands for: the latest named so whose first page the pin can follow.
+
+    A name cited twice, once rightly and once on a wrong page, is told apart by the pin; where
+    no citation of that name can hold it, the latest of the name is taken, as a reader would.
+    """
+    words = party_words(item.fields.get("antecedent", ""))
+    if not words:
+        return None
+    named = [
+        f
+        for f in reversed(fulls)
+        if any(
+            w in party_words(f.fields.get("plaintiff", "") + " " + f.fields.get("defendant", ""))
+            for w in words
+        )
+    ]
+    pin = _pin_page(item.fields.get("pin", ""))
+    return next((f for f in named if _could_hold(f, pin)), None) or next(iter(named), None)
+
+
+_PLAIN_PIN = re.compile(r"(?:at\s+)?(\d+)\b")
+
+
+def _pin_page(pin: str) -> int | None:
+    """The page a pin names ("at 399", "631"); none for a star page, a paragraph or no pin at all."""
+    m = _PLAIN_PIN.match(pin.strip())
+    return int(m.group(1)) if m else None
+
+
+def _could_hold(full: Found, pin: int | None) -> bool:
+    """Whether a pin page can lie in the opinion ``full`` cites: never on a page before its first."""
+    page = full.fields.get("page", "")
+    return pin is None or not page.isdigit() or int(page) <= pin
 
 
 DEPENDENT_FORMS = ("short", "supra")
