@@ -7,8 +7,9 @@
   accepted unedited has nothing to prefer, so it is left out and counted.
 - ``kto``: ``{"prompt": [...], "completion": [{"role": "assistant", ...}], "label": bool}``
   (conversational unpaired preference, KTOTrainer): the draft is ``false``, the final ``true``; an
-  unedited draft is one ``true`` row.
-- ``pairs``: every stored field, for his own tools and for re-import.
+  unedited draft is one ``true`` row. A draft he rated at accept takes its label from the rating
+  (4 or 5 is ``true``: an edited draft can still be a good one).
+- ``pairs``: every stored field (his rating, rationale and tags too), for his own tools and re-import.
 
 Rows are written one at a time from a streamed cursor into a temporary file beside the target, which
 is renamed over it only when everything was written: memory stays flat for any number of pairs, and
@@ -42,6 +43,7 @@ FORMATS = ("sft", "dpo", "kto", "pairs")
 Progress = Callable[[int, int], None]  # (pairs read, pairs in all)
 PROGRESS_EVERY = 1000
 UNEDITED = "accepted unedited: nothing to prefer"
+DESIRABLE_RATING = 4  # a draft he rated this or higher is a desirable KTO example, even if he edited it
 PARAGRAPH_PROMPT = (
     "Task: {task}\n\nThis is a paragraph of the model's draft. Write it as the attorney would.\n\n{draft}"
 )
@@ -203,11 +205,13 @@ def _fast_lines(row: sqlite3.Row, fmt: str) -> list[str]:
             + _assistant_json(draft)
             + "}\n"
         ]
+    draft_label = _draft_label(row["rating"], draft == final)
     lines = (
         []
         if draft == final
-        else ['{"prompt": ' + prompt + ', "completion": ' + _assistant_json(draft) + ', "label": false}\n']
-    )
+        else ['{"prompt": ' + prompt + ', "completion": ' + _assistant_json(draft) + ', "label": '
+              + ("true" if draft_label else "false") + "}\n"]
+    )  # fmt: skip
     return [*lines, '{"prompt": ' + prompt + ', "completion": ' + answer + ', "label": true}\n']
 
 
@@ -240,5 +244,12 @@ def _rows(pair: StoredPair, fmt: str, paragraphs: bool) -> Iterator[dict[str, An
                 yield {"prompt": prompt, "chosen": _assistant(final), "rejected": _assistant(draft)}
         else:  # kto
             if draft != final:
-                yield {"prompt": prompt, "completion": _assistant(draft), "label": False}
+                label = _draft_label(pair.rating, False)
+                yield {"prompt": prompt, "completion": _assistant(draft), "label": label}
             yield {"prompt": prompt, "completion": _assistant(final), "label": True}
+
+
+def _draft_label(rating: int | None, unedited: bool) -> bool:
+    """KTO's label for the model's draft: his rating when he gave one (4 or 5 is desirable), else
+    whether he left it as it was."""
+    return rating >= DESIRABLE_RATING if rating is not None else unedited

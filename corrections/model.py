@@ -79,6 +79,9 @@ class StoredPair:
     paragraphs: list[dict[str, Any]] = field(default_factory=list)
     adapter: str | None = None
     adapter_sha256: str | None = None
+    rating: int | None = None  # his 1-5 rating of the model's draft at accept, if he gave one
+    rationale: str | None = None  # his one line on why
+    tags: list[str] = field(default_factory=list)
 
     @classmethod
     def from_row(cls, row: sqlite3.Row | Mapping[str, Any]) -> StoredPair:
@@ -91,5 +94,6 @@ class StoredPair:
             accepted_at=row["accepted_at"], captured_at=row["captured_at"],
             words_added=int(row["words_added"]), words_removed=int(row["words_removed"]),
             edit_ratio=float(row["edit_ratio"]), excluded=bool(row["excluded"]),
-            adapter=row["adapter"], adapter_sha256=row["adapter_sha256"],
+            adapter=row["adapter"], adapter_sha256=row["adapter_sha256"], rating=row["rating"],
+            rationale=row["rationale"], tags=json.loads(row["tags_json"] or "[]"),
         )  # fmt: skip

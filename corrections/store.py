@@ -6,12 +6,13 @@ how many pairs each filter left out, and a streamed pass over every row is cheap
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from corrections.errors import PairNotFound
+from corrections.errors import CorrectionsError, PairNotFound
 from corrections.model import StoredPair
 from workspace.database import connect
 
@@ -126,6 +127,36 @@ def _change(db_path: Path, pair_id: int, sql: str, params: tuple[object, ...]) -
                 )
     finally:
         db.close()
+
+
+MAX_RATIONALE_CHARS = 300
+MAX_TAGS = 12
+
+
+def set_labels(
+    db_path: Path, pair_id: int, *, rating: int | None, rationale: str | None, tags: list[str]
+) -> list[str]:
+    """His labels for a pair at accept: a 1-5 rating of the model's draft, one line on why, tags;
+    returns the tags as kept.
+
+    The rationale is kept to one line (newlines become spaces) and tags are lower-case, unique and in
+    the order given, so the same label typed twice is one."""
+    if rating is not None and not 1 <= rating <= 5:
+        raise CorrectionsError(
+            f"A rating is 1 to 5, not {rating}. Press 1 (poor) to 5 (as he would write it).",
+            title="No such rating",
+        )
+    line = " ".join((rationale or "").split())[:MAX_RATIONALE_CHARS] or None
+    kept: list[str] = []
+    for tag in tags:
+        tag = " ".join(tag.split()).casefold()
+        if tag and tag not in kept:
+            kept.append(tag)
+    _change(
+        db_path, pair_id, "UPDATE corrections_pairs SET rating = ?, rationale = ?, tags_json = ? WHERE id = ?",
+        (rating, line, json.dumps(kept[:MAX_TAGS]) if kept else None, pair_id),
+    )  # fmt: skip
+    return kept[:MAX_TAGS]
 
 
 def models_and_tasks(db_path: Path) -> tuple[list[str], list[str]]:

@@ -663,3 +663,12 @@ def m710_workstation_draft_versions(db: sqlite3.Connection) -> None:
         """
     )
     db.execute("CREATE INDEX workstation_draft_versions_run ON workstation_draft_versions (run_id, id)")
+
+
+@migration
+def m620_corrections_labels(db: sqlite3.Connection) -> None:
+    """The attorney's optional labels at accept: a 1-5 rating of the model's draft (4 or more makes it a
+    desirable KTO example), a one-line rationale and tags (a JSON list)."""
+    db.execute("ALTER TABLE corrections_pairs ADD COLUMN rating INTEGER CHECK (rating BETWEEN 1 AND 5)")
+    db.execute("ALTER TABLE corrections_pairs ADD COLUMN rationale TEXT")
+    db.execute("ALTER TABLE corrections_pairs ADD COLUMN tags_json TEXT")
