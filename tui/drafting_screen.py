@@ -43,6 +43,7 @@ from drafting.tasks import DRAFT, TASKS
 from drafting.verify import MatterIndex, Report, load_matter_index
 from evidence.matters import list_matters
 from tui import autosave
+from tui.accept_dialog import AcceptLabels
 from tui.drafting_dialogs import ConfirmScreen, FlagScreen, ReasonScreen, gate_question
 from tui.drafting_editor import DraftEditor
 from tui.drafting_versions import Choice, VersionsScreen, choices
@@ -825,6 +826,17 @@ class DraftingScreen(RoomScreen):
         what = "stored" if stored else "already stored"
         self.set_status(f"Accepted: correction pair {pair_id} {what} (edit ratio {ratio:.0%}).")
         self.reached("accepted")
+        self.ask_labels(pair_id)
+
+    def ask_labels(self, pair_id: int) -> None:
+        """The optional rating, rationale and tags of the pair (tui/accept_dialog.py)."""
+        for old in self.query(AcceptLabels):
+            old.remove()
+        self.mount(AcceptLabels(self.database_file, pair_id), before="#ws-status")
+
+    def on_accept_labels_done(self, event: AcceptLabels.Done) -> None:
+        if event.text:
+            self.set_status(event.text)
 
     def action_export(self) -> None:
         if self._busy():
