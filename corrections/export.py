@@ -23,7 +23,6 @@ rows always carry their sub-pairs.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
@@ -31,12 +30,12 @@ from pathlib import Path
 from typing import Any
 
 from corrections.errors import CorrectionsError
+from corrections.filters import PairFilters
 from corrections.model import StoredPair
-from corrections.scrub import Scrubber, party_list_in
-from corrections.store import STREAM_BATCH, PairFilters, count_pairs
+from corrections.scrub import Scrubber
+from corrections.store import ExportReader, PairRow, export_reader
 from evidence.guard import check_output
 from evidence.identifiers import PERSONAL_DATA
-from workspace.database import connect
 from workspace.paths import atomic_file
 
 FORMATS = ("sft", "dpo", "kto", "pairs")
@@ -88,42 +87,36 @@ def export(
     summary = ExportSummary(fmt, out, paragraphs=paragraphs, scrubbed=scrub)
     scrubbers: dict[str | None, Scrubber] | None = {} if scrub else None
     fast = not scrub and not paragraphs and fmt != "pairs"
-    db = connect(db_path)
-    try:
-        total = count_pairs(db)
-        cur = db.execute("SELECT * FROM corrections_pairs ORDER BY id")
-        sub_pairs = SubPairs(db) if paragraphs or fmt == "pairs" else None
+    with export_reader(db_path) as reader:
+        total = reader.count()
         with atomic_file(out, encoding="utf-8") as fh:
-            while batch := cur.fetchmany(STREAM_BATCH):
-                for row in batch:
-                    summary.pairs_seen += 1
-                    if progress is not None and summary.pairs_seen % PROGRESS_EVERY == 0:
-                        progress(summary.pairs_seen, total)
-                    why = filters.reason(bool(row["excluded"]), row["task_type"], row["model"], row["matter"],
-                                         row["accepted_at"], row["edit_ratio"])  # fmt: skip
-                    if why is None and split is not None and row["id"] not in split[1]:
-                        why = f"not in the {split[0]} split"
-                    lines = [] if why else _fast_lines(row, fmt) if fast else _lines(db, row, fmt, paragraphs,
-                                                                                       sub_pairs, scrubbers)  # fmt: skip
-                    if why is None and not lines:
-                        why = UNEDITED if fmt == "dpo" and not paragraphs else "no edited paragraphs"
-                    if why is not None:
-                        summary.left_out[why] += 1
-                        continue
-                    fh.writelines(lines)
-                    summary.pairs_exported += 1
-                    summary.rows_written += len(lines)
-                    summary.by_model[row["model"] or "unknown model"] += 1
-    finally:
-        db.close()
+            for row in reader.pairs():
+                summary.pairs_seen += 1
+                if progress is not None and summary.pairs_seen % PROGRESS_EVERY == 0:
+                    progress(summary.pairs_seen, total)
+                why = filters.reason(row.excluded, row.task_type, row.model, row.matter, row.accepted_at,
+                                     row.edit_ratio)  # fmt: skip
+                if why is None and split is not None and row.id not in split[1]:
+                    why = f"not in the {split[0]} split"
+                lines = [] if why else _fast_lines(row, fmt) if fast else _lines(reader, row, fmt, paragraphs,
+                                                                                   scrubbers)  # fmt: skip
+                if why is None and not lines:
+                    why = UNEDITED if fmt == "dpo" and not paragraphs else "no edited paragraphs"
+                if why is not None:
+                    summary.left_out[why] += 1
+                    continue
+                fh.writelines(lines)
+                summary.pairs_exported += 1
+                summary.rows_written += len(lines)
+                summary.by_model[row.model or "unknown model"] += 1
     if progress is not None:
         progress(summary.pairs_seen, total)
     return summary
 
 
-def _confirmed_parties(db: sqlite3.Connection, pair_id: int, matter: str | None) -> dict[str, str]:
+def _confirmed_parties(reader: ExportReader, pair_id: int, matter: str | None) -> dict[str, str]:
     """The matter's party names; a scrub with none would leave every name in place and say nothing."""
-    names = party_list_in(db, matter) if matter else {}
+    names = reader.parties(matter) if matter else {}
     if not names:
         where = f"matter '{matter}', which has no confirmed parties" if matter else "no matter"
         fix = (
@@ -141,39 +134,21 @@ def _confirmed_parties(db: sqlite3.Connection, pair_id: int, matter: str | None)
     return names
 
 
-class SubPairs:
-    """The paragraph sub-pairs, read in one ordered pass beside the pairs (not one query per pair)."""
-
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self.cursor = db.execute(
-            "SELECT pair_id, seq, draft, final, edit_ratio FROM corrections_paragraphs ORDER BY pair_id, seq"
-        )
-        self.pending: sqlite3.Row | None = self.cursor.fetchone()
-
-    def of(self, pair_id: int) -> list[dict[str, object]]:
-        found: list[dict[str, object]] = []
-        while self.pending is not None and self.pending["pair_id"] <= pair_id:
-            r = self.pending
-            if r["pair_id"] == pair_id:
-                found.append(
-                    {"seq": r["seq"], "draft": r["draft"], "final": r["final"], "edit_ratio": r["edit_ratio"]}
-                )
-            self.pending = self.cursor.fetchone()
-        return found
-
-
 def _lines(
-    db: sqlite3.Connection, row: sqlite3.Row, fmt: str, paragraphs: bool, sub_pairs: SubPairs | None,
+    reader: ExportReader,
+    row: PairRow,
+    fmt: str,
+    paragraphs: bool,
     scrubbers: dict[str | None, Scrubber] | None,
-) -> list[str]:  # fmt: skip
+) -> list[str]:
     """The general path: the pair as objects, scrubbed if asked (``scrubbers`` given), each row encoded."""
-    pair = StoredPair.from_row(row)
-    if sub_pairs is not None:
-        pair.paragraphs.extend(sub_pairs.of(pair.id))
+    pair = row.pair()
+    if paragraphs or fmt == "pairs":
+        pair.paragraphs.extend(reader.paragraphs_of(pair.id))
     rows = list(_rows(pair, fmt, paragraphs))
     if scrubbers is not None:
         if pair.matter not in scrubbers:
-            names = _confirmed_parties(db, pair.id, pair.matter)
+            names = _confirmed_parties(reader, pair.id, pair.matter)
             if pair.matter:  # the matter's own name ("harbor-point") is in its paths, and often a party's
                 names = {pair.matter: "[MATTER]", **names}
             scrubbers[pair.matter] = Scrubber(names, PERSONAL_DATA)
@@ -181,14 +156,14 @@ def _lines(
     return [json.dumps(r, ensure_ascii=False) + "\n" for r in rows]
 
 
-def _fast_lines(row: sqlite3.Row, fmt: str) -> list[str]:
+def _fast_lines(row: PairRow, fmt: str) -> list[str]:
     """The same rows as ``_lines`` for sft, dpo and kto, with the stored prompt JSON spliced in as it is.
 
     The prompt is most of every row (thousands of tokens of evidence); decoding and re-encoding it
     for each row would double the export's time for an identical result (a test holds them equal).
     """
-    prompt = row["messages_json"].strip()
-    draft, final = row["draft"], row["final"]
+    prompt = row.messages_json.strip()
+    draft, final = row.draft, row.final
     answer = _assistant_json(final)
     if fmt == "sft":
         joined = prompt[:-1] + (", " if prompt != "[]" else "") + answer[1:]
@@ -205,7 +180,7 @@ def _fast_lines(row: sqlite3.Row, fmt: str) -> list[str]:
             + _assistant_json(draft)
             + "}\n"
         ]
-    draft_label = _draft_label(row["rating"], draft == final)
+    draft_label = _draft_label(row.rating, draft == final)
     lines = (
         []
         if draft == final

@@ -1,11 +1,11 @@
-"""What a correction pair holds, as plain values, so capture works from a run, a test or a script."""
+"""What a correction pair and a trained adapter hold, as plain values, so capture works from a run, a
+test or a script."""
 
 from __future__ import annotations
 
-import json
-import sqlite3
-from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 
@@ -83,17 +83,29 @@ class StoredPair:
     rationale: str | None = None  # his one line on why
     tags: list[str] = field(default_factory=list)
 
-    @classmethod
-    def from_row(cls, row: sqlite3.Row | Mapping[str, Any]) -> StoredPair:
-        return cls(
-            id=int(row["id"]), matter=row["matter"], task_type=row["task_type"],
-            instructions=row["instructions"], messages=json.loads(row["messages_json"]),
-            sources=json.loads(row["sources_json"]), draft=row["draft"], final=row["final"],
-            backend=row["backend"], model=row["model"], server_build=row["server_build"],
-            run_id=row["run_id"], trigger=row["trigger"], drafted_at=row["drafted_at"],
-            accepted_at=row["accepted_at"], captured_at=row["captured_at"],
-            words_added=int(row["words_added"]), words_removed=int(row["words_removed"]),
-            edit_ratio=float(row["edit_ratio"]), excluded=bool(row["excluded"]),
-            adapter=row["adapter"], adapter_sha256=row["adapter_sha256"], rating=row["rating"],
-            rationale=row["rationale"], tags=json.loads(row["tags_json"] or "[]"),
-        )  # fmt: skip
+
+@dataclass(frozen=True)
+class AdapterRecord:
+    name: str
+    role: str
+    backend: str
+    base_model: str  # the model name the pairs were drafted by
+    base_path: str
+    base_sha256: str
+    architecture: str
+    file: str  # the GGUF adapter llama-server loads with --lora
+    file_sha256: str
+    settings: dict[str, Any]
+    loss_curve: list[float]
+    trained_tokens: int
+    train_seconds: float
+    train_pair_ids: list[int]
+    held_out_pair_ids: list[int]
+    eval: dict[str, Any] | None = None
+    created_at: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
+    stale_reason: str | None = None
+    id: int | None = None
+
+    @property
+    def folder(self) -> Path:
+        return Path(self.file).parent

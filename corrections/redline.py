@@ -30,8 +30,9 @@ from typing import NamedTuple, cast
 from rapidfuzz.distance import Indel
 
 from corrections.align import align
+from drafting.redline_marks import DELETE, INSERT, KEEP, marked
 
-EQUAL, INSERT, DELETE = "=", "+", "-"
+EQUAL = KEEP  # a run both texts share
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t\r\f\v]*\n\s*")
 _WORD = re.compile(r"\s*\S+")
 # A "paragraph" this long that holds line breaks is a hard-wrapped or line-per-entry text: its lines
@@ -201,5 +202,4 @@ def _pair_paragraphs(old: list[str], new: list[str]) -> list[ParagraphPair]:
 
 def redline_markup(line: Redline) -> str:
     """Plain-text redline for the command line and exports: [-removed-] and {+added+}."""
-    marks = {EQUAL: "{}", DELETE: "[-{}-]", INSERT: "{{+{}+}}"}
-    return "".join(marks[s.kind].format(s.text) for s in line.segments)
+    return "".join(marked(s.kind, s.text) for s in line.segments)

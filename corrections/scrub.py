@@ -10,16 +10,14 @@ text alike: a model trained on scrubbed data still sees who did what to whom.
 from __future__ import annotations
 
 import re
-import sqlite3
 import string
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from corrections.errors import CorrectionsError
+from corrections.store import add_party_name, party_list
 from evidence.identifiers import Pattern
-from workspace.database import connect
 
 # The demo matter's parties (evidence/sample_matter.py), each with the variants its documents use.
 SAMPLE_PARTIES: tuple[tuple[str, ...], ...] = (
@@ -35,31 +33,21 @@ def add_party(db_path: Path, matter: str, name: str, *, same_as: str | None = No
     name = " ".join(name.split())
     if not name:
         raise CorrectionsError("A party needs a name, e.g. --add 'Harbor Point Provisions LLC'.")
-    db = connect(db_path)
-    try:
-        known = dict(
-            db.execute("SELECT name, placeholder FROM corrections_parties WHERE matter = ?", (matter,))
-        )
-        if name in known:
-            return str(known[name])
-        if same_as is not None:
-            if same_as not in known:
-                raise CorrectionsError(
-                    f"'{same_as}' is not a party of {matter} yet. Add it first, then add '{name}' with "
-                    f"--same-as '{same_as}'.",
-                    title="Unknown party",
-                )
-            placeholder = str(known[same_as])
-        else:
-            placeholder = _placeholder(len(set(known.values())))
-        with db:
-            db.execute(
-                "INSERT INTO corrections_parties (matter, name, placeholder, added_at) VALUES (?, ?, ?, ?)",
-                (matter, name, placeholder, datetime.now(UTC).isoformat()),
+    known = party_list(db_path, matter)
+    if name in known:
+        return known[name]
+    if same_as is not None:
+        if same_as not in known:
+            raise CorrectionsError(
+                f"'{same_as}' is not a party of {matter} yet. Add it first, then add '{name}' with "
+                f"--same-as '{same_as}'.",
+                title="Unknown party",
             )
-        return placeholder
-    finally:
-        db.close()
+        placeholder = known[same_as]
+    else:
+        placeholder = _placeholder(len(set(known.values())))
+    add_party_name(db_path, matter, name, placeholder)
+    return placeholder
 
 
 def add_parties(db_path: Path, matter: str, parties: tuple[tuple[str, ...], ...]) -> None:
@@ -74,22 +62,6 @@ def _placeholder(index: int) -> str:
     letters = string.ascii_uppercase
     tag = letters[index % 26] + (str(index // 26) if index >= 26 else "")
     return f"[PARTY-{tag}]"
-
-
-def party_list(db_path: Path, matter: str) -> dict[str, str]:
-    db = connect(db_path)
-    try:
-        return party_list_in(db, matter)
-    finally:
-        db.close()
-
-
-def party_list_in(db: sqlite3.Connection, matter: str) -> dict[str, str]:
-    rows = db.execute(
-        "SELECT name, placeholder FROM corrections_parties WHERE matter = ? ORDER BY placeholder, name",
-        (matter,),
-    )
-    return {str(name): str(placeholder) for name, placeholder in rows}
 
 
 class Scrubber:

@@ -13,7 +13,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from workspace.database import connect
+from corrections.store import edit_ratios
 
 ALL_TASKS = "(all tasks)"
 SPARK = "▁▂▃▄▅▆▇█"
@@ -49,19 +49,11 @@ def compute_stats(db_path: Path) -> list[GroupStats]:
     """One row per model (with its LoRA adapter, if any) and task type, then one per model over all its
     tasks, ordered by model."""
     groups: dict[tuple[str, str], list[tuple[str, float]]] = defaultdict(list)
-    db = connect(db_path)
-    try:
-        cur = db.execute(
-            "SELECT model, task_type, accepted_at, edit_ratio, adapter FROM corrections_pairs ORDER BY accepted_at"
-        )
-        while rows := cur.fetchmany(2000):
-            for model, task, at, ratio, adapter in rows:
-                # A model with an adapter is its own row, so drafts with and without it compare side by side.
-                name = (model or "unknown model") + (f" + {adapter}" if adapter else "")
-                groups[(name, task)].append((str(at)[:7], float(ratio)))
-                groups[(name, ALL_TASKS)].append((str(at)[:7], float(ratio)))
-    finally:
-        db.close()
+    for row in edit_ratios(db_path):
+        # A model with an adapter is its own row, so drafts with and without it compare side by side.
+        name = (row.model or "unknown model") + (f" + {row.adapter}" if row.adapter else "")
+        groups[(name, row.task_type)].append((row.accepted_at[:7], row.edit_ratio))
+        groups[(name, ALL_TASKS)].append((row.accepted_at[:7], row.edit_ratio))
     return [_summarise(model, task, items) for (model, task), items in sorted(groups.items(), key=_order)]
 
 

@@ -1,7 +1,7 @@
-"""Reading, excluding and deleting stored pairs, and the filters the exports and the browser share.
+"""The corrections room's tables: pairs and their paragraph sub-pairs, party names, trained adapters.
 
-Filters are checked in Python, one reason at a time, rather than in SQL: the export's summary must say
-how many pairs each filter left out, and a streamed pass over every row is cheap.
+Every SQL statement of the room is here, and each function hands back dataclasses. Pairs are read in
+batches, so memory stays flat however many there are; an export reads through one ``ExportReader``.
 """
 
 from __future__ import annotations
@@ -9,65 +9,110 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterator
-from dataclasses import dataclass
+from contextlib import closing, contextmanager
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from corrections.errors import CorrectionsError, PairNotFound
-from corrections.model import StoredPair
+from corrections.filters import PairFilters
+from corrections.model import AdapterRecord, CorrectionInput, StoredPair
+from corrections.redline import Redline, word_diff
 from workspace.database import connect
 
+__all__ = ["PairFilters", "delete_pair", "get_pair", "list_pairs", "models_and_tasks", "set_excluded"]
+
 STREAM_BATCH = 500  # rows fetched at a time: memory stays flat however many pairs there are
+PAIR_COLUMNS = (
+    "id, matter, task_type, instructions, messages_json, sources_json, draft, final, backend, model, "
+    "server_build, run_id, trigger, drafted_at, accepted_at, captured_at, words_added, words_removed, "
+    "edit_ratio, excluded, adapter, adapter_sha256, rating, rationale, tags_json"
+)
 
 
 @dataclass(frozen=True)
-class PairFilters:
-    task: str | None = None
-    model: str | None = None
-    since: str | None = None  # ISO date or timestamp; compared with the accepted time
-    min_edit_ratio: float | None = None
-    matter: str | None = None
-    include_excluded: bool = False
+class PairRow:
+    """A stored pair as its columns hold it, the JSON still encoded: the export splices the prompt in as it is."""
 
-    def reason_left_out(self, pair: StoredPair) -> str | None:
-        """Why ``pair`` does not pass, as the summary's key; None when it passes."""
-        return self.reason(
-            pair.excluded, pair.task_type, pair.model, pair.matter, pair.accepted_at, pair.edit_ratio
-        )
+    id: int
+    matter: str | None
+    task_type: str
+    instructions: str
+    messages_json: str
+    sources_json: str
+    draft: str
+    final: str
+    backend: str | None
+    model: str | None
+    server_build: str | None
+    run_id: int | None
+    trigger: str
+    drafted_at: str | None
+    accepted_at: str
+    captured_at: str
+    words_added: int
+    words_removed: int
+    edit_ratio: float
+    excluded: bool
+    adapter: str | None
+    adapter_sha256: str | None
+    rating: int | None
+    rationale: str | None
+    tags_json: str | None
 
-    def reason(
-        self, excluded: bool, task_type: str, model: str | None, matter: str | None, accepted_at: str,
-        edit_ratio: float,
-    ) -> str | None:  # fmt: skip
-        """The same check on bare column values (the export's fast path never builds a StoredPair)."""
-        if excluded and not self.include_excluded:
-            return "excluded by you"
-        if self.task is not None and task_type != self.task:
-            return f"task is not {self.task}"
-        if self.model is not None and model != self.model:
-            return f"model is not {self.model}"
-        if self.matter is not None and matter != self.matter:
-            return f"matter is not {self.matter}"
-        if self.since is not None and accepted_at < self.since:
-            return f"accepted before {self.since}"
-        if self.min_edit_ratio is not None and edit_ratio < self.min_edit_ratio:
-            return f"edit ratio below {self.min_edit_ratio:g}"
-        return None
+    @classmethod
+    def of(cls, row: tuple[Any, ...]) -> PairRow:
+        values = list(row)
+        values[19] = bool(values[19])
+        return cls(*values)
+
+    def pair(self) -> StoredPair:
+        return StoredPair(
+            id=self.id, matter=self.matter, task_type=self.task_type, instructions=self.instructions,
+            messages=json.loads(self.messages_json), sources=json.loads(self.sources_json), draft=self.draft,
+            final=self.final, backend=self.backend, model=self.model, server_build=self.server_build,
+            run_id=self.run_id, trigger=self.trigger, drafted_at=self.drafted_at, accepted_at=self.accepted_at,
+            captured_at=self.captured_at, words_added=self.words_added, words_removed=self.words_removed,
+            edit_ratio=self.edit_ratio, excluded=self.excluded, adapter=self.adapter,
+            adapter_sha256=self.adapter_sha256, rating=self.rating, rationale=self.rationale,
+            tags=json.loads(self.tags_json or "[]"),
+        )  # fmt: skip
 
 
-def iter_pairs(db: sqlite3.Connection, *, with_paragraphs: bool = False) -> Iterator[StoredPair]:
-    """Every pair in capture order, fetched in batches."""
-    cur = db.execute("SELECT * FROM corrections_pairs ORDER BY id")
+@dataclass(frozen=True)
+class RatioRow:
+    """What the statistics read of a pair."""
+
+    model: str | None
+    task_type: str
+    accepted_at: str
+    edit_ratio: float
+    adapter: str | None
+
+
+@contextmanager
+def _session(db_path: Path) -> Iterator[sqlite3.Connection]:
+    with closing(connect(db_path)) as db:
+        yield db
+
+
+def _paragraph(seq: int, draft: str, final: str, edit_ratio: float) -> dict[str, object]:
+    return {"seq": seq, "draft": draft, "final": final, "edit_ratio": edit_ratio}
+
+
+# --- pairs ---
+
+
+def _pair_rows(db: sqlite3.Connection) -> Iterator[PairRow]:
+    cur = db.execute(f"SELECT {PAIR_COLUMNS} FROM corrections_pairs ORDER BY id")
     while rows := cur.fetchmany(STREAM_BATCH):
-        for row in rows:
-            pair = StoredPair.from_row(row)
-            if with_paragraphs:
-                pair.paragraphs.extend(paragraphs_of(db, pair.id))
-            yield pair
+        yield from (PairRow.of(r) for r in rows)
 
 
-def paragraphs_of(db: sqlite3.Connection, pair_id: int) -> list[dict[str, object]]:
+def _paragraphs_of(db: sqlite3.Connection, pair_id: int) -> list[dict[str, object]]:
     return [
-        {"seq": r["seq"], "draft": r["draft"], "final": r["final"], "edit_ratio": r["edit_ratio"]}
+        _paragraph(*r)
         for r in db.execute(
             "SELECT seq, draft, final, edit_ratio FROM corrections_paragraphs WHERE pair_id = ? ORDER BY seq",
             (pair_id,),
@@ -75,34 +120,37 @@ def paragraphs_of(db: sqlite3.Connection, pair_id: int) -> list[dict[str, object
     ]
 
 
-def count_pairs(db: sqlite3.Connection) -> int:
-    return int(db.execute("SELECT COUNT(*) FROM corrections_pairs").fetchone()[0])
+def iter_pairs(db_path: Path, *, with_paragraphs: bool = False) -> Iterator[StoredPair]:
+    """Every pair in capture order, fetched in batches."""
+    with _session(db_path) as db:
+        for row in _pair_rows(db):
+            pair = row.pair()
+            if with_paragraphs:
+                pair.paragraphs.extend(_paragraphs_of(db, pair.id))
+            yield pair
 
 
 def list_pairs(db_path: Path, filters: PairFilters | None = None, limit: int = 500) -> list[StoredPair]:
     """The newest pairs that pass ``filters`` (excluded ones included unless filtered), newest first."""
     filters = filters or PairFilters(include_excluded=True)
-    db = connect(db_path)
-    try:
-        found = [p for p in iter_pairs(db) if filters.reason_left_out(p) is None]
-    finally:
-        db.close()
+    found = [p for p in iter_pairs(db_path) if filters.reason_left_out(p) is None]
     return found[::-1][:limit]
 
 
+def _not_found(pair_id: int) -> PairNotFound:
+    return PairNotFound(
+        f"There is no correction pair number {pair_id}. `chambers corrections list` shows them."
+    )
+
+
 def get_pair(db_path: Path, pair_id: int) -> StoredPair:
-    db = connect(db_path)
-    try:
-        row = db.execute("SELECT * FROM corrections_pairs WHERE id = ?", (pair_id,)).fetchone()
+    with _session(db_path) as db:
+        row = db.execute(f"SELECT {PAIR_COLUMNS} FROM corrections_pairs WHERE id = ?", (pair_id,)).fetchone()
         if row is None:
-            raise PairNotFound(
-                f"There is no correction pair number {pair_id}. `chambers corrections list` shows them."
-            )
-        pair = StoredPair.from_row(row)
-        pair.paragraphs.extend(paragraphs_of(db, pair_id))
+            raise _not_found(pair_id)
+        pair = PairRow.of(row).pair()
+        pair.paragraphs.extend(_paragraphs_of(db, pair_id))
         return pair
-    finally:
-        db.close()
 
 
 def set_excluded(db_path: Path, pair_id: int, excluded: bool) -> None:
@@ -118,15 +166,9 @@ def delete_pair(db_path: Path, pair_id: int) -> None:
 
 
 def _change(db_path: Path, pair_id: int, sql: str, params: tuple[object, ...]) -> None:
-    db = connect(db_path)
-    try:
-        with db:
-            if db.execute(sql, params).rowcount == 0:
-                raise PairNotFound(
-                    f"There is no correction pair number {pair_id}. `chambers corrections list` shows them."
-                )
-    finally:
-        db.close()
+    with _session(db_path) as db, db:
+        if db.execute(sql, params).rowcount == 0:
+            raise _not_found(pair_id)
 
 
 MAX_RATIONALE_CHARS = 300
@@ -161,8 +203,7 @@ def set_labels(
 
 def models_and_tasks(db_path: Path) -> tuple[list[str], list[str]]:
     """The models and task types that have pairs: the browser's filter choices."""
-    db = connect(db_path)
-    try:
+    with _session(db_path) as db:
         models = [
             r[0]
             for r in db.execute(
@@ -171,5 +212,193 @@ def models_and_tasks(db_path: Path) -> tuple[list[str], list[str]]:
         ]
         tasks = [r[0] for r in db.execute("SELECT DISTINCT task_type FROM corrections_pairs ORDER BY 1")]
         return models, tasks
-    finally:
-        db.close()
+
+
+def add_pair(db_path: Path, item: CorrectionInput, digest: str, line: Redline) -> tuple[int, bool]:
+    """Store ``item`` and its paragraph sub-pairs under ``digest``, once: (its id, whether it was new)."""
+    sources = [
+        {"message": index, **asdict(source)}
+        for index, message in enumerate(item.messages)
+        for source in message.sources
+    ]
+    with _session(db_path) as db:
+        existing = db.execute("SELECT id FROM corrections_pairs WHERE pair_sha256 = ?", (digest,)).fetchone()
+        if existing is not None:
+            return int(existing[0]), False
+        with db:
+            cur = db.execute(
+                """INSERT INTO corrections_pairs (pair_sha256, matter, task_type, instructions, messages_json,
+                       sources_json, draft, final, backend, model, server_build, run_id, trigger, drafted_at,
+                       accepted_at, captured_at, draft_words, final_words, words_added, words_removed,
+                       edit_ratio, adapter, adapter_sha256)
+                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                (digest, item.matter, item.task_type, item.instructions,
+                 json.dumps([m.as_chat() for m in item.messages], ensure_ascii=False),
+                 json.dumps(sources, ensure_ascii=False), item.draft, item.final, item.backend, item.model,
+                 item.server_build, item.run_id, item.trigger, item.drafted_at, item.accepted_at,
+                 datetime.now(UTC).isoformat(), line.draft_words, line.final_words, line.words_added,
+                 line.words_removed, line.edit_ratio, item.adapter, item.adapter_sha256),
+            )  # fmt: skip
+            pair_id = int(cur.lastrowid or 0)
+            db.executemany(
+                "INSERT INTO corrections_paragraphs (pair_id, seq, draft, final, edit_ratio) VALUES (?, ?, ?, ?, ?)",
+                [(pair_id, seq, p.draft, p.final, word_diff(p.draft, p.final).edit_ratio)
+                 for seq, p in enumerate(line.paragraph_pairs, start=1)],
+            )  # fmt: skip
+    return pair_id, True
+
+
+def edit_ratios(db_path: Path) -> Iterator[RatioRow]:
+    """Every pair's model, task, adapter and edit ratio, in order of acceptance (for the statistics)."""
+    with _session(db_path) as db:
+        cur = db.execute(
+            "SELECT model, task_type, accepted_at, edit_ratio, adapter FROM corrections_pairs ORDER BY accepted_at"
+        )
+        while rows := cur.fetchmany(2000):
+            yield from (RatioRow(m, t, str(at), float(ratio), a) for m, t, at, ratio, a in rows)
+
+
+# --- party names ---
+
+
+def _parties(db: sqlite3.Connection, matter: str) -> dict[str, str]:
+    rows = db.execute(
+        "SELECT name, placeholder FROM corrections_parties WHERE matter = ? ORDER BY placeholder, name",
+        (matter,),
+    )
+    return {str(name): str(placeholder) for name, placeholder in rows}
+
+
+def party_list(db_path: Path, matter: str) -> dict[str, str]:
+    """The matter's party names and their placeholders."""
+    with _session(db_path) as db:
+        return _parties(db, matter)
+
+
+def add_party_name(db_path: Path, matter: str, name: str, placeholder: str) -> None:
+    with _session(db_path) as db, db:
+        db.execute(
+            "INSERT INTO corrections_parties (matter, name, placeholder, added_at) VALUES (?, ?, ?, ?)",
+            (matter, name, placeholder, datetime.now(UTC).isoformat()),
+        )
+
+
+# --- trained adapters ---
+
+
+def add_adapter(db_path: Path, record: AdapterRecord) -> int | None:
+    """Register a trained adapter with its training and held-out pairs; None when the name is taken."""
+    with _session(db_path) as db, db:
+        try:
+            cur = db.execute(
+                """INSERT INTO corrections_adapters (name, role, backend, base_model, base_path,
+                   base_sha256, architecture, file, file_sha256, settings_json, loss_curve_json,
+                   trained_tokens, train_seconds, eval_json, created_at)
+                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                (record.name, record.role, record.backend, record.base_model, record.base_path,
+                 record.base_sha256, record.architecture, record.file, record.file_sha256,
+                 json.dumps(record.settings), json.dumps(record.loss_curve), record.trained_tokens,
+                 record.train_seconds, json.dumps(record.eval) if record.eval else None, record.created_at),
+            )  # fmt: skip
+        except sqlite3.IntegrityError:
+            return None
+        adapter_id = int(cur.lastrowid or 0)
+        db.executemany(
+            "INSERT INTO corrections_adapter_pairs (adapter_id, pair_id, split) VALUES (?, ?, ?)",
+            [(adapter_id, p, "train") for p in record.train_pair_ids]
+            + [(adapter_id, p, "held_out") for p in record.held_out_pair_ids],
+        )
+    return adapter_id
+
+
+_ADAPTER_COLUMNS = (
+    "id, name, role, backend, base_model, base_path, base_sha256, architecture, file, file_sha256, "
+    "settings_json, loss_curve_json, trained_tokens, train_seconds, eval_json, created_at, stale_reason"
+)
+
+
+def all_adapters(db_path: Path) -> list[AdapterRecord]:
+    with _session(db_path) as db:
+        rows = db.execute(f"SELECT {_ADAPTER_COLUMNS} FROM corrections_adapters ORDER BY id").fetchall()
+        return [_adapter(db, row) for row in rows]
+
+
+def adapter_named(db_path: Path, name: str) -> AdapterRecord | None:
+    with _session(db_path) as db:
+        row = db.execute(
+            f"SELECT {_ADAPTER_COLUMNS} FROM corrections_adapters WHERE name = ?", (name,)
+        ).fetchone()
+        return None if row is None else _adapter(db, row)
+
+
+def set_adapter_eval(db_path: Path, name: str, scores: dict[str, Any]) -> None:
+    with _session(db_path) as db, db:
+        db.execute("UPDATE corrections_adapters SET eval_json = ? WHERE name = ?", (json.dumps(scores), name))
+
+
+def remove_adapter(db_path: Path, name: str) -> None:
+    with _session(db_path) as db, db:
+        db.execute("DELETE FROM corrections_adapters WHERE name = ?", (name,))
+
+
+def _adapter(db: sqlite3.Connection, row: tuple[Any, ...]) -> AdapterRecord:
+    splits: dict[str, list[int]] = {"train": [], "held_out": []}
+    for pair_id, split in db.execute(
+        "SELECT pair_id, split FROM corrections_adapter_pairs WHERE adapter_id = ? ORDER BY pair_id",
+        (row[0],),
+    ):
+        splits[split].append(int(pair_id))
+    (id_, name, role, backend, base_model, base_path, base_sha256, architecture, file, file_sha256, settings,
+     loss_curve, trained_tokens, train_seconds, eval_json, created_at, stale_reason) = row  # fmt: skip
+    return AdapterRecord(
+        id=int(id_), name=name, role=role, backend=backend, base_model=base_model, base_path=base_path,
+        base_sha256=base_sha256, architecture=architecture, file=file, file_sha256=file_sha256,
+        settings=json.loads(settings), loss_curve=json.loads(loss_curve), trained_tokens=int(trained_tokens),
+        train_seconds=float(train_seconds), train_pair_ids=splits["train"], held_out_pair_ids=splits["held_out"],
+        eval=json.loads(eval_json) if eval_json else None, created_at=created_at, stale_reason=stale_reason,
+    )  # fmt: skip
+
+
+# --- one export's reads ---
+
+
+@dataclass
+class ExportReader:
+    """One connection for a whole export: the pairs in id order, their sub-pairs beside them, party names.
+
+    The sub-pairs are read in one ordered pass beside the pairs (not one query per pair).
+    """
+
+    db: sqlite3.Connection
+    _sub_pairs: sqlite3.Cursor | None = None
+    _pending: tuple[Any, ...] | None = None
+    _parties: dict[str, dict[str, str]] = field(default_factory=dict)
+
+    def count(self) -> int:
+        return int(self.db.execute("SELECT COUNT(*) FROM corrections_pairs").fetchone()[0])
+
+    def pairs(self) -> Iterator[PairRow]:
+        return _pair_rows(self.db)
+
+    def paragraphs_of(self, pair_id: int) -> list[dict[str, object]]:
+        """The sub-pairs of ``pair_id``; asked in increasing pair order, as the pairs come."""
+        if self._sub_pairs is None:
+            self._sub_pairs = self.db.execute(
+                "SELECT pair_id, seq, draft, final, edit_ratio FROM corrections_paragraphs ORDER BY pair_id, seq"
+            )
+            self._pending = self._sub_pairs.fetchone()
+        found: list[dict[str, object]] = []
+        while self._pending is not None and self._pending[0] <= pair_id:
+            if self._pending[0] == pair_id:
+                found.append(_paragraph(*self._pending[1:]))
+            self._pending = self._sub_pairs.fetchone()
+        return found
+
+    def parties(self, matter: str) -> dict[str, str]:
+        return _parties(self.db, matter)
+
+
+@contextmanager
+def export_reader(db_path: Path) -> Iterator[ExportReader]:
+    with _session(db_path) as db:
+        yield ExportReader(db)

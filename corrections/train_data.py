@@ -18,7 +18,6 @@ from pathlib import Path
 from corrections.errors import CorrectionsError
 from corrections.model import StoredPair
 from corrections.store import PairFilters, iter_pairs
-from workspace.database import connect
 
 HELD_OUT_SHARE = 0.2
 MIN_HELD_OUT = 3
@@ -61,15 +60,11 @@ def select_pairs(db_path: Path, selection: TrainingSelection) -> TrainingSet:
     Raises:
         TrainingRefused: no pairs, too few, or pairs drafted by more than one base model.
     """
-    db = connect(db_path)
-    try:
-        chosen = [
-            p
-            for p in iter_pairs(db)
-            if p.backend == selection.backend and selection.filters.reason_left_out(p) is None
-        ]
-    finally:
-        db.close()
+    chosen = [
+        p
+        for p in iter_pairs(db_path)
+        if p.backend == selection.backend and selection.filters.reason_left_out(p) is None
+    ]
     described = _describe(selection)
     if not chosen:
         raise TrainingRefused(

@@ -98,8 +98,13 @@ async def evaluate(pairs: Sequence[StoredPair], generate: Generate, count_blocks
     return EvalResult(scores, tokens, seconds)
 
 
-def verifier_blocks(database_file: Path) -> CountBlocks:
-    """Count the verifier's blocking flags on a text, each matter's index read once."""
+def verifier_blocks(
+    database_file: Path, issued_ranges: Callable[[str], Sequence[tuple[str, int, int]]] | None = None
+) -> CountBlocks:
+    """Count the verifier's blocking flags on a text, each matter's index read once.
+
+    ``issued_ranges`` gives a matter's issued Bates production ranges (the caller asks the exhibits room).
+    """
     from drafting.verify import MatterIndex, load_matter_index, verify_with
     from workspace.errors import ChambersError
 
@@ -110,7 +115,8 @@ def verifier_blocks(database_file: Path) -> CountBlocks:
             return None
         if matter not in indexes:
             try:
-                indexes[matter] = load_matter_index(database_file, matter)
+                issued = issued_ranges(matter) if issued_ranges is not None else ()
+                indexes[matter] = load_matter_index(database_file, matter, productions=issued)
             except ChambersError:  # the matter is not ingested here: nothing to verify against
                 indexes[matter] = None
         index = indexes[matter]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -45,10 +45,10 @@ from drafting.runs import (
     Choice,
     ContextSource,
     Run,
-    RunStore,
     StageRecord,
     now,
 )  # fmt: skip
+from drafting.store import RunStore
 from drafting.tasks import (
     DRAFT,
     GATE,
@@ -109,6 +109,7 @@ class Pipeline:
         database_file: where runs, contexts and the audit trail live.
         prompts: the workspace folder of editable prompt templates (None: shipped defaults).
         on_event: receives ``drafting.events`` as the run goes.
+        issued_ranges: a matter's issued Bates production ranges (prefix, first, last), for the verifier.
     """
 
     def __init__(
@@ -120,7 +121,9 @@ class Pipeline:
         options: PipelineOptions | None = None,
         on_event: EventSink = ignore,
         audit: AuditLog | None = None,
+        issued_ranges: Callable[[str], Sequence[tuple[str, int, int]]] | None = None,
     ) -> None:
+        self.issued_ranges = issued_ranges
         self.config = config
         self.database_file = database_file
         self.prompts = prompts
@@ -449,7 +452,8 @@ class Pipeline:
             file = self.database_file.parent / "runs" / f"run-{run.id}-draft.md"
             write_atomically(file, draft.encode("utf-8"))
             try:
-                report = verify_draft(self.database_file, file, run.matter)
+                issued = self.issued_ranges(run.matter) if self.issued_ranges is not None else ()
+                report = verify_draft(self.database_file, file, run.matter, productions=issued)
             except ChambersError as exc:
                 self._close(record, FAILED, started, error=str(exc))
                 raise

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import csv
 import io
-import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -39,6 +38,7 @@ from exhibits.pdfio import (
 from exhibits.pending import Step, publish_files, recover_productions, remove_stray_temps
 from exhibits.registry import LoggedDocument, check_free, next_free, record_written, reserve_range
 from exhibits.stamp import Progress, ProgressFn, stamp_document
+from exhibits.store import Connection
 from workspace.database import connect
 from workspace.paths import publish, sync_file, temp_name, write_temp
 
@@ -110,7 +110,7 @@ class BinderPlan:
 
 
 def plan_binder(
-    db: sqlite3.Connection,
+    db: Connection,
     matter: str,
     exhibits: Sequence[Exhibit],
     output: Path,

@@ -19,10 +19,11 @@ from pathlib import Path
 
 import pymupdf
 
+from evidence.errors import UnreadablePdf
 from evidence.guard import Database, output_guard
 from evidence.pdf_open import check_pages, open_pdf
 from evidence.provenance import OUTPUT_MARKER
-from exhibits.errors import ExhibitsError, OutputOverSource, UnreadablePdf
+from exhibits.errors import ExhibitsError, OutputOverSource
 from workspace.paths import temp_name
 
 CREATOR = "chambers exhibits"  # evidence ingest quarantines PDFs whose creator names chambers

@@ -22,12 +22,17 @@ from __future__ import annotations
 
 import os
 import re
-import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
 from exhibits.pdfio import sha256_file
-from exhibits.registry import UnfinishedProduction, forget_production, record_done, unfinished_productions
+from exhibits.store import (
+    Connection,
+    UnfinishedProduction,
+    forget_production,
+    record_done,
+    unfinished_productions,
+)
 
 Step = Callable[[str], None]  # told the name of each step as it is reached (tests kill the process there)
 _TEMP = re.compile(r"^\..+\.(\d+)\.tmp$")  # workspace.paths.temp_name: .NAME.PID.tmp
@@ -56,7 +61,7 @@ def process_alive(pid: int | None) -> bool:
     return True
 
 
-def recover_productions(db: sqlite3.Connection, *, abandoned: int | None = None) -> list[str]:
+def recover_productions(db: Connection, *, abandoned: int | None = None) -> list[str]:
     """Finish or roll back every production a crash left unfinished; returns what was done, in words.
 
     ``abandoned`` names a production of this very process that failed part-way: it is settled now.
@@ -81,9 +86,7 @@ def recover_productions(db: sqlite3.Connection, *, abandoned: int | None = None)
     return done
 
 
-def publish_files(
-    db: sqlite3.Connection, production_id: int, files: list[tuple[Path, Path]], step: Step
-) -> None:
+def publish_files(db: Connection, production_id: int, files: list[tuple[Path, Path]], step: Step) -> None:
     """Rename each complete temporary file into place, make the renames durable, then mark the production done."""
     try:
         for number, (temp, final) in enumerate(files, start=1):

@@ -30,7 +30,6 @@ import csv
 import hashlib
 import hmac
 import io
-import json
 import secrets
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -39,7 +38,7 @@ from pathlib import Path
 
 import pymupdf
 
-from evidence.matters import get_matter
+from evidence.index_reads import load_matter
 from evidence.pdf_open import PDF_FAILURES, open_pdf
 from exhibits.errors import RedactionLeak
 from exhibits.find import Hit, RedactionRequest, check_rects, find_on_page, tessdata_for
@@ -55,9 +54,9 @@ from exhibits.pdfio import (
 )
 from exhibits.remove import apply_boxes, redact_off_page, scrub
 from exhibits.stamp import Progress, ProgressFn
+from exhibits.store import RedactedFile, RedactionBox, record_redactions
 from exhibits.unlisted import every_place
 from exhibits.verify import Leak, verify_file
-from workspace.database import connect
 from workspace.paths import publish, write_atomically
 
 SAVE_OPTIONS = {"garbage": 4, "deflate": True, "deflate_images": True, "use_objstms": 1}
@@ -267,23 +266,12 @@ def redaction_log_csv(item: DocumentRedaction, key: str) -> bytes:
 def _record(
     db_path: Path, matter: str, items: list[DocumentRedaction], key: str, request: RedactionRequest
 ) -> None:
-    db = connect(db_path)
-    try:
-        matter_id = get_matter(db, matter).id
-        now = datetime.now(UTC).isoformat()
-        with db:
-            for item in items:
-                cur = db.execute(
-                    "INSERT INTO exhibits_redaction_runs (matter_id, source_path, source_sha256, output_path, "
-                    "output_sha256, hash_key, verified_with, scrubbed, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (matter_id, str(item.source.absolute()), sha256_file(item.source),
-                     str(item.output.absolute()), item.output_sha256, key, "+".join(item.verified_with),
-                     json.dumps(item.scrubbed), now),
-                )  # fmt: skip
-                db.executemany(
-                    "INSERT INTO exhibits_redactions (run_id, page_no, rect, reason, text_hmac, ocr) VALUES (?, ?, ?, ?, ?, ?)",
-                    [(cur.lastrowid, h.page_no, json.dumps([[r.x0, r.y0, r.x1, r.y1] for r in h.rects]), h.reason,
-                      text_hmac(key, h.text), int(h.ocr)) for h in item.hits],
-                )  # fmt: skip
-    finally:
-        db.close()
+    matter_id = load_matter(db_path, matter).id
+    logged = [
+        RedactedFile(str(item.source.absolute()), sha256_file(item.source), str(item.output.absolute()),
+                     item.output_sha256, key, "+".join(item.verified_with), item.scrubbed,
+                     [RedactionBox(h.page_no, [[r.x0, r.y0, r.x1, r.y1] for r in h.rects], h.reason,
+                                   text_hmac(key, h.text), h.ocr) for h in item.hits])
+        for item in items
+    ]  # fmt: skip
+    record_redactions(db_path, matter_id, logged, datetime.now(UTC).isoformat())

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import csv
 import io
-import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -42,6 +41,7 @@ from exhibits.pdfio import (
 )
 from exhibits.pending import Step, publish_files, recover_productions, remove_stray_temps
 from exhibits.registry import LoggedDocument, check_free, next_free, record_written, reserve_range
+from exhibits.store import Connection
 from workspace.database import connect
 from workspace.paths import sync_file, temp_name, write_temp
 
@@ -125,7 +125,7 @@ class ProductionResult:
 
 
 def plan_production(
-    db: sqlite3.Connection,
+    db: Connection,
     matter: str,
     sources: Sequence[Path],
     fmt: BatesFormat,

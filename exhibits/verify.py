@@ -77,6 +77,8 @@ def verify_file(
     """
     result = Verification(readers=["PyMuPDF"] + (["OCR"] if ocr_pages else []))
     result.checked.update(dict.fromkeys(["pages as shown", "pages by position", *KINDS], 0))
+    # The redaction's own output, just saved: not a source, so not through evidence's opener, whose
+    # messages ask for a fresh copy. The caller reports a failure here against the source file.
     with pymupdf.open(path) as doc:
         page_count = doc.page_count
         for index in range(doc.page_count):

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from drafting.runs import RunStore
+from drafting.store import RunStore
 from evidence.sample_matter import SAMPLE_MATTER
 from tests.fakes import closed_port
 from tests.pipeline_setup import INSTRUCTIONS, demo_database, role_config

@@ -9,7 +9,8 @@ import pytest
 from corrections.errors import CorrectionsError, PoisonedContext
 from corrections.from_run import capture_from_run
 from corrections.store import get_pair
-from drafting.runs import COMPLETED, ContextSource, Run, RunStore
+from drafting.runs import COMPLETED, ContextSource, Run
+from drafting.store import RunStore
 from evidence.context import ContextChunk, Provenance, render_messages
 from evidence.provenance import register_output, sha256_bytes
 

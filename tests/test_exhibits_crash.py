@@ -72,7 +72,7 @@ def assert_registry_and_folder_agree(db_path: Path, out: Path) -> int:
         db.close()
     files = sorted(p for p in out.iterdir()) if out.exists() else []
     assert not [p for p in files if p.name.endswith(".tmp")], files
-    listed = {Path(r["output_path"]): r["output_sha256"] for r in rows}
+    listed = {Path(r.output_path): r.output_sha256 for r in rows}
     for path, digest in listed.items():
         assert path.exists() and sha(path) == digest, path
     assert {p for p in files if p.suffix == ".pdf"} == {p for p in listed if p.parent == out}

@@ -110,7 +110,7 @@ def test_numbers_continue_across_productions_and_are_never_reused(db_path: Path,
     rows = production_log(db, 1)
     hit = find_bates(db, 1, "ACME", 5)
     db.close()
-    assert [(r["first_number"], r["last_number"], r["page_count"]) for r in rows] == [
+    assert [(r.first_number, r.last_number, r.page_count) for r in rows] == [
         (1, 3, 3),
         (4, 5, 2),
         (10, 11, 2),

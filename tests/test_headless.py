@@ -24,6 +24,7 @@ CORE = [
     "exhibits.sources", "exhibits.jobs", "exhibits.pdfio",
     "corrections.redline", "corrections.capture", "corrections.store", "corrections.scrub", "corrections.export",
     "corrections.stats", "corrections.from_run", "corrections.align",
+    "evidence.index_reads", "exhibits.store", "drafting.store", "drafting.verify.store", "corrections.filters",
 ]  # fmt: skip
 
 

@@ -139,3 +139,17 @@ def test_any_text_gives_ordered_real_dates_without_raising(text: str) -> None:
         assert text[f.start : f.end] == f.text
         if f.iso is not None and f.day is not None:
             assert date.fromisoformat(f.iso).day == f.day
+
+
+DATE_PIECES = ["May", "may", "Jan.", "January", "Sept", "JUNE", "Mayday", " ", "  ", "\n", ",", ".", "-", "/",
+               "1", "2", "12", "15", "31", "2024", "1999", "24", "st", "x", "é", "_", "0", "to", "\u00a0"]  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None, database=None)
+@given(st.lists(st.sampled_from(DATE_PIECES), max_size=14).map("".join) | st.text())
+def test_the_date_reader_tries_every_place_a_pattern_can_match(text: str) -> None:
+    """It scans for digit runs and tries each pattern only there: what it finds is what a full scan finds."""
+    from drafting.verify.dates import _PATTERNS, _matches
+
+    everywhere = [(m.start(), m.end()) for pattern in _PATTERNS for m in pattern.finditer(text)]
+    assert [(m.start(), m.end()) for m in _matches(text)] == everywhere

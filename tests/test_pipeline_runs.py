@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from drafting.runs import COMPLETED, Choice, ContextSource, RunNotFound, RunStore, now
+from drafting.runs import COMPLETED, Choice, ContextSource, RunNotFound, now
+from drafting.store import RunStore
 
 
 def test_a_run_keeps_each_attempt_and_resumes_after_the_last_completed_stage(tmp_path: Path) -> None:

@@ -107,3 +107,15 @@ def test_hyphenated_public_domain_citations_reporters_db_lacks_and_ex_rel_partie
     # Ohio's hyphenated form is eyecite's own: a text with nothing else in it still goes to eyecite
     (ohio,) = extract("The rule is settled. State v. Doe, 2021-Ohio-1234.", frozenset())
     assert (ohio.text, ohio.fields["reporter"], ohio.fields["defendant"]) == ("2021-Ohio-1234", "Ohio", "Doe")
+
+
+def test_a_short_form_pinned_before_its_opinions_first_page_is_blocked() -> None:
+    from drafting.verify.checks_cases import check_dependent
+    from drafting.verify.checks_record import make_flag
+
+    items = extract("Foo v. Bar, 570 U.S. 297 (2013). 570 U.S. at 250. 570 U.S. at 301.", frozenset())
+    full = next(i for i in items if i.kind == "case" and i.fields["form"] == "full")
+    verified = make_flag(full, "ok", "Verified.")
+    before, inside = [check_dependent(i, verified) for i in items if i.fields.get("form") == "short"]
+    assert before.severity == "block" and "pinned to page 250, before the page" in before.message
+    assert inside.severity == "ok"

@@ -75,6 +75,7 @@ A slip opinion says "the Chapel stumbles at the first step." Smith v. Jones, 12 
 Matter of Z-Z-O-, 26 I&N Dec. 586 (BIA 2015). Other authority, 123 F.4th at 456. Doe v. Roe, 3 U.S. 3 (1790).
 The Board agreed in In re Smith, 26 I&N Dec. 586 (BIA 2015).
 "We hold that Tarrant's claims lack merit."
+The compact's history is at Tarrant, 569 U.S. at 600.
 
 Under 42 U.S.C. § 1983 and 28 U.S.C. § 1331 the court has jurisdiction.
 """

@@ -17,7 +17,8 @@ from textual.widgets import OptionList, Static, TextArea
 
 from backends.local_server import LlamaServerProcess
 from drafting.pipeline import Pipeline
-from drafting.runs import COMPLETED, RunStore
+from drafting.runs import COMPLETED
+from drafting.store import RunStore
 from evidence.sample_matter import SAMPLE_MATTER
 from tests.conftest import make_backend
 from tests.pipeline_setup import INSTRUCTIONS, OPTIONS, demo_database, role_config

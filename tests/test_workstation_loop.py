@@ -18,7 +18,7 @@ from textual.widgets import Static, TextArea
 from backends.local_server import TEST_SERVER_ARGS, LlamaServerProcess
 from corrections.store import get_pair
 from drafting.events import PipelineEvent
-from drafting.runs import RunStore
+from drafting.store import RunStore
 from tests.pipeline_setup import demo_database, role_config
 from tests.test_workstation_drafting import app_with, open_drafting, planted_run, settle
 from tests.test_workstation_editing import replace_in_editor, until

@@ -22,13 +22,12 @@ from textual.widgets import DataTable, Footer, Header, Input, Select, Static
 from textual.worker import Worker
 
 from corrections.model import StoredPair
-from corrections.redline import DELETE, INSERT, Redline
+from corrections.redline import Redline
 from corrections.store import PairFilters
+from drafting.redline_marks import STYLES
 from tui.corrections_dialogs import ConfirmScreen, ExportScreen
 from tui.key_order import RoomScreen
 from tui.screens import report_failed_worker
-
-STYLES = {DELETE: "strike red", INSERT: "underline bold green"}
 
 
 class CorrectionsScreen(RoomScreen):

@@ -15,6 +15,7 @@ import asyncio
 import gc
 import threading
 import time
+from functools import partial
 from pathlib import Path
 
 from rich.markdown import Markdown as RichMarkdown
@@ -38,10 +39,12 @@ from drafting.events import (
     StageTokens,
 )
 from drafting.pipeline import Pipeline, PipelineOptions
-from drafting.runs import Run, RunStore
+from drafting.runs import Run
+from drafting.store import RunStore
 from drafting.tasks import DRAFT, TASKS
 from drafting.verify import MatterIndex, Report, load_matter_index
 from evidence.matters import list_matters
+from exhibits.registry import issued_productions
 from tui import autosave
 from tui.accept_dialog import AcceptLabels
 from tui.drafting_dialogs import ConfirmScreen, FlagScreen, ReasonScreen, gate_question
@@ -271,6 +274,7 @@ class DraftingScreen(RoomScreen):
             options=self.options,
             on_event=self.on_pipeline_event,
             audit=self.audit,
+            issued_ranges=partial(issued_productions, self.database_file),
         )
 
     async def _execute(self, pipe: Pipeline, run: Run) -> None:
@@ -700,7 +704,8 @@ class DraftingScreen(RoomScreen):
         """
         index = self._indexes.get(matter)
         if index is None:
-            index = self._indexes[matter] = load_matter_index(self.database_file, matter)
+            issued = issued_productions(self.database_file, matter)
+            index = self._indexes[matter] = load_matter_index(self.database_file, matter, productions=issued)
         return index
 
     def _verified(self, text: str, report: Report, flags: list[FlagView]) -> None:

@@ -12,8 +12,9 @@ from pathlib import Path
 from rich.control import strip_control_codes
 from rich.text import Span, Text
 
-from corrections.redline import DELETE, INSERT, redline
+from corrections.redline import redline
 from drafting.export import clean_docx, export_title, redline_docx, write_export
+from drafting.redline_marks import STYLES, marked
 from drafting.review import Finding, anchor_findings, merge_marks
 from drafting.runs import Run
 from drafting.verify import MatterIndex, Report, record_override, verify_with
@@ -50,13 +51,7 @@ def redline_text(draft: str, final: str) -> Text:
     spans: list[Span] = []
     at = 0
     for seg in redline(strip_control_codes(draft), strip_control_codes(final)).segments:
-        text = seg.text
-        if seg.kind == DELETE:
-            text, style = f"[-{text}-]", "strike red"
-        elif seg.kind == INSERT:
-            text, style = f"{{+{text}+}}", "underline bold green"
-        else:
-            style = ""
+        text, style = marked(seg.kind, seg.text), STYLES.get(seg.kind)
         if style:
             spans.append(Span(at, at + len(text), style))
         parts.append(text)

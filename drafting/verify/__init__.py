@@ -6,18 +6,20 @@ matter, and returns a ``Report`` of flags; ``may_export_final`` says whether it 
 
 from __future__ import annotations
 
-import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from drafting.verify.model import Flag, Report, may_export_final
 from drafting.verify.overrides import apply_overrides, record_override
-from drafting.verify.sources import MatterSources, load_sources
+from drafting.verify.sources import MatterSources, ProductionRange, load_sources
 from drafting.verify.verifier import Library, load_library, read_draft, verify_text
+from evidence.index_reads import matter_id
 
 __all__ = [
     "Flag",
     "MatterIndex",
+    "ProductionRange",
     "Report",
     "default_library",
     "load_matter_index",
@@ -30,13 +32,9 @@ __all__ = [
 
 def default_library(database_file: Path, matter: str) -> str | None:
     """The authorities library a matter uses when none is named: '<matter>-authorities', then 'authorities'."""
-    db = sqlite3.connect(f"file:{database_file}?mode=ro", uri=True)
-    try:
-        for name in (f"{matter}-authorities", "authorities"):
-            if db.execute("SELECT 1 FROM matters WHERE name = ?", (name,)).fetchone():
-                return name
-    finally:
-        db.close()
+    for name in (f"{matter}-authorities", "authorities"):
+        if matter_id(database_file, name) is not None:
+            return name
     return None
 
 
@@ -52,10 +50,21 @@ class MatterIndex:
     library: Library | None
 
 
-def load_matter_index(database_file: Path, matter: str, authorities: str | None = None) -> MatterIndex:
+def load_matter_index(
+    database_file: Path,
+    matter: str,
+    authorities: str | None = None,
+    *,
+    productions: Sequence[ProductionRange] = (),
+) -> MatterIndex:
+    """Read ``matter`` (and its authorities library) into the verifier's indexes.
+
+    ``productions`` are the matter's issued Bates production ranges (prefix, first, last), which the
+    caller asks the exhibits room for: a number past the last one issued is flagged as such.
+    """
     name = authorities or default_library(database_file, matter)
     library = load_library(database_file, name) if name else None
-    return MatterIndex(load_sources(database_file, matter), library)
+    return MatterIndex(load_sources(database_file, matter, productions), library)
 
 
 def verify_with(database_file: Path, text: str, name: str, index: MatterIndex) -> Report:
@@ -64,10 +73,14 @@ def verify_with(database_file: Path, text: str, name: str, index: MatterIndex) -
 
 
 def verify_draft(
-    database_file: Path, draft_file: Path, matter: str, authorities: str | None = None
+    database_file: Path,
+    draft_file: Path,
+    matter: str,
+    authorities: str | None = None,
+    *,
+    productions: Sequence[ProductionRange] = (),
 ) -> Report:
     """Verify a draft file against a matter (and its authorities library), overrides applied."""
     text = read_draft(draft_file)
-    return verify_with(
-        database_file, text, draft_file.name, load_matter_index(database_file, matter, authorities)
-    )
+    index = load_matter_index(database_file, matter, authorities, productions=productions)
+    return verify_with(database_file, text, draft_file.name, index)

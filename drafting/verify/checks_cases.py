@@ -13,7 +13,7 @@ from __future__ import annotations
 from drafting.verify.authorities import Opinion
 from drafting.verify.checks_record import make_flag, where
 from drafting.verify.extract_citations import known_reporter, party_words
-from drafting.verify.found import Found
+from drafting.verify.found import Found, could_hold, pin_page
 from drafting.verify.model import Flag
 from drafting.verify.sources import MatterSources, cite_key
 from drafting.verify.text import normalize_for_match
@@ -197,6 +197,14 @@ def check_dependent(item: Found, verdict: Flag | None) -> Flag:
             "A short form whose full citation is not earlier in the draft; it cannot be checked.",
         )
     note = f"{label} of {item.refers_to.text}"
+    if _pin_before_first_page(item, item.refers_to):
+        return make_flag(
+            item,
+            "block",
+            f"{note}, pinned to page {item.fields['page']}, before the page that opinion begins on: the pin "
+            "cannot be in it. Correct the page, or cite the opinion the page belongs to.",
+            normalized=item.refers_to.text,
+        )
     if verdict.severity == "ok":
         return make_flag(item, "ok", f"{note}, which is verified.", normalized=item.refers_to.text)
     return make_flag(
@@ -205,6 +213,17 @@ def check_dependent(item: Found, verdict: Flag | None) -> Flag:
         f"{note}, which is not verified: {verdict.message}",
         normalized=item.refers_to.text,
     )
+
+
+def _pin_before_first_page(item: Found, full: Found) -> bool:
+    """ "570 U.S. at 250" for "570 U.S. 297": same volume and reporter, a page before the first."""
+    if item.kind != "case" or item.fields.get("form") != "short":
+        return False
+    same_slot = (item.fields["volume"], item.fields["reporter"]) == (
+        full.fields.get("volume"),
+        full.fields.get("reporter"),
+    )
+    return same_slot and not could_hold(full, pin_page(item.fields.get("page", "")))
 
 
 def check_statute(item: Found, library: MatterSources | None) -> Flag:

@@ -93,7 +93,18 @@ _PARALLEL_TAIL = re.compile(r"(?:,\s*\d{1,4}\s+[A-Z][A-Za-z0-9.' &]{0,24}?\s+\d{
 # Inside a defendant's name there is no citation, no closed parenthetical, no sentence's end.
 _NOT_A_NAME = re.compile(r"\d{1,4}\s+[A-Z][A-Za-z0-9.' &]{0,24}?\s+\d|\)\.?\s|[a-z]{3,}[.:;]\s+[A-Z]")
 # Where eyecite could find something: a volume before a capitalised reporter, Id., supra, Ibid.
-_MAYBE_CASE = re.compile(r"\d[\s-]+[A-Z]|\b[Ii]d\.|\bsupra\b|\b[Ii]bid\b")
+# Two expressions, not one alternation: one that begins with a digit lets the scan jump from digit
+# to digit, and the words are looked for only in a text that holds their letters.
+_VOLUME_THEN_REPORTER = re.compile(r"\d[\s-]+[A-Z]")
+_SHORT_FORM_WORD = re.compile(r"\b[Ii]d\.|\bsupra\b|\b[Ii]bid\b")
+
+
+def _may_hold_a_case(text: str) -> bool:
+    if _VOLUME_THEN_REPORTER.search(text):
+        return True
+    return ("d." in text or "supra" in text or "bid" in text) and bool(_SHORT_FORM_WORD.search(text))
+
+
 _PIN_AFTER = re.compile(r"\d+(?:[-–]\d+)?")
 _CONNECTORS = frozenset(
     ["of", "the", "and", "&", "for", "de", "la", "del", "du", "von", "van", "ex", "rel.", "on", "in"]
@@ -188,7 +199,7 @@ def extract_citations(text: str) -> list[Found]:
     # imported here, on first use, and `chambers verify` with a bad draft or no sources answers at once.
     items: list[Found] = []
     taken: list[tuple[int, int]] = []
-    if _MAYBE_CASE.search(text):
+    if _may_hold_a_case(text):
         _eyecite_citations(text, items, taken)
     for m in _CASE_SHAPE.finditer(text):
         if _overlaps(taken, m.start(), m.end()):
@@ -214,11 +225,11 @@ def extract_citations(text: str) -> list[Found]:
                 },
             )
         )
-    for m in _NEUTRAL.finditer(text):
+    for m in _NEUTRAL.finditer(text) if "-NC" in text else ():
         if not _overlaps(taken, m.start(), m.end()):
             items.append(_neutral_item(text, m))
             taken.append((m.start(), m.end()))
-    for pattern in (_STATUTE, _STATE_CODE):
+    for pattern in (_STATUTE, _STATE_CODE) if "§" in text else (_STATUTE,):
         for m in pattern.finditer(text):
             if _overlaps(taken, m.start(), m.end()):
                 continue

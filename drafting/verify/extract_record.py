@@ -67,11 +67,12 @@ ID_CITE = re.compile(r"\b[Ii]d\.(?:\s+at\s+(?P<pin>\d+(?::\d+)?))?")
 def extract_record(text: str, known_prefixes: frozenset[str]) -> list[Found]:
     items: list[Found] = []
     items += _bates(text, known_prefixes)
+    # Each expression scans the whole text; one whose fixed words are absent is not run at all.
     items += [
         Found("exhibit", m.start(), m.end(), m.group(), {"exhibit": m["ex"], "page": m["page"] or ""})
-        for m in _EXHIBIT.finditer(text)
+        for m in (_EXHIBIT.finditer(text) if "Ex" in text else ())
     ]
-    for m in _DEPOSITION.finditer(text):
+    for m in _DEPOSITION.finditer(text) if "Dep." in text else ():
         items.append(
             Found(
                 "deposition",
@@ -88,7 +89,7 @@ def extract_record(text: str, known_prefixes: frozenset[str]) -> list[Found]:
             )
         )
     items += _dates(text)
-    items += _money(text)
+    items += _money(text) if "$" in text else []
     items += _quotations(text)
     return items
 

@@ -81,3 +81,18 @@ def _sentence_of(sentences: list[tuple[int, int]], position: int) -> int:
         if (position < end or index == len(sentences) - 1) and (position >= start or index == 0):
             return index
     return len(sentences) - 1
+
+
+_PLAIN_PIN = re.compile(r"(?:at\s+)?(\d+)\b")
+
+
+def pin_page(pin: str) -> int | None:
+    """The page a pin names ("at 399", "631"); none for a star page, a paragraph or no pin at all."""
+    m = _PLAIN_PIN.match(pin.strip())
+    return int(m.group(1)) if m else None
+
+
+def could_hold(full: Found, pin: int | None) -> bool:
+    """Whether a pin page can lie in the opinion ``full`` cites: never on a page before its first."""
+    page = full.fields.get("page", "")
+    return pin is None or not page.isdigit() or int(page) <= pin

@@ -1,14 +1,14 @@
 """The authorities library as the attorney manages it: say an opinion's citations, list what is in it.
 
 The citations an attorney gives are stored by the file's content (sha256), so they follow the
-opinion if the file is renamed or moved within the library's folders. Reading and writing go
-through the database the rest of chambers uses; nothing here parses opinions (authorities.py does).
+opinion if the file is renamed or moved within the library's folders. They are kept in the verifier's
+store; the library's files are looked up through the evidence room. Nothing here parses opinions
+(authorities.py does).
 """
 
 from __future__ import annotations
 
 import hashlib
-import sqlite3
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -16,8 +16,8 @@ from pathlib import Path
 from drafting.verify.authorities import index_opinions, parse_citation
 from drafting.verify.errors import VerifyError
 from drafting.verify.sources import load_sources
-from evidence.matters import get_matter
-from workspace.database import connect
+from drafting.verify.store import add_given_citations, stored_citations
+from evidence.index_reads import load_matter, matter_id, readable_pages_of_file
 
 
 @dataclass(frozen=True)
@@ -31,20 +31,10 @@ class Authority:
 
 def given_citations(database_file: Path, library: str) -> dict[str, list[str]]:
     """sha256 of a file -> the citations the attorney gave for it, in the order given."""
-    db = sqlite3.connect(f"file:{database_file}?mode=ro", uri=True)
-    try:
-        if not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'verify_authority_citations'").fetchone():
-            return {}
-        rows = db.execute(
-            "SELECT c.sha256, c.cite FROM verify_authority_citations c JOIN matters m ON m.id = c.matter_id "
-            "WHERE m.name = ? ORDER BY c.rowid",
-            (library,),
-        ).fetchall()
-    finally:
-        db.close()
+    library_id = matter_id(database_file, library)
     given: dict[str, list[str]] = {}
-    for sha, cite in rows:
-        given.setdefault(sha, []).append(cite)
+    for found in stored_citations(database_file, library_id) if library_id is not None else []:
+        given.setdefault(found.sha256, []).append(found.cite)
     return given
 
 
@@ -70,43 +60,30 @@ def add_citations(database_file: Path, library: str, file: Path, cites: list[str
     if not file.is_file():
         raise VerifyError(f"There is no file at {file}. Give the path of the opinion's PDF or text.")
     sha = hashlib.sha256(file.read_bytes()).hexdigest()
-    db = connect(database_file)
-    try:
-        matter = get_matter(db, library)
-        known = db.execute(
-            "SELECT d.id, (SELECT COUNT(*) FROM pages p JOIN pages_fts f ON f.rowid = p.id "
-            "WHERE p.document_id = d.id AND length(trim(f.text)) > 0) FROM documents d "
-            "WHERE d.matter_id = ? AND d.sha256 = ?",
-            (matter.id, sha),
-        ).fetchone()
-        inside = any(file.absolute().is_relative_to(folder) for folder in matter.sources)
-        if known is None and inside:
-            raise VerifyError(
-                f"Ingest could not read {file.name} (its error is printed above). Replace it with a readable "
-                "copy of the opinion (the court's PDF, or its text) and add it again.",
-                title="Opinion not readable",
-            )
-        if known is not None and not known[1]:
-            raise VerifyError(
-                f"{file.name} has no readable text (a scan without OCR, or an empty file), so no quotation or "
-                "party could be checked against it. Add a copy with text.",
-                title="Opinion has no text",
-            )
-        if known is None:
-            raise VerifyError(
-                f"{file.name} is not in the library '{library}'. Put it in one of its folders "
-                f"({', '.join(str(s) for s in matter.sources)}) and run `chambers evidence ingest {library}`.",
-                title="Opinion not in the library",
-            )
-        now = datetime.now(UTC).isoformat()
-        with db:
-            db.executemany(
-                "INSERT OR IGNORE INTO verify_authority_citations (matter_id, sha256, cite, added_at) "
-                "VALUES (?, ?, ?, ?)",
-                [(matter.id, sha, cite.strip(), now) for cite in cites],
-            )
-    finally:
-        db.close()
+    matter = load_matter(database_file, library)
+    readable = readable_pages_of_file(database_file, matter.id, sha)
+    inside = any(file.absolute().is_relative_to(folder) for folder in matter.sources)
+    if readable is None and inside:
+        raise VerifyError(
+            f"Ingest could not read {file.name} (its error is printed above). Replace it with a readable "
+            "copy of the opinion (the court's PDF, or its text) and add it again.",
+            title="Opinion not readable",
+        )
+    if readable is not None and not readable:
+        raise VerifyError(
+            f"{file.name} has no readable text (a scan without OCR, or an empty file), so no quotation or "
+            "party could be checked against it. Add a copy with text.",
+            title="Opinion has no text",
+        )
+    if readable is None:
+        raise VerifyError(
+            f"{file.name} is not in the library '{library}'. Put it in one of its folders "
+            f"({', '.join(str(s) for s in matter.sources)}) and run `chambers evidence ingest {library}`.",
+            title="Opinion not in the library",
+        )
+    add_given_citations(
+        database_file, matter.id, sha, [cite.strip() for cite in cites], datetime.now(UTC).isoformat()
+    )
 
 
 def list_authorities(database_file: Path, library: str) -> list[Authority]:

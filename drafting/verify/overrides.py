@@ -16,7 +16,7 @@ from pathlib import Path
 
 from drafting.verify.errors import OverrideError
 from drafting.verify.model import Override, Report
-from workspace.database import connect
+from drafting.verify.store import add_override, overrides_of
 
 MIN_REASON_CHARS = 12
 
@@ -42,23 +42,8 @@ def record_override(
     override = Override(
         key=flag_key, reason=reason, by=by or getpass.getuser(), at=datetime.now(UTC).isoformat()
     )
-    db = connect(database_file)
-    try:
-        with db:
-            db.execute(
-                "INSERT INTO verify_overrides (matter, draft_sha256, flag_key, flag_json, reason, by, at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (
-                    report.matter,
-                    report.draft_sha256,
-                    flag_key,
-                    json.dumps(asdict(flag), sort_keys=True),
-                    reason,
-                    override.by,
-                    override.at,
-                ),
-            )
-    finally:
-        db.close()
+    add_override(database_file, report.matter, report.draft_sha256, flag_key,
+                 json.dumps(asdict(flag), sort_keys=True), reason, override.by, override.at)  # fmt: skip
     report.overrides[flag_key] = override
     return override
 
@@ -68,15 +53,7 @@ def apply_overrides(database_file: Path, report: Report) -> Report:
     keys = {f.key for f in report.flags if f.severity == "block"}
     if not keys:
         return report
-    db = connect(database_file)
-    try:
-        rows = db.execute(
-            "SELECT flag_key, reason, by, at FROM verify_overrides WHERE matter = ? ORDER BY id",
-            (report.matter,),
-        ).fetchall()
-    finally:
-        db.close()
-    for row in rows:
-        if row["flag_key"] in keys:
-            report.overrides[row["flag_key"]] = Override(row["flag_key"], row["reason"], row["by"], row["at"])
+    for row in overrides_of(database_file, report.matter):
+        if row.flag_key in keys:
+            report.overrides[row.flag_key] = Override(row.flag_key, row.reason, row.by, row.at)
     return report

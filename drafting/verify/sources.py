@@ -1,6 +1,6 @@
 """The matter as the verifier reads it: every page, its Bates number, and what it says.
 
-Read once, through evidence's tables (read-only), into indexes the checks consult many times:
+Read once, through the evidence room's read functions (read-only), into indexes the checks consult many times:
 Bates number to page, ISO date to pages, amount to pages, and one normalized text of the
 whole matter for exact quotation search. Building it is the costly step; a re-verify after an
 edit reuses it. Fuzzy quotation search asks evidence's FTS5 index for candidate pages first,
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import bisect
 import re
-import sqlite3
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,10 +20,11 @@ from typing import Any
 from drafting.verify.dates import find_dates
 from drafting.verify.extract_record import find_money
 from drafting.verify.text import normalize_for_match
-from evidence.matters import get_matter
+from evidence.index_reads import matching_page_ids, matter_pages
 
 _FTS_WORD = re.compile(r"[a-z0-9]+")
 PHRASE_PAGES = 500
+ProductionRange = tuple[str, int, int]  # an issued production: Bates prefix, first and last number
 _IDENTIFIER = re.compile(r"\b([A-Z][A-Z0-9]{0,10}[A-Z])[-_ ]?(\d{3,9})\b")
 
 
@@ -126,17 +127,8 @@ class MatterSources:
         return next((p for p in pages if needle in p.norm), None)
 
     def _fts_pages(self, query: str, limit: int, ranked: bool = True) -> list[Page]:
-        db = sqlite3.connect(f"file:{self.database_file}?mode=ro", uri=True)
-        try:
-            rows = db.execute(
-                "SELECT f.rowid FROM pages_fts f JOIN pages p ON p.id = f.rowid "
-                "JOIN documents d ON d.id = p.document_id WHERE pages_fts MATCH ? AND d.matter_id = ? "
-                + ("ORDER BY bm25(pages_fts), f.rowid LIMIT ?" if ranked else "ORDER BY f.rowid LIMIT ?"),
-                (query, self.matter_id, limit),
-            ).fetchall()
-        finally:
-            db.close()
-        return [self.by_page_id[r[0]] for r in rows if r[0] in self.by_page_id]
+        ids = matching_page_ids(self.database_file, self.matter_id, query, limit, ranked=ranked)
+        return [self.by_page_id[i] for i in ids if i in self.by_page_id]
 
     def candidate_pages(self, words: list[str], limit: int = 8) -> list[Page]:
         """The pages FTS5 ranks best for any of these words (bm25), for a fuzzy comparison."""
@@ -147,57 +139,41 @@ class MatterSources:
         return self._fts_pages(query, limit)
 
 
-def load_sources(database_file: Path, matter_name: str) -> MatterSources:
-    """Read the matter's pages (as evidence ingested them) into the verifier's indexes."""
-    db = sqlite3.connect(f"file:{database_file}?mode=ro", uri=True)
-    db.row_factory = sqlite3.Row
-    try:
-        matter = get_matter(db, matter_name)
-        sources = MatterSources(name=matter.name, matter_id=matter.id, database_file=database_file)
-        rows = db.execute(
-            """
-            SELECT p.id, p.document_id, d.path, d.part, d.title, d.doc_date, d.sha256, p.page_no, p.bates,
-                   p.bates_prefix, p.bates_number, f.text
-            FROM pages p JOIN documents d ON d.id = p.document_id JOIN pages_fts f ON f.rowid = p.id
-            WHERE d.matter_id = ? ORDER BY d.path, d.part, p.page_no
-            """,
-            (matter.id,),
-        ).fetchall()
-        if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'exhibits_productions'").fetchone():
-            sources.productions = [
-                (r[0], int(r[1]), int(r[2]))
-                for r in db.execute(
-                    "SELECT prefix, first_number, last_number FROM exhibits_productions WHERE matter_id = ? "
-                    "ORDER BY prefix, first_number",
-                    (matter.id,),
-                )
-            ]
-    finally:
-        db.close()
+def load_sources(
+    database_file: Path, matter_name: str, productions: Sequence[ProductionRange] = ()
+) -> MatterSources:
+    """Read the matter's pages (as evidence ingested them) into the verifier's indexes.
+
+    ``productions`` are the exhibits room's issued production ranges of the matter, passed in by the
+    caller: the verifier reads no other room's tables.
+    """
+    matter, rows = matter_pages(database_file, matter_name)
+    sources = MatterSources(name=matter.name, matter_id=matter.id, database_file=database_file)
+    sources.productions = sorted((prefix, int(first), int(last)) for prefix, first, last in productions)
     pieces: list[str] = []
     position = 0
     for row in rows:
-        text = row["text"] or ""
-        name = Path(row["path"]).name + (f" ({row['part']})" if row["part"] else "")
+        text = row.text
+        name = Path(row.path).name + (f" ({row.part})" if row.part else "")
         page = Page(
             index=len(sources.pages),
-            page_id=int(row["id"]),
-            document_id=int(row["document_id"]),
+            page_id=row.page_id,
+            document_id=row.document_id,
             file=name,
-            path=row["path"],
-            title=row["title"],
-            page_no=int(row["page_no"]),
-            bates=row["bates"],
+            path=row.path,
+            title=row.title,
+            page_no=row.page_no,
+            bates=row.bates,
             text=text,
             norm=normalize_for_match(text),
-            sha256=row["sha256"],
+            sha256=row.sha256,
         )
         sources.pages.append(page)
         sources.by_page_id[page.page_id] = page
         sources.documents[page.document_id].append(page)
-        if row["bates_prefix"] is not None and row["bates_number"] is not None:
-            sources.bates[(row["bates_prefix"], int(row["bates_number"]))] = page
-        year = int(row["doc_date"][:4]) if row["doc_date"] and row["doc_date"][:4].isdigit() else None
+        if row.bates_prefix is not None and row.bates_number is not None:
+            sources.bates[(row.bates_prefix, row.bates_number)] = page
+        year = int(row.doc_date[:4]) if row.doc_date and row.doc_date[:4].isdigit() else None
         for found in find_dates(text, default_year=year):
             if found.iso:
                 sources.dates[found.iso].append(page.index)

@@ -193,7 +193,9 @@ def sections(draft: str, limit: int = SECTION_CHARS) -> Iterator[Section]:
     yield _clean(draft, group_start, group_end)
 
 
-_ODD_SPACE = re.compile(r"(?: ?[^\S ]| {2,})\s*")  # whitespace other than one plain space
+# Whitespace other than one plain space: a run that starts with a space is odd only if more
+# whitespace follows. Written to begin with ``\s`` so the scan jumps from space to space.
+_ODD_SPACE = re.compile(r"\s(?:(?<! )|(?=\s))\s*")
 _BREAK_BEFORE = "#-*|>"
 
 
@@ -207,6 +209,8 @@ def _clean(draft: str, start: int, end: int) -> Section:
     shift_by: list[int] = []
     breaks: list[int] = []
     removed = 0
+    kept: list[str] = []  # the text between odd runs, each run then written as one space
+    previous_end = 0
     for match in _ODD_SPACE.finditer(raw):
         after = match.start() - removed + 1  # the first collapsed position after this run
         removed += match.end() - match.start() - 1
@@ -215,8 +219,10 @@ def _clean(draft: str, start: int, end: int) -> Section:
         newlines = match.group().count("\n")
         if newlines > 1 or (newlines and raw[match.end() : match.end() + 1] in tuple(_BREAK_BEFORE)):
             breaks.append(after)
-    text = _ODD_SPACE.sub(" ", raw)
-    return Section(text, base, tuple(shift_at), tuple(shift_by), tuple(breaks))
+        kept += (raw[previous_end : match.start()], " ")
+        previous_end = match.end()
+    kept.append(raw[previous_end:])
+    return Section("".join(kept), base, tuple(shift_at), tuple(shift_by), tuple(breaks))
 
 
 def sentence_bounds(text: str, breaks: tuple[int, ...] = ()) -> list[tuple[int, int]]:

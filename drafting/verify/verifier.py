@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,7 +25,7 @@ from drafting.verify.checks_sources import check_quotation, check_term
 from drafting.verify.errors import VerifyError
 from drafting.verify.extract_citations import extract_citations, party_words
 from drafting.verify.extract_record import extract_record
-from drafting.verify.found import Found, link
+from drafting.verify.found import Found, could_hold, link, pin_page
 from drafting.verify.model import Flag, Report, sort_flags
 from drafting.verify.sources import MatterSources, cite_key, load_sources
 from drafting.verify.text import sections, sentence_bounds
@@ -108,10 +107,10 @@ def _short_form_target(item: Found, fulls: list[Found], opinions: dict[str, Opin
     before the slot's latest citation.
     """
     slot = (item.fields["volume"], item.fields["reporter"])
-    pin = _pin_page(item.fields.get("page", ""))
+    pin = pin_page(item.fields.get("page", ""))
     same_slot = [f for f in reversed(fulls) if (f.fields["volume"], f.fields["reporter"]) == slot]
     return (
-        next((f for f in same_slot if _could_hold(f, pin)), None)
+        next((f for f in same_slot if could_hold(f, pin)), None)
         or next((f for f in reversed(fulls) if _parallel(f, slot, opinions)), None)
         or next(iter(same_slot), None)
     )
@@ -134,23 +133,8 @@ def _supra_target(item: Found, fulls: list[Found]) -> Found | None:
             for w in words
         )
     ]
-    pin = _pin_page(item.fields.get("pin", ""))
-    return next((f for f in named if _could_hold(f, pin)), None) or next(iter(named), None)
-
-
-_PLAIN_PIN = re.compile(r"(?:at\s+)?(\d+)\b")
-
-
-def _pin_page(pin: str) -> int | None:
-    """The page a pin names ("at 399", "631"); none for a star page, a paragraph or no pin at all."""
-    m = _PLAIN_PIN.match(pin.strip())
-    return int(m.group(1)) if m else None
-
-
-def _could_hold(full: Found, pin: int | None) -> bool:
-    """Whether a pin page can lie in the opinion ``full`` cites: never on a page before its first."""
-    page = full.fields.get("page", "")
-    return pin is None or not page.isdigit() or int(page) <= pin
+    pin = pin_page(item.fields.get("pin", ""))
+    return next((f for f in named if could_hold(f, pin)), None) or next(iter(named), None)
 
 
 DEPENDENT_FORMS = ("short", "supra")

@@ -15,11 +15,9 @@ import re
 from collections.abc import Iterator, Sequence
 from difflib import SequenceMatcher
 
+from drafting.redline_marks import DELETE, INSERT, KEEP
 from drafting.word.model import Block, Document, Paragraph, Span, Table
 from drafting.word.tracked import (
-    DELETE,
-    INSERT,
-    KEEP,
     Piece,
     Shape,
     TrackedBlock,

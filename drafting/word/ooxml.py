@@ -17,9 +17,10 @@ from docx.oxml import OxmlElement
 from docx.oxml.ns import qn
 from docx.oxml.xmlchemy import BaseOxmlElement
 
+from drafting.redline_marks import DELETE, INSERT, KEEP
 from drafting.word.model import BOLD, CODE, ITALIC, SMALL_CAPS, STRIKE, Span
 from drafting.word.parts import Numbering, StyleBook
-from drafting.word.tracked import DELETE, INSERT, KEEP, Piece, Shape, TrackedParagraph, TrackedTable
+from drafting.word.tracked import Piece, Shape, TrackedParagraph, TrackedTable
 
 _NOT_XML = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")  # XML 1.0 cannot hold these
 _INDENT = 360  # twips (a quarter inch) per level where no style carries the depth

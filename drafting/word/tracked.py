@@ -11,9 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from drafting.redline_marks import KEEP
 from drafting.word.model import Document, Paragraph, Span, Table
-
-KEEP, INSERT, DELETE = "=", "+", "-"
 
 Shape = tuple[str, int, str | None, int]  # style, level, numbering, start
 

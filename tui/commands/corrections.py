@@ -201,7 +201,7 @@ def cmd_save(args: argparse.Namespace, paths: Paths) -> int:
     from pathlib import Path
 
     from corrections.from_run import capture_from_run
-    from drafting.runs import RunStore
+    from drafting.store import RunStore
 
     run = RunStore(paths.database_file).load(args.run)
     result = capture_from_run(

@@ -70,8 +70,11 @@ def _choice_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _pipeline(paths: Paths, out: TextIO) -> Pipeline:
+    from functools import partial
+
     from drafting.pipeline import Pipeline
     from drafting.tasks import seed_prompts
+    from exhibits.registry import issued_productions
     from workspace.config import load_config
 
     config = load_config(paths.config_file)
@@ -82,7 +85,14 @@ def _pipeline(paths: Paths, out: TextIO) -> Pipeline:
             f"Prompt templates written to {prompts} ({len(seeded)} files); edit them to change the prompts.",
             file=out,
         )
-    return Pipeline(config, paths.database_file, prompts=prompts, on_event=lambda e: _progress(e, out))
+    issued = partial(issued_productions, paths.database_file)
+    return Pipeline(
+        config,
+        paths.database_file,
+        prompts=prompts,
+        on_event=lambda e: _progress(e, out),
+        issued_ranges=issued,
+    )
 
 
 def _reroutes(values: list[str]) -> list[tuple[str, str]]:
@@ -194,7 +204,7 @@ def run_dict(run: Run) -> dict[str, Any]:
 
 
 def cmd_runs_list(args: argparse.Namespace, paths: Paths) -> int:
-    from drafting.runs import RunStore
+    from drafting.store import RunStore
 
     if not paths.database_file.exists():
         print("No runs yet. Start one with `chambers draft --matter M --task T --instructions FILE`.")
@@ -209,7 +219,8 @@ def cmd_runs_list(args: argparse.Namespace, paths: Paths) -> int:
 
 
 def cmd_runs_show(args: argparse.Namespace, paths: Paths) -> int:
-    from drafting.runs import RunNotFound, RunStore
+    from drafting.runs import RunNotFound
+    from drafting.store import RunStore
     from drafting.timings import timings_phrase
 
     if not paths.database_file.exists():

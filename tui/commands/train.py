@@ -136,11 +136,13 @@ def launch_line(base: str, adapter_file: str) -> str:
 
 def cmd_eval(args: argparse.Namespace, paths: Paths) -> int:
     import asyncio  # here, not at the top: every chambers command would pay for it at start-up
+    from functools import partial
 
     from corrections.adapters import get_adapter, store_eval
     from corrections.store import get_pair
     from corrections.train_eval import evaluate, format_table, verifier_blocks
     from drafting.replay import Replayer, adapter_id
+    from exhibits.registry import issued_productions
     from workspace.audit import AuditLog
     from workspace.config import load_config
 
@@ -170,7 +172,8 @@ def cmd_eval(args: argparse.Namespace, paths: Paths) -> int:
     _say(
         f"Replaying {len(pairs)} held-out pairs on '{backend.name}' at adapter scale 0 and 1 (temperature 0)"
     )
-    result = asyncio.run(evaluate(pairs, replay, verifier_blocks(paths.database_file)))
+    blocks = verifier_blocks(paths.database_file, partial(issued_productions, paths.database_file))
+    result = asyncio.run(evaluate(pairs, replay, blocks))
     scores = result.as_dict()
     scores["backend"], scores["server_decode_tok_s"] = backend.name, replay.decode_tok_s
     store_eval(paths.database_file, record.name, scores)

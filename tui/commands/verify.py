@@ -35,6 +35,7 @@ def cmd_verify(args: argparse.Namespace, paths: Paths) -> int:
     from drafting.verify.eyecite_quick import quick_start
     from drafting.verify.report_html import render_html
     from drafting.verify.verifier import read_draft
+    from exhibits.registry import issued_productions
     from workspace.paths import cache_dir, write_atomically
 
     if not paths.database_file.exists():
@@ -50,7 +51,8 @@ def cmd_verify(args: argparse.Namespace, paths: Paths) -> int:
         check_output(paths.database_file, Path(args.report), what="report path (--report)")
     draft = Path(args.draft)
     text = read_draft(draft)
-    index = load_matter_index(paths.database_file, args.matter, args.authorities)
+    issued = issued_productions(paths.database_file, args.matter)
+    index = load_matter_index(paths.database_file, args.matter, args.authorities, productions=issued)
     report = verify_with(paths.database_file, text, draft.name, index)
     if index.library is not None and index.library.unindexed and not args.json:
         # never silent: an opinion the library could not index cannot verify anything cited to it
