@@ -23,6 +23,7 @@ rows always carry their sub-pairs.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
@@ -149,10 +150,13 @@ def _lines(
     if scrubbers is not None:
         if pair.matter not in scrubbers:
             names = _confirmed_parties(reader, pair.id, pair.matter)
-            if pair.matter:  # the matter's own name ("harbor-point") is in its paths, and often a party's
-                names = {pair.matter: "[MATTER]", **names}
+            if pair.matter and re.search(r"[-_.]", pair.matter):  # "harbor-point" in its paths is a
+                names = {pair.matter: "[MATTER]", **names}  # party's name; "oven" would be any word
             scrubbers[pair.matter] = Scrubber(names, PERSONAL_DATA)
         rows = [scrubbers[pair.matter].deep(r) for r in rows]
+        for r in rows:
+            if r.get("matter"):  # the full record's matter field names the client as often as not
+                r["matter"] = "[MATTER]"
     return [json.dumps(r, ensure_ascii=False) + "\n" for r in rows]
 
 

@@ -4,6 +4,7 @@ thing; what is not a party (a cited case, a role word) is not proposed."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -127,3 +128,40 @@ def test_hashes_and_times_keep_their_digits_but_prose_loses_them() -> None:
         "sha256": "ab123456789cd", "accepted_at": "2026-11-02T10:00:00+00:00",
         "final": "[PARTY-A], SSN [SSN], [EMAIL]",
     }  # fmt: skip
+
+
+def test_the_cli_proposes_confirms_once_and_the_scrub_then_exports(
+    isolated_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from evidence.ingest import ingest_matter
+    from evidence.matters import create_matter
+    from tests.corrections_data import store
+    from tui.cli import main
+    from workspace.database import connect
+    from workspace.paths import Paths
+
+    db = Paths.from_environment().database_file
+    folder = tmp_path / "oven"
+    folder.mkdir()
+    for page in pages():
+        (folder / f"{page.source}.txt").write_text(page.text, encoding="utf-8")
+    db.parent.mkdir(parents=True, exist_ok=True)
+    with connect(db) as conn:
+        create_matter(conn, "oven", [folder])
+    ingest_matter(db, "oven")
+    store(db, matter="oven", final="Tolland must repair the oven. Write to amara@orchardlane.example.")
+    out = tmp_path / "x.jsonl"
+    assert main(["corrections", "export", "--format", "sft", "--out", str(out), "--scrub"]) != 0
+    assert "corrections parties oven --propose" in capsys.readouterr().err and not out.exists()
+    assert main(["corrections", "parties", "oven", "--propose"]) == 0
+    listed = capsys.readouterr().out
+    assert (
+        "  1. " in listed and "Tolland Oven Works LLC (also: Tolland)" in listed and "--confirm all" in listed
+    )
+    assert main(["corrections", "parties", "oven", "--confirm", "all"]) == 0
+    assert "Tolland -> [PARTY-" in capsys.readouterr().out
+    assert main(["corrections", "parties", "oven", "--propose"]) == 0
+    assert "name no party that is not confirmed already" in capsys.readouterr().out  # once is enough
+    assert main(["corrections", "export", "--format", "sft", "--out", str(out), "--scrub"]) == 0
+    answer = json.loads(out.read_text())["messages"][-1]["content"]
+    assert answer.startswith("[PARTY-") and answer.endswith(" must repair the oven. Write to [EMAIL].")
