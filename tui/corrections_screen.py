@@ -5,7 +5,8 @@ redline (struck red is what he removed, underlined green what he wrote) from the
 the exports and statistics use, or the statistics per model (s), drafts written with a LoRA adapter
 in rows of their own, above each trained adapter's eval scores. A pair can be excluded from exports
 (x) or deleted after a confirmation (d); e opens the export dialog with the list's filters, and p the
-dialog that confirms the highlighted pair's matter's parties for the export scrub. Database
+dialog that confirms the highlighted pair's matter's parties for the export scrub; t trains a LoRA
+adapter from the accepted pairs, with its progress, in a dialog of its own. Database
 work runs in thread workers; widgets only show what they are handed.
 """
 
@@ -47,6 +48,8 @@ class CorrectionsScreen(RoomScreen):
                 tooltip="Statistics per model and task: edit ratios, share unedited, trend (s again: redline)"),
         Binding("p", "parties", "Parties", id="corrections.parties",
                 tooltip="Confirm the highlighted pair's matter's parties for the export scrub"),
+        Binding("t", "train", "Train", id="corrections.train",
+                tooltip="Train a LoRA adapter for a role from the accepted pairs, with progress (Esc stops)"),
     ]  # fmt: skip
 
     def __init__(self, database_file: Path) -> None:
@@ -247,6 +250,19 @@ class CorrectionsScreen(RoomScreen):
                 self.set_status(f"{count} names recorded for {pair.matter}: --scrub replaces them.")
 
         self.app.push_screen(PartiesScreen(self.database_file, pair.matter), recorded)
+
+    def action_train(self) -> None:
+        from tui.app import ChambersApp
+        from tui.train_dialog import TrainScreen
+
+        if not isinstance(self.app, ChambersApp):
+            return
+
+        def trained(name: str | None) -> None:
+            if name:
+                self.set_status(f"Adapter '{name}' trained; s shows it once `chambers eval` has scored it.")
+
+        self.app.push_screen(TrainScreen(self.app.config, self.database_file), trained)
 
     def filters_for_export(self) -> PairFilters:
         f = self.filters()
