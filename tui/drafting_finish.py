@@ -18,6 +18,7 @@ from textual.widgets import Static
 from drafting.flags import FlagView
 from drafting.runs import Run
 from drafting.session import Accepted, DraftingSession, Exports
+from tui.accept_dialog import AcceptLabels
 from tui.draft_flags import MarkedDraft
 from tui.draft_stream import DraftStream
 from tui.drafting_dialogs import ConfirmScreen
@@ -126,6 +127,17 @@ class FinishingKeys(RoomScreen):
             f"Accepted: correction pair {accepted.pair_id} {what} (edit ratio {accepted.edit_ratio:.0%})."
         )
         self.reached("accepted")
+        self.ask_labels(accepted.pair_id)
+
+    def ask_labels(self, pair_id: int) -> None:
+        """The optional rating, rationale and tags of the pair, in a bar above the status line."""
+        for old in self.query(AcceptLabels):
+            old.remove()
+        self.mount(AcceptLabels(self.session.database_file, pair_id), before="#ws-status")
+
+    def on_accept_labels_done(self, event: AcceptLabels.Done) -> None:
+        if event.text:
+            self.set_status(event.text)
 
     def action_export(self) -> None:
         if self.busy():
