@@ -36,6 +36,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.common import DOMAIN_WORDS, median_seconds, seconds
+from corrections import schema as corrections_schema
 from corrections.export import export
 from corrections.redline import redline
 from workspace.database import connect
@@ -60,7 +61,7 @@ def edit(rng: random.Random, paragraph: str) -> str:
 def fill_pairs(db_path: Path, count: int) -> None:
     """Stored pairs written straight into the table (capture's own cost is not what is measured here)."""
     rng = random.Random(count)
-    db = connect(db_path)
+    db = connect(db_path, corrections_schema.SCHEMA)
     system = "You are drafting for an attorney. " + words(rng, 40)
 
     def rows() -> object:
@@ -86,7 +87,7 @@ def fill_pairs(db_path: Path, count: int) -> None:
 
 
 def bare_export(db_path: Path, out: Path) -> None:
-    db = connect(db_path)
+    db = connect(db_path, corrections_schema.SCHEMA)
     with open(out, "w", encoding="utf-8") as fh:
         for messages, final in db.execute("SELECT messages_json, final FROM corrections_pairs ORDER BY id"):
             row = {"messages": [*json.loads(messages), {"role": "assistant", "content": final}]}

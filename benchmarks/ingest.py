@@ -44,6 +44,7 @@ import pymupdf
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.common import DOMAIN_WORDS, FUNCTION_WORDS
+from evidence import schema as evidence_schema
 from evidence.ingest import ingest_matter
 from evidence.matters import create_matter, get_matter
 from evidence.provenance import register_output
@@ -88,7 +89,7 @@ def bare_get_text(paths: list[Path]) -> int:
 
 
 def fresh_matter(db_path: Path, source: Path, name: str = "bench") -> None:
-    db = connect(db_path)
+    db = connect(db_path, evidence_schema.SCHEMA)
     try:
         get_matter(db, name)
     except Exception:
@@ -186,7 +187,7 @@ def main() -> int:
               f"{verdict(max(growth, py_growth) <= 1.25)}")  # fmt: skip
 
         print("\n3. Search latency over 10,000 pages (the 10k database above)")
-        db = connect(work / "mem-10k.sqlite3")
+        db = connect(work / "mem-10k.sqlite3", evidence_schema.SCHEMA)
         matter_id = get_matter(db, "bench").id
         pages = db.execute("SELECT count(*) FROM pages").fetchone()[0]
         qrng = random.Random(3)

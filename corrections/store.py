@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from corrections import schema as corrections_schema
 from corrections.errors import CorrectionsError, PairNotFound
 from corrections.filters import PairFilters
 from corrections.model import AdapterRecord, CorrectionInput, StoredPair
@@ -93,7 +94,7 @@ class RatioRow:
 
 @contextmanager
 def _session(db_path: Path) -> Iterator[sqlite3.Connection]:
-    with closing(connect(db_path)) as db:
+    with closing(connect(db_path, corrections_schema.SCHEMA)) as db:
         yield db
 
 

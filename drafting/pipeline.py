@@ -23,6 +23,7 @@ from backends.chat import ChatClient, ChatRequest
 from backends.errors import BackendError, MalformedStream, PolicyRefusal
 from backends.events import ContentDelta, Finished, PromptProgress
 from backends.native import NativeClient
+from drafting import schema as drafting_schema
 from drafting import stages
 from drafting.events import (
     DraftDelta,
@@ -146,7 +147,7 @@ class Pipeline:
                 f"`chambers matter new {matter} --sources DIR`.",
                 title="Unknown matter",
             )
-        db = connect(self.database_file)
+        db = connect(self.database_file, drafting_schema.SCHEMA)
         try:
             get_matter(db, matter)
         finally:

@@ -11,6 +11,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+from drafting import schema as drafting_schema
 from drafting.runs import RUNNING, Choice, ContextSource, Run, RunNotFound, StageRecord, now
 from workspace.database import connect
 
@@ -22,7 +23,7 @@ class RunStore:
         self.database_file = database_file
 
     def _db(self) -> sqlite3.Connection:
-        return connect(self.database_file)
+        return connect(self.database_file, drafting_schema.SCHEMA)
 
     def create(
         self, matter: str, task_type: str, instructions: str, drafter_role: str, plan: list[str]

@@ -22,14 +22,13 @@ import json
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 
 from evidence.errors import NonPrimaryChunk
 from evidence.matters import get_matter
 from evidence.provenance import registered_output
 from evidence.search import SearchFilters, search_db
-from workspace.database import connect
+from evidence.store import add_context, open_index, page_text
 
 TokenCounter = Callable[[str], int]
 CHARS_PER_TOKEN_ESTIMATE = 3  # deliberately pessimistic (English runs ~4): an estimate must not overflow
@@ -132,8 +131,7 @@ def build_context(
         return sum(count(m["content"]) + MESSAGE_OVERHEAD_TOKENS for m in messages)
 
     budget = window - reserve_for_answer
-    db = connect(db_path)
-    try:
+    with open_index(db_path) as db:
         matter = get_matter(db, matter_name)
         hits = search_db(db, matter.id, query or task, filters=filters, limit=candidates, any_term=True)
         base = cost(render_messages(task, []))
@@ -142,7 +140,7 @@ def build_context(
         refused: list[str] = []
         left_out = 0
         for hit in hits:
-            text = db.execute("SELECT text FROM pages_fts WHERE rowid = ?", (hit.page_id,)).fetchone()[0]
+            text = page_text(db, hit.page_id)
             primary = registered_output(db, hit.sha256) is None
             prov = Provenance(
                 hit.path, hit.part, hit.page_no, hit.bates, hit.sha256, primary, hit.page_id, hit.doc_date
@@ -157,8 +155,6 @@ def build_context(
                 room -= need
             else:
                 left_out += 1
-    finally:
-        db.close()
     messages = render_messages(task, chosen)
     tokens = cost(messages)
     while tokens > budget and chosen:  # pieces counted apart can differ from the whole by a token or two
@@ -173,17 +169,9 @@ def build_context(
 
 def save_context(db_path: Path, bundle: ContextBundle) -> int:
     """Store exactly what a model is given, and where each piece came from; returns its id."""
-    db = connect(db_path)
-    try:
+    messages = json.dumps(bundle.messages, ensure_ascii=False)
+    chunks = json.dumps([{"label": c.label, **asdict(c.provenance)} for c in bundle.chunks])
+    with open_index(db_path) as db:
         matter = get_matter(db, bundle.matter)
-        with db:
-            cur = db.execute(
-                """INSERT INTO evidence_contexts (matter_id, task, created_at, n_ctx, budget, tokens, counted_by,
-                       messages_json, chunks_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-                (matter.id, bundle.task, datetime.now(UTC).isoformat(), bundle.n_ctx, bundle.budget,
-                 bundle.tokens, bundle.counted_by, json.dumps(bundle.messages, ensure_ascii=False),
-                 json.dumps([{"label": c.label, **asdict(c.provenance)} for c in bundle.chunks])),
-            )  # fmt: skip
-            return int(cur.lastrowid or 0)
-    finally:
-        db.close()
+        window = (bundle.n_ctx, bundle.budget, bundle.tokens)
+        return add_context(db, matter.id, bundle.task, window, bundle.counted_by, messages, chunks)

@@ -13,13 +13,13 @@ and with every link resolved (where an ``open`` writes through it).
 from __future__ import annotations
 
 import os
-import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
 from evidence.errors import WriteRefused
 from evidence.matters import list_matters
-from workspace.database import connect
+from evidence.store import database_file_of, open_index
+from workspace.database import Connection
 
 DATABASE_SUFFIXES = ("", "-wal", "-shm", "-journal")
 
@@ -32,22 +32,19 @@ class Protected:
     databases: tuple[Path, ...]
 
 
-Database = Path | sqlite3.Connection  # the database file, or a connection already open on it
+Database = Path | Connection  # the database file, or a connection already open on it
 
 
 def protected_places(database: Database) -> Protected:
     """Every matter's source folders and the database's files."""
-    if isinstance(database, sqlite3.Connection):
-        db_path = Path(database.execute("PRAGMA database_list").fetchone()[2])
+    if isinstance(database, Connection):
+        db_path = database_file_of(database)
         matters = list_matters(database)
     else:
         db_path, matters = database, []
         if db_path.exists():  # no database yet: no matters, and none is created just to check a path
-            db = connect(db_path)
-            try:
+            with open_index(db_path) as db:
                 matters = list_matters(db)
-            finally:
-                db.close()
     sources: list[tuple[str, Path]] = []
     for matter in matters:
         for folder in matter.sources:

@@ -17,6 +17,7 @@ from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from evidence import schema as evidence_schema
 from evidence.matters import Matter, get_matter
 from evidence.provenance import registered_output
 from workspace.database import connect
@@ -114,7 +115,7 @@ def matching_page_ids(db_path: Path, matter_id: int, query: str, limit: int, *, 
 
 
 def load_matter(db_path: Path, name: str) -> Matter:
-    db = connect(db_path)
+    db = connect(db_path, evidence_schema.SCHEMA)
     try:
         return get_matter(db, name)
     finally:
@@ -123,7 +124,7 @@ def load_matter(db_path: Path, name: str) -> Matter:
 
 def readable_pages_of_file(db_path: Path, matter_id: int, sha256: str) -> int | None:
     """How many pages of the matter's file with this content have text; None when it is not indexed."""
-    db = connect(db_path)
+    db = connect(db_path, evidence_schema.SCHEMA)
     try:
         row = db.execute(
             "SELECT d.id, (SELECT COUNT(*) FROM pages p JOIN pages_fts f ON f.rowid = p.id "
@@ -154,7 +155,7 @@ def stamped_ranges(db: sqlite3.Connection, matter_id: int, prefix: str) -> list[
 
 def matter_pdfs(db_path: Path, matter: str) -> list[MatterPdf]:
     """The matter's ingested PDFs (not e-mail attachments), by path, with the first stamp read on each."""
-    db = connect(db_path)
+    db = connect(db_path, evidence_schema.SCHEMA)
     try:
         matter_id = get_matter(db, matter).id
         rows = db.execute(
@@ -171,12 +172,12 @@ def matter_pdfs(db_path: Path, matter: str) -> list[MatterPdf]:
 def own_outputs(db_path: Path, sha256s: Iterable[str]) -> dict[str, OwnOutput]:
     """Of these file hashes, the ones chambers wrote itself (registered outputs), with what each was."""
     found = {}
-    db = connect(db_path)
+    db = connect(db_path, evidence_schema.SCHEMA)
     try:
         for sha in set(sha256s):
             row = registered_output(db, sha)
             if row is not None:
-                found[sha] = OwnOutput(str(row["kind"]), str(row["created_at"]))
+                found[sha] = OwnOutput(row.kind, row.created_at)
     finally:
         db.close()
     return found

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from evidence import schema as evidence_schema
 from evidence.bates import Bates, bates_on_page
 from evidence.documents import SourceDocument
 from evidence.errors import UnreadableFile
@@ -110,7 +111,7 @@ def ingest_matter(
     there are quarantined. ``tessdata=True`` finds Tesseract; None means no OCR. Symbolic links
     pointing outside a source folder are listed, not read, unless ``follow_links``.
     """
-    db = connect(db_path)
+    db = connect(db_path, evidence_schema.SCHEMA)
     try:
         matter = get_matter(db, name)
         ingest = _Ingest(db, matter, progress, dict(passwords or {}), output_roots, tessdata)
@@ -252,7 +253,7 @@ class _Ingest:
     def _quarantine_reason(self, path: Path, sha: str) -> str | None:
         output = registered_output(self.db, sha)
         if output is not None:
-            return f"it is a chambers output ({output['kind']} #{output['id']}, written {output['created_at'][:10]})"
+            return f"it is a chambers output ({output.kind} #{output.id}, written {output.created_at[:10]})"
         folder = in_output_folder(path, self.output_roots)
         if folder is not None:
             return f"it lies in chambers' own output folder {folder}"

@@ -1,24 +1,21 @@
-"""Matters: a named set of source folders and the records ingest made from them."""
+"""Matters: a named set of source folders and the records ingest made from them.
+
+The rules for a matter's name and folders live here; its rows are read and written by ``evidence.store``.
+"""
 
 from __future__ import annotations
 
 import re
-import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 
 from evidence.errors import BadMatterName, EvidenceError, MatterExists, MatterNotFound
+from evidence.store import Matter, add_matter, find_matter, matter_names
+from workspace.database import Connection
+
+__all__ = ["Matter", "check_matter_name", "create_matter", "get_matter", "list_matters"]
 
 _SLUG = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")
-
-
-@dataclass(frozen=True)
-class Matter:
-    id: int
-    name: str
-    sources: tuple[Path, ...]
 
 
 def check_matter_name(name: str) -> str:
@@ -32,7 +29,7 @@ def check_matter_name(name: str) -> str:
     return name
 
 
-def create_matter(db: sqlite3.Connection, name: str, sources: Sequence[Path]) -> Matter:
+def create_matter(db: Connection, name: str, sources: Sequence[Path]) -> Matter:
     """Record a new matter; each source folder must exist now (it is stored as an absolute path)."""
     name = name.strip()
     if not name:
@@ -49,38 +46,26 @@ def create_matter(db: sqlite3.Connection, name: str, sources: Sequence[Path]) ->
                 title="Source folder not found",
             )
         resolved.append(path)
-    if db.execute("SELECT 1 FROM matters WHERE name = ?", (name,)).fetchone():
+    if find_matter(db, name) is not None:
         raise MatterExists(
             f"A matter named '{name}' exists already. Choose another name, or run "
             f"`chambers evidence ingest {name}` to bring it up to date."
         )
-    with db:
-        cur = db.execute(
-            "INSERT INTO matters (name, created_at) VALUES (?, ?)", (name, datetime.now(UTC).isoformat())
-        )
-        matter_id = int(cur.lastrowid or 0)
-        db.executemany(
-            "INSERT OR IGNORE INTO matter_sources (matter_id, path) VALUES (?, ?)",
-            [(matter_id, str(p)) for p in resolved],
-        )
+    add_matter(db, name, resolved)
     return get_matter(db, name)
 
 
-def get_matter(db: sqlite3.Connection, name: str) -> Matter:
-    row = db.execute("SELECT id, name FROM matters WHERE name = ?", (name,)).fetchone()
-    if row is None:
-        known = [r[0] for r in db.execute("SELECT name FROM matters ORDER BY name")]
+def get_matter(db: Connection, name: str) -> Matter:
+    matter = find_matter(db, name)
+    if matter is None:
+        known = matter_names(db)
         hint = f" Known matters: {', '.join(known)}." if known else ""
         raise MatterNotFound(
             f"There is no matter named '{name}'.{hint} Create one with "
             f"`chambers matter new {name} --sources DIR`."
         )
-    sources = tuple(
-        Path(r[0])
-        for r in db.execute("SELECT path FROM matter_sources WHERE matter_id = ? ORDER BY path", (row[0],))
-    )
-    return Matter(id=int(row[0]), name=str(row[1]), sources=sources)
+    return matter
 
 
-def list_matters(db: sqlite3.Connection) -> list[Matter]:
-    return [get_matter(db, r[0]) for r in db.execute("SELECT name FROM matters ORDER BY name")]
+def list_matters(db: Connection) -> list[Matter]:
+    return [get_matter(db, name) for name in matter_names(db)]

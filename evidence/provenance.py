@@ -38,13 +38,22 @@ from __future__ import annotations
 
 import hashlib
 import re
-import sqlite3
 import zlib
 from collections.abc import Iterable
-from datetime import UTC, datetime
 from pathlib import Path
 
-from workspace.database import connect
+from evidence.store import (
+    add_output,
+    index_is_empty,
+    open_index,
+    phrase_indexed,
+    registry_is_empty,
+    shingle_marks,
+)
+from evidence.store import (
+    registered_output as registered_output,  # read by ingest, the report and corrections
+)
+from workspace.database import Connection
 
 SHINGLE_WORDS = 8
 OVERLAP_THRESHOLD = 0.5
@@ -71,18 +80,17 @@ def shingle_hashes(text: str) -> set[int]:
     return set(_run_hashes(_WORD.findall(text.casefold())))
 
 
-def quoted_runs(db: sqlite3.Connection, words: list[str]) -> set[int]:
+def quoted_runs(db: Connection, words: list[str]) -> set[int]:
     """Starting positions of the runs that quote text already indexed as primary evidence.
 
     Each run is looked up as an FTS5 phrase (about a millisecond each against
     10,000 pages; registration happens once per output, so exactness wins).
     """
-    if len(words) < SHINGLE_WORDS or db.execute("SELECT 1 FROM pages_fts LIMIT 1").fetchone() is None:
+    if len(words) < SHINGLE_WORDS or index_is_empty(db):
         return set()
     quoted = set()
     for start in range(len(words) - SHINGLE_WORDS + 1):
-        phrase = '"' + " ".join(words[start : start + SHINGLE_WORDS]) + '"'
-        if db.execute("SELECT 1 FROM pages_fts WHERE pages_fts MATCH ? LIMIT 1", (phrase,)).fetchone():
+        if phrase_indexed(db, '"' + " ".join(words[start : start + SHINGLE_WORDS]) + '"'):
             quoted.add(start)
     return quoted
 
@@ -108,32 +116,12 @@ def register_output(db_path: Path, output: Path | str, kind: str) -> int:
     else:
         text = output
     words = _WORD.findall(text.casefold())
-    db = connect(db_path)
-    try:
+    with open_index(db_path) as db:
         quoted = quoted_runs(db, words)
         hashes: dict[int, int] = {}
         for position, value in enumerate(_run_hashes(words)):
             hashes[value] = max(hashes.get(value, 0), int(position in quoted))
-        with db:
-            cur = db.execute(
-                "INSERT INTO outputs (kind, path, sha256, text_sha256, shingles, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                (
-                    kind,
-                    str(path) if path else None,
-                    file_sha,
-                    sha256_bytes(text.encode("utf-8")),
-                    len(hashes),
-                    datetime.now(UTC).isoformat(),
-                ),
-            )
-            output_id = int(cur.lastrowid or 0)
-            db.executemany(
-                "INSERT OR IGNORE INTO output_shingles (hash, output_id, quoted) VALUES (?, ?, ?)",
-                ((h, output_id, q) for h, q in hashes.items()),
-            )
-        return output_id
-    finally:
-        db.close()
+        return add_output(db, kind, path, file_sha, sha256_bytes(text.encode("utf-8")), hashes)
 
 
 def _text_of_output(path: Path, data: bytes) -> str:
@@ -147,23 +135,13 @@ def _text_of_output(path: Path, data: bytes) -> str:
     return "\n".join(page.text for doc in documents for page in doc.pages)
 
 
-def registered_output(db: sqlite3.Connection, sha256: str) -> sqlite3.Row | None:
-    return db.execute(
-        "SELECT id, kind, created_at FROM outputs WHERE sha256 = ? ORDER BY id LIMIT 1", (sha256,)
-    ).fetchone()
-
-
-def registry_is_empty(db: sqlite3.Connection) -> bool:
-    return db.execute("SELECT 1 FROM output_shingles LIMIT 1").fetchone() is None
-
-
 class OverlapMeter:
     """Counts, page by page, how many of a file's shingles are in the registry (memory stays flat).
 
     With ``page_count`` above ``OVERLAP_SAMPLE_PAGES`` only every n-th page is measured.
     """
 
-    def __init__(self, db: sqlite3.Connection, page_count: int = 0) -> None:
+    def __init__(self, db: Connection, page_count: int = 0) -> None:
         self.db = db
         self.active = not registry_is_empty(db)
         self.every = max(1, -(-page_count // OVERLAP_SAMPLE_PAGES))  # ceiling division
@@ -179,11 +157,7 @@ class OverlapMeter:
         hashes = list(shingle_hashes(text))
         self.total += len(hashes)
         for start in range(0, len(hashes), 500):
-            batch = hashes[start : start + 500]
-            marks = ",".join("?" * len(batch))
-            for _, quoted in self.db.execute(
-                f"SELECT hash, max(quoted) FROM output_shingles WHERE hash IN ({marks}) GROUP BY hash", batch
-            ):
+            for quoted in shingle_marks(self.db, hashes[start : start + 500]):
                 if quoted:
                     self.quoted += 1
                 else:

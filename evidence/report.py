@@ -13,7 +13,7 @@ from pathlib import Path
 
 from evidence.matters import get_matter
 from evidence.provenance import OverlapMeter, registered_output
-from workspace.database import connect
+from evidence.store import document_texts, indexed_documents, matter_totals, notices, open_index
 
 
 @dataclass(frozen=True)
@@ -45,51 +45,31 @@ class MatterAudit:
 
 
 def audit_matter(db_path: Path, name: str) -> MatterAudit:
-    db = connect(db_path)
-    try:
+    with open_index(db_path) as db:
         matter = get_matter(db, name)
-        totals = db.execute(
-            """SELECT count(DISTINCT d.id), count(p.id), coalesce(sum(p.chars), 0)
-               FROM documents d LEFT JOIN pages p ON p.document_id = d.id WHERE d.matter_id = ?""",
-            (matter.id,),
-        ).fetchone()
-        audit = MatterAudit(matter=matter.name, documents=totals[0], pages=totals[1], chars=totals[2])
-        documents = db.execute(
-            "SELECT id, path, part, sha256 FROM documents WHERE matter_id = ? ORDER BY path, part",
-            (matter.id,),
-        ).fetchall()
-        for doc in documents:
-            chars = db.execute(
-                "SELECT coalesce(sum(chars), 0) FROM pages WHERE document_id = ?", (doc["id"],)
-            ).fetchone()[0]
-            output = registered_output(db, doc["sha256"])
+        documents, pages, chars = matter_totals(db, matter.id)
+        audit = MatterAudit(matter=matter.name, documents=documents, pages=pages, chars=chars)
+        for doc in indexed_documents(db, matter.id):
+            output = registered_output(db, doc.sha256)
             if output is not None:
                 audit.not_primary.append(
-                    NotPrimary(doc["path"], doc["part"], chars, f"it is chambers output #{output['id']}")
+                    NotPrimary(doc.path, doc.part, doc.chars, f"it is chambers output #{output.id}")
                 )
                 continue
             meter = OverlapMeter(db)
-            for (text,) in db.execute(
-                "SELECT f.text FROM pages p JOIN pages_fts f ON f.rowid = p.id WHERE p.document_id = ?",
-                (doc["id"],),
-            ):
+            for text in document_texts(db, doc.id):
                 meter.add(text)
             reason = meter.reason()
             if reason:
-                audit.not_primary.append(NotPrimary(doc["path"], doc["part"], chars, reason))
-        for kind, path, message in db.execute(
-            "SELECT kind, path, message FROM ingest_notices WHERE matter_id = ? ORDER BY path, id",
-            (matter.id,),
-        ):
-            if kind == "quarantined":
-                audit.quarantined.append((path, message))
-            elif kind == "unread":
-                audit.unread.append((path, message))
+                audit.not_primary.append(NotPrimary(doc.path, doc.part, doc.chars, reason))
+        for notice in notices(db, matter.id):
+            if notice.kind == "quarantined":
+                audit.quarantined.append((notice.path, notice.message))
+            elif notice.kind == "unread":
+                audit.unread.append((notice.path, notice.message))
             else:
-                audit.other_notices.append((kind, path, message))
+                audit.other_notices.append((notice.kind, notice.path, notice.message))
         return audit
-    finally:
-        db.close()
 
 
 def format_audit(audit: MatterAudit) -> str:

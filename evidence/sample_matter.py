@@ -22,7 +22,7 @@ from evidence.errors import MatterNotFound
 from evidence.guard import check_output
 from evidence.matters import Matter, create_matter, get_matter
 from evidence.provenance import register_output, sha256_bytes
-from workspace.database import connect
+from evidence.store import open_index, text_registered
 
 SAMPLE_MATTER = "harbor-point"
 BATES_PREFIX = "HPP"
@@ -227,15 +227,10 @@ def prepare_sample_matter(db_path: Path, root: Path, progress: Progress | None =
     if not all(folder.is_dir() for folder in sources):
         check_output(db_path, root, what="demo home (CHAMBERS_HOME)", folder=True)
         sources = generate_sample_matter(root, progress)
-    db = connect(db_path)
-    try:
-        if not db.execute(
-            "SELECT 1 FROM outputs WHERE text_sha256 = ?", (sha256_bytes(EARLIER_DRAFT.encode()),)
-        ).fetchone():
+    with open_index(db_path) as db:
+        if not text_registered(db, sha256_bytes(EARLIER_DRAFT.encode())):
             register_output(db_path, EARLIER_DRAFT, "draft")
         try:
             return get_matter(db, SAMPLE_MATTER)
         except MatterNotFound:
             return create_matter(db, SAMPLE_MATTER, sources)
-    finally:
-        db.close()

@@ -9,7 +9,6 @@ occur on the page (FTS5's implicit AND).
 from __future__ import annotations
 
 import re
-import sqlite3
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -17,7 +16,10 @@ from pathlib import Path
 from evidence.bates import parse_bates_range
 from evidence.errors import EvidenceError
 from evidence.matters import get_matter
-from workspace.database import connect
+from evidence.store import SearchFailed, SearchHit, open_index, search_pages
+from workspace.database import Connection
+
+__all__ = ["SearchFilters", "SearchHit", "fts_query", "search", "search_db"]
 
 HIGHLIGHT = ("\x01", "\x02")  # markers around matched words in snippets; the CLI turns them into bold
 _TERM = re.compile(r'"([^"]+)"|(\S+)')
@@ -90,20 +92,6 @@ class SearchFilters:
     bates: str | None = None  # PREFIX-000010..PREFIX-000020
 
 
-@dataclass(frozen=True)
-class SearchHit:
-    page_id: int
-    path: str
-    part: str
-    title: str
-    doc_date: str | None
-    sha256: str
-    page_no: int
-    bates: str | None
-    score: float  # bm25: lower is better
-    snippet: str  # with HIGHLIGHT markers around the matched words
-
-
 def fts_query(query: str, *, any_term: bool = False) -> str:
     """The attorney's words and "phrases" as an FTS5 query of quoted strings.
 
@@ -129,15 +117,12 @@ def fts_query(query: str, *, any_term: bool = False) -> str:
 def search(
     db_path: Path, matter_name: str, query: str, *, filters: SearchFilters | None = None, limit: int = 20
 ) -> list[SearchHit]:
-    db = connect(db_path)
-    try:
+    with open_index(db_path) as db:
         return search_db(db, get_matter(db, matter_name).id, query, filters=filters, limit=limit)
-    finally:
-        db.close()
 
 
 def search_db(
-    db: sqlite3.Connection,
+    db: Connection,
     matter_id: int,
     query: str,
     *,
@@ -146,35 +131,25 @@ def search_db(
     any_term: bool = False,
 ) -> list[SearchHit]:
     filters = filters or SearchFilters()
-    where = ["pages_fts MATCH ?", "d.matter_id = ?"]
-    args: list[object] = [fts_query(query, any_term=any_term), matter_id]
+    conditions: list[tuple[str, list[object]]] = []
     if filters.document:
-        where.append("(d.path LIKE ? OR d.title LIKE ?)")
-        args += [f"%{filters.document}%"] * 2
+        conditions.append(("(d.path LIKE ? OR d.title LIKE ?)", [f"%{filters.document}%"] * 2))
     if filters.date_from:
-        where.append("d.doc_date >= ?")
-        args.append(_iso(filters.date_from))
+        conditions.append(("d.doc_date >= ?", [_iso(filters.date_from)]))
     if filters.date_to:
-        where.append("d.doc_date <= ?")
-        args.append(_iso(filters.date_to))
+        conditions.append(("d.doc_date <= ?", [_iso(filters.date_to)]))
     if filters.bates:
         start, end = parse_bates_range(filters.bates)
-        where.append("p.bates_prefix = ? AND p.bates_number BETWEEN ? AND ?")
-        args += [start.prefix, start.number, end.number]
-    sql = f"""
-        SELECT p.id, d.path, d.part, d.title, d.doc_date, d.sha256, p.page_no, p.bates,
-               bm25(pages_fts) AS score, snippet(pages_fts, 0, ?, ?, '…', 16) AS snip
-        FROM pages_fts JOIN pages p ON p.id = pages_fts.rowid JOIN documents d ON d.id = p.document_id
-        WHERE {" AND ".join(where)}
-        ORDER BY score LIMIT ?"""
+        conditions.append(
+            (
+                "p.bates_prefix = ? AND p.bates_number BETWEEN ? AND ?",
+                [start.prefix, start.number, end.number],
+            )
+        )
     try:
-        found = db.execute(sql, [*HIGHLIGHT, *args, limit]).fetchall()
-    except sqlite3.OperationalError as exc:
+        return search_pages(db, matter_id, fts_query(query, any_term=any_term), conditions, HIGHLIGHT, limit)
+    except SearchFailed as exc:
         raise EvidenceError(f"'{query}' could not be searched ({exc}). Try plain words.") from exc
-    return [
-        SearchHit(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], float(r[8]), " ".join(r[9].split()))
-        for r in found
-    ]
 
 
 def _iso(value: str) -> str:

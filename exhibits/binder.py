@@ -23,6 +23,7 @@ import pymupdf
 from evidence.errors import UnreadablePdf
 from evidence.matters import get_matter
 from evidence.pdf_open import MUPDF_ERRORS, open_pdf
+from exhibits import schema as exhibits_schema
 from exhibits.numbering import BatesFormat, check_width
 from exhibits.pdfio import (
     LeftOut,
@@ -175,7 +176,7 @@ def run_binder(
 def _build(db_path: Path, plan: BinderPlan, progress: ProgressFn | None, step: Step) -> BinderPlan:
     """Reserve the Bates range (if any), assemble into a temporary file, record it, then rename into place."""
     files = [(temp_name(plan.output), plan.output), (temp_name(plan.list_csv), plan.list_csv)]
-    db = connect(db_path)
+    db = connect(db_path, exhibits_schema.SCHEMA)
     try:
         production_id = None
         if plan.bates is not None:

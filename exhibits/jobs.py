@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from evidence.matters import check_matter_name
+from exhibits import schema as exhibits_schema
 from exhibits.binder import Exhibit, plan_binder, run_binder
 from exhibits.numbering import bates_format
 from exhibits.stamp import ProgressFn, plan_production, preview_shrinks, run_production
@@ -36,7 +37,7 @@ def run_exhibit_job(
     folder = (
         out_root / check_matter_name(matter) / f"{'production' if action == 'stamp' else 'binder'}-{stamp}"
     )
-    db = connect(db_path)
+    db = connect(db_path, exhibits_schema.SCHEMA)
     try:
         if action == "stamp":
             plan = plan_production(db, matter, list(sources), bates_format(prefix, 6), folder)

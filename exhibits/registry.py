@@ -17,6 +17,7 @@ from pathlib import Path
 
 from evidence.index_reads import stamped_ranges
 from evidence.matters import get_matter
+from exhibits import schema as exhibits_schema
 from exhibits import store
 from exhibits.errors import BatesCollision
 from exhibits.numbering import BatesFormat
@@ -116,7 +117,7 @@ def issued_productions(db_path: Path, matter: str) -> list[tuple[str, int, int]]
 
     Only finished productions count; a pending one may still be rolled back and its numbers freed.
     """
-    db = connect(db_path)
+    db = connect(db_path, exhibits_schema.SCHEMA)
     try:
         matter_id = get_matter(db, matter).id
         return [(r.prefix, r.first, r.last) for r in store.issued_ranges(db, matter_id)]

@@ -9,13 +9,14 @@ from pathlib import Path
 
 from evidence.index_reads import MatterPdf, matter_pdfs
 from evidence.matters import list_matters
+from exhibits import schema as exhibits_schema
 from workspace.database import connect
 
 __all__ = ["MatterPdf", "matter_names", "matter_pdfs"]
 
 
 def matter_names(db_path: Path) -> list[str]:
-    db = connect(db_path)
+    db = connect(db_path, exhibits_schema.SCHEMA)
     try:
         return [m.name for m in list_matters(db)]
     finally:

@@ -26,6 +26,7 @@ from evidence.errors import UnreadablePdf
 from evidence.matters import get_matter
 from evidence.pdf_open import MUPDF_ERRORS, PDF_FAILURES, load_page, open_pdf
 from exhibits import placement
+from exhibits import schema as exhibits_schema
 from exhibits.errors import AlreadyStamped
 from exhibits.numbering import BatesFormat, check_width
 from exhibits.pdfio import (
@@ -269,7 +270,7 @@ def _produce(
     reached = step or (lambda name: None)
     log_csv = plan.out_dir / LOG_NAME
     files = [(temp_name(d.output), d.output) for d in plan.documents] + [(temp_name(log_csv), log_csv)]
-    db = connect(db_path)
+    db = connect(db_path, exhibits_schema.SCHEMA)
     try:
         matter_id = get_matter(db, plan.matter).id
         production_id = reserve_range(

@@ -15,6 +15,7 @@ from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from exhibits import schema as exhibits_schema
 from exhibits.numbering import BatesFormat
 from workspace.database import connect
 
@@ -274,7 +275,7 @@ def production_log(db: Connection, matter_id: int) -> list[LogEntry]:
 
 def record_redactions(db_path: Path, matter_id: int, files: Sequence[RedactedFile], created_at: str) -> None:
     """Log every redacted copy of one run and its boxes, all in one transaction."""
-    with closing(connect(db_path)) as db, db:
+    with closing(connect(db_path, exhibits_schema.SCHEMA)) as db, db:
         for item in files:
             cur = db.execute(
                 "INSERT INTO exhibits_redaction_runs (matter_id, source_path, source_sha256, output_path, "

@@ -13,6 +13,7 @@ import signal
 import sys
 from pathlib import Path
 
+from exhibits import schema as exhibits_schema
 from exhibits.binder import Exhibit, plan_binder, run_binder
 from exhibits.numbering import bates_format
 from exhibits.stamp import plan_production, run_production
@@ -29,7 +30,7 @@ def main(db_path: Path, kind: str, target: str, out: Path, pdfs: list[Path]) -> 
     if target == FIRST_RENAME:  # needs no hook, so it runs on any version of chambers
         os.replace = lambda *args, **kwargs: os.kill(os.getpid(), signal.SIGKILL)  # type: ignore[assignment]
 
-    db = connect(db_path)
+    db = connect(db_path, exhibits_schema.SCHEMA)
     try:
         if kind == "stamp":
             plan = plan_production(db, "acme", pdfs, bates_format("ACME", 6), out)

@@ -40,13 +40,13 @@ async def test_stream_yields_deltas_then_server_timings(llama_backend: Backend, 
     assert any(isinstance(e, PromptProgress) for e in events)
 
     (row,) = log.recent()
-    assert row["outcome"] == "completed" and row["role"] == "drafter"
-    assert row["server_build"] and row["server_build"].startswith("b")
-    assert row["messages_sha256"] == messages_sha256(QUESTION)
-    assert json.loads(row["messages_json"]) == QUESTION
-    assert json.loads(row["sampling_json"])["temperature"] == 0.0
-    assert json.loads(row["timings_json"])["predicted_n"] == finished.timings.predicted_n
-    assert row["response_text"] == finished.text
+    assert row.outcome == "completed" and row.role == "drafter"
+    assert row.server_build and row.server_build.startswith("b")
+    assert row.messages_sha256 == messages_sha256(QUESTION)
+    assert json.loads(row.messages_json) == QUESTION
+    assert json.loads(row.sampling_json)["temperature"] == 0.0
+    assert json.loads(row.timings_json)["predicted_n"] == finished.timings.predicted_n
+    assert row.response_text == finished.text
 
 
 async def test_structured_output_follows_the_schema(llama_backend: Backend) -> None:
@@ -96,7 +96,7 @@ async def test_cancel_closes_the_connection_and_frees_the_slot(
         await asyncio.sleep(0.1)
     assert not any(s.is_processing for s in await native.slots())
     (row,) = log.recent()
-    assert row["outcome"] == "cancelled" and row["response_text"] == "".join(got)
+    assert row.outcome == "cancelled" and row.response_text == "".join(got)
 
 
 async def test_server_killed_mid_stream_keeps_partial_text(
@@ -122,7 +122,7 @@ async def test_server_killed_mid_stream_keeps_partial_text(
     assert error.incomplete and error.partial.startswith("".join(got))
     assert "doomed" in error.message and "incomplete" in error.message
     (row,) = log.recent()
-    assert row["outcome"] == "failed" and "StreamBroken" in row["error"]
+    assert row.outcome == "failed" and "StreamBroken" in row.error
 
 
 async def test_server_down_is_reported_plainly() -> None:

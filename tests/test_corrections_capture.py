@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from corrections import schema as corrections_schema
 from corrections.capture import capture
 from corrections.errors import CorrectionsError, PoisonedContext
 from corrections.model import DrafterMessage, SourceRef
@@ -69,7 +70,7 @@ def test_a_chunk_whose_file_chambers_wrote_is_refused_even_when_flagged_primary(
     draft_file = tmp_path / "demand-v1.txt"
     draft_file.write_text("DRAFT DEMAND LETTER prepared by chambers. Calder failed to complete the freezer.")
     register_output(db, draft_file, "draft")
-    conn = connect(db)
+    conn = connect(db, corrections_schema.SCHEMA)
     sha = conn.execute("SELECT sha256 FROM outputs").fetchone()[0]
     conn.close()
     stale = SourceRef("S1", str(draft_file), 1, None, sha, True)
@@ -89,7 +90,7 @@ def test_exclude_and_delete(tmp_path: Path) -> None:
     set_excluded(db, pair_id, True)
     assert get_pair(db, pair_id).excluded
     delete_pair(db, pair_id)
-    conn = connect(db)
+    conn = connect(db, corrections_schema.SCHEMA)
     assert conn.execute("SELECT COUNT(*) FROM corrections_paragraphs").fetchone()[0] == 0
     conn.close()
     with pytest.raises(CorrectionsError, match="no correction pair number"):

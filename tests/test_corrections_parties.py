@@ -137,7 +137,7 @@ def test_the_cli_proposes_confirms_once_and_the_scrub_then_exports(
     from evidence.matters import create_matter
     from tests.corrections_data import store
     from tui.cli import main
-    from workspace.database import connect
+    from evidence.store import open_index
     from workspace.paths import Paths
 
     db = Paths.from_environment().database_file
@@ -146,7 +146,7 @@ def test_the_cli_proposes_confirms_once_and_the_scrub_then_exports(
     for page in pages():
         (folder / f"{page.source}.txt").write_text(page.text, encoding="utf-8")
     db.parent.mkdir(parents=True, exist_ok=True)
-    with connect(db) as conn:
+    with open_index(db) as conn:
         create_matter(conn, "oven", [folder])
     ingest_matter(db, "oven")
     store(db, matter="oven", final="Tolland must repair the oven. Write to amara@orchardlane.example.")

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from backends.fleet.bench import LengthResult, RunResult
-from backends.fleet.bench_store import save_results
 from backends.fleet.servers import ServerSample
+from backends.fleet.store import save_results
 from tests.dashboard_config import mission_config
 from tui.app import ChambersApp, create_app
 from tui.dashboard import DashboardScreen

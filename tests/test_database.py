@@ -7,36 +7,46 @@ from pathlib import Path
 
 import pytest
 
+from backends.fleet import schema as fleet_schema
+from corrections import schema as corrections_schema
+from drafting.drafts import schema as drafts_schema
+from exhibits import schema as exhibits_schema
 from workspace import database
+from workspace import schema as workspace_schema
 from workspace.audit import AuditLog, AuditRecord, messages_sha256
-from workspace.database import DatabaseError, connect
+from workspace.database import DatabaseError, Migration, Schema, connect
+
+EVERY_ROOM = (corrections_schema.SCHEMA, drafts_schema.SCHEMA, exhibits_schema.SCHEMA, fleet_schema.SCHEMA)
 
 
 def test_new_database_uses_wal_and_records_migrations(tmp_path: Path) -> None:
-    db = connect(tmp_path / "c.sqlite3")
+    db = connect(tmp_path / "c.sqlite3", *EVERY_ROOM)
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     names = [r[0] for r in db.execute("SELECT name FROM _migrations ORDER BY rowid")]
-    assert names == [fn.__name__ for fn in database.MIGRATIONS]
+    wanted = [m.name for room in EVERY_ROOM for s in room.with_requirements() for m in s.migrations]
+    assert names == list(dict.fromkeys(wanted))
 
 
-def test_older_database_gets_only_the_new_migrations(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_older_database_gets_only_the_new_migrations(tmp_path: Path) -> None:
     path = tmp_path / "c.sqlite3"
-    connect(path).close()  # today's schema: the "older" one for the next release
+    connect(path, workspace_schema.SCHEMA).close()  # today's schema: the "older" one for the next release
 
-    def m999_add_note(db: sqlite3.Connection) -> None:
+    def add_note(db: sqlite3.Connection) -> None:
         db.execute("ALTER TABLE audit ADD COLUMN note TEXT")
 
-    monkeypatch.setattr(database, "MIGRATIONS", [*database.MIGRATIONS, m999_add_note])
-    db = connect(path)
+    newer = Schema(
+        "workspace", (*workspace_schema.SCHEMA.migrations, Migration("workspace.999_add_note", add_note))
+    )
+    db = connect(path, newer)
     assert "note" in [r[1] for r in db.execute("PRAGMA table_info(audit)")]
-    assert database.migrate(db) == []  # nothing is applied twice
+    assert database.migrate(db, newer) == []  # nothing is applied twice
 
 
 def test_corrupt_database_names_the_file(tmp_path: Path) -> None:
     path = tmp_path / "c.sqlite3"
     path.write_bytes(b"this is not sqlite" * 100)
     with pytest.raises(DatabaseError) as info:
-        connect(path)
+        connect(path, workspace_schema.SCHEMA)
     assert str(path) in info.value.message and "move it aside" in info.value.message
 
 
@@ -47,5 +57,5 @@ def test_audit_record_round_trip(tmp_path: Path) -> None:
                            request={"stream": True}, sampling={"temperature": 0.0},
                            response_text="ok", outcome="completed"))  # fmt: skip
     (row,) = log.recent()
-    assert row["messages_sha256"] == messages_sha256(messages)
-    assert row["outcome"] == "completed" and row["response_text"] == "ok"
+    assert row.messages_sha256 == messages_sha256(messages)
+    assert row.outcome == "completed" and row.response_text == "ok"

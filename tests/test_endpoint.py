@@ -98,7 +98,7 @@ async def test_a_rebinding_name_is_resolved_once_and_its_public_answer_never_rea
         assert {a[0] for a in connections} == {"127.0.0.1"}
         assert hosts == [f"drafter.office.test:{port}"] * 2  # the Host header keeps the name
         (row,) = log.recent()
-        assert row["outcome"] == "completed" and row["checked_ip"] == "127.0.0.1"
+        assert row.outcome == "completed" and row.checked_ip == "127.0.0.1"
 
         # The next call's lookup answers the public address: refused, naming backend and address.
         connections.clear()
@@ -205,7 +205,7 @@ async def test_an_unusable_url_is_a_typed_error_everywhere(
     with pytest.raises(BadAddress) as bad:
         await ChatClient(backend, Policy(), log).complete(ASK, role="drafter")
     assert "typo" in bad.value.message and "nothing was sent" in bad.value.message
-    assert log.recent()[0]["outcome"] == "failed"
+    assert log.recent()[0].outcome == "failed"
     with pytest.raises(BadAddress):
         await NativeClient(backend, Policy()).health()
     sample = await ServerPoller(backend, Policy()).poll()

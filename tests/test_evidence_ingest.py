@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from evidence import schema as evidence_schema
 from evidence.ingest import IngestEvent, ingest_matter
 from evidence.matters import create_matter
 from tests.evidence_files import make_docx, make_pdf, make_scanned_pdf, tree_hashes
@@ -15,13 +16,13 @@ from workspace.database import connect
 
 
 def new_matter(db_path: Path, *sources: Path, name: str = "acme") -> None:
-    db = connect(db_path)
+    db = connect(db_path, evidence_schema.SCHEMA)
     create_matter(db, name, list(sources))
     db.close()
 
 
 def rows(db_path: Path, sql: str, *args: object) -> list[sqlite3.Row]:
-    db = connect(db_path)
+    db = connect(db_path, evidence_schema.SCHEMA)
     try:
         return db.execute(sql, args).fetchall()
     finally:

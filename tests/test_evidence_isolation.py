@@ -14,6 +14,7 @@ import pytest
 
 from evidence.ingest import ingest_matter
 from evidence.report import audit_matter, format_audit
+from exhibits import schema as exhibits_schema
 from exhibits.numbering import bates_format
 from exhibits.stamp import plan_production, run_production
 from tests.evidence_files import make_pdf, tree_hashes
@@ -121,7 +122,7 @@ def test_a_document_that_fails_only_when_saved_is_left_out_and_the_production_re
     broken = broken_encryption(hostile / "broken-encryption.pdf")
     db_path = tmp_path / "c.sqlite3"
     new_matter(db_path, hostile)
-    db = connect(db_path)
+    db = connect(db_path, exhibits_schema.SCHEMA)
     plan = plan_production(
         db, "acme", [broken, hostile / "good.pdf"], bates_format("ACME", 6), tmp_path / "out"
     )

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from textual.widgets import Input, OptionList, Select, Static
 
+from evidence import schema as evidence_schema
 from tests.conftest import make_backend
 from tests.pipeline_setup import demo_database
 from tests.screen_host import ScreenHost
@@ -217,7 +218,7 @@ async def test_ingest_from_the_screen_reads_only_what_changed(demo_db: Path) -> 
 async def test_no_matters_says_how_to_make_one(isolated_home: Path, database: str) -> None:
     database_file = isolated_home / "data" / "chambers.sqlite3"
     if database == "empty":
-        connect(database_file).close()
+        connect(database_file, evidence_schema.SCHEMA).close()
     app = workstation(database_file)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_evidence(pilot)

@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from evidence.matters import create_matter
+from exhibits import schema as exhibits_schema
 from exhibits.numbering import bates_format
 from exhibits.pending import recover_productions
 from exhibits.registry import next_free, production_log, reserve_range, unfinished_productions
@@ -47,7 +48,7 @@ def matter(tmp_path: Path) -> tuple[Path, list[Path]]:
         text_pdf(tmp_path / "src" / "a.pdf", ["one", "two", "three"]),
         text_pdf(tmp_path / "src" / "b.pdf", ["x", "y"]),
     ]
-    db = connect(db_path)
+    db = connect(db_path, exhibits_schema.SCHEMA)
     create_matter(db, "acme", [tmp_path / "src"])
     db.close()
     return db_path, pdfs
@@ -63,7 +64,7 @@ def kill_at(db_path: Path, kind: str, step: str, out: Path, pdfs: list[Path]) ->
 
 def assert_registry_and_folder_agree(db_path: Path, out: Path) -> int:
     """Returns how many pages the registry says were produced."""
-    db = connect(db_path)
+    db = connect(db_path, exhibits_schema.SCHEMA)
     try:
         assert unfinished_productions(db) == []
         rows = production_log(db, 1)
@@ -86,7 +87,7 @@ def test_a_production_killed_at_any_step_is_finished_or_rolled_back(
     db_path, pdfs = matter
     out = tmp_path / "vol1"
     kill_at(db_path, "stamp", step, out, pdfs)
-    db = connect(db_path)
+    db = connect(db_path, exhibits_schema.SCHEMA)
     plan = plan_production(db, "acme", pdfs, bates_format("ACME", 6), tmp_path / "vol2")  # the next start
     db.close()
     issued = assert_registry_and_folder_agree(db_path, out)
@@ -114,7 +115,7 @@ def test_a_bates_binder_killed_at_any_step_is_finished_or_rolled_back(
     db_path, pdfs = matter
     out = tmp_path / "binder"
     kill_at(db_path, "bind", step, out, pdfs)
-    db = connect(db_path)
+    db = connect(db_path, exhibits_schema.SCHEMA)
     plan_production(db, "acme", pdfs[:1], bates_format("ACME", 6), tmp_path / "vol2")  # the next start
     db.close()
     issued = assert_registry_and_folder_agree(db_path, out)
@@ -133,7 +134,7 @@ def test_a_production_whose_process_is_alive_is_left_alone(
     try:
         temp, final = out / f".a.pdf.{owner.pid}.tmp", out / "a.pdf"
         temp.write_bytes(b"%PDF- half written")
-        db = connect(db_path)
+        db = connect(db_path, exhibits_schema.SCHEMA)
         production = reserve_range(db, 1, "production", bates_format("ACME", 6), out, 1, 3, [(temp, final)])
         with db:
             db.execute("UPDATE exhibits_productions SET owner_pid = ? WHERE id = ?", (owner.pid, production))

@@ -11,6 +11,7 @@ import pytest
 from evidence.errors import WriteRefused
 from evidence.ingest import ingest_matter
 from evidence.matters import create_matter
+from exhibits import schema as exhibits_schema
 from exhibits.binder import Exhibit, plan_binder, run_binder
 from exhibits.find import RedactionRequest
 from exhibits.numbering import bates_format
@@ -25,7 +26,7 @@ def test_outputs_copied_into_a_source_folder_are_quarantined_not_indexed(tmp_pat
     sources, out = tmp_path / "matter", tmp_path / "out"
     letter = text_pdf(sources / "letter.pdf", ["Dear counsel, SSN 123-45-6789 on file.", "Regards."])
     db_path = tmp_path / "home" / "chambers.sqlite3"
-    db = connect(db_path)
+    db = connect(db_path, exhibits_schema.SCHEMA)
     create_matter(db, "acme", [sources])
     with pytest.raises(WriteRefused):  # chambers itself never writes among the sources
         plan_production(db, "acme", [letter], bates_format("ACME", 6), sources / "production-1")
@@ -52,7 +53,7 @@ def test_outputs_copied_into_a_source_folder_are_quarantined_not_indexed(tmp_pat
 def test_two_thousand_page_binder_reports_progress_all_the_way(tmp_path: Path) -> None:
     part = text_pdf(tmp_path / "src" / "ledger.pdf", [f"Ledger page {n}" for n in range(1, 251)])
     db_path = tmp_path / "home" / "chambers.sqlite3"
-    db = connect(db_path)
+    db = connect(db_path, exhibits_schema.SCHEMA)
     create_matter(db, "acme", [tmp_path / "src"])
     plan = plan_binder(db, "acme", [Exhibit(part, f"Ledger volume {n}") for n in range(1, 9)],
                        tmp_path / "binder" / "ledgers.pdf", bates=bates_format("LDG", 6))  # fmt: skip

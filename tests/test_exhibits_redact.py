@@ -10,6 +10,7 @@ import pytest
 
 from evidence.matters import create_matter
 from evidence.ocr import find_tessdata
+from exhibits import schema as exhibits_schema
 from exhibits.errors import RedactionLeak
 from exhibits.find import PageRect, RedactionRequest
 from exhibits.patterns import PATTERNS, patterns_named
@@ -25,7 +26,7 @@ MATTER = "acme"
 def db_path(tmp_path: Path) -> Path:
     path = tmp_path / "home" / "chambers.sqlite3"
     (tmp_path / "sources").mkdir()
-    db = connect(path)
+    db = connect(path, exhibits_schema.SCHEMA)
     create_matter(db, MATTER, [tmp_path / "sources"])
     db.close()
     return path
@@ -58,7 +59,7 @@ def test_ssn_leak_check_on_rotated_text_page(db_path: Path, tmp_path: Path) -> N
     assert SSN not in log and "6789" not in log
     rows = list(csv.DictReader(log.splitlines()))
     assert [(r["page"], r["reason"]) for r in rows] == [("1", "pattern ssn"), ("2", "pattern ssn")]
-    db = connect(db_path)
+    db = connect(db_path, exhibits_schema.SCHEMA)
     stored = db.execute("SELECT reason, text_hmac FROM exhibits_redactions").fetchall()
     db.close()
     assert len(stored) == 2 and all(SSN not in r["text_hmac"] for r in stored)

@@ -18,6 +18,7 @@ import pytest
 
 import exhibits.remove
 from evidence.matters import create_matter
+from exhibits import schema as exhibits_schema
 from exhibits.errors import RedactionLeak
 from exhibits.find import RedactionRequest
 from exhibits.patterns import patterns_named
@@ -170,7 +171,7 @@ PLACES: dict[str, Builder] = {
 def db_path(tmp_path: Path) -> Path:
     path = tmp_path / "home" / "chambers.sqlite3"
     (tmp_path / "sources").mkdir()
-    db = connect(path)
+    db = connect(path, exhibits_schema.SCHEMA)
     create_matter(db, MATTER, [tmp_path / "sources"])
     db.close()
     return path

@@ -11,6 +11,7 @@ from textual.widgets import DataTable, Input, ProgressBar, Static
 
 from evidence.ingest import ingest_matter
 from evidence.matters import create_matter
+from exhibits import schema as exhibits_schema
 from tests.conftest import make_backend
 from tests.exhibits_files import text_pdf
 from tests.screen_host import ScreenHost
@@ -27,7 +28,7 @@ def seeded_app(home: Path, sources: Path) -> ChambersApp:
     text_pdf(sources / "02-invoice.pdf", ["Invoice INV-1041."])
     text_pdf(sources / "03-letter.pdf", ["Letter of June 13.", "Second page."])
     db_file = home / "data" / "chambers.sqlite3"
-    db = connect(db_file)
+    db = connect(db_file, exhibits_schema.SCHEMA)
     create_matter(db, "harbor", [sources])
     db.close()
     ingest_matter(db_file, "harbor", tessdata=None)

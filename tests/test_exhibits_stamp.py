@@ -10,6 +10,7 @@ import pymupdf
 import pytest
 
 from evidence.matters import create_matter
+from exhibits import schema as exhibits_schema
 from exhibits.errors import (
     AlreadyStamped,
     BatesCollision,
@@ -32,7 +33,7 @@ MATTER = "acme"
 def db_path(tmp_path: Path) -> Path:
     path = tmp_path / "home" / "chambers.sqlite3"
     (tmp_path / "sources").mkdir()
-    db = connect(path)
+    db = connect(path, exhibits_schema.SCHEMA)
     create_matter(db, MATTER, [tmp_path / "sources"])
     db.close()
     return path
@@ -40,7 +41,7 @@ def db_path(tmp_path: Path) -> Path:
 
 def produce(db_path: Path, sources: list[Path], out: Path, *, prefix: str = "ACME", width: int = 6,
             start: int | None = None, restamp: bool = False):  # type: ignore[no-untyped-def]  # fmt: skip
-    db = connect(db_path)
+    db = connect(db_path, exhibits_schema.SCHEMA)
     try:
         plan = plan_production(
             db, MATTER, sources, bates_format(prefix, width), out, start=start, restamp=restamp
@@ -106,7 +107,7 @@ def test_numbers_continue_across_productions_and_are_never_reused(db_path: Path,
     assert not (tmp_path / "vol3").exists()
     third = produce(db_path, [b], tmp_path / "vol4", start=10)
     assert third.plan.first == 10
-    db = connect(db_path)
+    db = connect(db_path, exhibits_schema.SCHEMA)
     rows = production_log(db, 1)
     hit = find_bates(db, 1, "ACME", 5)
     db.close()

@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from backends.fleet import schema as fleet_schema
 from backends.fleet.bench import Bench, BenchSettings, Progress, format_table, plan_lengths
 from backends.fleet.bench_prompts import drafting_prompt
-from backends.fleet.bench_store import latest_results, save_results
+from backends.fleet.store import latest_results, save_results
 from backends.native import NativeClient
 from tests.test_fleet_servers import write_config
 from tui.cli import main
@@ -64,10 +65,10 @@ async def test_small_bench_reports_pp_and_tg_from_server_timings(
     rows = audit.recent()
     assert (
         len(rows) == 3
-        and {r["role"] for r in rows} == {"bench"}
-        and {r["outcome"] for r in rows} == {"completed"}
+        and {r.role for r in rows} == {"bench"}
+        and {r.outcome for r in rows} == {"completed"}
     )
-    assert len({r["messages_sha256"] for r in rows}) == 3  # three different prompts
+    assert len({r.messages_sha256 for r in rows}) == 3  # three different prompts
     table = format_table([result])
     assert "PP tok/s min/max/mean/median" in table and "2/2" in table
 
@@ -108,7 +109,7 @@ def test_bench_command_prints_json_and_stores_it(
 
 
 def test_migration_creates_the_bench_table(tmp_path: Path) -> None:
-    db = connect(tmp_path / "x.sqlite3")
+    db = connect(tmp_path / "x.sqlite3", fleet_schema.SCHEMA)
     columns = [row[1] for row in db.execute("PRAGMA table_info(bench_results)")]
     db.close()
     assert {"pp_median", "tg_median", "runs_json", "interrupted"} <= set(columns)

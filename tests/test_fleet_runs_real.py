@@ -22,11 +22,11 @@ from pathlib import Path
 import httpx
 import pytest
 
+from backends.fleet import schema as fleet_schema
 from backends.fleet.agree import AgreementRunner, finals_corpus
-from backends.fleet.agree_store import latest_by_model_file, save_agreement
 from backends.fleet.doctor import run_doctor
 from backends.fleet.quantize import quantized
-from backends.fleet.sweep_store import best_per_board
+from backends.fleet.store import best_per_board, latest_by_model_file, save_agreement
 from backends.local_server import ensure_llama_tool, free_port
 from tui.cli import main
 from workspace.config import load_config
@@ -137,7 +137,7 @@ def test_sweep_runs_each_variant_and_keeps_going_past_a_broken_one(
     )
     assert "regular expression" in failed[0] and "model loading error" in failed[0]  # the server's own words
     assert any("--n-cpu-moe 1" in line and "-ot token_embd=CPU" in line for line in lines)
-    db = connect(isolated_home / "data/chambers.sqlite3")
+    db = connect(isolated_home / "data/chambers.sqlite3", fleet_schema.SCHEMA)
     try:
         rows = db.execute(
             "SELECT variant, error, tg_median, command FROM sweep_results ORDER BY id"

@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from backends.fleet.agree import Agreement, finals_corpus, parse_kld_output, pick_ctx
-from backends.fleet.agree_store import latest_by_model_file, save_agreement
 from backends.fleet.bench import LengthResult, RunResult
+from backends.fleet.store import best_per_board, latest_by_model_file, save_agreement, save_sweep
 from backends.fleet.sweep import SweepRow, format_sweep
-from backends.fleet.sweep_store import best_per_board, save_sweep
+from corrections import schema as corrections_schema
 from tests.dashboard_config import mission_config
 from tui.app import create_app
 from tui.dashboard import DashboardScreen
@@ -33,7 +33,7 @@ def pair(db: Any, n: int, final: str, excluded: int = 0) -> None:
 
 
 def test_finals_corpus_is_his_accepted_text_without_the_excluded(tmp_path: Path) -> None:
-    db = connect(tmp_path / "db.sqlite3")
+    db = connect(tmp_path / "db.sqlite3", corrections_schema.SCHEMA)
     with db:
         pair(db, 2, "Second final text.")
         pair(db, 1, "First final text.")

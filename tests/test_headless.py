@@ -11,7 +11,7 @@ CORE = [
     "backends.chat", "backends.native", "backends.policy", "backends.status", "backends.local_server",
     "backends.fleet.telemetry", "backends.fleet.nvml_source", "backends.fleet.recorded_source",
     "backends.fleet.dcgm_source", "backends.fleet.sources", "backends.fleet.topology_lint",
-    "backends.fleet.servers", "backends.fleet.doctor", "backends.fleet.bench", "backends.fleet.bench_store",
+    "backends.fleet.servers", "backends.fleet.doctor", "backends.fleet.bench", "backends.fleet.store",
     "backends.fleet.mission",
     "evidence.matters", "evidence.ingest", "evidence.provenance", "evidence.report", "evidence.readers",
     "evidence.pdf", "evidence.bates", "evidence.walk", "evidence.ocr", "evidence.search", "evidence.context",

@@ -67,7 +67,7 @@ async def test_session_connects_only_to_configured_addresses(
     finished = await client.complete(request, role="drafter")
     assert finished.timings is not None
     (row,) = log.recent()  # complete() has already written its audit record
-    assert row["outcome"] == "completed" and row["response_text"] == finished.text
+    assert row.outcome == "completed" and row.response_text == finished.text
 
     assert connections, "the guard saw no connection at all, so it is not watching"
     assert {(a[0], a[1]) for a in connections} <= configured(config)
@@ -80,7 +80,7 @@ async def test_refused_backend_opens_no_connection(connections: list[Any], isola
     with pytest.raises(PolicyRefusal):
         await client.complete(ChatRequest([{"role": "user", "content": "hi"}]), role="drafter")
     (row,) = log.recent()
-    assert row["outcome"] == "refused" and "8.8.8.8" in row["error"]
+    assert row.outcome == "refused" and "8.8.8.8" in row.error
     statuses = await probe_all((backend,), Policy(local_only=True))
     assert statuses[0].health == "refused"
     assert connections == []

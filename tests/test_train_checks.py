@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from backends.lora import AdapterMissing, LoadedAdapter, launch_flags, parse_loaded, request_field
+from corrections import schema as corrections_schema
 from corrections.adapters import AdapterExists, AdapterRecord, get_adapter, list_adapters, register
 from corrections.chrf import chrf
 from corrections.store import PairFilters, delete_pair, set_excluded
@@ -45,7 +46,7 @@ def test_the_newest_fifth_is_held_out_by_date(db: Path) -> None:
 
 
 def test_zero_pairs_are_refused_with_what_to_do(db: Path) -> None:
-    connect(db).close()
+    connect(db, corrections_schema.SCHEMA).close()
     with pytest.raises(TrainingRefused, match=r"No accepted correction pairs match backend 'local'.*F8"):
         select_pairs(db, selection())
 

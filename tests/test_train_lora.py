@@ -22,6 +22,7 @@ import pytest
 from backends.chat import ChatClient, ChatRequest
 from backends.local_server import TEST_SERVER_ARGS, LlamaServerProcess
 from backends.lora import AdapterMissing, adapter_findings
+from corrections import schema as corrections_schema
 from corrections.adapters import AdapterRecord, get_adapter, list_adapters
 from corrections.chrf import chrf
 from corrections.store import get_pair
@@ -191,7 +192,7 @@ def test_each_request_of_the_role_carries_the_adapter_by_the_servers_id(
     client = ChatClient(backend, Policy(), AuditLog(db_of(trained)))
     text = asyncio.run(role_call(client, pair.messages))
     assert client.adapter_record() == (NAME, trained.record.file_sha256)  # what the run's stage records
-    db = connect(db_of(trained))
+    db = connect(db_of(trained), corrections_schema.SCHEMA)
     try:
         sent = db.execute("SELECT request_json FROM audit ORDER BY id DESC LIMIT 1").fetchone()[0]
     finally:

@@ -62,7 +62,7 @@ async def test_prompt_streams_and_ends_with_pp_tg(llama_backend: Backend, isolat
         status = status_text(app)
         assert "PP" in status and "TG" in status and "tok/s" in status
     (row,) = AuditLog(isolated_home / "chambers.sqlite3").recent()
-    assert row["outcome"] == "completed" and row["response_text"] == app.draft_text
+    assert row.outcome == "completed" and row.response_text == app.draft_text
 
 
 async def test_empty_prompt_sends_nothing(llama_backend: Backend, isolated_home: Path) -> None:
@@ -91,7 +91,7 @@ async def test_escape_cancels_and_keeps_the_text(llama_backend: Backend, isolate
         assert "Cancelled" in status_text(app)
         assert app.draft_text
     (row,) = AuditLog(isolated_home / "chambers.sqlite3").recent()
-    assert row["outcome"] == "cancelled"
+    assert row.outcome == "cancelled"
 
 
 async def test_server_down_shows_plain_error(isolated_home: Path) -> None:

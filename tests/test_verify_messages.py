@@ -24,6 +24,7 @@ import pytest
 import drafting.verify.checks_cases as checks_cases
 import drafting.verify.checks_record as checks_record
 import drafting.verify.checks_sources as checks_sources
+from drafting import schema as drafting_schema
 from drafting.verify.library import add_citations
 from drafting.verify.sources import load_sources
 from drafting.verify.verifier import load_library, verify_text
@@ -120,7 +121,7 @@ def matter(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (opinions / "matter-of-z-z-o.txt").write_text("Matter of Z-Z-O-, Respondent\n\nDecided by Board. Asylum.")
     (opinions / "per-curiam.txt").write_text("Per curiam. The judgment below is affirmed.")
     database = root / "chambers.sqlite3"
-    db = connect(database)
+    db = connect(database, drafting_schema.SCHEMA)
     try:
         create_matter(db, "m", [record])
         create_matter(db, "m-authorities", [opinions])

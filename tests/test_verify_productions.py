@@ -16,6 +16,7 @@ import pytest
 from drafting.verify import load_matter_index, verify_with
 from evidence.ingest import ingest_matter
 from evidence.matters import create_matter, get_matter
+from exhibits import schema as exhibits_schema
 from exhibits.numbering import bates_format
 from exhibits.registry import issued_productions, record_done, reserve_range
 from exhibits.stamp import plan_production, run_production
@@ -31,7 +32,7 @@ DRAFT = "The invoice was produced as ACME-000008.\n"
 def matter(isolated_home: Path, tmp_path: Path) -> Path:
     db_path = Paths.from_environment().database_file
     source = text_pdf(tmp_path / "src" / "invoice.pdf", ["Invoice INV-1102", "Total due $52,000"])
-    db = connect(db_path)
+    db = connect(db_path, exhibits_schema.SCHEMA)
     try:
         create_matter(db, "acme", [tmp_path / "src"])
         plan = plan_production(db, "acme", [source], bates_format("ACME", 6), tmp_path / "out" / "vol1")
@@ -43,7 +44,7 @@ def matter(isolated_home: Path, tmp_path: Path) -> Path:
 
 
 def reserve_pending(db_path: Path, out: Path) -> int:
-    db = connect(db_path)
+    db = connect(db_path, exhibits_schema.SCHEMA)
     try:
         return reserve_range(
             db, get_matter(db, "acme").id, "production", bates_format("ACME", 6), out, 3, 10, []
@@ -64,7 +65,7 @@ def test_a_pending_production_is_not_issued_but_a_finished_one_is(matter: Path, 
     assert issued_productions(matter, "acme") == [("ACME", 1, 2)]
     assert "past the end of the production: the last page is ACME-000002" in bates_message(matter)
 
-    db = connect(matter)
+    db = connect(matter, exhibits_schema.SCHEMA)
     try:
         record_done(db, production)
     finally:

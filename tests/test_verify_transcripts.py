@@ -13,6 +13,7 @@ from pathlib import Path
 import pymupdf
 import pytest
 
+from drafting import schema as drafting_schema
 from drafting.verify.sources import MatterSources, load_sources
 from drafting.verify.verifier import verify_text
 from evidence.ingest import ingest_matter
@@ -70,7 +71,7 @@ def transcripts(tmp_path_factory: pytest.TempPathFactory) -> MatterSources:
     _plain(folder / "Footnumber deposition.pdf", "bottom")
     _condensed(folder / "Condensed deposition (condensed).pdf")
     database = root / "chambers.sqlite3"
-    db = connect(database)
+    db = connect(database, drafting_schema.SCHEMA)
     try:
         create_matter(db, "depositions", [folder])
     finally:

@@ -27,6 +27,7 @@ from lxml import etree
 
 from drafting.export import clean_docx, export_title, redline_docx
 from drafting.runs import Run
+from evidence import schema as evidence_schema
 from evidence.provenance import OVERLAP_THRESHOLD, shingle_hashes
 from tests.word_view import view
 from tui.drafting_work import export_draft
@@ -214,7 +215,7 @@ def run(task: str = "motion", matter: str = "harbor-point") -> Run:
 
 def test_export_writes_markdown_clean_and_redline_word_files_and_registers_the_text(tmp_path: Path) -> None:
     db = tmp_path / "data" / "chambers.sqlite3"
-    connect(db).close()
+    connect(db, evidence_schema.SCHEMA).close()
     files = export_draft(db, run(), DRAFT, FINAL)
     assert files.markdown == tmp_path / "data" / "exports" / "run-1-motion.md"
     assert files.markdown.read_text() == FINAL
@@ -224,7 +225,7 @@ def test_export_writes_markdown_clean_and_redline_word_files_and_registers_the_t
     assert "Calder was paid $84,000 for the work.\nThe invoice says so." in [p.text for p in clean.paragraphs]
     assert changes(files.redline.read_bytes(), "w:del")[0] == "$52,000"
     # The exported text is chambers' own: dropped into a matter later, it is quarantined, not evidence.
-    db_conn = connect(db)
+    db_conn = connect(db, evidence_schema.SCHEMA)
     try:
         registered = {r[0] for r in db_conn.execute("SELECT hash FROM output_shingles")}
         kinds = [r[0] for r in db_conn.execute("SELECT kind FROM outputs")]
@@ -237,7 +238,7 @@ def test_export_writes_markdown_clean_and_redline_word_files_and_registers_the_t
 
 def test_an_empty_draft_exports_as_empty_documents(tmp_path: Path) -> None:
     db = tmp_path / "chambers.sqlite3"
-    connect(db).close()
+    connect(db, evidence_schema.SCHEMA).close()
     files = export_draft(db, run(), "", "")
     assert files.markdown.read_text() == ""
     assert [p.text for p in docx.Document(str(files.docx)).paragraphs] == [""]  # as Word keeps it
@@ -249,7 +250,7 @@ def test_an_empty_draft_exports_as_empty_documents(tmp_path: Path) -> None:
 
 def test_an_unwritable_exports_folder_says_where_and_what_to_do(tmp_path: Path) -> None:
     db = tmp_path / "chambers.sqlite3"
-    connect(db).close()
+    connect(db, evidence_schema.SCHEMA).close()
     (tmp_path / "exports").write_text("a file where the folder should be")
     with pytest.raises(ChambersError) as caught:
         export_draft(db, run(), DRAFT, FINAL)
@@ -282,7 +283,7 @@ def test_a_fifty_page_brief_exports(tmp_path: Path) -> None:
     assert len(draft.split()) > 23_000
     final = draft.replace("Calder was paid", "Calder was PAID", 40).replace("## Part 7\n\n", "", 1)
     db = tmp_path / "chambers.sqlite3"
-    connect(db).close()
+    connect(db, evidence_schema.SCHEMA).close()
     started = time.perf_counter()
     files = export_draft(db, run(), draft, final)
     print(f"50-page export: {time.perf_counter() - started:.2f} s")  # reported, never asserted

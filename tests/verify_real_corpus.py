@@ -25,6 +25,7 @@ from pathlib import Path
 import pymupdf
 import pytest
 
+from drafting import schema as drafting_schema
 from evidence.ingest import ingest_matter
 from evidence.matters import create_matter
 from workspace.database import connect
@@ -123,7 +124,7 @@ def build_real_corpus(root: Path) -> RealCorpus:
     if OPINIONS is None:
         raise FileNotFoundError(f"The real opinions are missing: {requires_opinions.kwargs['reason']}.")
     shutil.copytree(OPINIONS, opinions)
-    db = connect(database_file)
+    db = connect(database_file, drafting_schema.SCHEMA)
     try:
         create_matter(db, MATTER, [record])
         create_matter(db, LIBRARY, [opinions])

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from evidence.ingest import ingest_matter
 from evidence.matters import create_matter
+from exhibits import schema as exhibits_schema
 from exhibits.find import RedactionRequest
 from exhibits.numbering import bates_format
 from exhibits.patterns import patterns_named
@@ -61,7 +62,7 @@ def run_corpus(
         copy = sources / f"{number:04d}-{pdf.name}"  # two suites may use one name
         shutil.copyfile(pdf, copy)
         copies.append(copy)
-    db = connect(db_path)
+    db = connect(db_path, exhibits_schema.SCHEMA)
     create_matter(db, "wild", [sources])
     db.close()
     try:
@@ -96,7 +97,7 @@ def _exhibits(
 
 
 def _stamp(db_path: Path, pdf: Path, out: Path) -> None:
-    db = connect(db_path)
+    db = connect(db_path, exhibits_schema.SCHEMA)
     try:
         plan = plan_production(db, "wild", [pdf], bates_format("WILD", 7), out)
     finally:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from drafting.drafts import schema as drafts_schema
 from workspace.database import connect
 
 DEBOUNCE_S = 2.0
@@ -55,7 +56,7 @@ def save(
     nothing was saved yet) when this one is empty or much shorter, so the screen can say so: the
     replaced text stays restorable as a version (or as the model's draft). ``new_version``
     keeps ``text`` as a version of its own (a restored one), so the state it replaced stays listed."""
-    db = connect(database_file)
+    db = connect(database_file, drafts_schema.SCHEMA)
     try:
         with db:
             replaced = _load(db, run_id)
@@ -109,7 +110,7 @@ def _keep_version(db: sqlite3.Connection, run_id: int, text: str, *, new: bool =
 
 def versions(database_file: Path, run_id: int) -> list[Version]:
     """The kept states of the attorney's text of ``run_id``, newest first."""
-    db = connect(database_file)
+    db = connect(database_file, drafts_schema.SCHEMA)
     try:
         rows = db.execute(
             "SELECT id, run_id, text, saved_at FROM workstation_draft_versions WHERE run_id = ? ORDER BY id DESC",
@@ -129,7 +130,7 @@ def remember_run(db: sqlite3.Connection, run_id: int) -> None:
 
 
 def set_last_run(database_file: Path, run_id: int) -> None:
-    db = connect(database_file)
+    db = connect(database_file, drafts_schema.SCHEMA)
     try:
         with db:
             remember_run(db, run_id)
@@ -140,7 +141,7 @@ def set_last_run(database_file: Path, run_id: int) -> None:
 def last_run(database_file: Path) -> int | None:
     if not database_file.exists():
         return None
-    db = connect(database_file)
+    db = connect(database_file, drafts_schema.SCHEMA)
     try:
         row = db.execute("SELECT value FROM workstation_state WHERE key = 'last_run'").fetchone()
     finally:
@@ -150,7 +151,7 @@ def last_run(database_file: Path) -> int | None:
 
 def load(database_file: Path, run_id: int) -> Saved | None:
     """The attorney's saved text of ``run_id``, or None when he has not edited it."""
-    db = connect(database_file)
+    db = connect(database_file, drafts_schema.SCHEMA)
     try:
         return _load(db, run_id)
     finally:

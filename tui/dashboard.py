@@ -24,11 +24,16 @@ from textual.message import Message
 from textual.widgets import Footer, Header, Static
 from textual.worker import Worker, WorkerState
 
-from backends.fleet.agree_store import StoredAgreement, latest_by_model_file
-from backends.fleet.bench_store import StoredResult, latest_results
 from backends.fleet.servers import ServerPoller, ServerSample, poll_all, polling_client
 from backends.fleet.sources import sources_from_config
-from backends.fleet.sweep_store import BestVariant, best_per_board
+from backends.fleet.store import (
+    BestVariant,
+    StoredAgreement,
+    StoredResult,
+    best_per_board,
+    latest_by_model_file,
+    latest_results,
+)
 from backends.fleet.telemetry import HostTelemetry, TelemetrySource
 from tui.dashboard_detail import DetailScreen
 from tui.dashboard_widgets import BackendLine, BoardCard, HostGroup

@@ -13,9 +13,9 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from backends.fleet.bench_store import StoredResult
 from backends.fleet.gpu_health import GpuHealth
 from backends.fleet.servers import ServerSample
+from backends.fleet.store import StoredResult
 from backends.fleet.telemetry import GpuProcess, HostTelemetry
 from workspace.config import Backend, Board
 

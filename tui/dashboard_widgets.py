@@ -19,11 +19,9 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Static
 
-from backends.fleet.agree_store import StoredAgreement
-from backends.fleet.bench_store import StoredResult
 from backends.fleet.gpu_health import GpuHealth
 from backends.fleet.servers import ServerSample, is_slow
-from backends.fleet.sweep_store import BestVariant
+from backends.fleet.store import BestVariant, StoredAgreement, StoredResult
 from backends.fleet.telemetry import GpuSample, HostTelemetry
 from workspace.config import Backend, Board, LoraRef
 

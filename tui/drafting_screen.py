@@ -43,6 +43,7 @@ from drafting.runs import Run
 from drafting.store import RunStore
 from drafting.tasks import DRAFT, TASKS
 from drafting.verify import MatterIndex, Report, load_matter_index
+from evidence import schema as evidence_schema
 from evidence.matters import list_matters
 from exhibits.registry import issued_productions
 from tui import autosave
@@ -195,7 +196,7 @@ class DraftingScreen(RoomScreen):
                 self.set_status, "No matters yet: create one with `chambers matter new`."
             )
             return
-        db = connect(self.database_file)
+        db = connect(self.database_file, evidence_schema.SCHEMA)
         try:
             names = [m.name for m in list_matters(db) if not m.name.endswith("authorities")]
         finally:

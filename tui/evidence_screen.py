@@ -88,13 +88,14 @@ class EvidenceScreen(RoomScreen):
 
     @work(thread=True, exclusive=True, group="evidence-load", exit_on_error=False)
     def load_matters(self) -> None:
+        from evidence import schema as evidence_schema
         from evidence.matters import list_matters
         from workspace.database import connect
 
         if not self.database_file.exists():  # connect() would create an empty one: say what to do instead
             self.app.call_from_thread(self._show_matters, [])
             return
-        db = connect(self.database_file)
+        db = connect(self.database_file, evidence_schema.SCHEMA)
         try:
             matters = list_matters(db)
         finally:

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from workspace.database import connect
+from workspace.store import AuditRow, add_audit_row, recent_audit_rows
 
 
 def messages_sha256(messages: list[dict[str, Any]]) -> str:
@@ -47,9 +46,9 @@ class AuditRecord:
 
 
 class AuditLog:
-    """Appends audit records to the database.
+    """Appends audit records to the database (through ``workspace.store``).
 
-    Each write opens its own short connection, so a record can be written from
+    Each write opens its own short session, so a record can be written from
     any thread (Textual workers, asyncio.to_thread) without sharing a handle.
     """
 
@@ -57,45 +56,31 @@ class AuditLog:
         self.database_file = database_file
 
     def record(self, rec: AuditRecord) -> int:
-        db = connect(self.database_file)
-        try:
-            with db:
-                cur = db.execute(
-                    """
-                    INSERT INTO audit (started_at, finished_at, backend, role, url, model,
-                        server_build, sampling_json, request_json, messages_sha256,
-                        messages_json, response_text, reasoning_text, timings_json,
-                        usage_json, outcome, error, checked_ip)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                    (
-                        rec.started_at,
-                        rec.finished_at or datetime.now(UTC).isoformat(),
-                        rec.backend,
-                        rec.role,
-                        rec.url,
-                        rec.model,
-                        rec.server_build,
-                        json.dumps(rec.sampling, sort_keys=True),
-                        json.dumps(rec.request, sort_keys=True, ensure_ascii=False),
-                        messages_sha256(rec.messages),
-                        json.dumps(rec.messages, ensure_ascii=False),
-                        rec.response_text,
-                        rec.reasoning_text,
-                        json.dumps(rec.timings) if rec.timings is not None else None,
-                        json.dumps(rec.usage) if rec.usage is not None else None,
-                        rec.outcome,
-                        rec.error,
-                        rec.checked_ip,
-                    ),
-                )
-                return int(cur.lastrowid or 0)
-        finally:
-            db.close()
+        return add_audit_row(
+            self.database_file,
+            AuditRow(
+                id=0,
+                started_at=rec.started_at,
+                finished_at=rec.finished_at or datetime.now(UTC).isoformat(),
+                backend=rec.backend,
+                role=rec.role,
+                url=rec.url,
+                model=rec.model,
+                server_build=rec.server_build,
+                sampling_json=json.dumps(rec.sampling, sort_keys=True),
+                request_json=json.dumps(rec.request, sort_keys=True, ensure_ascii=False),
+                messages_sha256=messages_sha256(rec.messages),
+                messages_json=json.dumps(rec.messages, ensure_ascii=False),
+                response_text=rec.response_text,
+                reasoning_text=rec.reasoning_text,
+                timings_json=json.dumps(rec.timings) if rec.timings is not None else None,
+                usage_json=json.dumps(rec.usage) if rec.usage is not None else None,
+                outcome=rec.outcome,
+                error=rec.error,
+                checked_ip=rec.checked_ip,
+            ),
+        )
 
-    def recent(self, limit: int = 50) -> list[sqlite3.Row]:
-        db = connect(self.database_file)
-        try:
-            return list(db.execute("SELECT * FROM audit ORDER BY id DESC LIMIT ?", (limit,)))
-        finally:
-            db.close()
+    def recent(self, limit: int = 50) -> list[AuditRow]:
+        """The latest ``limit`` calls, newest first."""
+        return recent_audit_rows(self.database_file, limit)

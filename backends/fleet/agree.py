@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from workspace.database import connect
+from workspace.database import session
 from workspace.errors import ChambersError
 from workspace.paths import write_atomically
 
@@ -51,13 +51,13 @@ def finals_corpus(database_file: Path) -> str:
     """The final texts of the accepted, not excluded correction pairs, oldest first."""
     if not database_file.exists():
         return ""
-    db = connect(database_file)
-    try:
+    # The corrections room's table, read as it is: this room never migrates another room's tables.
+    with session(database_file, readonly=True) as db:
+        if not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'corrections_pairs'").fetchone():
+            return ""  # no correction was ever saved in this database
         rows = db.execute(
             "SELECT final FROM corrections_pairs WHERE excluded = 0 ORDER BY accepted_at, id"
         ).fetchall()
-    finally:
-        db.close()
     return "\n\n".join(r["final"] for r in rows)
 
 

@@ -12,6 +12,7 @@ from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from drafting import schema as drafting_schema
 from workspace.database import connect
 
 
@@ -31,7 +32,7 @@ class GivenCitation:
 
 @contextmanager
 def _session(db_path: Path) -> Iterator[sqlite3.Connection]:
-    with closing(connect(db_path)) as db:
+    with closing(connect(db_path, drafting_schema.SCHEMA)) as db:
         yield db
 
 

@@ -56,6 +56,7 @@ def _library_name(args: argparse.Namespace, paths: Paths) -> str:
 
 
 def cmd_add(args: argparse.Namespace, paths: Paths) -> int:
+    from drafting import schema as drafting_schema
     from drafting.verify.errors import VerifyError
     from drafting.verify.library import add_citations, check_citations
     from evidence.errors import MatterNotFound
@@ -72,7 +73,7 @@ def cmd_add(args: argparse.Namespace, paths: Paths) -> int:
         )
     check_citations(args.cite)
     name = _library_name(args, paths)
-    db = connect(paths.database_file)
+    db = connect(paths.database_file, drafting_schema.SCHEMA)
     try:
         try:
             library = get_matter(db, name)

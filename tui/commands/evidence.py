@@ -61,10 +61,11 @@ def register(sub: Any) -> None:
 def cmd_matter_new(args: argparse.Namespace, paths: Paths) -> int:
     from pathlib import Path
 
+    from evidence import schema as evidence_schema
     from evidence.matters import create_matter
     from workspace.database import connect
 
-    db = connect(paths.database_file)
+    db = connect(paths.database_file, evidence_schema.SCHEMA)
     try:
         matter = create_matter(db, args.name, [Path(s) for s in args.sources])
     finally:
@@ -77,10 +78,11 @@ def cmd_matter_new(args: argparse.Namespace, paths: Paths) -> int:
 
 
 def cmd_matter_list(args: argparse.Namespace, paths: Paths) -> int:
+    from evidence import schema as evidence_schema
     from evidence.matters import list_matters
     from workspace.database import connect
 
-    db = connect(paths.database_file)
+    db = connect(paths.database_file, evidence_schema.SCHEMA)
     try:
         matters = list_matters(db)
     finally:

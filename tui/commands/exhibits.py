@@ -103,12 +103,13 @@ def _progress(label: str) -> Any:
 
 
 def cmd_stamp(args: argparse.Namespace, paths: Paths) -> int:
+    from exhibits import schema as exhibits_schema
     from exhibits.numbering import bates_format
     from exhibits.stamp import plan_production, preview_shrinks, run_production
     from workspace.database import connect
 
     out = args.out or default_out(paths, args.matter, "production")
-    db = connect(paths.database_file)
+    db = connect(paths.database_file, exhibits_schema.SCHEMA)
     try:
         plan = plan_production(db, args.matter, args.files, bates_format(args.prefix, args.width), out,
                                start=args.start, corner=args.corner, restamp=args.restamp)  # fmt: skip
@@ -136,6 +137,7 @@ def _pages(pages: list[tuple[str, int]]) -> str:
 
 
 def cmd_bind(args: argparse.Namespace, paths: Paths) -> int:
+    from exhibits import schema as exhibits_schema
     from exhibits.binder import Exhibit, plan_binder, run_binder
     from exhibits.numbering import bates_format
     from workspace.database import connect
@@ -143,7 +145,7 @@ def cmd_bind(args: argparse.Namespace, paths: Paths) -> int:
     exhibits = [Exhibit(Path(pdf), description) for pdf, description in args.exhibit]
     out = args.out or default_out(paths, args.matter, "binder") / "exhibits.pdf"
     fmt = bates_format(args.prefix, args.width) if args.prefix else None
-    db = connect(paths.database_file)
+    db = connect(paths.database_file, exhibits_schema.SCHEMA)
     try:
         plan = plan_binder(db, args.matter, exhibits, out, bates=fmt, start=args.start, restamp=args.restamp)
     finally:
@@ -224,13 +226,14 @@ def cmd_redact(args: argparse.Namespace, paths: Paths) -> int:
 
 def cmd_log(args: argparse.Namespace, paths: Paths) -> int:
     from evidence.matters import get_matter
+    from exhibits import schema as exhibits_schema
     from exhibits.log import format_log, log_csv, redaction_runs
     from exhibits.pending import recover_productions
     from exhibits.registry import production_log
     from workspace.database import connect
     from workspace.paths import write_atomically
 
-    db = connect(paths.database_file)
+    db = connect(paths.database_file, exhibits_schema.SCHEMA)
     try:
         matter_id = get_matter(db, args.matter).id
         for line in recover_productions(db):  # a production a crash left unfinished is settled first
@@ -261,6 +264,7 @@ def cmd_log(args: argparse.Namespace, paths: Paths) -> int:
 def _find_bates(paths: Paths, matter: str, label: str) -> int:
     from evidence.bates import parse_bates
     from evidence.matters import get_matter
+    from exhibits import schema as exhibits_schema
     from exhibits.registry import find_bates
     from workspace.database import connect
 
@@ -270,7 +274,7 @@ def _find_bates(paths: Paths, matter: str, label: str) -> int:
             f"'{label}' is not a Bates number. Write it as PREFIX-000123.",
             title="Bates number not understood",
         )
-    db = connect(paths.database_file)
+    db = connect(paths.database_file, exhibits_schema.SCHEMA)
     try:
         hit = find_bates(db, get_matter(db, matter).id, bates.prefix, bates.number)
     finally:
@@ -294,6 +298,7 @@ def setup_demo_exhibits(paths: Paths) -> int:
     """
     from evidence.matters import get_matter
     from evidence.sample_matter import SAMPLE_MATTER
+    from exhibits import schema as exhibits_schema
     from exhibits.binder import Exhibit, plan_binder, run_binder
     from exhibits.numbering import bates_format
     from exhibits.registry import production_log
@@ -309,7 +314,7 @@ def setup_demo_exhibits(paths: Paths) -> int:
         Exhibit(production / "04-invoice-inv-1102.pdf", "Invoice INV-1102, final instalment, May 28, 2024"),
     ]  # fmt: skip
     out = paths.data_dir / "exhibits" / SAMPLE_MATTER
-    db = connect(paths.database_file)
+    db = connect(paths.database_file, exhibits_schema.SCHEMA)
     try:
         if production_log(db, get_matter(db, SAMPLE_MATTER).id):
             print(f"Exhibits: the demo production and binder are in {out}", flush=True)

@@ -82,7 +82,7 @@ def cmd_bench(args: argparse.Namespace, paths: Paths) -> int:
 
     from backends.fleet.bench import Bench, BenchSettings, LengthResult, format_table
     from backends.fleet.bench import Progress as Step
-    from backends.fleet.bench_store import save_results
+    from backends.fleet.store import save_results
     from workspace.audit import AuditLog
     from workspace.config import load_config
     from workspace.errors import ChambersError

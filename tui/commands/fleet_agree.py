@@ -42,7 +42,7 @@ def cmd_agree(args: argparse.Namespace, paths: Paths) -> int:
     from datetime import UTC, datetime
 
     from backends.fleet.agree import AgreeError, AgreementRunner, finals_corpus, format_agreement
-    from backends.fleet.agree_store import save_agreement
+    from backends.fleet.store import save_agreement
     from backends.local_server import ensure_llama_tool
     from workspace.config import load_config
 

@@ -14,8 +14,8 @@ def cmd_sweep(args: argparse.Namespace, paths: Paths) -> int:
     from backends.fleet.bench import BenchSettings
     from backends.fleet.profiles import profile_named
     from backends.fleet.serve import binary_for, check_model_file
+    from backends.fleet.store import save_sweep
     from backends.fleet.sweep import Variant, format_sweep, run_sweep
-    from backends.fleet.sweep_store import save_sweep
     from tui.commands.fleet import _lengths
     from workspace.audit import AuditLog
     from workspace.config import load_config
@@ -63,7 +63,7 @@ def cmd_sweep(args: argparse.Namespace, paths: Paths) -> int:
 
 def _print_agreement(paths: Paths, model_files: set[str]) -> None:
     """Quality beside speed: each swept model file's latest ``chambers agree`` result, if it has one."""
-    from backends.fleet.agree_store import latest_by_model_file
+    from backends.fleet.store import latest_by_model_file
 
     stored = latest_by_model_file(paths.database_file)
     for name in sorted(model_files):
