@@ -61,18 +61,20 @@ check: install-dev
 
 bench: install-dev poppler
 	$(BIN)/chambers local-server prepare
-	$(BIN)/python benchmarks/stream_overhead.py
-	$(BIN)/python benchmarks/dashboard_poll.py
-	$(BIN)/python benchmarks/ingest.py
-	$(BIN)/python benchmarks/exhibits.py
-	$(BIN)/python benchmarks/corrections.py
-	$(BIN)/python benchmarks/verify.py
-	$(BIN)/python benchmarks/verify_quality.py
-	$(BIN)/python benchmarks/pipeline_overhead.py
-	$(BIN)/python benchmarks/tui_stream.py
-	$(BIN)/python benchmarks/train.py
-	$(BIN)/python benchmarks/structured_output.py
+	$(BIN)/python -m benchmarks.stream_overhead
+	$(BIN)/python -m benchmarks.dashboard_poll
+	$(BIN)/python -m benchmarks.ingest
+	$(BIN)/python -m benchmarks.exhibits
+	$(BIN)/python -m benchmarks.corrections
+	$(BIN)/python -m benchmarks.verify
+	$(BIN)/python -m benchmarks.verify_quality
+	$(BIN)/python -m benchmarks.pipeline_overhead
+	$(BIN)/python -m benchmarks.tui_stream
+	$(BIN)/python -m benchmarks.verify_loop_lag
+	$(BIN)/python -m benchmarks.train
+	$(BIN)/python -m benchmarks.structured_output
 	$(BIN)/python -m benchmarks.agree
+	$(BIN)/python -m benchmarks.pipeline_loop_lag
 
 clean:
 	rm -rf $(VENV) .demo .pytest_cache .mypy_cache .ruff_cache

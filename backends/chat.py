@@ -6,7 +6,7 @@ with a plain message (backends.errors) that keeps the partial text, checks the
 local-only policy before it opens a connection, and writes one audit record
 per call, whatever the outcome.
 
-Streaming notes (see REFERENCE.md §1.10, §7): the event framing is parsed by
+Streaming notes: the event framing is parsed by
 backends.sse (comment pings are dropped there), each JSON chunk is read by
 backends.chunks, ``[DONE]`` ends the stream. Cancelling the task that iterates
 the stream closes the connection, which is how llama-server learns to stop and
@@ -200,10 +200,23 @@ class ChatClient:
         self, request: ChatRequest, schema: dict[str, Any], *, role: str | None = None
     ) -> Any:
         """Structured output: constrain the answer to ``schema`` and parse it."""
+        answer, _ = await self.complete_structured(request, schema, role=role)
+        return answer
+
+    async def complete_structured(
+        self,
+        request: ChatRequest,
+        schema: dict[str, Any],
+        *,
+        role: str | None = None,
+        on_progress: Callable[[PromptProgress], None] | None = None,
+        on_delta: Callable[[ContentDelta], None] | None = None,
+    ) -> tuple[Any, Finished]:
+        """``complete_json`` that also returns the call's Finished event (its text, model and timings)."""
         request.json_schema = schema
-        finished = await self.complete(request, role=role)
+        finished = await self.complete(request, role=role, on_progress=on_progress, on_delta=on_delta)
         try:
-            return json.loads(finished.text)
+            return json.loads(finished.text), finished
         except json.JSONDecodeError as exc:
             raise MalformedStream(
                 f"Backend '{self.backend.name}' was asked for JSON matching a schema but sent "

@@ -66,6 +66,15 @@ class NotAModelServer(ServerHTTPError):
 
 
 class MalformedStream(BackendError):
+    """A chat answer (its event stream, or the JSON it was asked for) chambers cannot read."""
+
+    title = "The model server sent something unreadable"
+
+
+class MalformedAnswer(BackendError):
+    """A status endpoint (``/props``, ``/slots``, ``/metrics``, ``/tokenize``) answered in a shape
+    chambers cannot read: the server is not the llama-server or Ollama the config says it is."""
+
     title = "The model server sent something unreadable"
 
 

@@ -16,7 +16,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from backends.endpoint import CheckedAddress, Endpoint, async_client
 from backends.errors import (
     HTTP_FAILURES,
-    MalformedStream,
+    MalformedAnswer,
     NotAModelServer,
     error_from_response,
     transport_error,
@@ -159,7 +159,8 @@ class NativeClient:
         """``/metrics`` as {sample name: value}, parsed by prometheus-client.
 
         Counters appear under their ``_total`` sample names, which is how
-        llama-server spells them anyway (see REFERENCE §3.6 on renaming).
+        llama-server spells them anyway: prometheus-client renames a counter family without
+        ``_total`` but always names its samples with it.
         """
         response = await self._get("/metrics")
         try:
@@ -192,8 +193,8 @@ class NativeClient:
             for m in data.get("models", [])
         ]
 
-    def _malformed(self, path: str, detail: str = "unexpected shape") -> MalformedStream:
-        return MalformedStream(
+    def _malformed(self, path: str, detail: str = "unexpected shape") -> MalformedAnswer:
+        return MalformedAnswer(
             f"{self.backend.url}{path} answered with something chambers cannot read ({detail}).",
             backend=self.backend.name,
             url=self.backend.url,

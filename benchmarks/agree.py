@@ -19,8 +19,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
 from backends.fleet.agree import MAX_CHUNKS, AgreementRunner, pick_ctx
 from backends.fleet.quantize import quantized
 from backends.local_server import ensure_demo_model, ensure_llama_tool

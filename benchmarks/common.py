@@ -1,6 +1,6 @@
 """What the benchmarks share: a lawyer's vocabulary for generated text, and how a time is taken.
 
-Import it after the script has put the repository root on ``sys.path`` (each script does, first).
+The benchmarks are modules, run from the repository root: ``python -m benchmarks.NAME``.
 """
 
 from __future__ import annotations
@@ -43,3 +43,8 @@ def paired(first: Callable[[], object], second: Callable[[], object], runs: int)
     """Medians of two measurements taken in turns, so a noisy neighbour slows both alike."""
     times = [(seconds(first), seconds(second)) for _ in range(runs)]
     return statistics.median(t[0] for t in times), statistics.median(t[1] for t in times)
+
+
+def mark(ok: bool) -> str:
+    """How a benchmark's line says whether its target was met."""
+    return "PASS" if ok else "MISS"

@@ -17,7 +17,7 @@
 Benchmarks report; they do not fail on a noisy machine: each target prints PASS or MISS and the exit
 status is 0. Run from the repo root::
 
-    python benchmarks/corrections.py [--pairs 100000] [--runs 5]
+    python -m benchmarks.corrections [--pairs 100000] [--runs 5]
 """
 
 from __future__ import annotations
@@ -25,15 +25,12 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import sys
 import tempfile
 import time
 import tracemalloc
 from collections.abc import Callable
 from difflib import SequenceMatcher
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.common import DOMAIN_WORDS, median_seconds, seconds
 from corrections import schema as corrections_schema

@@ -1,6 +1,6 @@
 """What the live fleet dashboard costs: CPU share and re-render work, against a static screen.
 
-The dashboard polls 18 GPUs (the recorded MISSION.md installation: chassis 1
+The dashboard polls 18 GPUs (the recorded office installation: chassis 1
 replayed from the recorded NVML snapshot, chassis 2 from saved dcgm-exporter
 text) and 6 backends (a real llama-server with the demo model as the
 workhorse, the other five on closed loopback ports) at 1 Hz, headless at
@@ -27,14 +27,13 @@ Reported:
 Benchmarks report; they do not fail on a noisy machine. Targets print PASS or
 MISS and the exit status is 0. Run from the repo root::
 
-    python benchmarks/dashboard_poll.py [--seconds 20] [--nvml]
+    python -m benchmarks.dashboard_poll [--seconds 20] [--nvml]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import sys
 import tempfile
 import time
 from collections import Counter
@@ -42,21 +41,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from backends.fleet import nvml_source  # noqa: E402
-from backends.fleet.nvml_source import NvmlSource  # noqa: E402
-from backends.fleet.recorded_source import MISSION_CHASSIS1  # noqa: E402
-from backends.fleet.sources import sources_from_config  # noqa: E402
-from backends.fleet.telemetry import HostTelemetry, TelemetrySource  # noqa: E402
-from backends.local_server import LlamaServerProcess, ensure_demo_model, ensure_llama_server  # noqa: E402
-from tests.dashboard_config import mission_config  # noqa: E402
-from tests.fake_pynvml import FakeNvml  # noqa: E402
-from tui.app import create_app  # noqa: E402
-from tui.dashboard import DashboardScreen  # noqa: E402
-from tui.dashboard_widgets import BackendLine, GpuRow  # noqa: E402
+from backends.fleet import nvml_source
+from backends.fleet.nvml_source import NvmlSource
+from backends.fleet.recorded_source import MISSION_CHASSIS1
+from backends.fleet.sources import sources_from_config
+from backends.fleet.telemetry import HostTelemetry, TelemetrySource
+from backends.local_server import LlamaServerProcess, ensure_demo_model, ensure_llama_server
+from tests.dashboard_config import mission_config
+from tests.fake_pynvml import FakeNvml
+from tui.app import create_app
+from tui.dashboard import DashboardScreen
+from tui.dashboard_widgets import BackendLine, GpuRow
 
 RENDERS: Counter[str] = Counter()
 

@@ -23,7 +23,7 @@ so that other work on a shared machine does not skew the ratios.
 
 Benchmarks report; they do not fail. Each target prints PASS or MISS; exit 0.
 
-    python benchmarks/exhibits.py [--pages N] [--reps R]
+    python -m benchmarks.exhibits [--pages N] [--reps R]
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ from pathlib import Path
 import pymupdf
 
 SSN = "123-45-6789"
-REFERENCE_SAVE = {"garbage": 3, "deflate": 1}  # REFERENCE §4.4's save for a stamped file
+REFERENCE_SAVE = {"garbage": 3, "deflate": 1}  # PyMuPDF's documented save for a stamped file
 SIZES = [(612, 792), (595, 842), (612, 1008), (842, 595)]
 
 
@@ -171,9 +171,7 @@ def peak_rss_mb(kind: str, pages: int, root: Path) -> tuple[float, float]:
     call = (f"chambers_stamp(Path({str(db)!r}), Path({str(src)!r}), Path({str(work / 'out')!r}))" if kind == "stamp"
             else f"chambers_bind(Path({str(db)!r}), Path({str(src)!r}), Path({str(work / 'binder.pdf')!r}), {pages // 250})")  # fmt: skip
     code = f"""
-import sys
 from pathlib import Path
-sys.path.insert(0, {str(Path(__file__).resolve().parents[1])!r})
 from benchmarks.exhibits import chambers_stamp, chambers_bind
 import exhibits.stamp, exhibits.binder
 def hwm():
@@ -244,7 +242,5 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    # Run as a script, this file's folder comes first on sys.path and its name would hide the exhibits package.
-    sys.path[0] = str(Path(__file__).resolve().parents[1])
     os.environ.setdefault("CHAMBERS_HOME", tempfile.mkdtemp(prefix="chambers-bench-home-"))
     raise SystemExit(main())

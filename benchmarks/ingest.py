@@ -23,7 +23,7 @@ like a real one):
 Benchmarks report; they do not fail on noisy machines: each target prints
 PASS or MISS and the exit status is 0. Run from the repo root::
 
-    python benchmarks/ingest.py [--pages 2000] [--runs 3]
+    python -m benchmarks.ingest [--pages 2000] [--runs 3]
 """
 
 from __future__ import annotations
@@ -40,8 +40,6 @@ import tracemalloc
 from pathlib import Path
 
 import pymupdf
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.common import DOMAIN_WORDS, FUNCTION_WORDS
 from evidence import schema as evidence_schema
@@ -122,7 +120,7 @@ def child(mode: str, folder: str, db: str) -> None:
 
 
 def peak_kib(mode: str, folder: Path, db: Path) -> tuple[int, int]:
-    out = subprocess.run([sys.executable, __file__, "--child", mode, str(folder), str(db)],
+    out = subprocess.run([sys.executable, "-m", "benchmarks.ingest", "--child", mode, str(folder), str(db)],
                          capture_output=True, text=True, check=True)  # fmt: skip
     rss, traced = out.stdout.strip().splitlines()[-1].split()
     return int(rss), int(traced)

@@ -15,7 +15,7 @@ model's figures beside it (on the attorney's 35B at ~80 tok/s a draft takes far
 longer than the tiny demo model's, and the share only falls). Benchmarks report;
 they do not fail: the target prints PASS or MISS and the exit status is 0.
 
-    python benchmarks/pipeline_overhead.py [--runs N] [--draft-tokens N] [--context N]
+    python -m benchmarks.pipeline_overhead [--runs N] [--draft-tokens N] [--context N]
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ maxLength (as chambers' schemas are) and unbounded.
 The server runs one decoding thread: on a machine whose cores are shared (this benchmark's own
 client, other work), a pool of spinning threads measures the contention, not the decoding.
 
-    python benchmarks/structured_output.py [--runs N] [--tokens N]
+    python -m benchmarks.structured_output [--runs N] [--tokens N]
 """
 
 from __future__ import annotations
@@ -25,20 +25,17 @@ import argparse
 import asyncio
 import random
 import statistics
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from backends.chat import ChatClient, ChatRequest
 from backends.events import Finished
 from backends.local_server import LlamaServerProcess, ensure_demo_model, ensure_llama_server
 from benchmarks.common import DOMAIN_WORDS, FUNCTION_WORDS
-from drafting import stages
 from drafting.pipeline import Pipeline
 from drafting.runs import ContextSource, Run
+from drafting.stages import gate
 from drafting.tasks import GATE
 from tui.demo import demo_config
 from workspace.config import Sampling
@@ -88,8 +85,8 @@ async def main(runs: int, tokens: int) -> None:
         backend = config.backends[0]
         pipe = Pipeline(config, Path(tmp) / "chambers.sqlite3")
         sampling = pipe.json_sampling(backend, GATE)
-        messages = stages.gate_messages(gate_run(), None)
-        schema = stages.gate_schema(pipe.options.json_text_chars)
+        messages = gate.STAGE.messages(gate_run(), None)
+        schema = pipe.json_schema(GATE)
         client = ChatClient(backend, config.policy, None)
         print(
             f"llama-server {server.url}, demo model, 1 thread; gate prompt and schema as chambers sends them"

@@ -10,7 +10,7 @@
 
 Benchmarks report; they do not fail: each target prints PASS or MISS and the exit status is 0.
 
-    python benchmarks/train.py [--steps N] [--runs N] [--eval-pairs N]
+    python -m benchmarks.train [--steps N] [--runs N] [--eval-pairs N]
 """
 
 from __future__ import annotations
@@ -19,12 +19,9 @@ import argparse
 import asyncio
 import copy
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from backends.local_server import (
     TEST_SERVER_ARGS,

@@ -9,13 +9,13 @@ Markdown view once per frame). Reported, each against its target:
 - the screen's rate as a ratio to the bare client's (target >= 0.9);
 - the event-loop lag while streaming: the lateness of a 10 ms heartbeat timer, p99 (target < 50 ms);
 - the time from the start to the first frame with draft text in it (target < 1.5 s);
-- the redline the screen shows (F7) for a 50-page brief (the brief of ``benchmarks/corrections.py``)
+- the redline the screen shows (F7) for a 50-page brief (the brief of ``benchmarks.corrections``)
   with 10% of its words edited, spread over every paragraph as the issue asks: ``redline_text``, the
   two-pass redline and its Rich Text, against a bare line-level ``difflib.SequenceMatcher`` on the same
   two texts, medians of runs taken in turns (target <= 5x); and, for comparison, the same brief with
   10% of its paragraphs edited (about 1% of its words), where the word pass has little to do.
 
-Benchmarks report; they do not fail. Run from the repo root: ``python benchmarks/tui_stream.py``.
+Benchmarks report; they do not fail. Run from the repo root: ``python -m benchmarks.tui_stream``.
 """
 
 from __future__ import annotations
@@ -24,27 +24,20 @@ import argparse
 import asyncio
 import difflib
 import gc
-import json
 import random
 import statistics
-import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
-from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from backends.chat import ChatClient, ChatRequest  # noqa: E402
-from backends.events import ContentDelta  # noqa: E402
-from benchmarks.common import paired  # noqa: E402
-from benchmarks.corrections import VOCAB, brief  # noqa: E402
-from drafting.events import DraftDelta  # noqa: E402
-from workspace.audit import AuditLog  # noqa: E402
-from workspace.config import Backend, Config, Policy, Sampling  # noqa: E402
+from backends.chat import ChatClient, ChatRequest
+from backends.events import ContentDelta
+from benchmarks.common import paired
+from benchmarks.corrections import VOCAB, brief
+from drafting.events import DraftDelta
+from tests.stream_server import StreamServer
+from workspace.audit import AuditLog
+from workspace.config import Backend, Config, Policy, Sampling
 
 TOKENS = 12_000
 RATE = 2_000.0  # tokens/s
@@ -79,85 +72,6 @@ def draft_tokens(n: int) -> list[str]:
         else:
             out.append(words[i % len(words)] + " ")
     return out
-
-
-class PacedServer:
-    """Answers GET /props and /health, and streams the draft to any chat request at RATE tokens/s."""
-
-    def __init__(self, tokens: list[str]) -> None:
-        self.tokens = tokens
-        self.port = 0
-        self._ready = threading.Event()
-        self._loop: asyncio.AbstractEventLoop | None = None
-
-    def __enter__(self) -> PacedServer:
-        threading.Thread(target=lambda: asyncio.run(self._main()), daemon=True).start()
-        self._ready.wait(10)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        pass  # a daemon thread: it ends with the process
-
-    async def _main(self) -> None:
-        server = await asyncio.start_server(self._handle, "127.0.0.1", 0)
-        self.port = server.sockets[0].getsockname()[1]
-        self._ready.set()
-        async with server:
-            await server.serve_forever()
-
-    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            while True:
-                head = await reader.readuntil(b"\r\n\r\n")
-                lines = head.decode().split("\r\n")
-                method = lines[0].split(" ")[0]
-                length = next(
-                    (int(x.split(":")[1]) for x in lines if x.lower().startswith("content-length")), 0
-                )
-                if length:
-                    await reader.readexactly(length)
-                if method == "GET":
-                    body = json.dumps({"status": "ok", "build_info": "bench", "default_generation_settings":
-                                       {"n_ctx": 32768}, "model_path": "bench.gguf"}).encode()  # fmt: skip
-                    writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s"
-                                 % (len(body), body))  # fmt: skip
-                    await writer.drain()
-                    continue
-                await self._stream(writer)
-                return
-        except (asyncio.IncompleteReadError, ConnectionError):
-            return
-        finally:
-            writer.close()
-
-    async def _stream(self, writer: asyncio.StreamWriter) -> None:
-        writer.write(
-            b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
-        )
-
-        def chunk(obj: Any) -> bytes:
-            data = b"data: " + json.dumps(obj, separators=(",", ":")).encode() + b"\n\n"
-            return b"%x\r\n%s\r\n" % (len(data), data)
-
-        per_tick = int(RATE * TICK_S)
-        start = time.perf_counter()
-        for i in range(0, len(self.tokens), per_tick):
-            frames = b"".join(
-                chunk({"choices": [{"index": 0, "delta": {"content": t}, "finish_reason": None}],
-                       "model": "bench", "object": "chat.completion.chunk"})
-                for t in self.tokens[i : i + per_tick]
-            )  # fmt: skip
-            writer.write(frames)
-            await writer.drain()
-            due = start + (i + per_tick) / RATE
-            await asyncio.sleep(max(0.0, due - time.perf_counter()))
-        n = len(self.tokens)
-        timings = {"prompt_n": 10, "prompt_ms": 1.0, "prompt_per_second": 10000.0, "predicted_n": n,
-                   "predicted_ms": n / RATE * 1000, "predicted_per_second": RATE}  # fmt: skip
-        writer.write(chunk({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}], "model": "bench",
-                            "object": "chat.completion.chunk", "timings": timings}))  # fmt: skip
-        writer.write(b"%x\r\n%s\r\n" % (len(b"data: [DONE]\n\n"), b"data: [DONE]\n\n") + b"0\r\n\r\n")
-        await writer.drain()
 
 
 def backend(url: str) -> Backend:
@@ -209,7 +123,7 @@ def screen_run(url: str, home: Path) -> dict[str, float]:
                 if isinstance(event, ContentDelta):
                     n += 1
                     screen.on_pipeline_event(DraftDelta(1, event.text, n))
-            while screen._pending or screen._appending:  # the last frame
+            while screen.stream.drawing:  # the last frame
                 await asyncio.sleep(TICK_S)
             result["seconds"] = time.perf_counter() - start
             result["first_frame_s"] = first_frame[0] - start if first_frame[0] else float("nan")
@@ -224,7 +138,7 @@ def screen_run(url: str, home: Path) -> dict[str, float]:
 def redline_times(draft: str, final: str, runs: int) -> dict[str, float]:
     """Median seconds of the screen's redline and of a bare line-level SequenceMatcher on one brief."""
     from corrections.redline import redline
-    from tui.drafting_work import redline_text
+    from tui.drafting_view import redline_text
 
     gc.collect()  # the headless app's garbage (200,000 objects) must not be collected inside these timings
 
@@ -263,8 +177,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--redline-runs", type=int, default=REDLINE_RUNS)
     args = parser.parse_args(argv)
     tokens = draft_tokens(args.tokens)
-    with tempfile.TemporaryDirectory() as tmp, PacedServer(tokens) as server:
-        url = f"http://127.0.0.1:{server.port}"
+    with tempfile.TemporaryDirectory() as tmp, StreamServer(tokens, rate=RATE, tick_s=TICK_S) as server:
+        url = server.url
         audit = AuditLog(Path(tmp) / "bare.sqlite3")
         bare_s = asyncio.run(bare(url, audit))
         screen = screen_run(url, Path(tmp))

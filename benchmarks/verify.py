@@ -24,7 +24,7 @@ evidence's own ingest, and the verifier's indexes are loaded once, outside the t
 Benchmarks report; they do not fail on noisy machines: each target prints PASS or MISS and the
 exit status is 0. Run from the repo root::
 
-    python benchmarks/verify.py [--pages 10000] [--runs 3]
+    python -m benchmarks.verify [--pages 10000] [--runs 3]
 """
 
 from __future__ import annotations
@@ -44,9 +44,6 @@ from datetime import date, timedelta
 from pathlib import Path
 
 import pymupdf
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
 from eyecite import get_citations
 
 from benchmarks.common import DOMAIN_WORDS, paired, seconds

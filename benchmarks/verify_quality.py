@@ -8,18 +8,15 @@ other courts' opinions and formats) separately: fabricated items blocked (target
 Only the tune part's individual misses are printed with ``--details``; the held-out part is
 reported as figures, so tuning never reads it item by item. Run from the repo root::
 
-    python benchmarks/verify_quality.py [--details]
+    python -m benchmarks.verify_quality [--details]
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
-import sys
 import tempfile
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.verify_real_corpus import OPINIONS, build_real_corpus, requires_opinions, score_part
 

@@ -1,6 +1,6 @@
 """Capture: store a correction pair when the attorney accepts (or saves) an edited draft.
 
-The refusal comes first (MISSION lesson 2): a pair whose model inputs held any chunk that is not a
+The refusal comes first: a pair whose model inputs held any chunk that is not a
 primary source would teach a model to treat generated text as the client's evidence, so it is
 refused, naming the chunk and the reason. A chunk is non-primary when its provenance says so, or
 when its file's hash is in the registry of what chambers wrote (the flag could be stale; the
@@ -21,7 +21,7 @@ from corrections.errors import CorrectionsError, PoisonedContext
 from corrections.model import CorrectionInput, SourceRef
 from corrections.redline import Redline, redline
 from corrections.store import add_pair
-from evidence.index_reads import OwnOutput, own_outputs
+from evidence.index.store import OwnOutput, own_outputs
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,9 @@
   accepted unedited has nothing to prefer, so it is left out and counted.
 - ``kto``: ``{"prompt": [...], "completion": [{"role": "assistant", ...}], "label": bool}``
   (conversational unpaired preference, KTOTrainer): the draft is ``false``, the final ``true``; an
-  unedited draft is one ``true`` row.
-- ``pairs``: every stored field, for his own tools and for re-import.
+  unedited draft is one ``true`` row. A draft he rated at accept takes its label from the rating
+  (4 or 5 is ``true``: an edited draft can still be a good one).
+- ``pairs``: every stored field (his rating, rationale and tags too), for his own tools and re-import.
 
 Rows are written one at a time from a streamed cursor into a temporary file beside the target, which
 is renamed over it only when everything was written: memory stays flat for any number of pairs, and
@@ -22,6 +23,7 @@ rows always carry their sub-pairs.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
@@ -34,12 +36,14 @@ from corrections.model import StoredPair
 from corrections.scrub import Scrubber
 from corrections.store import ExportReader, PairRow, export_reader
 from evidence.guard import check_output
+from evidence.identifiers import PERSONAL_DATA
 from workspace.paths import atomic_file
 
 FORMATS = ("sft", "dpo", "kto", "pairs")
 Progress = Callable[[int, int], None]  # (pairs read, pairs in all)
 PROGRESS_EVERY = 1000
 UNEDITED = "accepted unedited: nothing to prefer"
+DESIRABLE_RATING = 4  # a draft he rated this or higher is a desirable KTO example, even if he edited it
 PARAGRAPH_PROMPT = (
     "Task: {task}\n\nThis is a paragraph of the model's draft. Write it as the attorney would.\n\n{draft}"
 )
@@ -61,7 +65,7 @@ class ExportSummary:
         unit = "paragraph rows" if self.paragraphs else "rows"
         out = [
             f"Exported {self.pairs_exported} of {self.pairs_seen} pairs as {self.rows_written} {self.format} "
-            f"{unit} to {self.path}{' (party names scrubbed)' if self.scrubbed else ''}."
+            f"{unit} to {self.path}{' (party names and personal data scrubbed)' if self.scrubbed else ''}."
         ]
         out += [f"  {model}: {n} pairs" for model, n in sorted(self.by_model.items())]
         if self.left_out:
@@ -117,13 +121,15 @@ def _confirmed_parties(reader: ExportReader, pair_id: int, matter: str | None) -
     if not names:
         where = f"matter '{matter}', which has no confirmed parties" if matter else "no matter"
         fix = (
-            f"`chambers corrections parties {matter} --add 'NAME'`"
+            f"`chambers corrections parties {matter} --propose` lists the names its documents give and "
+            f"`--confirm all` records them (or `chambers corrections parties {matter} --add 'NAME'` once "
+            "per party; in the workstation, p on the corrections screen, F5)"
             if matter
             else "--matter to export one matter"
         )
         raise CorrectionsError(
             f"Pair {pair_id} belongs to {where}, so --scrub would leave every name in it. Confirm the "
-            f"parties first ({fix}, once per party), or export without --scrub. Nothing was written.",
+            f"parties first: {fix}. Or export without --scrub. Nothing was written.",
             title="Nothing to scrub with",
         )
     return names
@@ -143,8 +149,14 @@ def _lines(
     rows = list(_rows(pair, fmt, paragraphs))
     if scrubbers is not None:
         if pair.matter not in scrubbers:
-            scrubbers[pair.matter] = Scrubber(_confirmed_parties(reader, pair.id, pair.matter))
+            names = _confirmed_parties(reader, pair.id, pair.matter)
+            if pair.matter and re.search(r"[-_.]", pair.matter):  # "harbor-point" in its paths is a
+                names = {pair.matter: "[MATTER]", **names}  # party's name; "oven" would be any word
+            scrubbers[pair.matter] = Scrubber(names, PERSONAL_DATA)
         rows = [scrubbers[pair.matter].deep(r) for r in rows]
+        for r in rows:
+            if r.get("matter"):  # the full record's matter field names the client as often as not
+                r["matter"] = "[MATTER]"
     return [json.dumps(r, ensure_ascii=False) + "\n" for r in rows]
 
 
@@ -172,11 +184,13 @@ def _fast_lines(row: PairRow, fmt: str) -> list[str]:
             + _assistant_json(draft)
             + "}\n"
         ]
+    draft_label = _draft_label(row.rating, draft == final)
     lines = (
         []
         if draft == final
-        else ['{"prompt": ' + prompt + ', "completion": ' + _assistant_json(draft) + ', "label": false}\n']
-    )
+        else ['{"prompt": ' + prompt + ', "completion": ' + _assistant_json(draft) + ', "label": '
+              + ("true" if draft_label else "false") + "}\n"]
+    )  # fmt: skip
     return [*lines, '{"prompt": ' + prompt + ', "completion": ' + answer + ', "label": true}\n']
 
 
@@ -209,5 +223,12 @@ def _rows(pair: StoredPair, fmt: str, paragraphs: bool) -> Iterator[dict[str, An
                 yield {"prompt": prompt, "chosen": _assistant(final), "rejected": _assistant(draft)}
         else:  # kto
             if draft != final:
-                yield {"prompt": prompt, "completion": _assistant(draft), "label": False}
+                label = _draft_label(pair.rating, False)
+                yield {"prompt": prompt, "completion": _assistant(draft), "label": label}
             yield {"prompt": prompt, "completion": _assistant(final), "label": True}
+
+
+def _draft_label(rating: int | None, unedited: bool) -> bool:
+    """KTO's label for the model's draft: his rating when he gave one (4 or 5 is desirable), else
+    whether he left it as it was."""
+    return rating >= DESIRABLE_RATING if rating is not None else unedited

@@ -2,21 +2,23 @@
 
 Everything comes from the completed draft stage (its exact messages, its text, and the backend,
 model and server build that answered) and from the run (task type, instructions, matter). Each of the
-run's evidence sources is attached to the message that quotes its label. The run stores the sources
-the context builder chose, which admits primary pages only; capture checks each file's hash against
-the registry of chambers' outputs once more, so a file that became an output since is still refused.
+run's evidence sources is attached to the message the run recorded as carrying it. The run stores the
+sources the context builder chose, which admits primary pages only; capture checks each file's hash
+against the registry of chambers' outputs once more, so a file that became an output since is still
+refused.
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from corrections.adapters import registered_sha256
 from corrections.capture import CaptureResult, capture
 from corrections.errors import CorrectionsError
 from corrections.model import CorrectionInput, DrafterMessage, SourceRef
-from drafting.runs import Run
+from drafting.runs import ContextSource, Run
 
 
 def capture_from_run(
@@ -30,16 +32,11 @@ def capture_from_run(
             "Finish (or resume) the run, then accept the draft.",
             title="Correction not saved: no finished draft",
         )
-    refs = [
-        SourceRef(s.label, s.path + (f" ({s.part})" if s.part else ""), s.page_no, s.bates, s.sha256, True)
-        for s in run.sources
-    ]
     carried: dict[int, list[SourceRef]] = {}
-    for ref in refs:
-        holders = [i for i, m in enumerate(stage.messages) if f"[{ref.label}]" in str(m.get("content", ""))]
-        users = [i for i, m in enumerate(stage.messages) if m.get("role") == "user"]
-        index = holders[0] if holders else (users[-1] if users else len(stage.messages) - 1)
-        carried.setdefault(index, []).append(ref)
+    for source in run.sources:
+        ref = SourceRef(source.label, source.path + (f" ({source.part})" if source.part else ""),
+                        source.page_no, source.bates, source.sha256, True)  # fmt: skip
+        carried.setdefault(_carrier(source, stage.messages), []).append(ref)
     messages = tuple(
         DrafterMessage(str(m.get("role", "")), str(m.get("content", "")), tuple(carried.get(i, ())))
         for i, m in enumerate(stage.messages)
@@ -54,3 +51,15 @@ def capture_from_run(
             adapter_sha256=stage.adapter_sha256 or registered_sha256(db_path, stage.adapter),
         ),
     )  # fmt: skip
+
+
+def _carrier(source: ContextSource, messages: list[dict[str, Any]]) -> int:
+    """The index of the message that carried ``source``.
+
+    A run stored without that record carried its sources in the drafter's last user message, which
+    is where the evidence room puts them.
+    """
+    if source.message is not None and 0 <= source.message < len(messages):
+        return source.message
+    users = [i for i, m in enumerate(messages) if m.get("role") == "user"]
+    return users[-1] if users else len(messages) - 1

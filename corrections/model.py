@@ -79,6 +79,9 @@ class StoredPair:
     paragraphs: list[dict[str, Any]] = field(default_factory=list)
     adapter: str | None = None
     adapter_sha256: str | None = None
+    rating: int | None = None  # his 1-5 rating of the model's draft at accept, if he gave one
+    rationale: str | None = None  # his one line on why
+    tags: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

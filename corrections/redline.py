@@ -11,9 +11,10 @@ Two passes, because neither difflib pass alone is right for a brief:
    ``autojunk`` would) or costing seconds (as ``SequenceMatcher`` without it would).
 2. Only inside paragraphs that changed are words aligned, by rapidfuzz's ``Indel`` (the longest
    common subsequence, computed in C). A whole document word diff is right but takes seconds;
-   restricted to the changed paragraphs it is fast. ``SequenceMatcher(autojunk=False)`` did this pass
-   until a brief with every paragraph edited (only its page numbers equal) cost 30x a line diff: its
-   cost grows with the square of a changed stretch, and such a brief is eleven-paragraph stretches.
+   restricted to the changed paragraphs it is fast. ``SequenceMatcher(autojunk=False)`` is not used
+   here: on a brief with every paragraph edited (only its page numbers equal) it cost 30x a line diff,
+   since its cost grows with the square of a changed stretch, and such a brief is eleven-paragraph
+   stretches.
 
 The edit ratio is ``(words added + words removed) / (draft words + final words)``, which equals one
 minus the longest-common-subsequence similarity of the two word lists: 0 is accepted as drafted, 1 is

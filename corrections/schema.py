@@ -129,12 +129,21 @@ def pair_adapter(db: Connection) -> None:
     db.execute("ALTER TABLE corrections_pairs ADD COLUMN adapter_sha256 TEXT")
 
 
+def labels(db: Connection) -> None:
+    """The attorney's optional labels at accept: a 1-5 rating of the model's draft (4 or more makes it a
+    desirable KTO example), a one-line rationale and tags (a JSON list)."""
+    db.execute("ALTER TABLE corrections_pairs ADD COLUMN rating INTEGER CHECK (rating BETWEEN 1 AND 5)")
+    db.execute("ALTER TABLE corrections_pairs ADD COLUMN rationale TEXT")
+    db.execute("ALTER TABLE corrections_pairs ADD COLUMN tags_json TEXT")
+
+
 SCHEMA = Schema(
     "corrections",
     (
         Migration("corrections.001_pairs", pairs, replaces=("m601_corrections_pairs",)),
         Migration("corrections.002_adapters", adapters, replaces=("m610_corrections_adapters",)),
         Migration("corrections.003_pair_adapter", pair_adapter, replaces=("m611_adapter_on_drafts",)),
+        Migration("corrections.004_labels", labels, replaces=("m620_corrections_labels",)),
     ),
     requires=(drafting_schema.SCHEMA,),
 )

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import re
 import string
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from corrections.errors import CorrectionsError
 from corrections.store import add_party_name, party_list
+from evidence.identifiers import Pattern
 
 # The demo matter's parties (evidence/sample_matter.py), each with the variants its documents use.
 SAMPLE_PARTIES: tuple[tuple[str, ...], ...] = (
@@ -64,25 +65,41 @@ def _placeholder(index: int) -> str:
 
 
 class Scrubber:
-    """Replaces every listed name, longest first, whole words only, ignoring case."""
+    """Replaces every piece of personal data ``patterns`` find (e-mail addresses, phone, card, account
+    and social security numbers, dates of birth, street addresses) with its kind, e.g. ``[EMAIL]``, then
+    every listed name, longest first, whole words only, ignoring case.
 
-    def __init__(self, names: Mapping[str, str]) -> None:
-        self.names = {n.casefold(): p for n, p in names.items()}
+    The patterns run first so an e-mail address goes whole ("m.calder@calder-refrig.example", not
+    "m.[PARTY-C]@..."); one the attorney listed as a party's name gets that party's placeholder.
+    Fields that are hashes or timestamps are left to the names alone: a run of digits inside a sha256 is
+    not a social security number."""
+
+    def __init__(self, names: Mapping[str, str], patterns: Sequence[Pattern] = ()) -> None:
+        self.names = {" ".join(n.split()).casefold(): p for n, p in names.items()}
         ordered = sorted(names, key=len, reverse=True)
         alternatives = "|".join(r"\s+".join(map(re.escape, n.split())) for n in ordered)
         self.pattern = re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.IGNORECASE) if ordered else None
+        self.patterns = tuple(patterns)
 
-    def text(self, value: str) -> str:
-        if self.pattern is None:
-            return value
-        return self.pattern.sub(lambda m: self.names[" ".join(m.group(0).split()).casefold()], value)
+    def text(self, value: str, *, personal_data: bool = True) -> str:
+        if personal_data:
+            for found in self.patterns:
+                for start, end in sorted(found.spans(value), reverse=True):
+                    listed = self.names.get(" ".join(value[start:end].split()).casefold())
+                    value = value[:start] + (listed or f"[{found.name.upper()}]") + value[end:]
+        if self.pattern is not None:
+            value = self.pattern.sub(lambda m: self.names[" ".join(m.group(0).split()).casefold()], value)
+        return value
 
-    def deep(self, value: Any) -> Any:
+    def deep(self, value: Any, key: str = "") -> Any:
         """Every string inside lists and dicts (the keys are field names and stay)."""
         if isinstance(value, str):
-            return self.text(value)
+            return self.text(value, personal_data=not _NOT_PROSE.search(key))
         if isinstance(value, list):
-            return [self.deep(v) for v in value]
+            return [self.deep(v, key) for v in value]
         if isinstance(value, dict):
-            return {k: self.deep(v) for k, v in value.items()}
+            return {k: self.deep(v, k) for k, v in value.items()}
         return value
+
+
+_NOT_PROSE = re.compile(r"sha256$|_at$|^server_build$")  # hashes and timestamps of the pairs export

@@ -9,18 +9,18 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterator
-from contextlib import closing, contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from corrections import schema as corrections_schema
-from corrections.errors import PairNotFound
+from corrections.errors import CorrectionsError, PairNotFound
 from corrections.filters import PairFilters
 from corrections.model import AdapterRecord, CorrectionInput, StoredPair
 from corrections.redline import Redline, word_diff
-from workspace.database import connect
+from workspace.database import session
 
 __all__ = ["PairFilters", "delete_pair", "get_pair", "list_pairs", "models_and_tasks", "set_excluded"]
 
@@ -28,7 +28,7 @@ STREAM_BATCH = 500  # rows fetched at a time: memory stays flat however many pai
 PAIR_COLUMNS = (
     "id, matter, task_type, instructions, messages_json, sources_json, draft, final, backend, model, "
     "server_build, run_id, trigger, drafted_at, accepted_at, captured_at, words_added, words_removed, "
-    "edit_ratio, excluded, adapter, adapter_sha256"
+    "edit_ratio, excluded, adapter, adapter_sha256, rating, rationale, tags_json"
 )
 
 
@@ -58,6 +58,9 @@ class PairRow:
     excluded: bool
     adapter: str | None
     adapter_sha256: str | None
+    rating: int | None
+    rationale: str | None
+    tags_json: str | None
 
     @classmethod
     def of(cls, row: tuple[Any, ...]) -> PairRow:
@@ -73,7 +76,8 @@ class PairRow:
             run_id=self.run_id, trigger=self.trigger, drafted_at=self.drafted_at, accepted_at=self.accepted_at,
             captured_at=self.captured_at, words_added=self.words_added, words_removed=self.words_removed,
             edit_ratio=self.edit_ratio, excluded=self.excluded, adapter=self.adapter,
-            adapter_sha256=self.adapter_sha256,
+            adapter_sha256=self.adapter_sha256, rating=self.rating, rationale=self.rationale,
+            tags=json.loads(self.tags_json or "[]"),
         )  # fmt: skip
 
 
@@ -88,10 +92,8 @@ class RatioRow:
     adapter: str | None
 
 
-@contextmanager
-def _session(db_path: Path) -> Iterator[sqlite3.Connection]:
-    with closing(connect(db_path, corrections_schema.SCHEMA)) as db:
-        yield db
+def _session(db_path: Path) -> AbstractContextManager[sqlite3.Connection]:
+    return session(db_path, corrections_schema.SCHEMA)
 
 
 def _paragraph(seq: int, draft: str, final: str, edit_ratio: float) -> dict[str, object]:
@@ -163,9 +165,39 @@ def delete_pair(db_path: Path, pair_id: int) -> None:
 
 
 def _change(db_path: Path, pair_id: int, sql: str, params: tuple[object, ...]) -> None:
-    with _session(db_path) as db, db:
+    with _session(db_path) as db:
         if db.execute(sql, params).rowcount == 0:
             raise _not_found(pair_id)
+
+
+MAX_RATIONALE_CHARS = 300
+MAX_TAGS = 12
+
+
+def set_labels(
+    db_path: Path, pair_id: int, *, rating: int | None, rationale: str | None, tags: list[str]
+) -> list[str]:
+    """His labels for a pair at accept: a 1-5 rating of the model's draft, one line on why, tags;
+    returns the tags as kept.
+
+    The rationale is kept to one line (newlines become spaces) and tags are lower-case, unique and in
+    the order given, so the same label typed twice is one."""
+    if rating is not None and not 1 <= rating <= 5:
+        raise CorrectionsError(
+            f"A rating is 1 to 5, not {rating}. Press 1 (poor) to 5 (as he would write it).",
+            title="No such rating",
+        )
+    line = " ".join((rationale or "").split())[:MAX_RATIONALE_CHARS] or None
+    kept: list[str] = []
+    for tag in tags:
+        tag = " ".join(tag.split()).casefold()
+        if tag and tag not in kept:
+            kept.append(tag)
+    _change(
+        db_path, pair_id, "UPDATE corrections_pairs SET rating = ?, rationale = ?, tags_json = ? WHERE id = ?",
+        (rating, line, json.dumps(kept[:MAX_TAGS]) if kept else None, pair_id),
+    )  # fmt: skip
+    return kept[:MAX_TAGS]
 
 
 def models_and_tasks(db_path: Path) -> tuple[list[str], list[str]]:
@@ -243,7 +275,7 @@ def party_list(db_path: Path, matter: str) -> dict[str, str]:
 
 
 def add_party_name(db_path: Path, matter: str, name: str, placeholder: str) -> None:
-    with _session(db_path) as db, db:
+    with _session(db_path) as db:
         db.execute(
             "INSERT INTO corrections_parties (matter, name, placeholder, added_at) VALUES (?, ?, ?, ?)",
             (matter, name, placeholder, datetime.now(UTC).isoformat()),
@@ -255,7 +287,7 @@ def add_party_name(db_path: Path, matter: str, name: str, placeholder: str) -> N
 
 def add_adapter(db_path: Path, record: AdapterRecord) -> int | None:
     """Register a trained adapter with its training and held-out pairs; None when the name is taken."""
-    with _session(db_path) as db, db:
+    with _session(db_path) as db:
         try:
             cur = db.execute(
                 """INSERT INTO corrections_adapters (name, role, backend, base_model, base_path,
@@ -299,12 +331,12 @@ def adapter_named(db_path: Path, name: str) -> AdapterRecord | None:
 
 
 def set_adapter_eval(db_path: Path, name: str, scores: dict[str, Any]) -> None:
-    with _session(db_path) as db, db:
+    with _session(db_path) as db:
         db.execute("UPDATE corrections_adapters SET eval_json = ? WHERE name = ?", (json.dumps(scores), name))
 
 
 def remove_adapter(db_path: Path, name: str) -> None:
-    with _session(db_path) as db, db:
+    with _session(db_path) as db:
         db.execute("DELETE FROM corrections_adapters WHERE name = ?", (name,))
 
 

@@ -122,16 +122,23 @@ def converter_architectures(converter_dir: Path) -> set[str]:
 
 
 def load_base(
-    base: Path, architecture: str, work_dir: Path, *, device: str, quantize_4bit: bool
-) -> LoadedBase:
+    base: Path, architecture: str, work_dir: Path, *, device: str, quantize_4bit: bool,
+    cache: Path | None = None, converter_dir: Path | None = None,
+) -> LoadedBase:  # fmt: skip
     """Load the base for training and write its config folder under ``work_dir``.
 
     On CUDA the base is fp16 (V100s have no bf16), or 4-bit through bitsandbytes when asked (QLoRA);
-    on the CPU it is fp32, which is what CPU kernels are fast at.
+    on the CPU it is fp32, which is what CPU kernels are fast at. With ``cache`` (train_cache.py) a
+    GGUF base is read from its dequantized copy there when one is whole, and the copy is made when not.
     """
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
+    from corrections.train_cache import cached_architecture, save_base
+
+    from_cache = cache is not None and converter_dir is not None and cached_architecture(cache, converter_dir)
+    if from_cache:
+        base = cache  # type: ignore[assignment]  # a Hugging Face folder from here on
     kwargs: dict[str, Any] = {"dtype": torch.float16 if device == "cuda" else torch.float32}
     if _is_gguf(base):
         kwargs["gguf_file"] = base.name
@@ -163,6 +170,8 @@ def load_base(
     model.config.save_pretrained(config_dir)
     tokenizer.save_pretrained(config_dir)
     _fix_config(config_dir / "config.json", architecture)
+    if cache is not None and converter_dir is not None and not from_cache:
+        save_base(cache, model, config_dir, architecture, converter_dir)
     return LoadedBase(model=model, tokenizer=tokenizer, architecture=architecture, config_dir=config_dir)
 
 

@@ -18,9 +18,18 @@ from pathlib import Path
 
 from corrections.adapters import AdapterRecord, adapters_dir, check_name_free, register
 from corrections.train_base import check_base, file_sha256, load_base
+from corrections.train_cache import base_cache_dir, cached_architecture, worth_caching
 from corrections.train_convert import convert_adapter
 from corrections.train_data import TrainingRefused, TrainingSelection, TrainingSet, select_pairs
-from corrections.train_loop import LoraSettings, Progress, batches, build_examples, run_loop, wrap_lora
+from corrections.train_loop import (
+    LoraSettings,
+    Progress,
+    TrainingCancelled,
+    batches,
+    build_examples,
+    run_loop,
+    wrap_lora,
+)
 
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
@@ -43,12 +52,28 @@ def check_name(name: str) -> None:
         )
 
 
-def prepare(db_path: Path, request: TrainRequest, converter_dir: Path) -> tuple[TrainingSet, str]:
-    """Every check that needs no weights: the name, the pairs, the base's architecture."""
+@dataclass(frozen=True)
+class Prepared:
+    training_set: TrainingSet
+    architecture: str
+    cache: Path | None  # where the dequantized base is kept (train_cache.py); None: not kept
+    base_sha256: str | None  # hashed already when the base is kept
+
+
+def prepare(db_path: Path, data_dir: Path, request: TrainRequest, converter_dir: Path) -> Prepared:
+    """Every check that needs no weights: the name, the pairs, the base's architecture.
+
+    The pairs come first, so a hopeless run stops before the base is hashed. The architecture is read
+    from the cached copy of the base when there is one: parsing a GGUF's config alone takes seconds."""
     check_name(request.name)
     check_name_free(db_path, request.name)
     training_set = select_pairs(db_path, request.selection)
-    return training_set, check_base(request.base, converter_dir)
+    cache = digest = None
+    if request.base.is_file() and worth_caching(request.base, request.quantize_4bit):
+        digest = file_sha256(request.base)
+        cache = base_cache_dir(data_dir, digest)
+    known = cached_architecture(cache, converter_dir) if cache is not None else None
+    return Prepared(training_set, known or check_base(request.base, converter_dir), cache, digest)
 
 
 def train_adapter(
@@ -62,7 +87,8 @@ def train_adapter(
     should_stop: Callable[[], bool] | None = None,
 ) -> AdapterRecord:
     """Train, convert and register one adapter; returns its registry record."""
-    training_set, architecture = prepare(db_path, request, converter_dir)
+    ready = prepare(db_path, data_dir, request, converter_dir)
+    training_set, architecture = ready.training_set, ready.architecture
     root = adapters_dir(data_dir)
     folder, partial = root / request.name, root / f".{request.name}.partial"
     shutil.rmtree(partial, ignore_errors=True)  # left by a run that was killed
@@ -73,10 +99,13 @@ def train_adapter(
         import torch
 
         device = "cuda" if torch.cuda.is_available() else "cpu"
-        on_stage(f"Loading the base model {request.base.name} on {device}")
+        kept = ready.cache is not None and cached_architecture(ready.cache, converter_dir) is not None
+        copy = " (its dequantized copy from an earlier run)" if kept else ""
+        on_stage(f"Loading the base model {request.base.name}{copy} on {device}")
         loaded = load_base(
-            request.base, architecture, partial, device=device, quantize_4bit=request.quantize_4bit
-        )
+            request.base, architecture, partial, device=device, quantize_4bit=request.quantize_4bit,
+            cache=ready.cache, converter_dir=converter_dir,
+        )  # fmt: skip
         examples, too_long = build_examples(loaded.tokenizer, training_set.train, request.settings.max_tokens)
         if len(examples) < request.selection.min_training:
             raise TrainingRefused(
@@ -84,6 +113,7 @@ def train_adapter(
                 f"{request.settings.max_tokens} tokens, leaving {len(examples)}: too few to train on. "
                 "Raise --max-tokens (it costs memory and time) or accept shorter drafts."
             )
+        _stop_here(should_stop, "after loading the base model")
         model = wrap_lora(loaded.model, request.settings)
         steps = batches(examples, request.settings)
         on_stage(
@@ -93,6 +123,7 @@ def train_adapter(
             model, steps, request.settings, pad_id=int(loaded.tokenizer.pad_token_id), device=device,
             on_progress=on_progress, should_stop=should_stop,
         )  # fmt: skip
+        _stop_here(should_stop, "after training, before converting")
         model.save_pretrained(partial / "peft")
         on_stage("Converting the adapter to GGUF (llama.cpp's convert_lora_to_gguf.py)")
         gguf_name = f"{request.name}.gguf"
@@ -109,10 +140,16 @@ def train_adapter(
     record = AdapterRecord(
         name=request.name, role=request.role, backend=request.selection.backend,
         base_model=training_set.model, base_path=str(request.base.resolve()),
-        base_sha256=file_sha256(request.base), architecture=architecture, file=str(folder / gguf_name),
+        base_sha256=ready.base_sha256 or file_sha256(request.base), architecture=architecture, file=str(folder / gguf_name),
         file_sha256=file_sha256(folder / gguf_name), settings=request.settings.as_dict(),
         loss_curve=result.loss_curve, trained_tokens=result.trained_tokens, train_seconds=round(result.seconds, 1),
         train_pair_ids=[e.pair_id for e in examples], held_out_pair_ids=training_set.held_out_ids,
     )  # fmt: skip
     register(db_path, record)
     return record
+
+
+def _stop_here(should_stop: Callable[[], bool] | None, where: str) -> None:
+    """Loading and converting take long too: a cancel asked for then is honoured at their end."""
+    if should_stop is not None and should_stop():
+        raise TrainingCancelled(f"Stopped {where}. Nothing was saved; run the training again.")

@@ -1,7 +1,7 @@
 """What the pipeline reports while it runs: plain dataclasses passed to a callback.
 
 The core is headless, so progress is not a Textual message: the command line
-prints these, the workstation screen (issue 8) turns them into messages, and
+prints these, the workstation's drafting screen turns them into messages, and
 tests collect them in a list.
 """
 

@@ -1,6 +1,6 @@
 """The one way a stage fails: a refusal naming the stage, the backend, its address and the cause.
 
-MISSION lesson 3: told to run locally, a step that cannot run locally says so
+Told to run locally, a step that cannot run locally says so
 and stops; it never quietly calls anything else. The pipeline has no fallback
 path at all, so this module only turns the backends room's typed errors into
 the sentence the attorney reads, e.g. "Adversarial review cannot run locally:
@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 
 from backends.errors import (
     BadAddress,
+    MalformedAnswer,
     MalformedStream,
     ModelLoading,
     PolicyRefusal,
@@ -59,7 +60,7 @@ def cause_of(exc: BaseException) -> str:
         return f"refused the request (HTTP {exc.status}{said})"
     if isinstance(exc, StreamBroken):
         return "closed the connection before the answer was finished"
-    if isinstance(exc, MalformedStream):
+    if isinstance(exc, MalformedStream | MalformedAnswer):
         return "answered with something that is not the JSON it was asked for"
     if isinstance(exc, BadAddress):
         return f"has an address that cannot be used ({exc})"

@@ -19,31 +19,6 @@ FUZZY_THRESHOLD = 0.8
 MIN_FUZZY_CHARS = 12  # a short quote ("the", "$5") anchors only exactly: fuzzily it would land anywhere
 
 
-def review_schema(max_findings: int, chars: int) -> dict[str, Any]:
-    """The JSON the reviewer must answer with; lengths are bounded so an answer always ends."""
-    text = {"type": "string", "maxLength": chars}
-    return {
-        "type": "object",
-        "properties": {
-            "findings": {
-                "type": "array",
-                "maxItems": max_findings,
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "quote": text,
-                        "problem": text,
-                        "severity": {"type": "string", "enum": list(SEVERITIES)},
-                        "fix": text,
-                    },
-                    "required": ["quote", "problem", "severity", "fix"],
-                },
-            }
-        },
-        "required": ["findings"],
-    }
-
-
 @dataclass(frozen=True)
 class Finding:
     quote: str
@@ -74,25 +49,6 @@ class Mark:
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-def parse_findings(answer: Any) -> list[Finding]:
-    """Findings from the reviewer's JSON; entries without a problem are not findings."""
-    items = answer.get("findings", []) if isinstance(answer, dict) else []
-    out = []
-    for item in items if isinstance(items, list) else []:
-        if not isinstance(item, dict) or not str(item.get("problem", "")).strip():
-            continue
-        severity = str(item.get("severity", "medium")).lower()
-        out.append(
-            Finding(
-                quote=str(item.get("quote", "")),
-                problem=str(item["problem"]).strip(),
-                severity=severity if severity in SEVERITIES else "medium",
-                fix=str(item.get("fix", "")).strip(),
-            )
-        )
-    return out
 
 
 def anchor_findings(draft: str, findings: list[Finding]) -> list[Finding]:

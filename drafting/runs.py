@@ -49,7 +49,11 @@ class Choice:
 
 @dataclass(frozen=True)
 class ContextSource:
-    """One evidence chunk as a model saw it, with where it came from."""
+    """One evidence chunk as a model saw it, with where it came from and which message carried it.
+
+    ``message`` is the index of the message that carried the chunk in the stages sent the sources,
+    and ``start``/``end`` the span of its rendered text there; None in runs stored without them.
+    """
 
     label: str
     path: str
@@ -58,6 +62,9 @@ class ContextSource:
     bates: str | None
     sha256: str
     text: str
+    message: int | None = None
+    start: int | None = None
+    end: int | None = None
 
 
 @dataclass

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
 from drafting import schema as drafting_schema
 from drafting.runs import RUNNING, Choice, ContextSource, Run, RunNotFound, StageRecord, now
-from workspace.database import connect
+from workspace.database import session
 
 
 class RunStore:
@@ -22,14 +23,13 @@ class RunStore:
     def __init__(self, database_file: Path) -> None:
         self.database_file = database_file
 
-    def _db(self) -> sqlite3.Connection:
-        return connect(self.database_file, drafting_schema.SCHEMA)
+    def _session(self) -> AbstractContextManager[sqlite3.Connection]:
+        return session(self.database_file, drafting_schema.SCHEMA)
 
     def create(
         self, matter: str, task_type: str, instructions: str, drafter_role: str, plan: list[str]
     ) -> Run:
-        db = self._db()
-        try:
+        with self._session() as db:
             with db:
                 cur = db.execute(
                     """INSERT INTO drafting_runs (created_at, updated_at, matter, task_type, instructions,
@@ -38,8 +38,6 @@ class RunStore:
                     (now(), now(), matter, task_type, instructions, drafter_role, json.dumps(plan)),
                 )
             return self.load(int(cur.lastrowid or 0))
-        finally:
-            db.close()
 
     def set_status(self, run_id: int, status: str) -> None:
         self._update_run(run_id, "status = ?", (status,))
@@ -60,22 +58,17 @@ class RunStore:
         )
 
     def _update_run(self, run_id: int, assignments: str, values: tuple[Any, ...]) -> None:
-        db = self._db()
-        try:
-            with db:
-                db.execute(
-                    f"UPDATE drafting_runs SET {assignments}, updated_at = ? WHERE id = ?",
-                    (*values, now(), run_id),
-                )
-        finally:
-            db.close()
+        with self._session() as db, db:
+            db.execute(
+                f"UPDATE drafting_runs SET {assignments}, updated_at = ? WHERE id = ?",
+                (*values, now(), run_id),
+            )
 
     def start_stage(
         self, run_id: int, stage: str, role: str | None, backend: str | None, url: str | None,
         model: str | None, messages: list[dict[str, Any]],
     ) -> StageRecord:  # fmt: skip
-        db = self._db()
-        try:
+        with self._session() as db:
             seq = db.execute(
                 "SELECT COALESCE(MAX(seq), 0) + 1 FROM drafting_stages WHERE run_id = ?", (run_id,)
             ).fetchone()[0]
@@ -92,42 +85,31 @@ class RunStore:
                 int(cur.lastrowid or 0), run_id, int(seq), stage, role, backend, url, model, None,
                 messages, "", {}, RUNNING, started,
             )  # fmt: skip
-        finally:
-            db.close()
 
     def save_partial(self, stage_id: int, text: str) -> None:
         """The streamed text so far: a crash or a cancel keeps what came."""
-        db = self._db()
-        try:
-            with db:
-                db.execute("UPDATE drafting_stages SET output_text = ? WHERE id = ?", (text, stage_id))
-        finally:
-            db.close()
+        with self._session() as db, db:
+            db.execute("UPDATE drafting_stages SET output_text = ? WHERE id = ?", (text, stage_id))
 
     def finish_stage(self, record: StageRecord) -> None:
         """Write the attempt's outcome (status, output, result, build, timings, error)."""
         record.finished_at = record.finished_at or now()
-        db = self._db()
-        try:
-            with db:
-                db.execute(
-                    """UPDATE drafting_stages SET model = ?, server_build = ?, messages_json = ?,
+        with self._session() as db, db:
+            db.execute(
+                """UPDATE drafting_stages SET model = ?, server_build = ?, messages_json = ?,
                            output_text = ?, result_json = ?, status = ?, finished_at = ?, seconds = ?,
                            model_seconds = ?, timings_json = ?, error = ?, adapter = ?, adapter_sha256 = ?
                        WHERE id = ?""",
-                    (record.model, record.server_build, json.dumps(record.messages, ensure_ascii=False),
-                     record.output, json.dumps(record.result, ensure_ascii=False), record.status,
-                     record.finished_at, record.seconds, record.model_seconds,
-                     json.dumps(record.timings) if record.timings is not None else None,
-                     record.error, record.adapter, record.adapter_sha256, record.id),
-                )  # fmt: skip
-        finally:
-            db.close()
+                (record.model, record.server_build, json.dumps(record.messages, ensure_ascii=False),
+                 record.output, json.dumps(record.result, ensure_ascii=False), record.status,
+                 record.finished_at, record.seconds, record.model_seconds,
+                 json.dumps(record.timings) if record.timings is not None else None,
+                 record.error, record.adapter, record.adapter_sha256, record.id),
+            )  # fmt: skip
 
     def mark_interrupted(self, run_id: int) -> int:
         """Attempts left 'running' by a process that died; returns how many."""
-        db = self._db()
-        try:
+        with self._session() as db:
             with db:
                 cur = db.execute(
                     """UPDATE drafting_stages SET status = 'interrupted', finished_at = ?,
@@ -136,12 +118,9 @@ class RunStore:
                     (now(), run_id),
                 )
             return cur.rowcount
-        finally:
-            db.close()
 
     def load(self, run_id: int) -> Run:
-        db = self._db()
-        try:
+        with self._session() as db:
             row = db.execute("SELECT * FROM drafting_runs WHERE id = ?", (run_id,)).fetchone()
             if row is None:
                 raise RunNotFound(
@@ -151,8 +130,6 @@ class RunStore:
                 _stage_from_row(r)
                 for r in db.execute("SELECT * FROM drafting_stages WHERE run_id = ? ORDER BY seq", (run_id,))
             ]
-        finally:
-            db.close()
         return Run(
             id=int(row["id"]),
             created_at=row["created_at"],
@@ -169,13 +146,10 @@ class RunStore:
         )
 
     def list(self, limit: int = 50) -> list[Run]:
-        db = self._db()
-        try:
+        with self._session() as db:
             ids = [
                 r[0] for r in db.execute("SELECT id FROM drafting_runs ORDER BY id DESC LIMIT ?", (limit,))
             ]
-        finally:
-            db.close()
         return [self.load(i) for i in ids]
 
 

@@ -1,7 +1,7 @@
 """The context builder: which primary pages a model is given for a task, and the exact messages.
 
-MISSION lesson 2 asks that the attorney can see, literally, what is in every
-context window and where each piece came from. So the builder returns the
+The attorney must be able to see, literally, what is in every context window
+and where each piece came from. So the builder returns the
 messages themselves, each chunk with its provenance (file, page, Bates,
 sha256, primary), and ``save_context`` stores exactly that for the run.
 
@@ -39,6 +39,8 @@ SYSTEM_PROMPT = (
     "Quote exactly. If the sources do not support a statement, say so instead of writing it. Never invent "
     "a citation, a date, a Bates number or a quotation."
 )
+SOURCES_MESSAGE = 1  # the user message, after the system prompt
+SOURCES_HEAD = "SOURCES\n\n"
 
 
 @dataclass(frozen=True)
@@ -95,8 +97,22 @@ def render_messages(task: str, chunks: Sequence[ContextChunk]) -> list[dict[str,
     sources = "\n".join(chunk.rendered() for chunk in chunks) or "(no sources matched this task)\n"
     return [
         {"role": "system", "content": SYSTEM_PROMPT},
-        {"role": "user", "content": f"SOURCES\n\n{sources}\nTASK\n\n{task.strip()}"},
+        {"role": "user", "content": f"{SOURCES_HEAD}{sources}\nTASK\n\n{task.strip()}"},
     ]
+
+
+def source_spans(chunks: Sequence[ContextChunk]) -> list[tuple[int, int, int]]:
+    """Where ``render_messages`` puts each chunk: (message index, start, end) of its rendered text.
+
+    The sources come before the task in the user message, so the spans are the same whatever the task.
+    """
+    spans = []
+    at = len(SOURCES_HEAD)
+    for chunk in chunks:
+        end = at + len(chunk.rendered())
+        spans.append((SOURCES_MESSAGE, at, end))
+        at = end + 1  # the newline that joins two chunks
+    return spans
 
 
 def estimate_tokens(text: str) -> int:

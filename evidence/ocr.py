@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pymupdf
 
-OCR_DPI = 300  # PyMuPDF's default of 72 is too coarse for real scans (REFERENCE §4.3)
+OCR_DPI = 300  # PyMuPDF's default of 72 is too coarse for real scans
 OCR_LANGUAGE = "eng"
 
 MISSING_TESSERACT = (

@@ -8,6 +8,7 @@ functions rather than querying the tables itself, like every other room.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 from evidence.errors import EvidenceError
@@ -20,10 +21,19 @@ from evidence.store import (
     notices,
     open_index,
     page_id_of,
+    page_texts,
     page_view,
 )
 
-__all__ = ["DocumentEntry", "PageView", "find_page", "matter_documents", "read_page", "shown_path"]
+__all__ = [
+    "DocumentEntry",
+    "PageView",
+    "find_page",
+    "matter_documents",
+    "matter_page_texts",
+    "read_page",
+    "shown_path",
+]
 
 
 def read_page(db_path: Path, page_id: int) -> PageView:
@@ -79,3 +89,12 @@ def shown_path(path: str, sources: tuple[Path, ...]) -> str:
         except ValueError:
             continue
     return path
+
+
+def matter_page_texts(db_path: Path, matter_name: str) -> Iterator[tuple[str, str, int, str]]:
+    """Every indexed page of a matter as (file name with its part, document kind, page number, text),
+    in path order, read in batches so a large matter never sits in memory whole."""
+    with open_index(db_path) as db:
+        matter = get_matter(db, matter_name)
+        for path, part, kind, page_no, text in page_texts(db, matter.id):
+            yield Path(path).name + (f" ({part})" if part else ""), kind, page_no, text

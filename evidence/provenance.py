@@ -1,8 +1,8 @@
 """The registry of everything chambers writes, and the quarantine that keeps it out of evidence.
 
-MISSION lesson 2: an evidence builder once scooped up the pipeline's own earlier
-outputs, so 79% of a bundle was model text and a model "grounded" its claims
-on it. Every output chambers writes is therefore registered here (the hash of
+An evidence builder that takes in the pipeline's own outputs lets a model
+"ground" its claims on model text, the more so as the outputs pile up. Every
+output chambers writes is therefore registered here (the hash of
 the file, and the hashes of its normalized text shingles), and ingest
 quarantines a source file when:
 

@@ -197,7 +197,8 @@ def _scanned_pdf(text: str, date: str) -> pymupdf.Document:
 
 
 def _stamp(page: pymupdf.Page, number: str) -> None:
-    """A Bates stamp at the visible bottom right, whatever the page's rotation (REFERENCE §4.4)."""
+    """A Bates stamp at the visible bottom right, whatever the page's rotation (``page.rect`` is the
+    visible page; the point is mapped to unrotated space, where PyMuPDF draws)."""
     corner = pymupdf.Point(page.rect.width - 110, page.rect.height - 20)
     page.insert_text(
         corner * page.derotation_matrix, number, fontsize=10, rotate=page.rotation, color=(0, 0, 0)

@@ -256,6 +256,20 @@ class StoredNotice:
     message: str
 
 
+def page_texts(db: Connection, matter_id: int) -> Iterator[tuple[str, str, str, int, str]]:
+    """Every indexed page of a matter as (path, part, document kind, page number, text), in path order,
+    fetched in batches."""
+    cur = db.execute(
+        """SELECT d.path, d.part, d.kind, p.page_no, f.text
+           FROM documents d JOIN pages p ON p.document_id = d.id JOIN pages_fts f ON f.rowid = p.id
+           WHERE d.matter_id = ? ORDER BY d.path, d.part, p.page_no""",
+        (matter_id,),
+    )
+    while rows := cur.fetchmany(200):
+        for path, part, kind, page_no, text in rows:
+            yield str(path), str(part), str(kind), int(page_no), str(text or "")
+
+
 def notices(db: Connection, matter_id: int, kind: str | None = None) -> list[StoredNotice]:
     """A matter's ingest notices (of one kind, or all), by path."""
     where, args = ("AND kind = ?", (matter_id, kind)) if kind else ("", (matter_id,))

@@ -39,8 +39,7 @@ from exhibits.pdfio import (
 from exhibits.pending import Step, publish_files, recover_productions, remove_stray_temps
 from exhibits.registry import LoggedDocument, check_free, next_free, record_written, reserve_range
 from exhibits.stamp import Progress, ProgressFn, stamp_document
-from exhibits.store import Connection
-from workspace.database import connect
+from workspace.database import Connection, session
 from workspace.paths import publish, sync_file, temp_name, write_temp
 
 SLIP_SIZE = (612, 792)  # US Letter
@@ -176,8 +175,7 @@ def run_binder(
 def _build(db_path: Path, plan: BinderPlan, progress: ProgressFn | None, step: Step) -> BinderPlan:
     """Reserve the Bates range (if any), assemble into a temporary file, record it, then rename into place."""
     files = [(temp_name(plan.output), plan.output), (temp_name(plan.list_csv), plan.list_csv)]
-    db = connect(db_path, exhibits_schema.SCHEMA)
-    try:
+    with session(db_path, exhibits_schema.SCHEMA) as db:
         production_id = None
         if plan.bates is not None:
             last = plan.first_number + plan.pages - 1
@@ -205,8 +203,6 @@ def _build(db_path: Path, plan: BinderPlan, progress: ProgressFn | None, step: S
         else:
             for temp, final in files:
                 publish(temp, final)
-    finally:
-        db.close()
     step("done")
     return plan
 

@@ -15,7 +15,7 @@ from exhibits import schema as exhibits_schema
 from exhibits.binder import Exhibit, plan_binder, run_binder
 from exhibits.numbering import bates_format
 from exhibits.stamp import ProgressFn, plan_production, preview_shrinks, run_production
-from workspace.database import connect
+from workspace.database import session
 
 JOB_ACTIONS = ("stamp", "bind", "bind-bates")
 
@@ -37,16 +37,13 @@ def run_exhibit_job(
     folder = (
         out_root / check_matter_name(matter) / f"{'production' if action == 'stamp' else 'binder'}-{stamp}"
     )
-    db = connect(db_path, exhibits_schema.SCHEMA)
-    try:
+    with session(db_path, exhibits_schema.SCHEMA) as db:
         if action == "stamp":
             plan = plan_production(db, matter, list(sources), bates_format(prefix, 6), folder)
         else:
             fmt = bates_format(prefix, 6) if action == "bind-bates" else None
             exhibits = [Exhibit(s, d) for s, d in zip(sources, descriptions, strict=True)]
             binder = plan_binder(db, matter, exhibits, folder / "exhibits.pdf", bates=fmt)
-    finally:
-        db.close()
     if action == "stamp":
         lines = plan.describe()
         if dry_run:

@@ -1,8 +1,8 @@
 """Where a stamp goes on a page, so that it never covers what is printed there.
 
 All reasoning is in *visible* coordinates (the page as the reader sees it,
-after /Rotate), and converted to PyMuPDF's unrotated space only to draw
-(REFERENCE §4.4). The page's content is taken from MuPDF's bbox log, one box
+after /Rotate), and converted to PyMuPDF's unrotated space only to draw,
+since every PyMuPDF coordinate but ``page.rect`` is unrotated. The page's content is taken from MuPDF's bbox log, one box
 per text run, image and path, which is cheaper than extracting text. When the
 stamp's box would touch any of them, the page's content is scaled down about
 its visible top-left corner just enough to clear the stamp, by wrapping the
@@ -261,7 +261,9 @@ def _new_object(doc: pymupdf.Document, source: str) -> int:
 
 
 def draw(page: pymupdf.Page, text: str, box: pymupdf.Rect) -> None:
-    """Write the stamp with PyMuPDF's insert_text, upright as the reader sees it (REFERENCE §4.4)."""
+    """Write the stamp with PyMuPDF's insert_text, upright as the reader sees it.
+
+    ``box`` is unrotated; ``rotate=page.rotation`` turns the text back upright on a rotated page."""
     baseline = pymupdf.Point(box.x0, box.y1 - FONT_SIZE * 0.25)
     page.insert_text(
         baseline * page.derotation_matrix,

@@ -38,7 +38,7 @@ from pathlib import Path
 
 import pymupdf
 
-from evidence.index_reads import load_matter
+from evidence.index.store import load_matter
 from evidence.pdf_open import PDF_FAILURES, open_pdf
 from exhibits.errors import RedactionLeak
 from exhibits.find import Hit, RedactionRequest, check_rects, find_on_page, tessdata_for

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from evidence.index_reads import stamped_ranges
+from evidence.index.store import stamped_ranges
 from evidence.matters import get_matter
 from exhibits import schema as exhibits_schema
 from exhibits import store
@@ -23,7 +23,6 @@ from exhibits.errors import BatesCollision
 from exhibits.numbering import BatesFormat
 from exhibits.store import (
     BatesPage,
-    Connection,
     LogEntry,
     LoggedDocument,
     UnfinishedProduction,
@@ -34,7 +33,7 @@ from exhibits.store import (
     record_written,
     unfinished_productions,
 )
-from workspace.database import connect
+from workspace.database import Connection, session
 
 __all__ = [
     "BatesPage",
@@ -117,9 +116,6 @@ def issued_productions(db_path: Path, matter: str) -> list[tuple[str, int, int]]
 
     Only finished productions count; a pending one may still be rolled back and its numbers freed.
     """
-    db = connect(db_path, exhibits_schema.SCHEMA)
-    try:
+    with session(db_path, exhibits_schema.SCHEMA) as db:
         matter_id = get_matter(db, matter).id
         return [(r.prefix, r.first, r.last) for r in store.issued_ranges(db, matter_id)]
-    finally:
-        db.close()

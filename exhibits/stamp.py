@@ -42,8 +42,7 @@ from exhibits.pdfio import (
 )
 from exhibits.pending import Step, publish_files, recover_productions, remove_stray_temps
 from exhibits.registry import LoggedDocument, check_free, next_free, record_written, reserve_range
-from exhibits.store import Connection
-from workspace.database import connect
+from workspace.database import Connection, session
 from workspace.paths import sync_file, temp_name, write_temp
 
 LOG_NAME = "production-log.csv"
@@ -270,8 +269,7 @@ def _produce(
     reached = step or (lambda name: None)
     log_csv = plan.out_dir / LOG_NAME
     files = [(temp_name(d.output), d.output) for d in plan.documents] + [(temp_name(log_csv), log_csv)]
-    db = connect(db_path, exhibits_schema.SCHEMA)
-    try:
+    with session(db_path, exhibits_schema.SCHEMA) as db:
         matter_id = get_matter(db, plan.matter).id
         production_id = reserve_range(
             db, matter_id, "production", plan.fmt, plan.out_dir, plan.first, plan.last, files
@@ -288,8 +286,6 @@ def _produce(
             raise
         reached("recorded")
         publish_files(db, production_id, files, reached)
-    finally:
-        db.close()
     reached("done")
     return ProductionResult(plan, production_id, log_csv, logged)
 

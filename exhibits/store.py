@@ -9,17 +9,14 @@ Evidence's tables (the stamps read on ingested pages) are read through the evide
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterator, Sequence
-from contextlib import closing, contextmanager
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from exhibits import schema as exhibits_schema
 from exhibits.numbering import BatesFormat
-from workspace.database import connect
-
-Connection = sqlite3.Connection  # an open chambers database (workspace.database.connect)
+from workspace.database import Connection, session
 
 
 @dataclass(frozen=True)
@@ -275,7 +272,7 @@ def production_log(db: Connection, matter_id: int) -> list[LogEntry]:
 
 def record_redactions(db_path: Path, matter_id: int, files: Sequence[RedactedFile], created_at: str) -> None:
     """Log every redacted copy of one run and its boxes, all in one transaction."""
-    with closing(connect(db_path, exhibits_schema.SCHEMA)) as db, db:
+    with session(db_path, exhibits_schema.SCHEMA) as db:
         for item in files:
             cur = db.execute(
                 "INSERT INTO exhibits_redaction_runs (matter_id, source_path, source_sha256, output_path, "

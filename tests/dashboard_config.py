@@ -1,4 +1,4 @@
-"""The MISSION.md installation as a config for dashboard tests, snapshots and the benchmark.
+"""The recorded office installation as a config for dashboard tests, snapshots and the benchmark.
 
 GPUs come from the recorded stand-ins (see backends/fleet/recorded_source.py);
 the six backends sit on closed loopback ports unless a live URL is given, so a

@@ -5,8 +5,8 @@ case on demand: a model still loading (the real one loads the 98 MB test
 model in well under a second), a malformed event stream, a server that accepts
 and then never answers, an error event after HTTP 200, and Ollama, which does
 not run on these machines. The response bodies are copied from llama.cpp's
-``tools/server`` sources and Ollama's ``docs/api.md`` (v0.33) as summarised in
-shared/REFERENCE.md §1.4, §1.10 and §2.
+``tools/server`` sources (its error JSON and chat completion chunks) and Ollama's
+``docs/api.md`` (v0.33).
 """
 
 from __future__ import annotations

@@ -3,8 +3,7 @@
 It replaces a model's judgement, not the transport: the pipeline talks to it
 over real HTTP and a real SSE stream exactly as it talks to llama-server
 (same ``/props``, same chunk framing, ``[DONE]``, ``timings`` on the last
-chunk, as captured from llama.cpp's ``tools/server`` and summarised in
-shared/REFERENCE.md §1.10). It exists because some branches depend on what a
+chunk, as captured from llama.cpp's ``tools/server``). It exists because some branches depend on what a
 model decides, which the tiny test model cannot be made to decide on demand:
 the gate saying "no", a reviewer finding nothing, a reviewer quoting a span
 that is not in the draft. Every request it receives is kept, so a test can

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -95,3 +96,10 @@ def test_the_pair_records_the_adapter_its_draft_was_written_with(tmp_path: Path)
     assert drafted is not None and (drafted.adapter, drafted.adapter_sha256) == ("demand-v3", "d" * 64)
     pair = get_pair(db, capture_from_run(db, run, "Calder owes $1,500 a day.").pair_id)
     assert (pair.adapter, pair.adapter_sha256) == ("demand-v3", "d" * 64)
+
+
+def test_each_source_goes_with_the_message_the_run_recorded_as_carrying_it(tmp_path: Path) -> None:
+    db = tmp_path / "c.sqlite3"
+    run = drafted_run(db, [replace(CONTRACT, message=0, start=0, end=12)])  # its label is in message 1
+    pair = get_pair(db, capture_from_run(db, run, "Calder owes $1,500 a day [S1, HPP-000001].").pair_id)
+    assert [(s["message"], s["label"]) for s in pair.sources] == [(0, "S1")]

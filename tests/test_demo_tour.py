@@ -13,8 +13,9 @@ from tests.pipeline_setup import demo_database
 from tests.test_workstation_drafting import OPTIONS, planted_run, settle
 from tests.test_workstation_editing import config, replace_in_editor, until
 from tui.app import create_app
-from tui.demo import DemoDraftingScreen, DemoFirstScreen
+from tui.demo import DemoFirstScreen, DemoGuide
 from tui.demo_tour import DEMO_INSTRUCTIONS, DEMO_TASK, DemoTour
+from tui.drafting_screen import DraftingScreen
 
 
 def test_the_tour_follows_the_loop_and_ignores_steps_out_of_order() -> None:
@@ -44,7 +45,7 @@ async def test_the_demo_screen_is_filled_in_and_its_guide_moves_with_the_attorne
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("f4")
         screen = app.screen
-        assert isinstance(screen, DemoDraftingScreen)
+        assert isinstance(screen, DraftingScreen) and len(screen.query(DemoGuide)) == 1
 
         def guide() -> str:
             return str(screen.query_one("#ws-tour", Static).render())

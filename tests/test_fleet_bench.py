@@ -64,11 +64,9 @@ async def test_small_bench_reports_pp_and_tg_from_server_timings(
     assert result.model == "smollm2-135m-instruct" and result.build
     rows = audit.recent()
     assert (
-        len(rows) == 3
-        and {r.role for r in rows} == {"bench"}
-        and {r.outcome for r in rows} == {"completed"}
+        len(rows) == 3 and {r.role for r in rows} == {"bench"} and {r.outcome for r in rows} == {"completed"}
     )
-    assert len({r["messages_sha256"] for r in rows}) == 3  # three different prompts
+    assert len({r.messages_sha256 for r in rows}) == 3  # three different prompts
     table = format_table([result])
     assert "PP tok/s min/max/mean/median" in table and "2/2" in table
 

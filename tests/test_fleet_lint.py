@@ -1,4 +1,4 @@
-"""The topology lint against the recorded MISSION.md chassis (see test_fleet_telemetry for the stand-in)."""
+"""The topology lint against the recorded office chassis (see test_fleet_telemetry for the stand-in)."""
 
 from __future__ import annotations
 

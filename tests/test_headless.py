@@ -24,7 +24,9 @@ CORE = [
     "exhibits.sources", "exhibits.jobs", "exhibits.pdfio",
     "corrections.redline", "corrections.capture", "corrections.store", "corrections.scrub", "corrections.export",
     "corrections.stats", "corrections.from_run", "corrections.align",
-    "evidence.index_reads", "exhibits.store", "drafting.store", "drafting.verify.store", "corrections.filters",
+    "evidence.index.store", "exhibits.store", "drafting.store", "drafting.verify.store", "corrections.filters",
+    "drafting.attempt", "drafting.context", "drafting.options", "drafting.stages.route", "drafting.stages.gate",
+    "drafting.stages.draft", "drafting.stages.review", "drafting.stages.verify",
 ]  # fmt: skip
 
 

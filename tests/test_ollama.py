@@ -1,7 +1,7 @@
 """Ollama through a loopback stand-in: Ollama itself does not run on these machines.
 
 The stand-in answers with the shapes documented in Ollama's docs/api.md
-(v0.33.0-rc2), copied into shared/REFERENCE.md §2: /api/version, /api/tags,
+(v0.33.0-rc2): /api/version, /api/tags,
 /api/ps, and the OpenAI-compatible /v1/chat/completions stream.
 """
 

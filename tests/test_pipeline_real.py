@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from backends.local_server import LlamaServerProcess
-from drafting import stages
 from drafting.events import DraftDelta, PipelineEvent, RunEnded, StageFinished, StageProgress, StageStarted
+from drafting.stages import draft
 from evidence.sample_matter import SAMPLE_MATTER
 from tests.pipeline_setup import INSTRUCTIONS, demo_database, pipeline, role_config
 
@@ -44,7 +44,7 @@ async def test_a_demand_letter_goes_through_every_stage_on_the_real_server(
         assert record.messages and record.model_seconds is not None
     # The drafter saw exactly the evidence the run recorded, with its provenance.
     assert run.sources and all(s.bates is None or s.bates.startswith("HPP-") for s in run.sources)
-    assert run.stages[2].messages == stages.draft_messages(run, None)
+    assert run.stages[2].messages == draft.STAGE.messages(run, None)
     assert run.sources[0].text.strip()[:40] in run.stages[2].messages[1]["content"]
     assert run.draft == run.stages[2].output and run.draft
     assert run.stages[1].result["basis"] in ("yes", "partial", "no")

@@ -10,7 +10,7 @@ from backends.errors import ModelLoading, ServerTimeout, ServerUnreachable, Stre
 from drafting.refusal import refuse
 from drafting.review import anchor
 from drafting.runs import Run
-from drafting.stages import draft_messages
+from drafting.stages import draft
 from drafting.tasks import DraftingInputError, default_template, drafter_role, seed_prompts, task_type
 from workspace.config import Backend
 
@@ -35,7 +35,7 @@ def test_prompts_are_seeded_once_and_the_attorneys_edit_is_what_the_drafter_gets
     (folder / "demand_letter.md").write_text("Write it like I do. {{instructions}} Sign it 'J.'")
     assert seed_prompts(folder) == []  # an edited file is never overwritten
     run = Run(1, "now", "m", "demand_letter", "Ask for $41,250.", "drafter", ["draft"], "running")
-    messages = draft_messages(run, folder)
+    messages = draft.STAGE.messages(run, folder)
     assert messages[1]["content"].endswith("TASK\n\nWrite it like I do. Ask for $41,250. Sign it 'J.'")
     assert "{{instructions}}" in default_template("motion")
 

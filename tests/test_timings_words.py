@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from drafting.pipeline import _summary
 from drafting.runs import StageRecord
+from drafting.stages import STAGES
 from drafting.timings import generation_phrase, prompt_phrase, timings_phrase
 
 REPEAT = {"cache_n": 2650, "prompt_n": 1, "prompt_ms": 0.4, "prompt_per_second": 2500.0,
@@ -37,6 +37,11 @@ def record(stage: str, result: dict[str, Any], timings: dict[str, Any] | None = 
         server_build=None, messages=[], output="", result=result, status="completed", started_at="",
         timings=timings,
     )  # fmt: skip
+
+
+def _summary(record: StageRecord) -> str:
+    """The line the pipeline reports when the stage of ``record`` finishes."""
+    return STAGES[record.stage].summary_of(record)
 
 
 def test_the_gates_summary_reads_as_one_verdict_even_when_its_reasons_are_yes_or_no_words() -> None:

@@ -141,6 +141,10 @@ def test_a_killed_run_leaves_nothing_registered_and_the_rerun_trains(
     assert len(record.loss_curve) == 18
     assert record.loss_curve[-1] < record.loss_curve[0] / 2, record.loss_curve
     assert f"--lora {record.file} --lora-init-without-apply" in trained.output
+    # The killed run dequantized the GGUF and kept the copy; the rerun started from it.
+    assert "(its dequantized copy from an earlier run)" in trained.output
+    assert "earlier run" not in trained.killed_output
+    assert (trained.home / "data" / "training-bases" / record.base_sha256 / "model.safetensors").is_file()
     print(
         f"training: {record.train_seconds:.0f} s for {record.trained_tokens} tokens; loss {record.loss_curve}"
     )

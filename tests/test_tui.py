@@ -1,4 +1,4 @@
-"""The workstation's first slice, driven with Pilot against the real llama-server."""
+"""The workstation's prompt and backend list, driven with Pilot against the real llama-server."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The verifier over the corpus (tests/verify_corpus): recall of planted fabrications and false blocks.
 
-Prints both figures in the test output; the assertions hold the targets of issue 6:
+Prints both figures in the test output; the assertions hold the verifier's targets:
 recall >= 99% (a fabrication is caught when it is flagged block or warn, never ok) and a
 false-block rate <= 2% on correct statements. Each item's recorded verdict must also hold.
 """

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from rich.markdown import Markdown as RichMarkdown
+from textual.message import Message
 from textual.widgets import OptionList, Static, TextArea
 
 from backends.local_server import LlamaServerProcess
@@ -23,6 +24,7 @@ from evidence.sample_matter import SAMPLE_MATTER
 from tests.conftest import make_backend
 from tests.pipeline_setup import INSTRUCTIONS, OPTIONS, demo_database, role_config
 from tui.app import ChambersApp, create_app
+from tui.draft_stream import DraftStream
 from tui.drafting_dialogs import FlagScreen
 from tui.drafting_screen import DraftingScreen
 from workspace.config import Config, Policy
@@ -120,24 +122,23 @@ async def test_f4_drafts_on_the_real_server_streaming_into_the_screen(
 async def test_streamed_text_is_appended_per_frame_not_per_token(db: Path) -> None:
     config = Config(file="c.toml", policy=Policy(), boards=(), backends=(make_backend("http://127.0.0.1:9"),))
     app = app_with(config, db)
-    async with app.run_test(size=(80, 24)) as pilot:
+    frames: dict[int, str] = {}  # each frame's message once, however far it bubbles
+
+    def counting(message: Message) -> None:
+        if isinstance(message, DraftStream.Appended):
+            frames[id(message)] = message.text
+
+    async with app.run_test(size=(80, 24), message_hook=counting) as pilot:
         await pilot.press("f4")
         screen = app.screen
         assert isinstance(screen, DraftingScreen)
-        appended: list[str] = []
-        real_append = screen._append
-
-        async def counting(text: str) -> None:
-            appended.append(text)
-            await real_append(text)
-
-        screen._append = counting  # type: ignore[method-assign]
         from drafting.events import DraftDelta
 
         for i in range(500):
             screen.on_pipeline_event(DraftDelta(1, f"word{i} ", i))
         await pilot.pause(0.2)
         text = "".join(f"word{i} " for i in range(500))
+        appended = list(frames.values())
         assert "".join(appended) == text
         assert len(appended) <= 3  # one append per frame, not 500
         # An unfinished paragraph is shown as Markdown in the tail, parsed once per frame.
@@ -182,7 +183,7 @@ async def test_flags_listed_marked_jumped_and_opened_with_their_evidence(db: Pat
 
 
 async def test_a_long_stream_goes_into_pieces_cut_at_paragraph_breaks(db: Path) -> None:
-    from tui.drafting_screen import CHUNK_CHARS, STREAM_PIECES_SHOWN
+    from tui.draft_stream import CHUNK_CHARS, STREAM_PIECES_SHOWN
 
     config = Config(file="c.toml", policy=Policy(), boards=(), backends=(make_backend("http://127.0.0.1:9"),))
     app = app_with(config, db)

@@ -12,10 +12,11 @@ from pathlib import Path
 import pytest
 from textual.widgets import TextArea
 
+from drafting.drafts import store as drafts
 from tests.conftest import make_backend
 from tests.pipeline_setup import demo_database
 from tests.test_workstation_drafting import app_with, planted_run, settle
-from tui import autosave
+from tui.drafting_editor import DEBOUNCE_S
 from tui.drafting_screen import DraftingScreen
 from workspace.config import Config, Policy
 
@@ -64,7 +65,7 @@ async def test_an_edit_fixes_a_flag_undo_brings_it_back_and_reopening_restores_i
         )
         await until(lambda: not any(f.text == "$52,000" for f in screen.flags), pilot)
         assert not any(f.text == "$84,000" and f.severity == "block" for f in screen.flags)
-        saved = autosave.load(db, run_id)
+        saved = drafts.load(db, run_id)
         assert saved is not None and "Calder was paid $84,000" in saved.text
         cursor = editor.cursor_location
 
@@ -106,7 +107,7 @@ def _child(db: Path, run_id: int, wait_s: float, until_line: str) -> str:
         proc.kill()
         proc.wait()
     assert proc.returncode == -signal.SIGKILL
-    saved = autosave.load(db, run_id)
+    saved = drafts.load(db, run_id)
     assert saved is not None
     return saved.text
 
@@ -117,7 +118,7 @@ def test_sigkill_loses_at_most_the_last_two_seconds(db: Path) -> None:
     text = _child(db, run_id, 0.0, "TYPED")
     assert text.startswith(" FIRST") and "SECOND" not in text[len(" FIRST ") :]
     # Killed 2 s after the last keystroke: nothing is lost.
-    text = _child(db, run_id, autosave.DEBOUNCE_S, "WAITED")
+    text = _child(db, run_id, DEBOUNCE_S, "WAITED")
     assert "FIRST SECOND" in text.split("#")[0]
 
 

@@ -27,10 +27,10 @@ from lxml import etree
 
 from drafting.export import clean_docx, export_title, redline_docx
 from drafting.runs import Run
+from drafting.session import export_draft
 from evidence import schema as evidence_schema
 from evidence.provenance import OVERLAP_THRESHOLD, shingle_hashes
 from tests.word_view import view
-from tui.drafting_work import export_draft
 from workspace.database import connect
 from workspace.errors import ChambersError
 

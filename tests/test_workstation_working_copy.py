@@ -22,11 +22,11 @@ from typing import Any
 import pytest
 from textual.widgets import Static, TextArea
 
+from drafting.drafts import store as drafts
 from tests.fakes import chunk, fake_server, send_json, send_sse
 from tests.pipeline_setup import INSTRUCTIONS, demo_database
 from tests.test_workstation_drafting import app_with, planted_run, settle
 from tests.test_workstation_editing import until
-from tui import autosave
 from tui.drafting_dialogs import ConfirmScreen
 from tui.drafting_screen import DraftingScreen
 from tui.drafting_versions import VersionsScreen
@@ -125,9 +125,9 @@ async def test_a_new_run_clears_the_pane_and_keeps_the_old_edits_under_their_own
             assert second is not None and second != first
             assert screen.draft_text.startswith("Dear Mr. Calder") and "EDITED" not in screen.draft_text
             # His edits of the first run were saved under the first run, and nothing under the second.
-            saved = autosave.load(db, first)
+            saved = drafts.load(db, first)
             assert saved is not None and "# Demand EDITED-IN-RUN-ONE" in saved.text
-            assert autosave.load(db, second) is None
+            assert drafts.load(db, second) is None
             # F7 with no edits says so rather than marking the whole draft inserted.
             lines.clear()
             await pilot.press("f7")
@@ -182,8 +182,8 @@ async def test_versions_are_kept_and_ctrl_r_puts_one_back(db: Path, monkeypatch:
         with_alpha = editor.text
         editor.select_all()
         await pilot.press("delete", *"BETA")
-        await until(lambda: autosave.load(db, run_id).text == "BETA", pilot)  # type: ignore[union-attr]
-        kept = [v.text for v in autosave.versions(db, run_id)]
+        await until(lambda: drafts.load(db, run_id).text == "BETA", pilot)  # type: ignore[union-attr]
+        kept = [v.text for v in drafts.versions(db, run_id)]
         assert kept[0] == "BETA" and with_alpha in kept  # the deletion started a new version
         await pilot.press("ctrl+r")
         await until(lambda: isinstance(app.screen, VersionsScreen), pilot)
@@ -194,29 +194,29 @@ async def test_versions_are_kept_and_ctrl_r_puts_one_back(db: Path, monkeypatch:
         await pilot.press("down", "enter")
         await pilot.pause()
         assert isinstance(app.screen, DraftingScreen) and editor.text == with_alpha
-        await until(lambda: autosave.load(db, run_id).text == with_alpha, pilot)  # type: ignore[union-attr]
+        await until(lambda: drafts.load(db, run_id).text == with_alpha, pilot)  # type: ignore[union-attr]
         # Putting a version back keeps the state it replaced among the versions, and Ctrl+Z takes it back.
-        assert "BETA" in [v.text for v in autosave.versions(db, run_id)]
+        assert "BETA" in [v.text for v in drafts.versions(db, run_id)]
         await pilot.press("ctrl+z")
         assert editor.text == "BETA"
 
 
 def test_the_history_is_short_and_an_emptying_save_is_reported(db: Path) -> None:
     run_id = planted_run(db)
-    assert autosave.save(db, run_id, "one two three four", (0, 0), previous="the model's draft") is None
-    assert autosave.save(db, run_id, "one two three four five", (0, 0)) is None
-    assert [v.text for v in autosave.versions(db, run_id)] == ["one two three four five"]  # typed on: updated
-    replaced = autosave.save(db, run_id, "", (0, 0))
+    assert drafts.save(db, run_id, "one two three four", (0, 0), previous="the model's draft") is None
+    assert drafts.save(db, run_id, "one two three four five", (0, 0)) is None
+    assert [v.text for v in drafts.versions(db, run_id)] == ["one two three four five"]  # typed on: updated
+    replaced = drafts.save(db, run_id, "", (0, 0))
     assert replaced == "one two three four five"
-    assert [v.text for v in autosave.versions(db, run_id)] == ["", "one two three four five"]
-    for i in range(autosave.VERSIONS_KEPT + 5):
-        autosave.save(db, run_id, f"text {i}", (0, 0), new_version=True)
-    assert len(autosave.versions(db, run_id)) == autosave.VERSIONS_KEPT
+    assert [v.text for v in drafts.versions(db, run_id)] == ["", "one two three four five"]
+    for i in range(drafts.VERSIONS_KEPT + 5):
+        drafts.save(db, run_id, f"text {i}", (0, 0), new_version=True)
+    assert len(drafts.versions(db, run_id)) == drafts.VERSIONS_KEPT
 
 
 async def test_ctrl_t_on_the_editor_reopened_after_a_crash_edits_it(db: Path) -> None:
     run_id = await asyncio.to_thread(planted_run, db)
-    await asyncio.to_thread(autosave.save, db, run_id, "RESTORED TEXT", (0, 8))
+    await asyncio.to_thread(drafts.save, db, run_id, "RESTORED TEXT", (0, 8))
     app = app_with(Config(file="c.toml", policy=Policy(), boards=(), backends=()), db)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("f4")
@@ -232,7 +232,7 @@ async def test_ctrl_t_on_the_editor_reopened_after_a_crash_edits_it(db: Path) ->
 
 
 async def test_a_second_export_is_a_new_version_of_the_files(db: Path) -> None:
-    from tui.drafting_work import export_files
+    from drafting.session import export_files
 
     run_id = await asyncio.to_thread(planted_run, db, "# Demand\n\nWe ask for payment within 14 days.\n")
     app = app_with(Config(file="c.toml", policy=Policy(), boards=(), backends=()), db)

@@ -147,6 +147,9 @@ class ChambersApp(App[None]):
                 node.focus()  # as the list's own Esc does: the focus stays on this line
                 return
         if len(self.screen_stack) > 1:  # a modal, or the dashboard, is on top: Esc closes it
+            own = getattr(self.screen, "handle_escape", None)  # unless it has work to stop first
+            if callable(own) and own():
+                return
             self.pop_screen()
             return
         await self.screen.run_action("cancel_stream")

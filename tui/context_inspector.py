@@ -1,7 +1,7 @@
 """The context inspector: for each stage of a run, literally the messages it was sent, source by source.
 
-MISSION lesson 2 (the hall of mirrors): the attorney must be able to see what was in every
-context window and where each piece came from. Each stage's exact messages are shown as stored
+The attorney must be able to see what was in every context window and where each piece came
+from, so that no model text passes for evidence unseen. Each stage's exact messages are shown as stored
 on the run, then each evidence chunk the run chose with its provenance (file, page, Bates, hash),
 and a meter of the primary share, which is always 100%: the context builder refuses anything
 chambers wrote, and a run is refused rather than built on it.

@@ -4,7 +4,9 @@ The list filters by model, task type and edit ratio; the right pane shows the hi
 redline (struck red is what he removed, underlined green what he wrote) from the same redline code
 the exports and statistics use, or the statistics per model (s), drafts written with a LoRA adapter
 in rows of their own, above each trained adapter's eval scores. A pair can be excluded from exports
-(x) or deleted after a confirmation (d); e opens the export dialog with the list's filters. Database
+(x) or deleted after a confirmation (d); e opens the export dialog with the list's filters, and p the
+dialog that confirms the highlighted pair's matter's parties for the export scrub; t trains a LoRA
+adapter from the accepted pairs, with its progress, in a dialog of its own. Database
 work runs in thread workers; widgets only show what they are handed.
 """
 
@@ -27,6 +29,7 @@ from drafting.redline_marks import STYLES
 from tui.corrections_dialogs import ConfirmScreen, ExportScreen
 from tui.key_order import RoomScreen
 from tui.screens import report_failed_worker
+from workspace.config import Config
 
 
 class CorrectionsScreen(RoomScreen):
@@ -44,6 +47,10 @@ class CorrectionsScreen(RoomScreen):
                 tooltip="Export SFT, DPO, KTO or all fields as JSONL, with the list's filters"),
         Binding("s", "stats", "Stats", id="corrections.stats",
                 tooltip="Statistics per model and task: edit ratios, share unedited, trend (s again: redline)"),
+        Binding("p", "parties", "Parties", id="corrections.parties",
+                tooltip="Confirm the highlighted pair's matter's parties for the export scrub"),
+        Binding("t", "train", "Train", id="corrections.train",
+                tooltip="Train a LoRA adapter for a role from the accepted pairs, with progress (Esc stops)"),
     ]  # fmt: skip
 
     def __init__(self, database_file: Path) -> None:
@@ -230,6 +237,33 @@ class CorrectionsScreen(RoomScreen):
         self.app.push_screen(
             ExportScreen(self.database_file, self.filters_for_export(), self.database_file.parent / "exports")
         )
+
+    def action_parties(self) -> None:
+        from tui.parties_dialog import PartiesScreen
+
+        pair = self.selected()
+        if pair is None or not pair.matter:
+            self.set_status("Highlight a pair drafted for a matter: p confirms that matter's parties.")
+            return
+
+        def recorded(count: int | None) -> None:
+            if count:
+                self.set_status(f"{count} names recorded for {pair.matter}: --scrub replaces them.")
+
+        self.app.push_screen(PartiesScreen(self.database_file, pair.matter), recorded)
+
+    def action_train(self) -> None:
+        from tui.train_dialog import TrainScreen
+
+        config = getattr(self.app, "config", None)  # the app's config, read without importing the app
+        if not isinstance(config, Config):
+            return
+
+        def trained(name: str | None) -> None:
+            if name:
+                self.set_status(f"Adapter '{name}' trained; s shows it once `chambers eval` has scored it.")
+
+        self.app.push_screen(TrainScreen(config, self.database_file), trained)
 
     def filters_for_export(self) -> PairFilters:
         f = self.filters()

@@ -8,10 +8,9 @@ workstation closes.
 
 from __future__ import annotations
 
-from typing import Any
+from pathlib import Path
 
-from textual.app import ComposeResult
-from textual.widgets import Select, Static, TextArea
+from textual.widgets import Static
 
 from backends.fleet.mission import MISSION_BOARDS, mission_telemetry
 from drafting.pipeline import PipelineOptions
@@ -53,26 +52,26 @@ def _kept_ui(paths: Paths) -> UiSettings:
         return UiSettings()
 
 
-class DemoDraftingScreen(DraftingScreen):
-    """The drafting screen with the demo's guide line above the status: what to press next."""
+class DemoGuide(Static):
+    """The demo's guide line above the status: what to press next, moved on by each ``StepReached``."""
 
-    def __init__(self, *args: Any, tour: DemoTour, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self, tour: DemoTour) -> None:
+        super().__init__(tour.hint, id="ws-tour", markup=False)
         self.tour = tour
 
-    def compose(self) -> ComposeResult:
-        for widget in super().compose():
-            if widget.id == "ws-status":
-                yield Static(self.tour.hint, id="ws-tour", markup=False)
-            yield widget
+    def on_drafting_screen_step_reached(self, event: DraftingScreen.StepReached) -> None:
+        self.update(self.tour.advance(event.step, blocking=event.blocking))
 
-    def on_mount(self) -> None:
-        # Filled in only when nothing is reopened: restoring a run puts its own task and instructions back.
-        self.query_one("#ws-task", Select).value = DEMO_TASK
-        self.query_one("#ws-instructions", TextArea).text = DEMO_INSTRUCTIONS
 
-    def reached(self, step: str, *, blocking: int = 0) -> None:
-        self.query_one("#ws-tour", Static).update(self.tour.advance(step, blocking=blocking))
+def demo_drafting_screen(
+    config: Config, database_file: Path, audit: AuditLog, *, options: PipelineOptions | None, tour: DemoTour
+) -> DraftingScreen:
+    """The drafting screen with the demo's guide, the sample task and its instructions filled in
+    (only when nothing is reopened: restoring a run puts its own task and instructions back)."""
+    return DraftingScreen(
+        config, database_file, audit, options=options, guide=DemoGuide(tour),
+        task=DEMO_TASK, instructions=DEMO_INSTRUCTIONS,
+    )  # fmt: skip
 
 
 class DemoFirstScreen(PromptScreen):
@@ -87,7 +86,7 @@ class DemoFirstScreen(PromptScreen):
 
     def on_mount(self) -> None:
         # Installed under the drafting screen's name, so the app's F4 opens this one.
-        drafting = DemoDraftingScreen(
+        drafting = demo_drafting_screen(
             self.config, self.audit.database_file, self.audit, options=self.options, tour=self.tour
         )
         follow_config(drafting, self.app)

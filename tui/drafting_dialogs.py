@@ -13,22 +13,22 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 from drafting.runs import Run
+from drafting.stages import gate
 from tui.drafting_view import FlagView
 
 
 def gate_question(run: Run) -> str:
     """Ctrl+O's question, under what the gate said: its reasons, and each source it cited with its place."""
-    gate = run.completed("gate")
-    result = gate.result if gate is not None else {}
-    lines = [f"The gate found {str(result.get('basis', 'no')).upper()} basis for this in the matter."]
-    reasons = result.get("reasons") or []
+    verdict = gate.completed(run)
+    lines = [f"The gate found {(verdict.basis if verdict else 'no').upper()} basis for this in the matter."]
+    reasons = verdict.reasons if verdict else ()
     lines += (
         ["", "Its reasons:"] + [f"  - {shorten(str(r))}" for r in reasons]
         if reasons
         else ["", "It gave no reasons."]
     )
     by_label = {s.label: s for s in run.sources}
-    cited = [str(label) for label in result.get("evidence") or []]
+    cited = list(verdict.evidence) if verdict else []
     if cited:
         lines += ["", "The sources it cited:"]
         for label in cited:

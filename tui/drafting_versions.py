@@ -18,7 +18,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from tui.autosave import Version
+from drafting.drafts.store import Version
 
 PREVIEW_CHARS = 1200
 

@@ -1,4 +1,4 @@
-"""What the drafting screen shows, as plain data and Rich text: the pipeline strip, flags, the marked draft.
+"""What the drafting screen shows, as plain data and Rich text: the pipeline strip, the marked draft, the redline.
 
 No Textual widgets and no I/O here, so the rendering is tested without an app: the screen feeds
 these functions the run it loaded (in a worker) and puts the result in its widgets.
@@ -9,8 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from rich.text import Text
+from rich.control import strip_control_codes
+from rich.text import Span, Text
 
+from corrections.redline import redline
+from drafting.flags import GUTTER, FlagView
+from drafting.redline_marks import STYLES, marked
 from drafting.runs import Run
 from drafting.tasks import STAGE_LABELS
 from drafting.timings import rate
@@ -18,8 +22,6 @@ from workspace.config import Config
 
 # Severity words of the verifier (block, warn) and the reviewer (high, medium, low), by weight.
 RANK = {"block": 0, "high": 1, "warn": 2, "medium": 3, "low": 4}
-# The gutter letter keeps a flag visible on a monochrome terminal (NO_COLOR, or a bad SSH client).
-GUTTER = {"block": "B", "high": "R", "warn": "W", "medium": "R", "low": "r"}
 STYLE = {
     "block": "bold white on dark_red",
     "high": "bold black on magenta",
@@ -28,57 +30,6 @@ STYLE = {
     "low": "underline",
 }
 CURRENT = "reverse bold"
-
-
-@dataclass(frozen=True)
-class FlagView:
-    """One flag as the attorney sees it: the verifier's (with its evidence) or the reviewer's (with its fix)."""
-
-    start: int
-    end: int
-    source: str  # verifier | reviewer
-    severity: str
-    kind: str
-    text: str
-    message: str
-    fix: str = ""
-    evidence: tuple[dict[str, Any], ...] = ()
-    key: str | None = None  # the verifier's flag key, for overrides
-    overridden: str | None = None  # the override's reason
-
-    @property
-    def blocking(self) -> bool:
-        return self.severity == "block" and self.overridden is None
-
-    def label(self) -> str:
-        mark = GUTTER.get(self.severity, "?")
-        what = self.kind if self.source == "verifier" else f"review ({self.severity})"
-        done = " overridden" if self.overridden else ""
-        quoted = self.text if len(self.text) <= 32 else self.text[:31] + "…"
-        return f"{mark}{done} {what} {quoted}: {self.message}"
-
-
-def flags_of(run: Run) -> list[FlagView]:
-    """The run's marks (verifier and anchored reviewer findings), in draft order, with evidence attached."""
-    verify = run.completed("verify")
-    if verify is None:
-        return []
-    return flags_from(verify.result.get("marks", []), verify.result.get("report") or {})
-
-
-def flags_from(marks: list[dict[str, Any]], report: dict[str, Any]) -> list[FlagView]:
-    by_span = {(f["start"], f["end"], f["kind"]): f for f in report.get("flags", [])}
-    out: list[FlagView] = []
-    for m in marks:
-        flag = by_span.get((m["start"], m["end"], m["kind"]), {}) if m["source"] == "verifier" else {}
-        override = flag.get("override") or {}
-        out.append(
-            FlagView(
-                m["start"], m["end"], m["source"], m["severity"], m["kind"], m["text"], m["message"],
-                m.get("fix", ""), tuple(flag.get("evidence", ())), flag.get("key"), override.get("reason"),
-            )
-        )  # fmt: skip
-    return out
 
 
 def marked_lines(draft: str, flags: list[FlagView], current: int | None) -> list[Text]:
@@ -136,13 +87,13 @@ class StageView:
 
 
 @dataclass
-class Strip:
-    """The pipeline strip: each stage with its backend, board, state and speed."""
+class PipelineProgress:
+    """What the pipeline strip shows: each stage with its backend, board, state and speed."""
 
     stages: list[StageView] = field(default_factory=list)
 
     @classmethod
-    def for_plan(cls, plan: list[str] | tuple[str, ...]) -> Strip:
+    def for_plan(cls, plan: list[str] | tuple[str, ...]) -> PipelineProgress:
         return cls([StageView(s) for s in plan])
 
     def get(self, stage: str) -> StageView:
@@ -174,9 +125,9 @@ def board_of(config: Config, backend: str | None) -> str:
     return (found.board if found is not None else None) or "-"
 
 
-def strip_from_run(config: Config, run: Run) -> Strip:
+def progress_of_run(config: Config, run: Run) -> PipelineProgress:
     """The strip as the stored run says it ended (for a reopened run)."""
-    strip = Strip.for_plan(run.plan)
+    strip = PipelineProgress.for_plan(run.plan)
     for record in run.stages:
         view = strip.get(record.stage)
         view.backend = record.backend or "code"
@@ -197,3 +148,24 @@ def pp_tg(timings: dict[str, Any] | None) -> str:
     cached = int(timings.get("cache_n") or 0)
     parts = [f"cached {cached:,} tok"] if cached else []
     return ", ".join(parts + ([f"{rates} tok/s"] if rates else []))
+
+
+def redline_text(draft: str, final: str) -> Text:
+    """The attorney's changes against the model's draft, marked so they read without colour too."""
+    # One string and its spans, the control codes Text would drop stripped from both sides first: Text.append
+    # per segment (a scan for control codes each) was a fifth of a brief's redline with every paragraph edited.
+    parts: list[str] = []
+    spans: list[Span] = []
+    at = 0
+    for seg in redline(strip_control_codes(draft), strip_control_codes(final)).segments:
+        text, style = marked(seg.kind, seg.text), STYLES.get(seg.kind)
+        if style:
+            spans.append(Span(at, at + len(text), style))
+        parts.append(text)
+        at += len(text)
+    return Text("".join(parts), spans=spans)
+
+
+def first_change(marked: Text) -> int | None:
+    """Where the first insertion or deletion of a ``redline_text`` starts, or None when nothing changed."""
+    return marked.spans[0].start if marked.spans else None  # spans are made in text order

@@ -5,7 +5,7 @@ One input line takes words, "quoted phrases" and filters (``doc:``, ``from:``,
 room for four more boxes. A mistyped search is not an error worth a modal: the
 evidence room's message goes in the status line and the attorney types again.
 The document list shows quarantined files with their reason, so what the models
-may be given, and what was refused, is in plain view (MISSION lesson 2).
+may be given, and what was refused, is in plain view.
 Database work runs in thread workers; widgets only show what they are handed.
 """
 
@@ -86,18 +86,14 @@ class EvidenceScreen(ChambersScreen):
 
     @work(thread=True, exclusive=True, group="evidence-load", exit_on_error=False)
     def load_matters(self) -> None:
-        from evidence import schema as evidence_schema
         from evidence.matters import list_matters
-        from workspace.database import connect
+        from evidence.store import open_index
 
-        if not self.database_file.exists():  # connect() would create an empty one: say what to do instead
+        if not self.database_file.exists():  # opening would create an empty one: say what to do instead
             self.app.call_from_thread(self._show_matters, [])
             return
-        db = connect(self.database_file, evidence_schema.SCHEMA)
-        try:
+        with open_index(self.database_file) as db:
             matters = list_matters(db)
-        finally:
-            db.close()
         self.app.call_from_thread(self._show_matters, matters)
 
     def _show_matters(self, matters: list[Matter]) -> None:

@@ -27,7 +27,7 @@ from backends.policy import check_backend, classify_url
 from themes import DEFAULT_THEME, THEMES
 from tui.chambers_screen import ChambersScreen
 from workspace.config import ROLES, Backend, Config
-from workspace.config_edit import Saved, assign_roles, update_config_file, with_theme
+from workspace.config_edit import SavedConfig, assign_roles, update_config_file, with_theme
 from workspace.errors import ChambersError
 
 SAVE_GROUP = "settings-save"
@@ -58,7 +58,7 @@ def refuse_forbidden_moves(old: Config, new: Config) -> None:
         check_backend(after, new.policy, role)
 
 
-def save_settings(file: Path, assignments: Mapping[str, str | None], theme: str) -> Saved:
+def save_settings(file: Path, assignments: Mapping[str, str | None], theme: str) -> SavedConfig:
     """The settings screen's save, without the screen (the worker's body)."""
     if not file.is_file():
         raise ChambersError(

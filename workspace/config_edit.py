@@ -39,7 +39,7 @@ class ConfigWriteError(ChambersError):
 
 
 @dataclass(frozen=True)
-class Saved:
+class SavedConfig:
     config: Config  # as parsed back from the text that was written
 
 
@@ -127,7 +127,7 @@ def _set_theme(document: Any, theme: str | None) -> None:
         ui["theme"] = theme
 
 
-def save_config(config: Config) -> Saved:
+def save_config(config: Config) -> SavedConfig:
     """Write the roles and theme of ``config`` into ``config.file`` (which must exist), keeping its comments.
 
     Raises:
@@ -146,9 +146,9 @@ def save_config(config: Config) -> Saved:
         write_atomically(path, text.encode("utf-8"))
     except OSError as exc:
         raise ConfigWriteError(path, exc) from exc
-    return Saved(config=parse_config(tomllib.loads(text), config.file))
+    return SavedConfig(config=parse_config(tomllib.loads(text), config.file))
 
 
-def update_config_file(path: Path, change: Callable[[Config], Config]) -> Saved:
+def update_config_file(path: Path, change: Callable[[Config], Config]) -> SavedConfig:
     """Load the file as it is on disk now (hand edits since the start are kept), change it, save it."""
     return save_config(change(load_config(path)))

@@ -37,7 +37,7 @@ class Migration:
 
     name: str
     apply: Apply
-    replaces: tuple[str, ...] = ()  # names this step was recorded under before rooms owned their tables
+    replaces: tuple[str, ...] = ()  # its names in databases an older chambers wrote (m101_evidence_matters)
 
 
 @dataclass(frozen=True)

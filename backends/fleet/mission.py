@@ -1,4 +1,4 @@
-"""The MISSION.md installation as boards and recorded telemetry, for the demo and tests.
+"""The recorded office installation as boards and telemetry, for the demo and tests.
 
 Chassis 1 (12x V100-SXM2) replays the recorded NVML snapshot; chassis 2
 (4x RTX 3090 + 2x V100-PCIe) reads a saved dcgm-exporter text. Both files

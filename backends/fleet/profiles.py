@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from backends.lora import launch_flags
 from workspace.config import Board, Config, ConfigError
 
 # The sampling set the seed attorney tested on his drafting roles.
@@ -59,6 +60,9 @@ class LaunchProfile:
     cache_type_v: str | None = None
     flash_attn: str | None = None
     lora: tuple[str, ...] = ()
+    # The files of the adapters its backend's requests name (lora = [{ name = ... }]), resolved by the
+    # caller from the adapter registry: loaded at scale 0, each request switches its own on.
+    adapters: tuple[str, ...] = ()
     extra_args: tuple[str, ...] = ()
     sampling: dict[str, float] = field(default_factory=lambda: dict(SEED_SAMPLING))
     binary: str | None = None  # a llama-server of its own; else the one chambers builds
@@ -102,6 +106,7 @@ def command(profile: LaunchProfile, binary: Path | str) -> list[str]:
         cmd += ["--flash-attn", p.flash_attn]
     for adapter in p.lora:
         cmd += ["--lora", adapter]
+    cmd += launch_flags(list(p.adapters))
     for key, flag in SAMPLING_FLAGS.items():
         if key in p.sampling:
             cmd += [flag, f"{p.sampling[key]:g}"]

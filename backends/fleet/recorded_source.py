@@ -6,7 +6,7 @@ units (bytes, milliwatts, percent, C, MHz; ``busId`` as NVML spells it), so
 the conversion below is the same one ``NvmlSource`` does. Each ``read`` moves
 to the next recorded frame, so the dashboard shows motion; the first read is
 always frame 0, which keeps snapshot tests deterministic. The shipped
-recording of the MISSION.md chassis 1 says where its numbers came from in its
+recording of the office's chassis 1 says where its numbers came from in its
 ``about`` field.
 """
 

@@ -14,7 +14,7 @@ from typing import Protocol
 
 from backends.fleet.gpu_health import GpuHealth
 
-# nvmlDeviceGetTopologyCommonAncestor levels (REFERENCE §3.3)
+# nvmlDeviceGetTopologyCommonAncestor levels (NVML_TOPOLOGY_INTERNAL=0 ... SYSTEM=50)
 TOPOLOGY_WORDS = {
     0: "the same board (internal)",
     10: "one PCIe switch",

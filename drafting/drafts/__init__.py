@@ -1,4 +1,4 @@
 """The workstation's drafts, headless: the attorney's edited text of a run, its versions, the last run open.
 
-``schema.py`` holds the tables; the autosave that fills them belongs in ``store.py``.
+``schema.py`` holds the tables; ``store.py`` the autosave that fills them, their only SQL.
 """

@@ -1,6 +1,6 @@
 """The verifier: every citation, date, Bates number, amount and quotation grounded, or stopped.
 
-Deterministic code, not a model (MISSION lesson 1). ``verify_draft`` reads a draft and a
+Deterministic code, not a model: a model asked to check a draft can agree with it. ``verify_draft`` reads a draft and a
 matter, and returns a ``Report`` of flags; ``may_export_final`` says whether it may go out.
 """
 
@@ -14,7 +14,7 @@ from drafting.verify.model import Flag, Report, may_export_final
 from drafting.verify.overrides import apply_overrides, record_override
 from drafting.verify.sources import MatterSources, ProductionRange, load_sources
 from drafting.verify.verifier import Library, load_library, read_draft, verify_text
-from evidence.index_reads import matter_id
+from evidence.index.store import matter_id
 
 __all__ = [
     "Flag",

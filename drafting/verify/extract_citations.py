@@ -1,6 +1,6 @@
 """Case and statute citations: eyecite first, then the forms it misses.
 
-eyecite skips reporters missing from reporters-db without a word (REFERENCE §5.2), so a
+eyecite skips reporters missing from reporters-db without a word (eyecite 2.7.8), so a
 case-shaped citation it did not return is taken by a regular expression and its reporter is
 judged against reporters-db (whose keys are roots: editions come from ``EDITIONS``). It also
 misses "50 U.S.C. 1701" without a section sign. Its parties and year bleed between nearby

@@ -17,7 +17,7 @@ from drafting.verify.authorities import index_opinions, parse_citation
 from drafting.verify.errors import VerifyError
 from drafting.verify.sources import load_sources
 from drafting.verify.store import add_given_citations, stored_citations
-from evidence.index_reads import load_matter, matter_id, readable_pages_of_file
+from evidence.index.store import load_matter, matter_id, readable_pages_of_file
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from typing import Any
 from drafting.verify.dates import find_dates
 from drafting.verify.extract_record import find_money
 from drafting.verify.text import normalize_for_match
-from evidence.index_reads import matching_page_ids, matter_pages
+from evidence.index.store import matching_page_ids, matter_pages
 
 _FTS_WORD = re.compile(r"[a-z0-9]+")
 PHRASE_PAGES = 500

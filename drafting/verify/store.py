@@ -7,13 +7,12 @@ the verifier asks evidence for those and never joins its tables.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
-from contextlib import closing, contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 
 from drafting import schema as drafting_schema
-from workspace.database import connect
+from workspace.database import session
 
 
 @dataclass(frozen=True)
@@ -30,17 +29,8 @@ class GivenCitation:
     cite: str
 
 
-@contextmanager
-def _session(db_path: Path) -> Iterator[sqlite3.Connection]:
-    with closing(connect(db_path, drafting_schema.SCHEMA)) as db:
-        yield db
-
-
-@contextmanager
-def _read_only(db_path: Path) -> Iterator[sqlite3.Connection]:
-    # as_uri() escapes '?', '#' and '%' in the path, which a hand-built "file:" URI would misread
-    with closing(sqlite3.connect(f"{db_path.absolute().as_uri()}?mode=ro", uri=True)) as db:
-        yield db
+def _session(db_path: Path) -> AbstractContextManager[sqlite3.Connection]:
+    return session(db_path, drafting_schema.SCHEMA)
 
 
 def add_override(
@@ -54,7 +44,7 @@ def add_override(
     at: str,
 ) -> None:
     """Append one override to the audit trail (the table is never updated or deleted from)."""
-    with _session(db_path) as db, db:
+    with _session(db_path) as db:
         db.execute(
             "INSERT INTO verify_overrides (matter, draft_sha256, flag_key, flag_json, reason, by, at) "
             "VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -76,7 +66,7 @@ def stored_citations(db_path: Path, matter_id: int) -> list[GivenCitation]:
 
     Read-only, like the rest of what the verifier loads; a database older than this table has none.
     """
-    with _read_only(db_path) as db:
+    with session(db_path, readonly=True) as db:
         if not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'verify_authority_citations'").fetchone():
             return []
         rows = db.execute(
@@ -88,7 +78,7 @@ def stored_citations(db_path: Path, matter_id: int) -> list[GivenCitation]:
 
 def add_given_citations(db_path: Path, matter_id: int, sha256: str, cites: list[str], at: str) -> None:
     """Record that the library's file with this content is reported at ``cites`` (repeats are kept once)."""
-    with _session(db_path) as db, db:
+    with _session(db_path) as db:
         db.executemany(
             "INSERT OR IGNORE INTO verify_authority_citations (matter_id, sha256, cite, added_at) "
             "VALUES (?, ?, ?, ?)",

@@ -1,7 +1,7 @@
 """Draft text as the checks see it: sections with whitespace collapsed, and spans mapped back.
 
 eyecite loses a citation's court and year when a newline sits before its parenthetical
-(REFERENCE §5.2), and quotations wrap across lines, so every check reads whitespace-collapsed
+(eyecite issue #297), and quotations wrap across lines, so every check reads whitespace-collapsed
 text. Spans in flags must index the draft as the attorney wrote it, so each cleaned section
 keeps the original offset of every character. Sections end at blank lines and stay a few
 thousand characters long, because eyecite rescans the rest of its input for each full citation.

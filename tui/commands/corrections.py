@@ -56,6 +56,12 @@ def register(sub: Any) -> None:
     parties.add_argument("matter")
     parties.add_argument("--add", metavar="NAME", help="add a party name")
     parties.add_argument("--same-as", metavar="NAME", help="the new name is a variant of this party")
+    parties.add_argument(
+        "--propose", action="store_true", help="list the parties the matter's documents name, numbered"
+    )
+    parties.add_argument(
+        "--confirm", metavar="all|N,N", help="record proposals (all, or their numbers) for the scrub"
+    )
     parties.set_defaults(handler=cmd_parties)
     save = cmds.add_parser("save", help="save a correction from a pipeline run and your final text")
     save.add_argument("run", type=int, help="the run number")
@@ -157,9 +163,38 @@ def cmd_parties(args: argparse.Namespace, paths: Paths) -> int:
 
     if args.add:
         print(f"{args.add} -> {add_party(paths.database_file, args.matter, args.add, same_as=args.same_as)}")
+    if args.propose or args.confirm:
+        _proposals(args, paths)
     for name, placeholder in party_list(paths.database_file, args.matter).items():
         print(f"{placeholder:<12} {name}")
     return 0
+
+
+def _proposals(args: argparse.Namespace, paths: Paths) -> None:
+    from corrections.party_proposals import choose, confirm_parties, propose_parties, unconfirmed
+
+    proposals = unconfirmed(
+        paths.database_file, args.matter, propose_parties(paths.database_file, args.matter)
+    )
+    if not proposals:
+        print(
+            f"The documents of {args.matter} name no party that is not confirmed already. Add any other "
+            f"with `chambers corrections parties {args.matter} --add 'NAME'`."
+        )
+        return
+    if args.confirm:
+        for name, placeholder in confirm_parties(
+            paths.database_file, args.matter, choose(proposals, args.confirm)
+        ).items():
+            print(f"{name} -> {placeholder}")
+        return
+    print(f"Parties named in the documents of {args.matter}, not confirmed yet:")
+    for number, party in enumerate(proposals, start=1):
+        print(f"{number:>3}. {party.line()}")
+    print(
+        f"Confirm them with `chambers corrections parties {args.matter} --confirm all`, or only some: "
+        "--confirm 1,3. Names they miss: --add 'NAME'."
+    )
 
 
 def cmd_save(args: argparse.Namespace, paths: Paths) -> int:

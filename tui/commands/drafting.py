@@ -151,8 +151,10 @@ def _execute(pipe: Pipeline, run_id: int, args: argparse.Namespace, out: TextIO)
 
 def _may_export_final(run: Run) -> bool:
     """The verifier's verdict on a completed run; a plan without a verify stage has no flags to block."""
-    verify = run.completed("verify")
-    return verify is None or bool(verify.result.get("may_export_final", True))
+    from drafting.stages import verify
+
+    verified = verify.completed(run)
+    return verified is None or verified.may_export_final
 
 
 def _progress(event: PipelineEvent, out: TextIO) -> None:
@@ -171,31 +173,27 @@ def _progress(event: PipelineEvent, out: TextIO) -> None:
 
 
 def _print_result(run: Run) -> None:
-    verify = run.completed("verify")
-    result = verify.result if verify is not None else {}
+    from drafting.stages import verify
+
+    verified = verify.completed(run)
     print(f"\n{run.context_note.capitalize()}.")
     print("\n--- draft " + "-" * 60)
     print(run.draft.rstrip())
     print("-" * 70)
-    marks = result.get("marks", [])
+    marks = verified.marks if verified else ()
     print(f"\nFlags on the draft ({len(marks)}, by position):")
     for m in marks:
-        print(
-            f"  {m['start']:>5}-{m['end']:<5} {m['source']:<8} {m['severity']:<6} {m['kind']:<10} {m['text'][:60]!r}"
-        )
-        print(f"              {m['message']}" + (f" Fix: {m['fix']}" if m.get("fix") else ""))
-    apart = result.get("unanchored", [])
+        print(f"  {m.start:>5}-{m.end:<5} {m.source:<8} {m.severity:<6} {m.kind:<10} {m.text[:60]!r}")
+        print(f"              {m.message}" + (f" Fix: {m.fix}" if m.fix else ""))
+    apart = verified.unanchored if verified else ()
     if apart:
         print(f"\nReview findings whose quote is not in the draft ({len(apart)}):")
         for f in apart:
-            print(
-                f"  {f['severity']:<6} {f['quote'][:60]!r}: {f['problem']}"
-                + (f" Fix: {f['fix']}" if f["fix"] else "")
-            )
-    if result:
+            print(f"  {f.severity:<6} {f.quote[:60]!r}: {f.problem}" + (f" Fix: {f.fix}" if f.fix else ""))
+    if verified:
         print(
-            ("\nFinal export: allowed. " if result.get("may_export_final") else "\nFinal export: stopped. ")
-            + result.get("why", "")
+            ("\nFinal export: allowed. " if verified.may_export_final else "\nFinal export: stopped. ")
+            + verified.why
         )
 
 

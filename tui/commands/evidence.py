@@ -48,28 +48,33 @@ def register(sub: Any) -> None:
     audit.add_argument("matter")
     audit.set_defaults(handler=cmd_audit)
     context = ev.add_parser(
-        "context", help="show exactly what a model would be given for a task, and store it"
+        "context", help="show exactly what the drafter would be given for a task, and store it"
     )
     context.add_argument("matter")
-    context.add_argument("task", help="the task in words, e.g. 'Summarise the warranty dispute'")
-    context.add_argument("--role", default="drafter", help="whose backend's window and tokenizer to use")
-    context.add_argument("--query", help="search words, when they differ from the task")
-    context.add_argument("--reserve", type=int, default=1024, help="tokens kept free for the answer")
+    context.add_argument("task", help="the instructions, e.g. 'Summarise the warranty dispute'")
+    context.add_argument(
+        "--type",
+        default="freeform",
+        help="the task type whose template frames them (as `chambers draft --task`)",
+    )
+    context.add_argument(
+        "--role", help="whose backend's window and tokenizer to use; default: the type's drafter"
+    )
+    context.add_argument("--query", help="search words, when they differ from the instructions")
+    context.add_argument(
+        "--reserve", type=int, help="tokens kept free for the answer; default: what a run keeps"
+    )
     context.set_defaults(handler=cmd_context)
 
 
 def cmd_matter_new(args: argparse.Namespace, paths: Paths) -> int:
     from pathlib import Path
 
-    from evidence import schema as evidence_schema
     from evidence.matters import create_matter
-    from workspace.database import connect
+    from evidence.store import open_index
 
-    db = connect(paths.database_file, evidence_schema.SCHEMA)
-    try:
+    with open_index(paths.database_file) as db:
         matter = create_matter(db, args.name, [Path(s) for s in args.sources])
-    finally:
-        db.close()
     print(f"Matter '{matter.name}' created with {len(matter.sources)} source folder(s):")
     for source in matter.sources:
         print(f"  {source}")
@@ -78,15 +83,11 @@ def cmd_matter_new(args: argparse.Namespace, paths: Paths) -> int:
 
 
 def cmd_matter_list(args: argparse.Namespace, paths: Paths) -> int:
-    from evidence import schema as evidence_schema
     from evidence.matters import list_matters
-    from workspace.database import connect
+    from evidence.store import open_index
 
-    db = connect(paths.database_file, evidence_schema.SCHEMA)
-    try:
+    with open_index(paths.database_file) as db:
         matters = list_matters(db)
-    finally:
-        db.close()
     for matter in matters:
         print(f"{matter.name}: {', '.join(str(s) for s in matter.sources)}")
     if not matters:
@@ -189,29 +190,27 @@ def setup_demo_matter(paths: Paths) -> int:
 
 
 def cmd_context(args: argparse.Namespace, paths: Paths) -> int:
-    """The context for a task, sized by the role's llama-server (/props) and counted by its /tokenize."""
+    """The drafter's context for a task, chosen by the very builder a run uses (its window and /tokenize)."""
     import asyncio
 
-    from backends.native import NativeClient
-    from evidence.context import build_context, save_context
+    from drafting.context import choose_context
+    from drafting.options import PipelineOptions
+    from drafting.stages.sources import task_text
+    from drafting.tasks import task_type
+    from evidence.context import save_context
     from workspace.config import load_config
 
     config = load_config(paths.config_file)
-    backend = config.backend_for_role(args.role)
-    client = NativeClient(backend, config.policy)
-    n_ctx = asyncio.run(client.props()).n_ctx
-    if not n_ctx:
-        raise ChambersError(
-            f"Backend '{backend.name}' at {backend.url} did not report its context size (n_ctx)."
+    kind = task_type(args.type)
+    backend = config.backend_for_role(args.role or kind.drafter_role)
+    task = task_text(kind.name, args.task.strip(), paths.config_file.parent / "prompts")
+    chosen = asyncio.run(
+        choose_context(
+            paths.database_file, args.matter, task, drafter=backend, policy=config.policy,
+            rule=PipelineOptions().window, query=args.query or args.task.strip(), reserve=args.reserve,
         )
-
-    def count_tokens(text: str) -> int:
-        return asyncio.run(client.tokenize(text))
-
-    bundle = build_context(
-        paths.database_file, args.matter, args.task, n_ctx=n_ctx, count_tokens=count_tokens,
-        counter_name=f"{backend.name} /tokenize", query=args.query, reserve_for_answer=args.reserve,
     )  # fmt: skip
+    bundle = chosen.bundle
     context_id = save_context(paths.database_file, bundle)
     for message in bundle.messages:
         print(f"--- {message['role']} ---\n{message['content']}")
@@ -220,4 +219,5 @@ def cmd_context(args: argparse.Namespace, paths: Paths) -> int:
         f"(n_ctx {bundle.n_ctx}, counted by {bundle.counted_by}); {bundle.left_out} relevant pages did not fit"
         + (f"; {len(bundle.refused)} refused as not primary" if bundle.refused else "")
     )
+    print(f"--- {chosen.note}")
     return 0

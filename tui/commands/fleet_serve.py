@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workspace.paths import Paths
+
+if TYPE_CHECKING:
+    from backends.fleet.profiles import LaunchProfile
+    from workspace.config import Config
 
 
 def register(sub: Any) -> None:
@@ -44,7 +48,7 @@ def cmd_serve(args: argparse.Namespace, paths: Paths) -> int:
     from workspace.config import load_config
 
     config = load_config(paths.config_file)
-    profile = profile_named(config, args.profile)
+    profile = _with_adapters(profile_named(config, args.profile), config, paths)
     allowed = check_split(profile, _host_telemetry(config, profile.host), args.allow_split)
     if allowed:
         print(allowed, file=sys.stderr)
@@ -90,3 +94,30 @@ def _write_unit(profile: Any, binary: Any, folder: Any) -> int:
     print(f"Install: sudo cp {unit} /etc/systemd/system/ && sudo systemctl daemon-reload && "
           f"sudo systemctl enable --now {unit.name}   (logs: journalctl -u {unit.name})")  # fmt: skip
     return 0 if verdict is None or verdict[0] else 1
+
+
+def _with_adapters(profile: LaunchProfile, config: Config, paths: Paths) -> LaunchProfile:
+    """The profile with the files of the adapters its backend names, from the adapter registry."""
+    from corrections.adapters import list_adapters
+    from workspace.errors import ChambersError
+
+    backend = next((b for b in config.backends if b.name == profile.backend), None)
+    if backend is None or not backend.lora:
+        return profile
+    registered = {r.name: r.file for r in list_adapters(paths.database_file)}
+    missing = [ref.name for ref in backend.lora if ref.name not in registered]
+    if missing:
+        raise ChambersError(
+            f"Backend '{backend.name}' in {config.file} names the adapter(s) {', '.join(missing)}, which "
+            f"chambers has not trained (known: {', '.join(registered) or 'none'}). Train it with `chambers "
+            f"train --role ROLE --name {missing[0]}`, or take it out of the backend's lora list.",
+            title="An adapter the config names does not exist",
+        )
+    if profile.lora:
+        print(
+            f"chambers serve: backend '{backend.name}' names adapters, so every --lora of this server loads "
+            "at scale 0 (--lora-init-without-apply), the profile's own lora files too: name those on the "
+            "backend as well to have its requests use them.",
+            file=sys.stderr,
+        )
+    return profile.with_changes(adapters=tuple(registered[ref.name] for ref in backend.lora))

@@ -1,13 +1,11 @@
-"""The workstation's autosave: the edited draft and its cursor, written to the database.
+"""The working copies' only SQL: the edited text of a run and its cursor, its versions, the last run open.
 
-The screen calls ``save`` from a thread worker at most ``DEBOUNCE_S`` after the last keystroke
-and at every stage boundary, so a SIGKILL loses at most those seconds; ``load`` gives back what
-reopening restores (the last run open, its edited text and the cursor). Plain functions over
-SQLite, no Textual: the SIGKILL test drives them from a subprocess as the screen does.
+A save is one transaction, so a SIGKILL between two saves loses nothing that was saved. Every save
+also keeps a short history of the text (``versions``): a new version at most once a minute while he
+types, and always before a save that throws most of the text away, so the state before a
+select-all-and-delete, or before a version is restored, can be had back.
 
-Every save also keeps a short history of the text (``versions``): a new version at most once a
-minute while he types, and always before a save that throws most of the text away, so the state
-before a select-all-and-delete, or before a version is restored, can be had back.
+Plain blocking functions over SQLite: the workstation calls them from thread workers.
 """
 
 from __future__ import annotations
@@ -18,16 +16,17 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from drafting.drafts import schema as drafts_schema
-from workspace.database import connect
+from workspace.database import session
 
-DEBOUNCE_S = 2.0
 VERSION_EVERY_S = 60.0  # while typing, the latest version is updated in place for this long
 VERSIONS_KEPT = 30  # per run; the oldest go first
 SHRINK = 0.5  # a save keeping less than this share of the text starts a new version
 
 
 @dataclass(frozen=True)
-class Saved:
+class SavedDraft:
+    """The attorney's text of a run as last saved, with where his cursor was."""
+
     run_id: int
     text: str
     cursor: tuple[int, int]
@@ -56,21 +55,17 @@ def save(
     nothing was saved yet) when this one is empty or much shorter, so the screen can say so: the
     replaced text stays restorable as a version (or as the model's draft). ``new_version``
     keeps ``text`` as a version of its own (a restored one), so the state it replaced stays listed."""
-    db = connect(database_file, drafts_schema.SCHEMA)
-    try:
-        with db:
-            replaced = _load(db, run_id)
-            _keep_version(db, run_id, text, new=new_version)
-            db.execute(
-                """INSERT INTO workstation_drafts (run_id, text, cursor_row, cursor_col, saved_at)
-                   VALUES (?, ?, ?, ?, ?)
-                   ON CONFLICT (run_id) DO UPDATE SET text = excluded.text, cursor_row = excluded.cursor_row,
-                       cursor_col = excluded.cursor_col, saved_at = excluded.saved_at""",
-                (run_id, text, cursor[0], cursor[1], datetime.now(UTC).isoformat()),
-            )
-            remember_run(db, run_id)
-    finally:
-        db.close()
+    with session(database_file, drafts_schema.SCHEMA) as db:
+        replaced = _load(db, run_id)
+        _keep_version(db, run_id, text, new=new_version)
+        db.execute(
+            """INSERT INTO workstation_drafts (run_id, text, cursor_row, cursor_col, saved_at)
+               VALUES (?, ?, ?, ?, ?)
+               ON CONFLICT (run_id) DO UPDATE SET text = excluded.text, cursor_row = excluded.cursor_row,
+                   cursor_col = excluded.cursor_col, saved_at = excluded.saved_at""",
+            (run_id, text, cursor[0], cursor[1], datetime.now(UTC).isoformat()),
+        )
+        _remember_run(db, run_id)
     before = replaced.text if replaced is not None else previous
     return before if before.strip() and _shrunk(before, text) else None
 
@@ -110,18 +105,15 @@ def _keep_version(db: sqlite3.Connection, run_id: int, text: str, *, new: bool =
 
 def versions(database_file: Path, run_id: int) -> list[Version]:
     """The kept states of the attorney's text of ``run_id``, newest first."""
-    db = connect(database_file, drafts_schema.SCHEMA)
-    try:
+    with session(database_file, drafts_schema.SCHEMA) as db:
         rows = db.execute(
             "SELECT id, run_id, text, saved_at FROM workstation_draft_versions WHERE run_id = ? ORDER BY id DESC",
             (run_id,),
         ).fetchall()
-    finally:
-        db.close()
     return [Version(r["id"], r["run_id"], r["text"], r["saved_at"]) for r in rows]
 
 
-def remember_run(db: sqlite3.Connection, run_id: int) -> None:
+def _remember_run(db: sqlite3.Connection, run_id: int) -> None:
     db.execute(
         "INSERT INTO workstation_state (key, value) VALUES ('last_run', ?) "
         "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
@@ -130,39 +122,31 @@ def remember_run(db: sqlite3.Connection, run_id: int) -> None:
 
 
 def set_last_run(database_file: Path, run_id: int) -> None:
-    db = connect(database_file, drafts_schema.SCHEMA)
-    try:
-        with db:
-            remember_run(db, run_id)
-    finally:
-        db.close()
+    """Mark ``run_id`` as the run open, so the next start reopens it."""
+    with session(database_file, drafts_schema.SCHEMA) as db:
+        _remember_run(db, run_id)
 
 
 def last_run(database_file: Path) -> int | None:
+    """The run open when the workstation last closed, or None (no database, or nothing opened yet)."""
     if not database_file.exists():
         return None
-    db = connect(database_file, drafts_schema.SCHEMA)
-    try:
+    with session(database_file, drafts_schema.SCHEMA) as db:
         row = db.execute("SELECT value FROM workstation_state WHERE key = 'last_run'").fetchone()
-    finally:
-        db.close()
     return int(row[0]) if row else None
 
 
-def load(database_file: Path, run_id: int) -> Saved | None:
+def load(database_file: Path, run_id: int) -> SavedDraft | None:
     """The attorney's saved text of ``run_id``, or None when he has not edited it."""
-    db = connect(database_file, drafts_schema.SCHEMA)
-    try:
+    with session(database_file, drafts_schema.SCHEMA) as db:
         return _load(db, run_id)
-    finally:
-        db.close()
 
 
-def _load(db: sqlite3.Connection, run_id: int) -> Saved | None:
+def _load(db: sqlite3.Connection, run_id: int) -> SavedDraft | None:
     row = db.execute(
         "SELECT run_id, text, cursor_row, cursor_col, saved_at FROM workstation_drafts WHERE run_id = ?",
         (run_id,),
     ).fetchone()
     if row is None:
         return None
-    return Saved(row["run_id"], row["text"], (row["cursor_row"], row["cursor_col"]), row["saved_at"])
+    return SavedDraft(row["run_id"], row["text"], (row["cursor_row"], row["cursor_col"]), row["saved_at"])

@@ -5,21 +5,21 @@ so the index and its provenance describe exactly the bytes that were read.
 Source files are only ever opened for reading. Each file goes into the index
 in one transaction, all its pages or none: a damaged page, a quarantine found
 on the last page, or an interruption rolls the whole file back. A bad file
-becomes a notice naming it and the ingest goes on with the rest.
+becomes a notice naming it and the ingest goes on with the rest. The rows it reads and
+writes go through ``evidence/ingest/store.py``.
 """
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from evidence import schema as evidence_schema
 from evidence.bates import Bates, bates_on_page
 from evidence.documents import SourceDocument
 from evidence.errors import UnreadableFile
+from evidence.ingest.store import DatabaseTrouble, IngestRecords, KnownFile, Stamp
 from evidence.matters import Matter, get_matter
 from evidence.ocr import find_tessdata
 from evidence.production_log import bates_for_page, is_production_log, read_production_log
@@ -31,8 +31,9 @@ from evidence.provenance import (
     sha256_bytes,
 )
 from evidence.readers import READABLE_SUFFIXES, read_source
+from evidence.store import open_index
 from evidence.walk import Notice, SourceListing, list_sources
-from workspace.database import connect
+from workspace.database import Connection
 
 PROGRESS_EVERY_PAGES = 100
 
@@ -111,19 +112,16 @@ def ingest_matter(
     there are quarantined. ``tessdata=True`` finds Tesseract; None means no OCR. Symbolic links
     pointing outside a source folder are listed, not read, unless ``follow_links``.
     """
-    db = connect(db_path, evidence_schema.SCHEMA)
-    try:
+    with open_index(db_path) as db:
         matter = get_matter(db, name)
         ingest = _Ingest(db, matter, progress, dict(passwords or {}), output_roots, tessdata)
         return ingest.run(follow_links=follow_links)
-    finally:
-        db.close()
 
 
 class _Ingest:
     def __init__(
         self,
-        db: sqlite3.Connection,
+        db: Connection,
         matter: Matter,
         progress: Progress | None,
         passwords: dict[str, str],
@@ -131,6 +129,7 @@ class _Ingest:
         tessdata: str | bool | None,
     ) -> None:
         self.db, self.matter, self.passwords, self.output_roots = db, matter, passwords, output_roots
+        self.records = IngestRecords(db, matter.id)
         self.progress = progress or (lambda event: None)
         self.tessdata = find_tessdata() if tessdata is True else (tessdata or None)
         self.report = IngestReport(matter=matter.name)
@@ -140,15 +139,8 @@ class _Ingest:
         walk_notices: list[Notice] = []
         listings = list_sources(list(self.matter.sources), walk_notices, follow_links=follow_links)
         logs = [p for listing in listings for p in listing.files if is_production_log(p)]
-        with self.db:  # notices about folders and logs are found afresh by every ingest
-            self.db.execute(
-                "DELETE FROM ingest_notices WHERE matter_id = ? AND kind IN ('missing', 'vanished', 'loop', 'outside')",
-                (self.matter.id,),
-            )
-            self.db.executemany(
-                "DELETE FROM ingest_notices WHERE matter_id = ? AND path = ?",
-                [(self.matter.id, str(log)) for log in logs],
-            )
+        with self.db:
+            self.records.clear_walk_notices([str(log) for log in logs])
         for log in logs:
             self.bates_log.update(read_production_log(log, walk_notices))
         seen: set[str] = set()
@@ -177,7 +169,7 @@ class _Ingest:
         try:
             info = path.stat()
             known = self._known(key)
-            if known and known["size"] == info.st_size and known["mtime_ns"] == info.st_mtime_ns:
+            if known and known.size == info.st_size and known.mtime_ns == info.st_mtime_ns:
                 self.report.unchanged += 1
                 self.progress(IngestEvent(key, 0, 0, "unchanged"))
                 return True
@@ -201,16 +193,9 @@ class _Ingest:
             )
             return True
         sha = sha256_bytes(data)
-        if known and known["sha256"] == sha:
+        if known and known.sha256 == sha:
             with self.db:
-                self.db.execute(
-                    "UPDATE documents SET mtime_ns = ?, size = ? WHERE matter_id = ? AND path = ?",
-                    (info.st_mtime_ns, info.st_size, self.matter.id, key),
-                )
-                self.db.execute(
-                    "UPDATE ingest_notices SET mtime_ns = ?, size = ? WHERE matter_id = ? AND path = ?",
-                    (info.st_mtime_ns, info.st_size, self.matter.id, key),
-                )
+                self.records.touch(key, info.st_size, info.st_mtime_ns)
             self.report.unchanged += 1
             return True
         self.progress(IngestEvent(key, 0, 0, "file"))
@@ -243,7 +228,7 @@ class _Ingest:
         except _Quarantine as q:
             self._forget(key)
             self._notice(Notice(key, "quarantined", quarantine_notice(key, str(q))), stamp)
-        except sqlite3.Error:
+        except DatabaseTrouble:
             raise  # the database's trouble, not this file's: stop and say so
         except Exception as exc:  # any other failure of a reader on this file is this file's notice
             self._forget(key)
@@ -259,9 +244,8 @@ class _Ingest:
             return f"it lies in chambers' own output folder {folder}"
         return None
 
-    def _store(self, key: str, documents: list[SourceDocument], stamp: tuple[str, int, int]) -> None:
+    def _store(self, key: str, documents: list[SourceDocument], stamp: Stamp) -> None:
         """All documents and pages of one file in one transaction; any exception rolls it all back."""
-        sha, size, mtime_ns = stamp
         now = datetime.now(UTC).isoformat()
         pages_total = sum(d.page_count for d in documents)
         meter = OverlapMeter(self.db, pages_total)
@@ -272,13 +256,7 @@ class _Ingest:
             for doc in documents:
                 if made_by_chambers(doc.creator):
                     raise _Quarantine(f"its PDF metadata says chambers made it (creator: {doc.creator})")
-                cur = self.db.execute(
-                    """INSERT INTO documents (matter_id, path, part, kind, title, doc_date, sha256, size,
-                           mtime_ns, page_count, ingested_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-                    (self.matter.id, key, doc.part, doc.kind, doc.title, doc.doc_date, sha, size, mtime_ns,
-                     doc.page_count, now),
-                )  # fmt: skip
-                document_id = cur.lastrowid
+                document_id = self.records.add_document(key, doc, stamp, now)
                 notes.extend(Notice(key, "note", note) for note in doc.notes)
                 if doc.repaired:
                     notes.append(Notice(key, "repaired", repaired_notice(key, doc.part)))
@@ -287,16 +265,7 @@ class _Ingest:
                     bates = bates_on_page(page.text)
                     if bates is None and logged is not None:
                         bates = bates_for_page(logged, page.page_no)
-                    cur = self.db.execute(
-                        """INSERT INTO pages (document_id, page_no, bates, bates_prefix, bates_number, ocr, chars)
-                           VALUES (?, ?, ?, ?, ?, ?, ?)""",
-                        (document_id, page.page_no, bates.text if bates else None,
-                         bates.prefix if bates else None, bates.number if bates else None,
-                         int(page.ocr), len(page.text)),
-                    )  # fmt: skip
-                    self.db.execute(
-                        "INSERT INTO pages_fts (rowid, text) VALUES (?, ?)", (cur.lastrowid, page.text)
-                    )
+                    self.records.add_page(document_id, page.page_no, bates, page.ocr, page.text)
                     meter.add(page.text)
                     if page.unread:
                         where = f"{key}{' (' + doc.part + ')' if doc.part else ''}, page {page.page_no}"
@@ -316,77 +285,36 @@ class _Ingest:
 
     # --- records ----------------------------------------------------------------
 
-    def _known(self, key: str) -> sqlite3.Row | None:
+    def _known(self, key: str) -> KnownFile | None:
         """What was recorded for this path last time: an indexed file or a lasting quarantine."""
-        row = self.db.execute(
-            "SELECT sha256, size, mtime_ns FROM documents WHERE matter_id = ? AND path = ? LIMIT 1",
-            (self.matter.id, key),
-        ).fetchone()
-        if row is not None:
-            # Pages left unread (no Tesseract then) are tried again, though the file has not changed.
-            has_unread = self.db.execute(
-                "SELECT 1 FROM ingest_notices WHERE matter_id = ? AND path = ? AND kind = 'unread'",
-                (self.matter.id, key),
-            ).fetchone()
-            return None if has_unread else row
-        return self.db.execute(
-            "SELECT sha256, size, mtime_ns FROM ingest_notices WHERE matter_id = ? AND path = ? "
-            "AND kind IN ('quarantined', 'skipped') LIMIT 1",
-            (self.matter.id, key),
-        ).fetchone()
+        return self.records.known(key)
 
     def _forget(self, key: str, *, commit: bool = True) -> None:
         """Drop this path's pages, documents and notices (before it is read again)."""
-
-        def drop() -> None:
-            ids = "SELECT p.id FROM pages p JOIN documents d ON d.id = p.document_id WHERE d.matter_id = ? AND d.path = ?"
-            self.db.execute(f"DELETE FROM pages_fts WHERE rowid IN ({ids})", (self.matter.id, key))
-            self.db.execute("DELETE FROM documents WHERE matter_id = ? AND path = ?", (self.matter.id, key))
-            self.db.execute(
-                "DELETE FROM ingest_notices WHERE matter_id = ? AND path = ?", (self.matter.id, key)
-            )
-
         if commit:
             with self.db:
-                drop()
+                self.records.forget(key)
         else:
-            drop()
+            self.records.forget(key)
 
-    def _notice(
-        self, notice: Notice, stamp: tuple[str, int, int] | None = None, *, replace: bool = True
-    ) -> None:
+    def _notice(self, notice: Notice, stamp: Stamp | None = None, *, replace: bool = True) -> None:
         self.report.notices.append(notice)
         self.progress(IngestEvent(notice.path, 0, 0, "notice"))
         with self.db:
             if replace:
-                self.db.execute(
-                    "DELETE FROM ingest_notices WHERE matter_id = ? AND path = ? AND kind = ?",
-                    (self.matter.id, notice.path, notice.kind),
-                )
+                self.records.drop_notices(notice.path, notice.kind)
             self._insert_notice(notice, stamp)
 
-    def _insert_notice(self, notice: Notice, stamp: tuple[str, int, int] | None) -> None:
-        sha, size, mtime_ns = stamp if stamp else (None, None, None)
-        self.db.execute(
-            "INSERT INTO ingest_notices (matter_id, path, sha256, size, mtime_ns, kind, message, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (self.matter.id, notice.path, sha, size, mtime_ns, notice.kind, notice.message, datetime.now(UTC).isoformat()),
-        )  # fmt: skip
+    def _insert_notice(self, notice: Notice, stamp: Stamp | None) -> None:
+        self.records.add_notice(notice.path, notice.kind, notice.message, stamp)
 
     def _remove_missing(self, listings: list[SourceListing], seen: set[str]) -> None:
         """A file gone from a fully read source folder leaves the index (and its notices go too)."""
         complete = [listing.root for listing in listings if listing.complete]
-        paths = {
-            r[0]
-            for r in self.db.execute(
-                "SELECT path FROM documents WHERE matter_id = ? UNION SELECT path FROM ingest_notices WHERE matter_id = ?",
-                (self.matter.id, self.matter.id),
-            )
-        }
+        paths = self.records.recorded_paths()
         for path in sorted(paths - seen):
             if any(Path(path).is_relative_to(root) for root in complete) and not Path(path).is_dir():
-                had_pages = self.db.execute(
-                    "SELECT 1 FROM documents WHERE matter_id = ? AND path = ?", (self.matter.id, path)
-                ).fetchone()
+                had_pages = self.records.has_documents(path)
                 self._forget(path)
                 if had_pages:
                     self.report.removed.append(path)

@@ -2,8 +2,8 @@
 
 The verifier reads every page with its text, and asks the full-text index for candidate pages;
 exhibits lists a matter's PDFs and the Bates ranges already stamped on ingested pages. They call
-these functions, so evidence's tables (``matters``, ``documents``, ``pages``, ``pages_fts``) are
-read only here, in the evidence room.
+these functions and never read evidence's tables (``documents``, ``pages``, ``pages_fts``)
+themselves; the queries here are the evidence room's own, beside its store.
 
 The verifier's reads open the database read-only: checking a draft never writes, and a missing
 database is an error rather than a new empty one.
@@ -11,16 +11,13 @@ database is an error rather than a new empty one.
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Iterable, Iterator
-from contextlib import closing, contextmanager
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from evidence import schema as evidence_schema
 from evidence.matters import Matter, get_matter
-from evidence.provenance import registered_output
-from workspace.database import connect
+from evidence.store import find_matter, open_index, registered_output
+from workspace.database import Connection
 
 
 @dataclass(frozen=True)
@@ -66,24 +63,16 @@ class OwnOutput:
     created_at: str
 
 
-@contextmanager
-def _read_only(db_path: Path) -> Iterator[sqlite3.Connection]:
-    # as_uri() escapes '?', '#' and '%' in the path, which a hand-built "file:" URI would misread
-    db = sqlite3.connect(f"{db_path.absolute().as_uri()}?mode=ro", uri=True)
-    with closing(db):
-        yield db
-
-
 def matter_id(db_path: Path, name: str) -> int | None:
     """The id of the matter called ``name``, or None when there is none (read-only)."""
-    with _read_only(db_path) as db:
-        row = db.execute("SELECT id FROM matters WHERE name = ?", (name,)).fetchone()
-    return None if row is None else int(row[0])
+    with open_index(db_path, readonly=True) as db:
+        matter = find_matter(db, name)
+    return None if matter is None else matter.id
 
 
 def matter_pages(db_path: Path, matter_name: str) -> tuple[Matter, list[IndexedPage]]:
     """The matter and every page of it with its text, in path, part and page order (read-only)."""
-    with _read_only(db_path) as db:
+    with open_index(db_path, readonly=True) as db:
         matter = get_matter(db, matter_name)
         rows = db.execute(
             """
@@ -105,7 +94,7 @@ def matter_pages(db_path: Path, matter_name: str) -> tuple[Matter, list[IndexedP
 def matching_page_ids(db_path: Path, matter_id: int, query: str, limit: int, *, ranked: bool) -> list[int]:
     """The ids of the matter's pages an FTS5 ``query`` matches: best first (bm25) or in index order."""
     order = "ORDER BY bm25(pages_fts), f.rowid LIMIT ?" if ranked else "ORDER BY f.rowid LIMIT ?"
-    with _read_only(db_path) as db:
+    with open_index(db_path, readonly=True) as db:
         rows = db.execute(
             "SELECT f.rowid FROM pages_fts f JOIN pages p ON p.id = f.rowid "
             "JOIN documents d ON d.id = p.document_id WHERE pages_fts MATCH ? AND d.matter_id = ? " + order,
@@ -115,29 +104,23 @@ def matching_page_ids(db_path: Path, matter_id: int, query: str, limit: int, *, 
 
 
 def load_matter(db_path: Path, name: str) -> Matter:
-    db = connect(db_path, evidence_schema.SCHEMA)
-    try:
+    with open_index(db_path) as db:
         return get_matter(db, name)
-    finally:
-        db.close()
 
 
 def readable_pages_of_file(db_path: Path, matter_id: int, sha256: str) -> int | None:
     """How many pages of the matter's file with this content have text; None when it is not indexed."""
-    db = connect(db_path, evidence_schema.SCHEMA)
-    try:
+    with open_index(db_path) as db:
         row = db.execute(
             "SELECT d.id, (SELECT COUNT(*) FROM pages p JOIN pages_fts f ON f.rowid = p.id "
             "WHERE p.document_id = d.id AND length(trim(f.text)) > 0) FROM documents d "
             "WHERE d.matter_id = ? AND d.sha256 = ?",
             (matter_id, sha256),
         ).fetchone()
-    finally:
-        db.close()
     return None if row is None else int(row[1])
 
 
-def stamped_ranges(db: sqlite3.Connection, matter_id: int, prefix: str) -> list[StampedRange]:
+def stamped_ranges(db: Connection, matter_id: int, prefix: str) -> list[StampedRange]:
     """Per ingested document, the lowest and highest ``prefix`` number read from its stamps.
 
     Takes the caller's connection: exhibits checks these inside the transaction that reserves a range.
@@ -155,8 +138,7 @@ def stamped_ranges(db: sqlite3.Connection, matter_id: int, prefix: str) -> list[
 
 def matter_pdfs(db_path: Path, matter: str) -> list[MatterPdf]:
     """The matter's ingested PDFs (not e-mail attachments), by path, with the first stamp read on each."""
-    db = connect(db_path, evidence_schema.SCHEMA)
-    try:
+    with open_index(db_path) as db:
         matter_id = get_matter(db, matter).id
         rows = db.execute(
             "SELECT d.path, d.title, d.page_count, (SELECT p.bates FROM pages p WHERE p.document_id = d.id "
@@ -164,20 +146,15 @@ def matter_pdfs(db_path: Path, matter: str) -> list[MatterPdf]:
             "WHERE d.matter_id = ? AND d.kind = 'pdf' AND d.part = '' ORDER BY d.path",
             (matter_id,),
         ).fetchall()
-    finally:
-        db.close()
     return [MatterPdf(Path(r[0]), r[1], int(r[2]), r[3]) for r in rows]
 
 
 def own_outputs(db_path: Path, sha256s: Iterable[str]) -> dict[str, OwnOutput]:
     """Of these file hashes, the ones chambers wrote itself (registered outputs), with what each was."""
     found = {}
-    db = connect(db_path, evidence_schema.SCHEMA)
-    try:
+    with open_index(db_path) as db:
         for sha in set(sha256s):
             row = registered_output(db, sha)
             if row is not None:
                 found[sha] = OwnOutput(row.kind, row.created_at)
-    finally:
-        db.close()
     return found

@@ -1,0 +1,68 @@
+"""A run's flags as the attorney sees them: the verifier's and the reviewer's, in draft order.
+
+Plain data read from a run's verify stage (or from a fresh verification of his edited text), so
+the drafting session and the screens share one shape and nothing here draws anything.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from drafting.runs import Run
+from drafting.stages import verify
+
+# The gutter letter keeps a flag visible on a monochrome terminal (NO_COLOR, or a bad SSH client).
+GUTTER = {"block": "B", "high": "R", "warn": "W", "medium": "R", "low": "r"}
+
+
+@dataclass(frozen=True)
+class FlagView:
+    """One flag as the attorney sees it: the verifier's (with its evidence) or the reviewer's (with its fix)."""
+
+    start: int
+    end: int
+    source: str  # verifier | reviewer
+    severity: str
+    kind: str
+    text: str
+    message: str
+    fix: str = ""
+    evidence: tuple[dict[str, Any], ...] = ()
+    key: str | None = None  # the verifier's flag key, for overrides
+    overridden: str | None = None  # the override's reason
+
+    @property
+    def blocking(self) -> bool:
+        return self.severity == "block" and self.overridden is None
+
+    def label(self) -> str:
+        mark = GUTTER.get(self.severity, "?")
+        what = self.kind if self.source == "verifier" else f"review ({self.severity})"
+        done = " overridden" if self.overridden else ""
+        quoted = self.text if len(self.text) <= 32 else self.text[:31] + "…"
+        return f"{mark}{done} {what} {quoted}: {self.message}"
+
+
+def flags_in_run(run: Run) -> list[FlagView]:
+    """The stored run's marks (verifier and anchored reviewer findings), in draft order, with evidence."""
+    verified = verify.completed(run)
+    if verified is None:
+        return []
+    return flags_from_marks([m.as_dict() for m in verified.marks], verified.report or {})
+
+
+def flags_from_marks(marks: list[dict[str, Any]], report: dict[str, Any]) -> list[FlagView]:
+    """Marks (as ``merge_marks`` gives them) joined to the verifier's report for evidence and overrides."""
+    by_span = {(f["start"], f["end"], f["kind"]): f for f in report.get("flags", [])}
+    out: list[FlagView] = []
+    for m in marks:
+        flag = by_span.get((m["start"], m["end"], m["kind"]), {}) if m["source"] == "verifier" else {}
+        override = flag.get("override") or {}
+        out.append(
+            FlagView(
+                m["start"], m["end"], m["source"], m["severity"], m["kind"], m["text"], m["message"],
+                m.get("fix", ""), tuple(flag.get("evidence", ())), flag.get("key"), override.get("reason"),
+            )
+        )  # fmt: skip
+    return out

@@ -1,0 +1,118 @@
+"""The drafting screen's flag keys: n/N jump from flag to flag, Enter opens one.
+
+An open flag shows its evidence or the reviewer's argument; from there the attorney reads the
+page it points to, or overrides a blocking flag with a written reason (recorded, then verified
+again in a thread worker through the drafting session).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual import on, work
+from textual.containers import VerticalScroll
+from textual.widgets import OptionList
+
+from drafting.flags import FlagView
+from drafting.runs import Run
+from drafting.session import DraftingSession, Verified
+from tui.draft_flags import FlagList, MarkedDraft
+from tui.drafting_dialogs import FlagScreen, ReasonScreen
+from tui.drafting_view import flag_line
+from tui.key_order import RoomScreen
+
+
+class FlagKeys(RoomScreen):
+    """Jump to, open, read and override the flags of the shown draft."""
+
+    session: DraftingSession
+    run_record: Run | None
+    draft_text: str
+    flags: list[FlagView]
+    current: int | None
+    marked: MarkedDraft
+
+    if TYPE_CHECKING:  # given by the drafting screen
+
+        def set_status(self, text: str) -> None: ...
+
+        def reached(self, step: str, *, blocking: int = 0) -> None: ...
+
+        def verified(self, result: Verified) -> None: ...
+
+    def _jump(self, step: int) -> None:
+        if not self.flags:
+            self.set_status("There are no flags.")
+            return
+        self.current = (
+            (0 if step > 0 else len(self.flags) - 1)
+            if self.current is None
+            else (self.current + step) % len(self.flags)
+        )
+        self.query_one(FlagList).highlighted = self.current
+        self.marked.current = self.current
+        line = flag_line(self.draft_text, self.flags[self.current])
+        self.call_after_refresh(self._scroll_to_line, line)
+        flag = self.flags[self.current]
+        self.set_status(f"Flag {self.current + 1}/{len(self.flags)}: {flag.label()} (Enter opens it)")
+
+    def _scroll_to_line(self, line: int) -> None:
+        lines = self.query(".ws-line")
+        if 0 <= line < len(lines):
+            self.query_one("#ws-draft-scroll", VerticalScroll).scroll_to_widget(lines[line], animate=False)
+
+    def action_next_flag(self) -> None:
+        self._jump(1)
+
+    def action_previous_flag(self) -> None:
+        self._jump(-1)
+
+    @on(OptionList.OptionSelected, "#ws-flags")
+    def open_flag(self, event: OptionList.OptionSelected) -> None:
+        self.current = event.option_index
+        self.open_current_flag()
+
+    def open_current_flag(self) -> None:
+        if self.current is None or not self.flags:
+            return
+        flag = self.flags[self.current]
+
+        def reason_given(reason: str | None) -> None:
+            if reason and self.run_record is not None and flag.key:
+                self.override_flag(self.run_record, self.draft_text, flag.key, reason)
+
+        def after(answer: str | None) -> None:
+            if answer == "read" and self.run_record is not None and flag.evidence:
+                pointer = flag.evidence[0]
+                self.read_evidence(
+                    self.run_record.matter,
+                    str(pointer.get("file", "")),
+                    int(pointer.get("page") or 0),
+                    flag.text,
+                )
+            if answer == "override":
+                self.app.push_screen(
+                    ReasonScreen(f"Why may {flag.text!r} stand? ({flag.message})"), reason_given
+                )
+
+        matter = self.run_record.matter if self.run_record is not None else None
+        self.app.push_screen(FlagScreen(flag, self.session.database_file, matter), after)
+        self.reached("flag-opened")
+
+    @work(thread=True, exclusive=True, group="read", exit_on_error=False)
+    def read_evidence(self, matter: str, file_name: str, page_no: int, words: str) -> None:
+        from evidence.pages import find_page
+        from tui.evidence_views import ReadingScreen, page_body, page_heading, page_subtitle
+
+        view = find_page(self.session.database_file, matter, file_name, page_no)
+        if view is None:
+            self.app.call_from_thread(
+                self.set_status, f"{file_name}, page {page_no} is no longer in the index."
+            )
+            return
+        screen = ReadingScreen(page_heading(view, view.path), page_subtitle(view), page_body(view, words))
+        self.app.call_from_thread(self.app.push_screen, screen)
+
+    @work(thread=True, exclusive=True, group="verify", exit_on_error=False)
+    def override_flag(self, run: Run, text: str, key: str, reason: str) -> None:
+        self.app.call_from_thread(self.verified, self.session.override(run, text, key, reason))
