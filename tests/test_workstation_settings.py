@@ -180,6 +180,26 @@ async def test_the_drafting_screen_runs_on_the_saved_config(config_file: Path, i
         assert drafting.config.backend_for_role("reviewer").name == "small"
 
 
+async def test_every_open_screen_follows_the_saved_config(config_file: Path, isolated_home: Path) -> None:
+    """The app's config is watched: the fleet dashboard, installed before the save, runs on the new one."""
+    from tui.dashboard import DashboardScreen
+
+    app = app_for(load_config(config_file), isolated_home)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("f2")
+        await pilot.pause()
+        fleet = app.screen
+        assert isinstance(fleet, DashboardScreen)
+        await pilot.press("f2")  # back to the first screen; the dashboard stays installed
+        screen = await open_settings(pilot)
+        await choose(pilot, "role-gate", "big")
+        await pilot.press("ctrl+s")
+        await until(lambda: status(screen).startswith("Saved to"), pilot)  # the dashboard's pollers never end
+        await pilot.pause()
+        assert fleet.config is app.config and screen.config is app.config
+        assert fleet.config.backend_for_role("gate").name == "big"
+
+
 async def test_the_theme_is_saved_in_the_config_and_used_at_the_next_start(
     config_file: Path, isolated_home: Path
 ) -> None:
