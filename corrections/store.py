@@ -18,7 +18,7 @@ from typing import Any
 from corrections import schema as corrections_schema
 from corrections.errors import CorrectionsError, PairNotFound
 from corrections.filters import PairFilters
-from corrections.model import AdapterRecord, CorrectionInput, StoredPair
+from corrections.model import AdapterRecord, CorrectionInput, PairRow, RatioRow, StoredPair
 from corrections.redline import Redline, word_diff
 from workspace.database import session
 
@@ -30,66 +30,6 @@ PAIR_COLUMNS = (
     "server_build, run_id, trigger, drafted_at, accepted_at, captured_at, words_added, words_removed, "
     "edit_ratio, excluded, adapter, adapter_sha256, rating, rationale, tags_json"
 )
-
-
-@dataclass(frozen=True)
-class PairRow:
-    """A stored pair as its columns hold it, the JSON still encoded: the export splices the prompt in as it is."""
-
-    id: int
-    matter: str | None
-    task_type: str
-    instructions: str
-    messages_json: str
-    sources_json: str
-    draft: str
-    final: str
-    backend: str | None
-    model: str | None
-    server_build: str | None
-    run_id: int | None
-    trigger: str
-    drafted_at: str | None
-    accepted_at: str
-    captured_at: str
-    words_added: int
-    words_removed: int
-    edit_ratio: float
-    excluded: bool
-    adapter: str | None
-    adapter_sha256: str | None
-    rating: int | None
-    rationale: str | None
-    tags_json: str | None
-
-    @classmethod
-    def of(cls, row: tuple[Any, ...]) -> PairRow:
-        values = list(row)
-        values[19] = bool(values[19])
-        return cls(*values)
-
-    def pair(self) -> StoredPair:
-        return StoredPair(
-            id=self.id, matter=self.matter, task_type=self.task_type, instructions=self.instructions,
-            messages=json.loads(self.messages_json), sources=json.loads(self.sources_json), draft=self.draft,
-            final=self.final, backend=self.backend, model=self.model, server_build=self.server_build,
-            run_id=self.run_id, trigger=self.trigger, drafted_at=self.drafted_at, accepted_at=self.accepted_at,
-            captured_at=self.captured_at, words_added=self.words_added, words_removed=self.words_removed,
-            edit_ratio=self.edit_ratio, excluded=self.excluded, adapter=self.adapter,
-            adapter_sha256=self.adapter_sha256, rating=self.rating, rationale=self.rationale,
-            tags=json.loads(self.tags_json or "[]"),
-        )  # fmt: skip
-
-
-@dataclass(frozen=True)
-class RatioRow:
-    """What the statistics read of a pair."""
-
-    model: str | None
-    task_type: str
-    accepted_at: str
-    edit_ratio: float
-    adapter: str | None
 
 
 def _session(db_path: Path) -> AbstractContextManager[sqlite3.Connection]:
