@@ -116,9 +116,11 @@ class DraftingSession:
     # --- running the pipeline ---
 
     def pipeline(self, on_event: Callable[[PipelineEvent], None]) -> Pipeline:
+        # The attorney's edited prompt templates, beside his config, as `chambers draft` uses them.
+        prompts = Path(self.config.file).parent / "prompts"
         return Pipeline(
             self.config, self.database_file, options=self.options, on_event=on_event, audit=self.audit,
-            issued_ranges=self.issued_ranges,
+            issued_ranges=self.issued_ranges, prompts=prompts if prompts.is_dir() else None,
         )  # fmt: skip
 
     def issued_ranges(self, matter: str) -> Sequence[tuple[str, int, int]]:

@@ -79,3 +79,11 @@ async def test_a_cancelled_run_has_recorded_it_before_the_cancellation_reaches_t
         assert stored.status == "cancelled"
         draft = next(s for s in stored.stages if s.stage == "draft")
         assert draft.status == "cancelled" and "".join(deltas).startswith(draft.output)
+
+
+def test_the_session_drafts_with_his_edited_prompts_beside_his_config(db: Path, tmp_path: Path) -> None:
+    config = Config(file=str(tmp_path / "home" / "config.toml"), policy=Policy(), boards=(), backends=())
+    session = session_on(config, db)
+    assert session.pipeline(lambda _: None).prompts is None  # none edited yet: the shipped templates
+    (tmp_path / "home" / "prompts").mkdir(parents=True)
+    assert session.pipeline(lambda _: None).prompts == tmp_path / "home" / "prompts"
