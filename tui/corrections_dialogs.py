@@ -18,8 +18,7 @@ from textual.worker import Worker, WorkerState
 
 from corrections.export import FORMATS, ExportSummary
 from corrections.store import PairFilters
-from tui.screens import ErrorScreen
-from workspace.errors import ChambersError
+from tui.screens import error_screen
 
 FORMAT_CHOICES = [("SFT (messages)", "sft"), ("DPO (prompt, chosen, rejected)", "dpo"),
                   ("KTO (prompt, completion, label)", "kto"), ("All fields (pairs)", "pairs")]  # fmt: skip
@@ -123,13 +122,9 @@ class ExportScreen(ModalScreen[None]):
         """A failed export says why here and in the app's one error modal; no file was written."""
         if event.state is not WorkerState.ERROR:
             return
-        error = event.worker.error
-        title, message = (
-            (error.title, error.message) if isinstance(error, ChambersError)
-            else ("Unexpected error", f"{type(error).__name__}: {error}")
-        )  # fmt: skip
-        self.query_one("#export-summary", Static).update(f"Not exported: {title}.")
-        self.app.push_screen(ErrorScreen(title, message))
+        modal = error_screen(event.worker.error)
+        self.query_one("#export-summary", Static).update(f"Not exported: {modal.error_title}.")
+        self.app.push_screen(modal)
 
 
 def _describe(filters: PairFilters) -> str:

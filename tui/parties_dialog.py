@@ -19,8 +19,7 @@ from textual.widgets.selection_list import Selection
 from textual.worker import Worker, WorkerState
 
 from corrections.party_finder import ProposedParty
-from tui.screens import ErrorScreen
-from workspace.errors import ChambersError
+from tui.screens import error_screen
 
 
 class PartiesScreen(ModalScreen[int]):
@@ -110,13 +109,9 @@ class PartiesScreen(ModalScreen[int]):
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state is not WorkerState.ERROR:
             return
-        error = event.worker.error
-        title, message = (
-            (error.title, error.message) if isinstance(error, ChambersError)
-            else ("Unexpected error", f"{type(error).__name__}: {error}")
-        )  # fmt: skip
-        self.query_one("#parties-intro", Static).update(f"Nothing recorded: {title}.")
-        self.app.push_screen(ErrorScreen(title, message))
+        modal = error_screen(event.worker.error)
+        self.query_one("#parties-intro", Static).update(f"Nothing recorded: {modal.error_title}.")
+        self.app.push_screen(modal)
 
 
 def _label(party: ProposedParty) -> str:
