@@ -143,7 +143,7 @@ SCHEMA = Schema(
         Migration("corrections.001_pairs", pairs, replaces=("m601_corrections_pairs",)),
         Migration("corrections.002_adapters", adapters, replaces=("m610_corrections_adapters",)),
         Migration("corrections.003_pair_adapter", pair_adapter, replaces=("m611_adapter_on_drafts",)),
-        Migration("corrections.004_labels", labels, replaces=("m620_corrections_labels",)),
+        Migration("corrections.004_labels", labels),
     ),
     requires=(drafting_schema.SCHEMA,),
 )
