@@ -176,3 +176,11 @@ def test_read_only_never_creates_a_database(tmp_path: Path) -> None:
         pass
     assert str(path) in info.value.message and "chambers matter new" in info.value.message
     assert not path.parent.exists()
+
+
+def test_a_database_is_never_opened_for_writing_without_a_rooms_schema(tmp_path: Path) -> None:
+    with pytest.raises(TypeError):
+        connect(tmp_path / "c.sqlite3")
+    with pytest.raises(TypeError), session(tmp_path / "c.sqlite3"):
+        pass
+    assert not (tmp_path / "c.sqlite3").exists()

@@ -71,8 +71,11 @@ def connect(path: Path, *schemas: Schema) -> sqlite3.Connection:
     """Open (creating if needed) the database at ``path`` with the tables of ``schemas`` up to date.
 
     Prefer :func:`session`, which also commits and closes; this is for a caller that keeps one
-    connection for a long job (an ingest).
+    connection for a long job (an ingest). At least one schema is required: opened with none, a new
+    database would have no tables and an old one would miss its newer steps, without a word.
     """
+    if not schemas:
+        raise TypeError("connect() needs the schema of the room that opens the database")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         db = sqlite3.connect(path, timeout=10)
