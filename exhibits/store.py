@@ -35,7 +35,7 @@ class LoggedDocument:
 
 
 @dataclass(frozen=True)
-class LogEntry:
+class LogEntry(LoggedDocument):
     """A logged document of a finished production, with the production it belongs to."""
 
     production: int
@@ -43,15 +43,6 @@ class LogEntry:
     prefix: str
     width: int
     created_at: str
-    seq: int
-    source_path: str
-    source_sha256: str
-    output_path: str
-    output_sha256: str
-    page_count: int
-    first_number: int
-    last_number: int
-    shrunk_pages: tuple[int, ...]
 
 
 @dataclass(frozen=True)
@@ -261,8 +252,8 @@ def production_log(db: Connection, matter_id: int) -> list[LogEntry]:
         (matter_id,),
     ).fetchall()
     return [
-        LogEntry(int(r[0]), r[1], r[2], int(r[3]), r[4], int(r[5]), r[6], r[7], r[8], r[9], int(r[10]),
-                 int(r[11]), int(r[12]), tuple(json.loads(r[13])))
+        LogEntry(int(r[5]), r[6], r[7], r[8], r[9], int(r[10]), int(r[11]), int(r[12]), tuple(json.loads(r[13])),
+                 production=int(r[0]), kind=r[1], prefix=r[2], width=int(r[3]), created_at=r[4])
         for r in rows
     ]  # fmt: skip
 
