@@ -205,6 +205,30 @@ async def test_flags_listed_marked_jumped_and_opened_with_their_evidence(db: Pat
         assert isinstance(app.screen, DraftingScreen)
 
 
+async def test_a_flag_whose_passages_cannot_be_read_says_so_in_the_error_modal(tmp_path: Path) -> None:
+    """The flag dialog reads the cited pages in a worker; a database it cannot read is shown, not
+    left as a dialog that quietly never lists the passages."""
+    from drafting.flags import FlagView
+    from tui.screens import ErrorScreen
+
+    damaged = tmp_path / "chambers.sqlite3"
+    damaged.write_bytes(b"this is no SQLite database" * 100)
+    flag = FlagView(0, 7, "verifier", "block", "figure", "$84,000", "not in the evidence",
+                    evidence=({"file": "01-supply-agreement.pdf", "page": 1, "snippet": "84,000"},))  # fmt: skip
+    config = Config(file="c.toml", policy=Policy(), boards=(), backends=())
+    app = create_app(config, tmp_path / "other.sqlite3", start_on_dashboard=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        dialog = FlagScreen(flag, damaged, SAMPLE_MATTER)
+        app.push_screen(dialog)
+        for _ in range(100):
+            if isinstance(app.screen, ErrorScreen):
+                break
+            await pilot.pause(0.05)
+        assert isinstance(app.screen, ErrorScreen) and app.screen_stack[-2] is dialog
+        await pilot.press("escape")
+        assert app.screen is dialog
+
+
 async def test_a_long_stream_goes_into_pieces_cut_at_paragraph_breaks(db: Path) -> None:
     from tui.draft_stream import CHUNK_CHARS, STREAM_PIECES_SHOWN
 
