@@ -6,6 +6,12 @@ with a plain message (backends.errors) that keeps the partial text, checks the
 local-only policy before it opens a connection, and writes one audit record
 per call, whatever the outcome.
 
+Nothing here waits on the event loop: the name is resolved in the loop's
+resolver thread, the audit record is written from a worker thread, and the
+connection pool is made in one. Each ``ChatClient`` keeps one pool, opened on
+first use on the loop that uses it, so its calls reuse their connections; close
+it (``aclose`` or ``async with``) on that loop.
+
 Streaming notes: the event framing is parsed by
 backends.sse (comment pings are dropped there), each JSON chunk is read by
 backends.chunks, ``[DONE]`` ends the stream. Cancelling the task that iterates
@@ -16,6 +22,7 @@ free the slot (it has no cancel endpoint).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -26,7 +33,7 @@ import httpx
 
 from backends.adapters import adapter_class
 from backends.chunks import ChunkReader
-from backends.endpoint import CheckedAddress, Endpoint, async_client
+from backends.endpoint import CheckedAddress, Endpoint
 from backends.errors import (
     HTTP_FAILURES,
     BackendError,
@@ -39,12 +46,14 @@ from backends.errors import (
 )
 from backends.events import ContentDelta, Finished, PromptProgress, StreamEvent, Usage
 from backends.lora import LoadedAdapter, fetch_loaded, local_sha256, request_field
+from backends.pool import LoopPool
 from backends.sse import SSEParser
 from workspace.audit import AuditLog, AuditRecord
 from workspace.config import Backend, Policy, Sampling
 
 DEFAULT_TIMEOUT = httpx.Timeout(10.0, read=600.0)  # long prefill can be silent for minutes
 CHAT_PATH = "/v1/chat/completions"
+REST_OF_BODY_S = 1.0  # how long the end of a response body may trail its [DONE]
 
 
 @dataclass
@@ -82,6 +91,17 @@ class ChatClient:
         self.timeout = timeout
         self._server_build: str | None = None
         self._loaded_adapters: list[LoadedAdapter] | None = None
+        self._pool = LoopPool(f"backend '{backend.name}'", timeout)
+
+    async def __aenter__(self) -> ChatClient:
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Close the connection pool (on the loop that used it); a later call opens a new one."""
+        await self._pool.aclose()
 
     @property
     def server_build(self) -> str | None:
@@ -133,19 +153,19 @@ class ChatClient:
         reader = ChunkReader(self.backend.name, self.backend.url)
         try:
             # Resolved and checked once, before any connection; every request goes to this address.
-            checked = Endpoint.for_backend(self.backend, self.policy).check(role)
+            checked = await Endpoint.for_backend(self.backend, self.policy).check_async(role)
             record.checked_ip = checked.ip
-            async with async_client(self.timeout) as client:
-                record.server_build = await self._fetch_server_build(client, checked)
-                if self.backend.lora and "lora" not in body:  # a request may set its own scales
-                    body["lora"] = record.request["lora"] = await self._lora_field(client, checked)
-                async for event in self._events(client, checked, body, reader):
-                    if isinstance(event, Finished):
-                        record.model = event.model or record.model
-                        record.timings = event.timings.as_dict() if event.timings else None
-                        record.usage = _usage_dict(event.usage)
-                        record.outcome = "completed"
-                    yield event
+            client = await self._pool.client()
+            record.server_build = await self._fetch_server_build(client, checked)
+            if self.backend.lora and "lora" not in body:  # a request may set its own scales
+                body["lora"] = record.request["lora"] = await self._lora_field(client, checked)
+            async for event in self._events(client, checked, body, reader):
+                if isinstance(event, Finished):
+                    record.model = event.model or record.model
+                    record.timings = event.timings.as_dict() if event.timings else None
+                    record.usage = _usage_dict(event.usage)
+                    record.outcome = "completed"
+                yield event
         except BackendError as exc:
             exc.partial = "".join(reader.text)
             record.outcome, record.error = "failed", f"{type(exc).__name__}: {exc}"
@@ -164,7 +184,8 @@ class ChatClient:
             if record.outcome == "started":  # the consumer stopped iterating early
                 record.outcome = "cancelled"
             if self.audit is not None:
-                self.audit.record(record)
+                # Shielded: a second cancel while the record is written must not lose it.
+                await asyncio.shield(asyncio.to_thread(self.audit.record, record))
 
     async def complete(
         self,
@@ -302,10 +323,12 @@ class ChatClient:
                         server_message=None,
                     )
                 parser = SSEParser()
-                async for piece in response.aiter_text():
+                pieces = response.aiter_text()
+                async for piece in pieces:
                     for data in parser.feed(piece):
                         if data == "[DONE]":
                             yield reader.finished()
+                            await _rest_of_body(pieces)
                             return
                         for event in reader.read(self._parse(data)):
                             yield event
@@ -333,6 +356,19 @@ class ChatClient:
                 url=self.backend.url,
             )
         return chunk
+
+
+async def _rest_of_body(pieces: AsyncIterator[str]) -> None:
+    """Read what follows ``[DONE]``, so the connection goes back to the pool for the next call.
+
+    llama-server and Ollama end the body right after it. A connection is reused only once its
+    response has been read to the end; one whose server keeps the body open after ``[DONE]`` is
+    given ``REST_OF_BODY_S`` and then closed, and the answer, already complete, stands.
+    """
+    with contextlib.suppress(TimeoutError, *HTTP_FAILURES):
+        async with asyncio.timeout(REST_OF_BODY_S):
+            async for _ in pieces:
+                pass
 
 
 def _is_cancel(exc: BaseException) -> bool:

@@ -33,7 +33,7 @@ from backends.local_server import (
 from corrections.store import get_pair
 from corrections.train_base import check_base, load_base
 from corrections.train_convert import convert_adapter
-from corrections.train_eval import evaluate
+from corrections.train_eval import EvalResult, evaluate
 from corrections.train_loop import LoraSettings, batches, build_examples, collate, run_loop, wrap_lora
 from drafting.replay import Replayer
 from tests.train_pairs import store_pairs
@@ -111,10 +111,15 @@ def main() -> None:
         ) as server:  # fmt: skip
             backend = Backend(name="bench", kind="llamacpp", url=server.url, roles=("drafter",))
             replay = Replayer(backend, Policy(), None, 0, role="drafter", max_tokens=64)
-            asyncio.run(replay(pairs[0].messages, 0.0))  # warm the server (first load of the weights)
-            replay.decode_tok_s.clear()
-            replay.server_seconds = 0.0
-            result = asyncio.run(evaluate(pairs[: args.eval_pairs], replay, lambda _text, _matter: None))
+
+            async def evaluated() -> EvalResult:
+                async with replay:  # its connections are closed on the loop that opened them
+                    await replay(pairs[0].messages, 0.0)  # warm the server (first load of the weights)
+                    replay.decode_tok_s.clear()
+                    replay.server_seconds = 0.0
+                    return await evaluate(pairs[: args.eval_pairs], replay, lambda _text, _matter: None)
+
+            result = asyncio.run(evaluated())
         eval_rate = result.generated_tokens / result.generate_seconds
         server_rate = statistics.mean(replay.decode_tok_s)
         ratio = eval_rate / server_rate
