@@ -8,9 +8,10 @@ per call, whatever the outcome.
 
 Nothing here waits on the event loop: the name is resolved in the loop's
 resolver thread, the audit record is written from a worker thread, and the
-connection pool is made in one. Each ``ChatClient`` keeps one pool, opened on
-first use on the loop that uses it, so its calls reuse their connections; close
-it (``aclose`` or ``async with``) on that loop.
+connection pool is made in one. Each ``ChatClient`` keeps one pool for all its
+calls, opened on first use on the loop that uses it; close it (``aclose`` or
+``async with``) on that loop. Its short requests (``/props``, the adapters)
+reuse connections; each streamed answer has a connection of its own.
 
 Streaming notes: the event framing is parsed by
 backends.sse (comment pings are dropped there), each JSON chunk is read by
@@ -22,7 +23,6 @@ free the slot (it has no cancel endpoint).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -53,7 +53,10 @@ from workspace.config import Backend, Policy, Sampling
 
 DEFAULT_TIMEOUT = httpx.Timeout(10.0, read=600.0)  # long prefill can be silent for minutes
 CHAT_PATH = "/v1/chat/completions"
-REST_OF_BODY_S = 1.0  # how long the end of a response body may trail its [DONE]
+# llama-server closes the connection as soon as a streamed answer ends, though its headers offer
+# keep-alive; a pool that kept it would send the next call into that close ("Server disconnected
+# without sending a response"). So a chat request says it is the connection's last.
+STREAM_HEADERS = {"Accept": "text/event-stream", "Connection": "close"}
 
 
 @dataclass
@@ -304,7 +307,7 @@ class ChatClient:
                 "POST",
                 url + CHAT_PATH,
                 json=body,
-                headers={"Accept": "text/event-stream"},
+                headers=STREAM_HEADERS,
                 extensions=checked.extensions(),
             ) as response:
                 if response.status_code >= 400:
@@ -323,12 +326,10 @@ class ChatClient:
                         server_message=None,
                     )
                 parser = SSEParser()
-                pieces = response.aiter_text()
-                async for piece in pieces:
+                async for piece in response.aiter_text():
                     for data in parser.feed(piece):
                         if data == "[DONE]":
                             yield reader.finished()
-                            await _rest_of_body(pieces)
                             return
                         for event in reader.read(self._parse(data)):
                             yield event
@@ -356,19 +357,6 @@ class ChatClient:
                 url=self.backend.url,
             )
         return chunk
-
-
-async def _rest_of_body(pieces: AsyncIterator[str]) -> None:
-    """Read what follows ``[DONE]``, so the connection goes back to the pool for the next call.
-
-    llama-server and Ollama end the body right after it. A connection is reused only once its
-    response has been read to the end; one whose server keeps the body open after ``[DONE]`` is
-    given ``REST_OF_BODY_S`` and then closed, and the answer, already complete, stands.
-    """
-    with contextlib.suppress(TimeoutError, *HTTP_FAILURES):
-        async with asyncio.timeout(REST_OF_BODY_S):
-            async for _ in pieces:
-                pass
 
 
 def _is_cancel(exc: BaseException) -> bool:

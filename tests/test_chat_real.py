@@ -49,6 +49,16 @@ async def test_stream_yields_deltas_then_server_timings(llama_backend: Backend, 
     assert row.response_text == finished.text
 
 
+async def test_calls_in_a_row_share_one_client(llama_backend: Backend) -> None:
+    """llama-server closes a connection as soon as a streamed answer ends: a call sent straight
+    after another (no audit write between them) must not be sent into that closing connection."""
+    async with ChatClient(llama_backend, Policy(), None) as client:
+        for n in range(8):
+            ask = ChatRequest([{"role": "user", "content": f"Say {n}."}], sampling=Sampling(max_tokens=4))
+            assert (await client.complete(ask)).text
+    await client.aclose()  # closing twice is harmless
+
+
 async def test_structured_output_follows_the_schema(llama_backend: Backend) -> None:
     schema = {
         "type": "object",
