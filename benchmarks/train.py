@@ -36,7 +36,7 @@ from backends.local_server import (
 from corrections.store import get_pair
 from corrections.train_base import check_base, load_base
 from corrections.train_convert import convert_adapter
-from corrections.train_eval import DEFAULT_MAX_TOKENS, evaluate
+from corrections.train_eval import DEFAULT_MAX_TOKENS, EvalResult, evaluate
 from corrections.train_loop import LoraSettings, batches, build_examples, collate, run_loop, wrap_lora
 from drafting.replay import Replayer
 from tests.train_pairs import store_pairs
@@ -114,12 +114,16 @@ def main() -> None:
             extra_args=[*TEST_SERVER_ARGS, "--lora", str(adapter), "--lora-init-without-apply"],
         ) as server:  # fmt: skip
             backend = Backend(name="bench", kind="llamacpp", url=server.url, roles=("drafter",))
-            warm = Replayer(backend, Policy(), None, 0, role="drafter", max_tokens=8)
-            asyncio.run(
-                warm(pairs[0].messages, 0.0)
-            )  # the server's first answer pays for loading the weights
             replay = Replayer(backend, Policy(), None, 0, role="drafter", max_tokens=args.max_tokens)
-            result = asyncio.run(evaluate(pairs[: args.eval_pairs], replay, lambda _text, _matter: None))
+
+            async def evaluated() -> EvalResult:
+                async with Replayer(backend, Policy(), None, 0, role="drafter", max_tokens=8) as warm:
+                    # The server's first answer pays for loading the weights.
+                    await warm(pairs[0].messages, 0.0)
+                async with replay:  # its connections are closed on the loop that opened them
+                    return await evaluate(pairs[: args.eval_pairs], replay, lambda _text, _matter: None)
+
+            result = asyncio.run(evaluated())
         report_eval(result.generated_tokens, result.generate_seconds, replay)
 
 

@@ -14,7 +14,7 @@ answered just before. The cost is the server reading every prompt in full.
 from __future__ import annotations
 
 from backends.chat import ChatClient, ChatRequest
-from backends.endpoint import Endpoint, async_client
+from backends.endpoint import Endpoint, open_async_client
 from backends.errors import HTTP_FAILURES, transport_error
 from backends.lora import AdapterMissing, LoadedAdapter, fetch_loaded, missing_message
 from workspace.audit import AuditLog
@@ -28,9 +28,9 @@ async def adapter_id(backend: Backend, policy: Policy, name: str) -> int:
         AdapterMissing: the server did not load it (the message says how to start it with it).
         PolicyRefusal, ServerUnreachable: as for any call to that backend.
     """
-    checked = Endpoint.for_backend(backend, policy).check()
+    checked = await Endpoint.for_backend(backend, policy).check_async()
     try:
-        async with async_client(10.0) as client:
+        async with await open_async_client(10.0) as client:
             loaded: list[LoadedAdapter] = await fetch_loaded(client, backend, checked.extensions())
     except HTTP_FAILURES as exc:
         raise transport_error(exc, backend=backend.name, url=backend.url, path="/lora-adapters") from exc
@@ -42,7 +42,10 @@ async def adapter_id(backend: Backend, policy: Policy, name: str) -> int:
 
 
 class Replayer:
-    """One backend, one adapter id: ``await replayer(messages, scale)`` gives (text, tokens generated)."""
+    """One backend, one adapter id: ``await replayer(messages, scale)`` gives (text, tokens generated).
+
+    Its calls share one connection pool; close it (``aclose`` or ``async with``) on the loop that used it.
+    """
 
     def __init__(
         self,
@@ -67,6 +70,15 @@ class Replayer:
     def decode_rate(self) -> float:
         """The server's decode rate over every answer so far, in tokens per second (0 before any)."""
         return self.decoded_tokens / self.decode_seconds if self.decode_seconds else 0.0
+
+    async def __aenter__(self) -> Replayer:
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        await self.client.aclose()
 
     async def __call__(self, messages: list[dict[str, str]], scale: float) -> tuple[str, int]:
         request = ChatRequest(

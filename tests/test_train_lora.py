@@ -154,12 +154,12 @@ async def replay_scores(
     server: LlamaServerProcess, trained: Trained, pair_ids: list[int]
 ) -> tuple[list[float], list[float]]:
     backend = Backend(name="local", kind="llamacpp", url=server.url, roles=("drafter",))
-    replay = Replayer(backend, Policy(), None, 0, role="drafter", max_tokens=48)
     base, adapted = [], []
-    for pair_id in pair_ids:
-        pair = get_pair(db_of(trained), pair_id)
-        base.append(chrf((await replay(pair.messages, 0.0))[0], pair.final))
-        adapted.append(chrf((await replay(pair.messages, 1.0))[0], pair.final))
+    async with Replayer(backend, Policy(), None, 0, role="drafter", max_tokens=48) as replay:
+        for pair_id in pair_ids:
+            pair = get_pair(db_of(trained), pair_id)
+            base.append(chrf((await replay(pair.messages, 0.0))[0], pair.final))
+            adapted.append(chrf((await replay(pair.messages, 1.0))[0], pair.final))
     return base, adapted
 
 
@@ -179,14 +179,15 @@ def test_memorisation_sanity_check_served_adapter_writes_closer_to_the_trained_f
 async def adapter_answers(replay: Replayer, pairs: list[list[dict[str, str]]], *, grouped: bool) -> list[str]:
     """Each pair's adapter answer, in an eval that asks every base answer first (``grouped``) or each pair's
     base answer just before its adapter answer."""
-    if grouped:
-        for messages in pairs:
-            await replay(messages, 0.0)
     answers = []
-    for messages in pairs:
-        if not grouped:
-            await replay(messages, 0.0)
-        answers.append((await replay(messages, 1.0))[0])
+    async with replay:  # closed on the loop of this call: each asyncio.run is a loop of its own
+        if grouped:
+            for messages in pairs:
+                await replay(messages, 0.0)
+        for messages in pairs:
+            if not grouped:
+                await replay(messages, 0.0)
+            answers.append((await replay(messages, 1.0))[0])
     return answers
 
 
@@ -207,7 +208,13 @@ async def role_call(client: ChatClient, messages: list[dict[str, str]]) -> str:
     sampling = replace(client.backend.sampling, temperature=0.0, seed=0, max_tokens=48)
     # Read in full, as the eval's replays are, so that the answers can be compared with theirs.
     request = ChatRequest(messages, sampling=sampling, extra={"cache_prompt": False})
-    return (await client.complete(request, role="drafter")).text
+    async with client:  # closed on the loop of this call: each asyncio.run is a loop of its own
+        return (await client.complete(request, role="drafter")).text
+
+
+async def replayed(replay: Replayer, messages: list[dict[str, str]], scale: float) -> str:
+    async with replay:
+        return (await replay(messages, scale))[0]
 
 
 def test_each_request_of_the_role_carries_the_adapter_by_the_servers_id(
@@ -227,8 +234,8 @@ def test_each_request_of_the_role_carries_the_adapter_by_the_servers_id(
         db.close()
     assert '"lora": [{"id": 0, "scale": 1.0}]' in sent
     replay = Replayer(backend, Policy(), None, 0, role="drafter", max_tokens=48)
-    assert text == asyncio.run(replay(pair.messages, 1.0))[0]
-    assert text != asyncio.run(replay(pair.messages, 0.0))[0]
+    assert text == asyncio.run(replayed(replay, pair.messages, 1.0))
+    assert text != asyncio.run(replayed(replay, pair.messages, 0.0))
 
 
 def test_eval_prints_and_stores_base_against_adapter_per_task(

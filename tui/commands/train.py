@@ -152,7 +152,7 @@ def cmd_eval(args: argparse.Namespace, paths: Paths) -> int:
 
     from corrections.adapters import get_adapter, store_eval
     from corrections.store import get_pair
-    from corrections.train_eval import DEFAULT_MAX_TOKENS, evaluate, format_table, verifier_blocks
+    from corrections.train_eval import DEFAULT_MAX_TOKENS, EvalResult, evaluate, format_table, verifier_blocks
     from drafting.replay import Replayer, adapter_id
     from exhibits.registry import issued_productions
     from workspace.audit import AuditLog
@@ -185,7 +185,12 @@ def cmd_eval(args: argparse.Namespace, paths: Paths) -> int:
         f"Replaying {len(pairs)} held-out pairs on '{backend.name}' at adapter scale 0 and 1 (temperature 0)"
     )
     blocks = verifier_blocks(paths.database_file, partial(issued_productions, paths.database_file))
-    result = asyncio.run(evaluate(pairs, replay, blocks, on_progress=_eval_progress))
+
+    async def replayed() -> EvalResult:
+        async with replay:  # its connections are closed on the loop that opened them
+            return await evaluate(pairs, replay, blocks, on_progress=_eval_progress)
+
+    result = asyncio.run(replayed())
     scores = result.as_dict()
     scores["backend"], scores["server_decode_tok_s"] = backend.name, replay.decode_tok_s
     store_eval(paths.database_file, record.name, scores)
