@@ -16,7 +16,8 @@ from textual.containers import VerticalScroll
 
 from drafting.events import DraftDelta
 from tests.conftest import make_backend
-from tests.test_workstation_drafting import app_with, db, planted_run, settle  # noqa: F401 (db is a fixture)
+from tests.drafting_screen_setup import demo_db  # noqa: F401 (the db fixture)
+from tests.test_workstation_drafting import app_with, planted_run, settle
 from tui import draft_stream
 from tui.drafting_dialogs import FlagScreen
 from tui.drafting_screen import DraftingScreen
@@ -34,7 +35,7 @@ def config() -> Config:
     return Config(file="c.toml", policy=Policy(), boards=(), backends=(make_backend("http://127.0.0.1:9"),))
 
 
-async def test_every_flag_is_marked_and_n_brings_each_into_view(db: Path) -> None:  # noqa: F811
+async def test_every_flag_is_marked_and_n_brings_each_into_view(db: Path) -> None:
     run_id = await asyncio.to_thread(planted_run, db, LONG)
     app = app_with(config(), db)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -83,7 +84,7 @@ async def test_every_flag_is_marked_and_n_brings_each_into_view(db: Path) -> Non
 
 
 async def test_the_heap_stays_frozen_a_while_after_a_stream_and_is_then_released(
-    db: Path,  # noqa: F811
+    db: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(draft_stream, "RELEASE_AFTER_S", 0.2)
