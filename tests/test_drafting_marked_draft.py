@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import gc
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.containers import VerticalScroll
@@ -110,3 +111,57 @@ async def test_the_heap_stays_frozen_a_while_after_a_stream_and_is_then_released
                 break
             await pilot.pause(0.05)
         assert gc.get_freeze_count() == 0
+
+
+async def test_the_marked_draft_draws_the_rows_a_static_would_draw_also_after_a_jump() -> None:
+    """Drawn a row at a time from rows wrapped once, the marked draft must look exactly as the whole
+    text in a Static: the same characters, colours and attributes on every row, at an odd width."""
+    from rich.text import Text
+    from textual.app import App, ComposeResult
+    from textual.widgets import Static
+
+    from drafting.flags import FlagView
+    from tui.draft_flags import MarkedDraft
+    from tui.drafting_view import marked_text
+
+    flags = [
+        FlagView(i, i + len(word), "verifier", severity, "amount", word, "not in the record")
+        for word, severity in (("$52,000", "block"), ("$84,000", "warn"))
+        for i in range(len(LONG))
+        if LONG.startswith(word, i)
+    ]
+    across = LONG.index("(HPP-000004).") + 5  # a reviewer's finding that runs on over a paragraph break
+    flags.append(
+        FlagView(across, across + 60, "reviewer", "medium", "review", LONG[across : across + 60], "why")
+    )
+    flags.sort(key=lambda f: f.start)
+    spanning = next(i for i, f in enumerate(flags) if "\n" in f.text)
+
+    class Side(App[None]):
+        CSS = "Static, MarkedDraft { width: 37; height: auto; }"
+
+        def compose(self) -> ComposeResult:
+            yield MarkedDraft(id="marked")
+            yield Static(Text(""), id="static")
+
+    def rows(widget: Any) -> list[list[tuple[str, Any]]]:
+        return [
+            [(seg.text, seg.style) for seg in widget.render_line(y) if seg.text]
+            for y in range(widget.size.height)
+        ]
+
+    app = Side()
+    async with app.run_test(size=(80, 400)) as pilot:
+        marked = app.query_one(MarkedDraft)
+        static = app.query_one("#static", Static)
+        marked.flags = flags
+        marked.show(LONG)
+        static.update(marked_text(LONG, flags, None))
+        await pilot.pause()
+        assert marked.size.height == static.size.height > len(LONG.split("\n"))
+        assert rows(marked) == rows(static)
+        for current in (3, spanning, 0, spanning, len(flags) - 1):
+            marked.current = current
+            static.update(marked_text(LONG, flags, current))
+            await pilot.pause()
+            assert rows(marked) == rows(static), current

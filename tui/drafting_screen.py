@@ -37,7 +37,7 @@ from drafting.runs import Run
 from drafting.session import DraftingSession, Exports
 from drafting.tasks import TASKS
 from exhibits.registry import issued_productions
-from tui.draft_flags import FlagList, MarkedDraft
+from tui.draft_flags import FlagList, MarkedDraft, Wrap
 from tui.draft_stream import DraftStream
 from tui.drafting_dialogs import ReasonScreen, gate_question
 from tui.drafting_editor import DraftEditor
@@ -309,10 +309,13 @@ class DraftingScreen(FlagKeys, WorkingCopyKeys, FinishingKeys):
 
     # --- the finished run: marked draft and flags ---
 
-    @work(thread=True, exclusive=True, group="load", exit_on_error=False)
     def show_run(self, run_id: int) -> None:
-        """Load the run again and show it; its flags and marked draft are built here, off the loop."""
-        self.app.call_from_thread(self._show_loaded, LoadedRun.prepare(*self.session.load(run_id)))
+        """Load the run again and show it; its flags and marked draft (wrapped into rows) are built off the loop."""
+        self._load(run_id, self.marked.wrapper())
+
+    @work(thread=True, exclusive=True, group="load", exit_on_error=False)
+    def _load(self, run_id: int, wrap: Wrap) -> None:
+        self.app.call_from_thread(self._show_loaded, LoadedRun.prepare(*self.session.load(run_id), wrap=wrap))
 
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
     def restore(self) -> None:
@@ -343,7 +346,7 @@ class DraftingScreen(FlagKeys, WorkingCopyKeys, FinishingKeys):
         if self.flags:
             self.query_one(FlagList).focus()
         if loaded.marked is not None:
-            self.marked.show(self.draft_text, loaded.marked)
+            self.marked.show(self.draft_text, loaded.marked, loaded.rows)
         if run.status in ("completed", "stopped"):
             self.reached(f"run-{run.status}")
         elif run.status != "created":

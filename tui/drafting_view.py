@@ -6,6 +6,7 @@ these functions the run it loaded (in a worker) and puts the result in its widge
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -38,18 +39,23 @@ CURRENT = "reverse bold"
 @dataclass(frozen=True)
 class LoadedRun:
     """A stored run as the screen shows it, prepared in a worker: its flags and, once it is verified,
-    its draft marked with them (None before: the draft is not shown marked)."""
+    its draft marked with them (None before: the draft is not shown marked) and that cut into rows."""
 
     run: Run
     saved: SavedDraft | None
     flags: list[FlagView]
     marked: Text | None
+    rows: Any = None  # what ``wrap`` made of ``marked``: the widget's rows, or None
 
     @classmethod
-    def prepare(cls, run: Run, saved: SavedDraft | None = None) -> LoadedRun:
+    def prepare(
+        cls, run: Run, saved: SavedDraft | None = None, *, wrap: Callable[[Text], Any] | None = None
+    ) -> LoadedRun:
         flags = flags_in_run(run)
-        verified = run.completed("verify") is not None
-        return cls(run, saved, flags, marked_text(run.draft, flags, None) if verified else None)
+        marked = marked_text(run.draft, flags, None) if run.completed("verify") is not None else None
+        return cls(
+            run, saved, flags, marked, wrap(marked) if wrap is not None and marked is not None else None
+        )
 
 
 def marked_lines(draft: str, flags: list[FlagView], current: int | None) -> list[Text]:
