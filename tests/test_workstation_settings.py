@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from textual.command import CommandPalette
-from textual.widgets import DataTable, Select
+from textual.widgets import DataTable, Select, Static
 
 from tests.settings_setup import (
     HAND_WRITTEN,
