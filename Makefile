@@ -75,6 +75,7 @@ bench: install-dev poppler
 	$(BIN)/python -m benchmarks.structured_output
 	$(BIN)/python -m benchmarks.agree
 	$(BIN)/python -m benchmarks.pipeline_loop_lag
+	$(BIN)/python -m benchmarks.finish_stall
 
 clean:
 	rm -rf $(VENV) .demo .pytest_cache .mypy_cache .ruff_cache

@@ -83,7 +83,7 @@ async def test_ask_stream_flag_jump_fix_redline_accept(db: Path, llama_server: L
             if screen.flags[screen.current].text == "$52,000":
                 break
         assert screen.current is not None and screen.flags[screen.current].text == "$52,000"
-        lines = [str(s.render()) for s in screen.query(".ws-line")]
+        lines = str(screen.marked.render()).split("\n")
         assert any(line.startswith("B▌") and "$52,000" in line for line in lines), lines
 
         # An edit fixes it.

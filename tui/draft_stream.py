@@ -23,11 +23,15 @@ from rich.markdown import Markdown as RichMarkdown
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
+from textual.timer import Timer
 from textual.widgets import Static
 
 CHUNK_CHARS = 1500  # a streamed Markdown piece grows to about this, then a new one starts
 STREAM_PIECES_SHOWN = 2
 FRAME_S = 1 / 30  # how often streamed text is appended to the view
+# The heap stays frozen this long after a stream ends, so the finished draft is drawn first and the
+# full collection that unfreezing brings on runs while he reads it, not in the middle of the finish.
+RELEASE_AFTER_S = 2.0
 
 
 class HeapFreeze:
@@ -52,12 +56,15 @@ class HeapFreeze:
             if HeapFreeze.holders == 1:
                 gc.freeze()
 
-    def release(self) -> None:
+    def release(self, *, collect: bool = False) -> None:
+        """Let go; the last holder unfreezes the heap and, with ``collect``, runs the full pass now."""
         if self.held:
             self.held = False
             HeapFreeze.holders -= 1
             if HeapFreeze.holders == 0:
                 gc.unfreeze()
+                if collect:
+                    gc.collect()
 
 
 class DraftStream(Vertical):
@@ -78,6 +85,7 @@ class DraftStream(Vertical):
         self._tail = ""  # the paragraph still being written: the only text parsed on every frame
         self._words_above = 0  # in the pieces dropped while streaming (a line at the top says so)
         self._heap = HeapFreeze()
+        self._release: Timer | None = None  # the heap's release, due a while after the stream ended
 
     def compose(self) -> ComposeResult:
         yield Static("", id="ws-stream-above", markup=False)
@@ -89,6 +97,7 @@ class DraftStream(Vertical):
 
     def on_unmount(self) -> None:
         self._heap.release()
+        self._release = None
 
     @property
     def drawing(self) -> bool:
@@ -97,12 +106,25 @@ class DraftStream(Vertical):
 
     def feed(self, text: str) -> None:
         """Take streamed text; it is drawn at the next frame. The first text of a stream freezes the heap."""
+        if self._release is not None:  # a stream started before the last one's release was due
+            self._release.stop()
+            self._release = None
         self._heap.hold()
         self._pending.append(text)
 
     def end(self) -> None:
-        """The stream is over: the garbage collector walks the whole heap again."""
-        self._heap.release()
+        """The stream is over: in ``RELEASE_AFTER_S`` the garbage collector walks the whole heap again.
+
+        Unfreezing at once made the next allocations (the finished draft being drawn) set off a full
+        collection of the whole app, 100-200 ms, inside the finish. Later, with nothing else drawing,
+        that pass is run on purpose, once.
+        """
+        if self._heap.held and self._release is None:
+            self._release = self.set_timer(RELEASE_AFTER_S, self._release_heap)
+
+    def _release_heap(self) -> None:
+        self._release = None
+        self._heap.release(collect=True)
 
     async def restart(self, text: str) -> None:
         """Empty the view and show ``text`` (a resumed run's draft so far) as the start of a new stream."""

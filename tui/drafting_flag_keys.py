@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.containers import VerticalScroll
+from textual.geometry import Region
 from textual.widgets import OptionList
 
 from drafting.flags import FlagView
@@ -57,9 +58,12 @@ class FlagKeys(RoomScreen):
         self.set_status(f"Flag {self.current + 1}/{len(self.flags)}: {flag.label()} (Enter opens it)")
 
     def _scroll_to_line(self, line: int) -> None:
-        lines = self.query(".ws-line")
-        if 0 <= line < len(lines):
-            self.query_one("#ws-draft-scroll", VerticalScroll).scroll_to_widget(lines[line], animate=False)
+        """Bring the rows of draft line ``line`` into view, as little scrolling as it takes."""
+        first, rows = self.marked.rows_of_line(line)
+        if rows:
+            where = self.marked.virtual_region
+            region = Region(where.x, where.y + first, where.width, rows)
+            self.query_one("#ws-draft-scroll", VerticalScroll).scroll_to_region(region, animate=False)
 
     def action_next_flag(self) -> None:
         self._jump(1)

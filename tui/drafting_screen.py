@@ -30,21 +30,21 @@ from textual.widget import Widget
 from textual.widgets import Footer, Header, Select, Static, TextArea
 from textual.worker import Worker
 
-from drafting.drafts.store import SavedDraft
 from drafting.events import DraftDelta, PipelineEvent, RunEnded, StageFinished, StageStarted
-from drafting.flags import FlagView, flags_in_run
+from drafting.flags import FlagView
 from drafting.pipeline import PipelineOptions
 from drafting.runs import Run
 from drafting.session import DraftingSession, Exports
 from drafting.tasks import TASKS
 from exhibits.registry import issued_productions
 from tui.chambers_screen import ChambersScreen
-from tui.draft_flags import FlagList, MarkedDraft
+from tui.draft_flags import FlagList, MarkedDraft, Wrap
 from tui.draft_stream import DraftStream
 from tui.drafting_dialogs import ReasonScreen, gate_question
 from tui.drafting_editor import DraftEditor
 from tui.drafting_finish import FinishingKeys, capture_pair
 from tui.drafting_flag_keys import FlagKeys
+from tui.drafting_view import LoadedRun
 from tui.drafting_working_copy import WorkingCopyKeys
 from tui.pipeline_strip import PipelineStrip
 from workspace.audit import AuditLog
@@ -305,19 +305,23 @@ class DraftingScreen(FlagKeys, WorkingCopyKeys, FinishingKeys, ChambersScreen):
 
     # --- the finished run: marked draft and flags ---
 
-    @work(thread=True, exclusive=True, group="load", exit_on_error=False)
     def show_run(self, run_id: int) -> None:
-        run, saved = self.session.load(run_id)
-        self.app.call_from_thread(self._show_loaded, run, saved)
+        """Load the run again and show it; its flags and marked draft (wrapped into rows) are built off the loop."""
+        self._load(run_id, self.marked.wrapper())
+
+    @work(thread=True, exclusive=True, group="load", exit_on_error=False)
+    def _load(self, run_id: int, wrap: Wrap) -> None:
+        self.app.call_from_thread(self._show_loaded, LoadedRun.prepare(*self.session.load(run_id), wrap=wrap))
 
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
     def restore(self) -> None:
         """Reopen what was open: the last run, the attorney's edited text, the cursor, and its flags."""
         loaded = self.session.reopen()
         if loaded is not None:
-            self.app.call_from_thread(self._show_loaded, *loaded)
+            self.app.call_from_thread(self._show_loaded, LoadedRun.prepare(*loaded))
 
-    def _show_loaded(self, run: Run, saved: SavedDraft | None = None) -> None:
+    def _show_loaded(self, loaded: LoadedRun) -> None:
+        run, saved = loaded.run, loaded.saved
         self.run_record, self.run_id = run, run.id
         self.refresh_bindings()  # Past gate shows when the gate stopped this run
         self.session.forget_indexes()
@@ -332,14 +336,13 @@ class DraftingScreen(FlagKeys, WorkingCopyKeys, FinishingKeys, ChambersScreen):
         self.model_draft = self.draft_text = self.marked.text = run.draft
         self.current = None
         self.marked.forget_current()
-        verified = run.completed("verify") is not None
-        if verified:  # drawn once, below, with this run's flags
+        if loaded.marked is not None:  # drawn once, below, with this run's flags
             self.stream.display = self.marked.display = False
-        self.flags = flags_in_run(run)
+        self.flags = loaded.flags
         if self.flags:
             self.query_one(FlagList).focus()
-        if verified:
-            self.marked.show(self.draft_text)
+        if loaded.marked is not None:
+            self.marked.show(self.draft_text, loaded.marked, loaded.rows)
         if run.status in ("completed", "stopped"):
             self.reached(f"run-{run.status}")
         elif run.status != "created":

@@ -6,19 +6,23 @@ these functions the run it loaded (in a worker) and puts the result in its widge
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.control import strip_control_codes
 from rich.text import Span, Text
 
 from corrections.redline import redline
-from drafting.flags import GUTTER, FlagView
+from drafting.flags import GUTTER, FlagView, flags_in_run
 from drafting.redline_marks import STYLES, marked
 from drafting.runs import Run
 from drafting.tasks import STAGE_LABELS
 from drafting.timings import rate
 from workspace.config import Config
+
+if TYPE_CHECKING:
+    from drafting.drafts.store import SavedDraft
 
 # Severity words of the verifier (block, warn) and the reviewer (high, medium, low), by weight.
 RANK = {"block": 0, "high": 1, "warn": 2, "medium": 3, "low": 4}
@@ -30,6 +34,28 @@ STYLE = {
     "low": "underline",
 }
 CURRENT = "reverse bold"
+
+
+@dataclass(frozen=True)
+class LoadedRun:
+    """A stored run as the screen shows it, prepared in a worker: its flags and, once it is verified,
+    its draft marked with them (None before: the draft is not shown marked) and that cut into rows."""
+
+    run: Run
+    saved: SavedDraft | None
+    flags: list[FlagView]
+    marked: Text | None
+    rows: Any = None  # what ``wrap`` made of ``marked``: the widget's rows, or None
+
+    @classmethod
+    def prepare(
+        cls, run: Run, saved: SavedDraft | None = None, *, wrap: Callable[[Text], Any] | None = None
+    ) -> LoadedRun:
+        flags = flags_in_run(run)
+        marked = marked_text(run.draft, flags, None) if run.completed("verify") is not None else None
+        return cls(
+            run, saved, flags, marked, wrap(marked) if wrap is not None and marked is not None else None
+        )
 
 
 def marked_lines(draft: str, flags: list[FlagView], current: int | None) -> list[Text]:
@@ -49,6 +75,11 @@ def marked_lines(draft: str, flags: list[FlagView], current: int | None) -> list
         mark = line_marks.get(number)
         out.append(Text.assemble((f"{mark}▌", "bold") if mark else "  ", piece))
     return out
+
+
+def marked_text(draft: str, flags: list[FlagView], current: int | None) -> Text:
+    """``marked_lines`` as one text, a line each: what the marked draft shows (no widgets: a worker builds it)."""
+    return Text("\n").join(marked_lines(draft, flags, current))
 
 
 def _severity_of(mark: str) -> str:
