@@ -17,3 +17,9 @@ class PoisonedContext(CorrectionsError):
 
 class PairNotFound(CorrectionsError):
     title = "No such correction pair"
+
+
+class ExportNotWritten(CorrectionsError):
+    """The export file's place cannot take it (a folder, a file in the way, no permission, a full disk)."""
+
+    title = "The export file could not be written"

@@ -31,13 +31,13 @@ from pathlib import Path
 from typing import Any
 
 from corrections.errors import CorrectionsError
+from corrections.export_target import checked_target, export_file
 from corrections.filters import PairFilters
 from corrections.model import StoredPair
 from corrections.scrub import Scrubber
 from corrections.store import ExportReader, PairRow, export_reader
 from evidence.guard import check_output
 from evidence.identifiers import PERSONAL_DATA
-from workspace.paths import atomic_file
 
 FORMATS = ("sft", "dpo", "kto", "pairs")
 Progress = Callable[[int, int], None]  # (pairs read, pairs in all)
@@ -84,13 +84,14 @@ def export(
     if fmt not in FORMATS:
         raise CorrectionsError(f"Unknown format '{fmt}'. Choose one of: {', '.join(FORMATS)}.")
     check_output(db_path, out, what="export file (--out)")
+    checked_target(out, fmt)
     filters = filters or PairFilters()
     summary = ExportSummary(fmt, out, paragraphs=paragraphs, scrubbed=scrub)
     scrubbers: dict[str | None, Scrubber] | None = {} if scrub else None
     fast = not scrub and not paragraphs and fmt != "pairs"
     with export_reader(db_path) as reader:
         total = reader.count()
-        with atomic_file(out, encoding="utf-8") as fh:
+        with export_file(out) as fh:
             for row in reader.pairs():
                 summary.pairs_seen += 1
                 if progress is not None and summary.pairs_seen % PROGRESS_EVERY == 0:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.widgets import Button, DataTable, Input, Static
+from textual.widgets import Button, DataTable, Input, ProgressBar, Static
 
 from corrections.store import get_pair, list_pairs
 from tests.conftest import make_backend
@@ -108,6 +108,8 @@ async def test_the_export_dialog_writes_the_file_and_shows_the_summary(
         await settle(pilot)
         dialog = app.screen
         assert isinstance(dialog, ExportScreen)
+        bar = dialog.query_one("#export-progress", ProgressBar)
+        assert not bar.display  # no export yet: no bar animating over nothing
         dialog.query_one("#export-format").value = "dpo"  # type: ignore[attr-defined]
         dialog.query_one("#export-out", Input).value = str(out)
         await pilot.pause()
@@ -115,17 +117,27 @@ async def test_the_export_dialog_writes_the_file_and_shows_the_summary(
         await settle(pilot)
         summary = str(dialog.query_one("#export-summary", Static).render())
         assert "Exported 2 of 3 pairs as 2 dpo rows" in summary and "accepted unedited" in summary
+        assert bar.display and bar.percentage == 1  # finished, full, still
+        assert not dialog.query_one("#export-run", Button).disabled
         rows = [json.loads(line) for line in out.read_text().splitlines()]
         assert all(set(r) == {"prompt", "chosen", "rejected"} for r in rows)
 
 
+@pytest.mark.parametrize("place", ["a file in the way", "a folder"])
 async def test_a_failed_export_says_so_in_the_dialog_and_in_the_error_modal(
-    isolated_home: Path, tmp_path: Path
+    isolated_home: Path, tmp_path: Path, place: str
 ) -> None:
     from tui.screens import ErrorScreen
 
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
+    folder = tmp_path / "exports"
+    folder.mkdir()
+    out, said = (
+        (blocker / "sft.jsonl", f"{blocker} is a file, not a folder")
+        if place == "a file in the way"
+        else (folder, f"{folder} is a folder")
+    )
     app = seeded_app(isolated_home)
     async with app.run_test(size=(80, 24)) as pilot:
         await open_corrections(pilot)
@@ -134,17 +146,21 @@ async def test_a_failed_export_says_so_in_the_dialog_and_in_the_error_modal(
         dialog = app.screen
         assert isinstance(dialog, ExportScreen)
         assert dialog.styles.background.a < 1  # a dialog: the screen below shows through
-        dialog.query_one("#export-out", Input).value = str(blocker / "sft.jsonl")
+        dialog.query_one("#export-out", Input).value = str(out)
         await pilot.pause()
         dialog.query_one("#export-run", Button).press()
         await settle(pilot)
         assert isinstance(app.screen, ErrorScreen) and app.screen_stack[-2] is dialog
-        assert "a-file" in app.screen.error_message
+        assert app.screen.error_title == "The export file could not be written"
+        assert said in app.screen.error_message and "Nothing was written" in app.screen.error_message
         await pilot.press("escape")
         assert app.screen is dialog
         summary = str(dialog.query_one("#export-summary", Static).render())
-        assert summary == "Not exported: Unexpected error.", summary
-    assert [p.name for p in tmp_path.iterdir() if p != isolated_home] == ["a-file"]  # nothing half-written
+        assert summary.startswith("Not exported: ") and said in summary, summary
+        assert not dialog.query_one("#export-progress", ProgressBar).display  # no bar left over a failure
+        assert not dialog.query_one("#export-run", Button).disabled  # he can fix the path and try again
+    assert {p.name for p in tmp_path.iterdir() if p != isolated_home} == {"a-file", "exports"}
+    assert list(folder.iterdir()) == []  # nothing half-written
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])

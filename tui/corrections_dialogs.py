@@ -1,7 +1,9 @@
 """The corrections browser's two dialogs: confirm a deletion, and export the training set.
 
 The export runs the same ``corrections.export`` as ``chambers corrections export`` in a thread worker,
-with its progress bar fed through ``call_from_thread`` and its summary shown when it ends.
+with its progress bar fed through ``call_from_thread`` and its summary shown when it ends. The bar
+shows only while an export runs and when one has finished (full); a failed export hides it, so the
+dialog never animates over nothing.
 """
 
 from __future__ import annotations
@@ -14,12 +16,13 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, ProgressBar, Select, Static
-from textual.worker import Worker
+from textual.worker import Worker, WorkerState
 
 from corrections.export import FORMATS, ExportSummary
 from corrections.store import PairFilters
 from tui.chambers_screen import ChambersDialog
 from tui.screens import error_title
+from workspace.errors import ChambersError
 
 FORMAT_CHOICES = [("SFT (messages)", "sft"), ("DPO (prompt, chosen, rejected)", "dpo"),
                   ("KTO (prompt, completion, label)", "kto"), ("All fields (pairs)", "pairs")]  # fmt: skip
@@ -69,8 +72,11 @@ class ExportScreen(ChambersDialog[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="export-box"):
             yield Static("Export the corrections", id="export-title")
-            yield Select[str](FORMAT_CHOICES, value="sft", allow_blank=False, id="export-format")
-            yield Input(str(self.default_dir / "corrections-sft.jsonl"), id="export-out")
+            # compact, so a summary or an error of several lines leaves the buttons in view at 80x24
+            yield Select[str](
+                FORMAT_CHOICES, value="sft", allow_blank=False, id="export-format", compact=True
+            )
+            yield Input(str(self.default_dir / "corrections-sft.jsonl"), id="export-out", compact=True)
             with Horizontal(id="export-options"):
                 yield Checkbox("One row per edited paragraph", id="export-paragraphs")
                 yield Checkbox("Scrub party names", id="export-scrub")
@@ -80,6 +86,9 @@ class ExportScreen(ChambersDialog[None]):
             with Horizontal(id="export-buttons"):
                 yield Button("Export", id="export-run", variant="primary")
                 yield Button("Close (Esc)", id="export-close")
+
+    def on_mount(self) -> None:
+        self.query_one("#export-progress", ProgressBar).display = False
 
     @on(Select.Changed, "#export-format")
     def format_changed(self, event: Select.Changed) -> None:
@@ -98,6 +107,10 @@ class ExportScreen(ChambersDialog[None]):
             self.query_one("#export-summary", Static).update("Type where the file should go.")
             return
         self.query_one("#export-summary", Static).update("Exporting ...")
+        bar = self.query_one("#export-progress", ProgressBar)
+        bar.update(total=None, progress=0)
+        bar.display = True
+        self.query_one("#export-run", Button).disabled = True  # two at once would share one temporary file
         self.run_export(
             str(self.query_one("#export-format", Select).value), Path(out).expanduser(),
             self.query_one("#export-paragraphs", Checkbox).value, self.query_one("#export-scrub", Checkbox).value,
@@ -117,10 +130,26 @@ class ExportScreen(ChambersDialog[None]):
         self.query_one("#export-progress", ProgressBar).update(total=max(total, 1), progress=done)
 
     def _done(self, summary: ExportSummary) -> None:
+        self.query_one("#export-progress", ProgressBar).update(
+            total=1, progress=1
+        )  # done, even with no pairs
         self.query_one("#export-summary", Static).update("\n".join(summary.lines()))
 
+    @on(Worker.StateChanged)
+    def export_ended(self, event: Worker.StateChanged) -> None:
+        """Export can be pressed again once a run ends; a run that did not finish leaves no bar behind."""
+        if event.state in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
+            self.query_one("#export-run", Button).disabled = False
+            if event.state is not WorkerState.SUCCESS:
+                self.query_one("#export-progress", ProgressBar).display = False
+
     def failure_line(self, worker: Worker[object]) -> str:
-        return f"Not exported: {error_title(worker.error)}."
+        """The whole message when it is his to act on (it names the file and what to do), so the dialog
+        still says it once the error modal is closed."""
+        error = worker.error
+        if isinstance(error, ChambersError):
+            return f"Not exported: {error.message}"
+        return f"Not exported: {error_title(error)}."
 
     def set_status(self, text: str) -> None:
         self.query_one("#export-summary", Static).update(text)
