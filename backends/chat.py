@@ -6,6 +6,13 @@ with a plain message (backends.errors) that keeps the partial text, checks the
 local-only policy before it opens a connection, and writes one audit record
 per call, whatever the outcome.
 
+Nothing here waits on the event loop: the name is resolved in the loop's
+resolver thread, the audit record is written from a worker thread, and the
+connection pool is made in one. Each ``ChatClient`` keeps one pool for all its
+calls, opened on first use on the loop that uses it; close it (``aclose`` or
+``async with``) on that loop. Its short requests (``/props``, the adapters)
+reuse connections; each streamed answer has a connection of its own.
+
 Streaming notes: the event framing is parsed by
 backends.sse (comment pings are dropped there), each JSON chunk is read by
 backends.chunks, ``[DONE]`` ends the stream. Cancelling the task that iterates
@@ -26,7 +33,7 @@ import httpx
 
 from backends.adapters import adapter_class
 from backends.chunks import ChunkReader
-from backends.endpoint import CheckedAddress, Endpoint, async_client
+from backends.endpoint import CheckedAddress, Endpoint
 from backends.errors import (
     HTTP_FAILURES,
     BackendError,
@@ -39,12 +46,17 @@ from backends.errors import (
 )
 from backends.events import ContentDelta, Finished, PromptProgress, StreamEvent, Usage
 from backends.lora import LoadedAdapter, fetch_loaded, local_sha256, request_field
+from backends.pool import LoopPool
 from backends.sse import SSEParser
 from workspace.audit import AuditLog, AuditRecord
 from workspace.config import Backend, Policy, Sampling
 
 DEFAULT_TIMEOUT = httpx.Timeout(10.0, read=600.0)  # long prefill can be silent for minutes
 CHAT_PATH = "/v1/chat/completions"
+# llama-server closes the connection as soon as a streamed answer ends, though its headers offer
+# keep-alive; a pool that kept it would send the next call into that close ("Server disconnected
+# without sending a response"). So a chat request says it is the connection's last.
+STREAM_HEADERS = {"Accept": "text/event-stream", "Connection": "close"}
 
 
 @dataclass
@@ -82,6 +94,17 @@ class ChatClient:
         self.timeout = timeout
         self._server_build: str | None = None
         self._loaded_adapters: list[LoadedAdapter] | None = None
+        self._pool = LoopPool(f"backend '{backend.name}'", timeout)
+
+    async def __aenter__(self) -> ChatClient:
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Close the connection pool (on the loop that used it); a later call opens a new one."""
+        await self._pool.aclose()
 
     @property
     def server_build(self) -> str | None:
@@ -133,19 +156,19 @@ class ChatClient:
         reader = ChunkReader(self.backend.name, self.backend.url)
         try:
             # Resolved and checked once, before any connection; every request goes to this address.
-            checked = Endpoint.for_backend(self.backend, self.policy).check(role)
+            checked = await Endpoint.for_backend(self.backend, self.policy).check_async(role)
             record.checked_ip = checked.ip
-            async with async_client(self.timeout) as client:
-                record.server_build = await self._fetch_server_build(client, checked)
-                if self.backend.lora and "lora" not in body:  # a request may set its own scales
-                    body["lora"] = record.request["lora"] = await self._lora_field(client, checked)
-                async for event in self._events(client, checked, body, reader):
-                    if isinstance(event, Finished):
-                        record.model = event.model or record.model
-                        record.timings = event.timings.as_dict() if event.timings else None
-                        record.usage = _usage_dict(event.usage)
-                        record.outcome = "completed"
-                    yield event
+            client = await self._pool.client()
+            record.server_build = await self._fetch_server_build(client, checked)
+            if self.backend.lora and "lora" not in body:  # a request may set its own scales
+                body["lora"] = record.request["lora"] = await self._lora_field(client, checked)
+            async for event in self._events(client, checked, body, reader):
+                if isinstance(event, Finished):
+                    record.model = event.model or record.model
+                    record.timings = event.timings.as_dict() if event.timings else None
+                    record.usage = _usage_dict(event.usage)
+                    record.outcome = "completed"
+                yield event
         except BackendError as exc:
             exc.partial = "".join(reader.text)
             record.outcome, record.error = "failed", f"{type(exc).__name__}: {exc}"
@@ -164,7 +187,8 @@ class ChatClient:
             if record.outcome == "started":  # the consumer stopped iterating early
                 record.outcome = "cancelled"
             if self.audit is not None:
-                self.audit.record(record)
+                # Shielded: a second cancel while the record is written must not lose it.
+                await asyncio.shield(asyncio.to_thread(self.audit.record, record))
 
     async def complete(
         self,
@@ -283,7 +307,7 @@ class ChatClient:
                 "POST",
                 url + CHAT_PATH,
                 json=body,
-                headers={"Accept": "text/event-stream"},
+                headers=STREAM_HEADERS,
                 extensions=checked.extensions(),
             ) as response:
                 if response.status_code >= 400:

@@ -16,6 +16,7 @@ chambers opens is made by ``async_client`` or ``sync_client``.
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import ssl
 from dataclasses import dataclass
@@ -95,31 +96,64 @@ class Endpoint:
     def check(self, role: str | None = None) -> CheckedAddress:
         """Resolve the name once and classify every address it has.
 
+        Blocks while the name resolves: on an event loop, use ``check_async``.
+
         Raises:
             BadAddress: the URL cannot be used at all (bad characters, scheme, host or port).
             PolicyRefusal: the name does not resolve, or an address is public and may not be used.
         """
-        step = f"The {role} step" if role else "chambers"
+        host, port = self._host_port()
+        try:
+            ips = resolve(host, port)
+        except (OSError, UnicodeError) as exc:
+            raise self._unresolved(role, exc) from exc
+        return self._classified(role, host, port, ips)
+
+    async def check_async(self, role: str | None = None) -> CheckedAddress:
+        """``check`` for code on an event loop: the name resolves in the loop's resolver thread.
+
+        The same resolver answers (``socket.getaddrinfo``), once, and the same rules judge every
+        address it gives; only the waiting moves off the loop.
+        """
+        host, port = self._host_port()
+        try:
+            ips = await resolve_async(host, port)
+        except (OSError, UnicodeError) as exc:
+            raise self._unresolved(role, exc) from exc
+        return self._classified(role, host, port, ips)
+
+    def _host_port(self) -> tuple[str, int]:
+        """The host (IDNA-encoded, lower case) and port of the URL.
+
+        Raises:
+            BadAddress: the URL cannot be used at all.
+        """
         try:
             url = httpx.URL(self.url)
         except httpx.InvalidURL as exc:
             raise self._bad(f"it is not a valid URL ({exc})") from exc
         if url.scheme not in DEFAULT_PORTS or not url.raw_host:
             raise self._bad("it needs http:// or https:// and a host, such as http://127.0.0.1:8080")
-        host = url.raw_host.decode("ascii").lower()
-        port = url.port or DEFAULT_PORTS[url.scheme]
-        try:
-            ips = resolve(host, port)
-        except (OSError, UnicodeError) as exc:
-            raise PolicyRefusal(
-                f"{step} cannot use {self.what} '{self.name}': its host '{url.host}' ({self.url}) does "
-                f"not resolve ({exc}). Check the address in the config; chambers will not try anywhere else."
-            ) from exc
+        return url.raw_host.decode("ascii").lower(), url.port or DEFAULT_PORTS[url.scheme]
+
+    def _classified(self, role: str | None, host: str, port: int, ips: list[str]) -> CheckedAddress:
+        """The check of ``ips``, every address the name resolved to.
+
+        Raises:
+            PolicyRefusal: an address is public and may not be used.
+        """
         networks = private_networks(self.policy)
         klass = least_local(classify_ip(ip, networks) for ip in ips)
         if klass is AddressClass.PUBLIC and self.policy.local_only and not self.allow_remote:
-            raise PolicyRefusal(self._public_message(step, ips, networks))
+            raise PolicyRefusal(self._public_message(_step(role), ips, networks))
         return CheckedAddress(self.name, self.url, host, port, tuple(ips), klass)
+
+    def _unresolved(self, role: str | None, exc: BaseException) -> PolicyRefusal:
+        return PolicyRefusal(
+            f"{_step(role)} cannot use {self.what} '{self.name}': its host '{httpx.URL(self.url).host}' "
+            f"({self.url}) does not resolve ({exc}). Check the address in the config; chambers will not "
+            "try anywhere else."
+        )
 
     def _public_message(self, step: str, ips: list[str], networks: tuple[IPNetwork, ...]) -> str:
         public = [ip for ip in ips if classify_ip(ip, networks) is AddressClass.PUBLIC]
@@ -147,15 +181,38 @@ class Endpoint:
         )
 
 
-def resolve(host: str, port: int) -> list[str]:
-    """Every address ``host`` names, in the resolver's order (an IP literal is itself)."""
+def _step(role: str | None) -> str:
+    return f"The {role} step" if role else "chambers"
+
+
+def _literal(host: str) -> str | None:
+    """``host`` itself when it is an IP address (brackets of an IPv6 literal dropped), else None."""
     try:
         parse_ip(host.strip("[]"))
-        return [host.strip("[]")]
     except ValueError:
-        pass
-    infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        return None
+    return host.strip("[]")
+
+
+def _addresses(infos: list[Any]) -> list[str]:
     return list(dict.fromkeys(str(info[4][0]) for info in infos))
+
+
+def resolve(host: str, port: int) -> list[str]:
+    """Every address ``host`` names, in the resolver's order (an IP literal is itself)."""
+    literal = _literal(host)
+    if literal is not None:
+        return [literal]
+    return _addresses(socket.getaddrinfo(host, port, type=socket.SOCK_STREAM))
+
+
+async def resolve_async(host: str, port: int) -> list[str]:
+    """``resolve`` without blocking the running loop: the loop asks ``socket.getaddrinfo`` in a thread."""
+    literal = _literal(host)
+    if literal is not None:
+        return [literal]
+    infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    return _addresses(infos)
 
 
 def private_networks(policy: Policy) -> tuple[IPNetwork, ...]:
@@ -246,6 +303,18 @@ def async_client(
     return httpx.AsyncClient(
         transport=PinnedAsyncTransport(limits), timeout=timeout, trust_env=False, follow_redirects=False
     )
+
+
+async def open_async_client(
+    timeout: httpx.Timeout | float = 10.0, limits: httpx.Limits = POOL_LIMITS
+) -> httpx.AsyncClient:
+    """``async_client`` made in a worker thread, for code on an event loop.
+
+    The first client of a process loads the CA bundle and httpx's transport modules, tens of
+    milliseconds (over a hundred on a busy machine) that would otherwise stall the loop. Making a
+    client binds it to no loop; its connections belong to the loop that first uses it.
+    """
+    return await asyncio.to_thread(async_client, timeout, limits)
 
 
 def sync_client(timeout: httpx.Timeout | float = 10.0, limits: httpx.Limits = POOL_LIMITS) -> httpx.Client:

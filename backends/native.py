@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
-from backends.endpoint import CheckedAddress, Endpoint, async_client
+from backends.endpoint import CheckedAddress, Endpoint, open_async_client
 from backends.errors import (
     HTTP_FAILURES,
     MalformedAnswer,
@@ -82,14 +82,14 @@ class NativeClient:
     async def _request(
         self, method: str, path: str, *, accept_status: tuple[int, ...] = (200,), **kw: Any
     ) -> httpx.Response:
-        checked = self.checked or Endpoint.for_backend(self.backend, self.policy).check()
+        checked = self.checked or await Endpoint.for_backend(self.backend, self.policy).check_async()
         name, url = self.backend.name, self.backend.url
         kw["extensions"] = checked.extensions()
         try:
             if self.http is not None:
                 response = await self.http.request(method, url + path, timeout=self.timeout, **kw)
             else:
-                async with async_client(self.timeout) as client:
+                async with await open_async_client(self.timeout) as client:
                     response = await client.request(method, url + path, **kw)
         except HTTP_FAILURES as exc:
             raise transport_error(exc, backend=name, url=url, path=path) from exc

@@ -188,7 +188,7 @@ async def bare_ttft_gap_ms(client: httpx.AsyncClient, url: str, body: dict[str, 
 
 
 async def new_client_ms(samples: int = 7) -> float:
-    """Median cost of opening and closing an httpx.AsyncClient as stream() does per call
+    """Median cost of opening and closing an httpx.AsyncClient, as a ChatClient does once
     (with chambers' shared TLS context; without it each new client costs ~20 ms more)."""
     from backends.endpoint import tls_context as _tls_context
 
@@ -238,6 +238,7 @@ def measure_real(warmups: int, runs: int) -> RealResult | str:
                     for i in range(runs):  # alternate; every prompt is new to the server
                         measured.append(await real_run(chat, 10_000 + i))
                         bare_gaps.append(await bare_ttft_gap_ms(bare, server.url, bare_body(20_000 + i)))
+                await chat.aclose()
                 return RealResult(measured, bare_gaps, await new_client_ms())
 
             return asyncio.run(go())
@@ -276,8 +277,8 @@ def report_real(data: RealResult | str) -> list[tuple[bool, str]]:
         f"min {min(bare):.1f} / mean {statistics.mean(bare):.1f} / max {max(bare):.1f} ms"
     )
     share = statistics.mean(gaps) - statistics.mean(bare)
-    print(f"    so chambers' own share is about {share:.1f} ms; opening its new httpx.AsyncClient,")
-    print(f"    which stream() does on every call, costs {data.new_client_ms:.1f} ms by itself")
+    print(f"    so chambers' own share is about {share:.1f} ms; opening a new httpx.AsyncClient, which a")
+    print(f"    ChatClient does once (its calls share it), costs {data.new_client_ms:.1f} ms by itself")
     return [
         (
             ok_ratio,

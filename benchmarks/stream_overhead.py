@@ -163,6 +163,7 @@ async def measure_overhead(n_tokens: int, reps: int) -> dict[str, Any]:
                         f"expected {n_tokens} ({expected_len} chars)"
                     )
                 results[name].append(run)
+        await chat.aclose()
     return {"tokens": n_tokens, "reps": reps, "results": results}
 
 

@@ -133,6 +133,7 @@ async def main(runs: int, tokens: int) -> None:
             ms = statistics.median(values)
             extra = f", {ms - base:+.0f} ms a token for the whole-vocabulary pass" if name != "free" else ""
             print(f"  {name:<14} {ms:6.1f} ms a token ({1000 / ms:.1f} tok/s){extra}")
+        await client.aclose()
 
 
 if __name__ == "__main__":

@@ -81,12 +81,12 @@ def backend(url: str) -> Backend:
 
 
 async def bare(url: str, audit: AuditLog) -> float:
-    client = ChatClient(backend(url), Policy(), audit)
-    start = time.perf_counter()
-    async for event in client.stream(ChatRequest([{"role": "user", "content": "draft"}])):
-        if isinstance(event, ContentDelta):
-            pass
-    return time.perf_counter() - start
+    async with ChatClient(backend(url), Policy(), audit) as client:
+        start = time.perf_counter()
+        async for event in client.stream(ChatRequest([{"role": "user", "content": "draft"}])):
+            if isinstance(event, ContentDelta):
+                pass
+        return time.perf_counter() - start
 
 
 def screen_run(url: str, home: Path) -> dict[str, float]:
@@ -116,13 +116,13 @@ def screen_run(url: str, home: Path) -> dict[str, float]:
                     first_frame[0] = now
 
             timer = app.set_interval(TICK_S, beat)
-            client = ChatClient(backend(url), Policy(), app.audit)
             start = time.perf_counter()
             n = 0
-            async for event in client.stream(ChatRequest([{"role": "user", "content": "draft"}])):
-                if isinstance(event, ContentDelta):
-                    n += 1
-                    screen.on_pipeline_event(DraftDelta(1, event.text, n))
+            async with ChatClient(backend(url), Policy(), app.audit) as client:
+                async for event in client.stream(ChatRequest([{"role": "user", "content": "draft"}])):
+                    if isinstance(event, ContentDelta):
+                        n += 1
+                        screen.on_pipeline_event(DraftDelta(1, event.text, n))
             while screen.stream.drawing:  # the last frame
                 await asyncio.sleep(TICK_S)
             result["seconds"] = time.perf_counter() - start

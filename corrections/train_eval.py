@@ -26,11 +26,14 @@ from corrections.model import StoredPair
 from corrections.redline import redline
 
 SCALES = {"base": 0.0, "adapter": 1.0}
+DEFAULT_MAX_TOKENS = 256  # the longest answer asked for, unless the attorney says otherwise
 
 # (messages, adapter scale) -> (text, tokens generated)
 Generate = Callable[[list[dict[str, str]], float], Awaitable[tuple[str, int]]]
 # (text, matter) -> blocking flags, or None when the matter is not in this workspace
 CountBlocks = Callable[[str, str | None], int | None]
+# (answers done, answers in all, the score just made)
+Progress = Callable[[int, int, "PairScore"], None]
 
 
 @dataclass(frozen=True)
@@ -75,7 +78,17 @@ class EvalResult:
         }
 
 
-async def evaluate(pairs: Sequence[StoredPair], generate: Generate, count_blocks: CountBlocks) -> EvalResult:
+async def evaluate(
+    pairs: Sequence[StoredPair],
+    generate: Generate,
+    count_blocks: CountBlocks,
+    on_progress: Progress | None = None,
+) -> EvalResult:
+    """Each pair answered at each scale in turn, one answer at a time, and scored.
+
+    One at a time, because answers that share the server's batch with others can come out differently at
+    temperature 0, and the scores must not depend on what else was running.
+    """
     scores: list[PairScore] = []
     tokens, seconds = 0, 0.0
     for pair in pairs:
@@ -95,6 +108,8 @@ async def evaluate(pairs: Sequence[StoredPair], generate: Generate, count_blocks
                     text,
                 )
             )
+            if on_progress is not None:
+                on_progress(len(scores), len(pairs) * len(SCALES), scores[-1])
     return EvalResult(scores, tokens, seconds)
 
 

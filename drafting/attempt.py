@@ -173,6 +173,8 @@ class StageRunner:
             record.output = "".join(pieces)
             await self._close(record, stage, FAILED, started, error=f"{type(exc).__name__}: {exc}")
             raise
+        finally:
+            await client.aclose()
         client_seconds = time.perf_counter() - call_started - persist
         record.server_build = client.server_build
         record.adapter, record.adapter_sha256 = client.adapter_record()

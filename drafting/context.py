@@ -78,7 +78,8 @@ async def choose_context(
 
     bundle = None
     if drafter is not None and can_count:
-        counter = _ServerCounter(drafter, policy, asyncio.get_running_loop())
+        # Made in a worker thread: it resolves the drafter's name, which must not hold up the loop.
+        counter = await asyncio.to_thread(_ServerCounter, drafter, policy, asyncio.get_running_loop())
         try:
             bundle = await build(counter)
         except (BackendError, PolicyRefusal) as exc:

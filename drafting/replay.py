@@ -4,12 +4,17 @@ The eval of an adapter asks the same server the same messages twice, at adapter 
 temperature 0, so the only difference between the two answers is the adapter. The scale travels in
 the request's own ``lora`` field; the server's global scale (shared by every request in flight) is
 never touched.
+
+Each answer is computed from the whole prompt (``cache_prompt`` off). With the prompt cache on, the server
+reads only the part of a prompt its slot has not seen, in a differently shaped batch, and at temperature 0
+that is enough to change the answer: the same pair would score differently depending on what the server
+answered just before. The cost is the server reading every prompt in full.
 """
 
 from __future__ import annotations
 
 from backends.chat import ChatClient, ChatRequest
-from backends.endpoint import Endpoint, async_client
+from backends.endpoint import Endpoint, open_async_client
 from backends.errors import HTTP_FAILURES, transport_error
 from backends.lora import AdapterMissing, LoadedAdapter, fetch_loaded, missing_message
 from workspace.audit import AuditLog
@@ -23,9 +28,9 @@ async def adapter_id(backend: Backend, policy: Policy, name: str) -> int:
         AdapterMissing: the server did not load it (the message says how to start it with it).
         PolicyRefusal, ServerUnreachable: as for any call to that backend.
     """
-    checked = Endpoint.for_backend(backend, policy).check()
+    checked = await Endpoint.for_backend(backend, policy).check_async()
     try:
-        async with async_client(10.0) as client:
+        async with await open_async_client(10.0) as client:
             loaded: list[LoadedAdapter] = await fetch_loaded(client, backend, checked.extensions())
     except HTTP_FAILURES as exc:
         raise transport_error(exc, backend=backend.name, url=backend.url, path="/lora-adapters") from exc
@@ -37,7 +42,10 @@ async def adapter_id(backend: Backend, policy: Policy, name: str) -> int:
 
 
 class Replayer:
-    """One backend, one adapter id: ``await replayer(messages, scale)`` gives (text, tokens generated)."""
+    """One backend, one adapter id: ``await replayer(messages, scale)`` gives (text, tokens generated).
+
+    Its calls share one connection pool; close it (``aclose`` or ``async with``) on the loop that used it.
+    """
 
     def __init__(
         self,
@@ -54,15 +62,35 @@ class Replayer:
         self.lora_id = lora_id
         self.sampling = Sampling(temperature=0.0, seed=0, max_tokens=max_tokens)
         self.decode_tok_s: list[float] = []  # the server's own decode rate per answer
-        self.server_seconds = 0.0  # the server's own time on the answers: reading the prompt and decoding
+        self.decoded_tokens = 0  # what the server decoded, and its time decoding them
+        self.decode_seconds = 0.0
+        self.prompt_seconds = 0.0  # the server's time reading the prompts
+
+    @property
+    def decode_rate(self) -> float:
+        """The server's decode rate over every answer so far, in tokens per second (0 before any)."""
+        return self.decoded_tokens / self.decode_seconds if self.decode_seconds else 0.0
+
+    async def __aenter__(self) -> Replayer:
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        await self.client.aclose()
 
     async def __call__(self, messages: list[dict[str, str]], scale: float) -> tuple[str, int]:
         request = ChatRequest(
-            list(messages), sampling=self.sampling, extra={"lora": [{"id": self.lora_id, "scale": scale}]}
+            list(messages),
+            sampling=self.sampling,
+            extra={"lora": [{"id": self.lora_id, "scale": scale}], "cache_prompt": False},
         )
         finished = await self.client.complete(request, role=self.role)
         if finished.timings is not None:
             self.decode_tok_s.append(finished.timings.predicted_per_second)
-            self.server_seconds += (finished.timings.prompt_ms + finished.timings.predicted_ms) / 1000
+            self.decoded_tokens += finished.timings.predicted_n
+            self.decode_seconds += finished.timings.predicted_ms / 1000
+            self.prompt_seconds += finished.timings.prompt_ms / 1000
         tokens = finished.usage.completion_tokens if finished.usage else 0
         return finished.text, tokens

@@ -43,7 +43,8 @@ async def test_ollama_says_who_it_is_and_cannot_count() -> None:
             await server.count_tokens("x")
         # The chat client asks the adapter, not the kind: Ollama gets no llama.cpp-only field.
         request = ChatRequest([{"role": "user", "content": "Summarise."}], return_progress=True)
-        finished = await ChatClient(backend, Policy(), None).complete(request)
+        async with ChatClient(backend, Policy(), None) as client:
+            finished = await client.complete(request)
     assert (who.model, who.n_ctx) == ("gemma4:26b", 32768)
     assert "return_progress" not in json.loads(seen[0]) and finished.text
     assert ChatClient(make_backend(url), Policy(), None).build_body(request)["return_progress"] is True

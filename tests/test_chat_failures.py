@@ -30,9 +30,9 @@ CHAT = ("POST", "/v1/chat/completions")
 
 
 async def collect(url: str, *, timeout: httpx.Timeout | None = None) -> list[str]:
-    client = ChatClient(make_backend(url, name="fake"), Policy(), None,
-                        timeout=timeout or httpx.Timeout(5.0))  # fmt: skip
-    return [e.text async for e in client.stream(ASK) if isinstance(e, ContentDelta)]
+    async with ChatClient(make_backend(url, name="fake"), Policy(), None,
+                          timeout=timeout or httpx.Timeout(5.0)) as client:  # fmt: skip
+        return [e.text async for e in client.stream(ASK) if isinstance(e, ContentDelta)]
 
 
 async def test_model_loading_503() -> None:

@@ -28,8 +28,8 @@ def audit_log(home: Path) -> AuditLog:
 
 async def test_stream_yields_deltas_then_server_timings(llama_backend: Backend, isolated_home: Path) -> None:
     log = audit_log(isolated_home)
-    client = ChatClient(llama_backend, Policy(), log)
-    events = [e async for e in client.stream(ChatRequest(QUESTION, return_progress=True), role="drafter")]
+    async with ChatClient(llama_backend, Policy(), log) as client:
+        events = [e async for e in client.stream(ChatRequest(QUESTION, return_progress=True), role="drafter")]
     deltas = [e for e in events if isinstance(e, ContentDelta)]
     finished = events[-1]
     assert isinstance(finished, Finished)
@@ -49,6 +49,16 @@ async def test_stream_yields_deltas_then_server_timings(llama_backend: Backend, 
     assert row.response_text == finished.text
 
 
+async def test_calls_in_a_row_share_one_client(llama_backend: Backend) -> None:
+    """llama-server closes a connection as soon as a streamed answer ends: a call sent straight
+    after another (no audit write between them) must not be sent into that closing connection."""
+    async with ChatClient(llama_backend, Policy(), None) as client:
+        for n in range(8):
+            ask = ChatRequest([{"role": "user", "content": f"Say {n}."}], sampling=Sampling(max_tokens=4))
+            assert (await client.complete(ask)).text
+    await client.aclose()  # closing twice is harmless
+
+
 async def test_structured_output_follows_the_schema(llama_backend: Backend) -> None:
     schema = {
         "type": "object",
@@ -59,9 +69,9 @@ async def test_structured_output_follows_the_schema(llama_backend: Backend) -> N
         "required": ["task", "urgent"],
         "additionalProperties": False,
     }
-    client = ChatClient(llama_backend, Policy(), None)
     request = ChatRequest([{"role": "user", "content": "Classify: draft a demand letter to the landlord."}])
-    answer = await client.complete_json(request, schema)
+    async with ChatClient(llama_backend, Policy(), None) as client:
+        answer = await client.complete_json(request, schema)
     assert set(answer) == {"task", "urgent"}
     assert answer["task"] in {"summary", "motion", "letter"} and isinstance(answer["urgent"], bool)
 
@@ -89,6 +99,7 @@ async def test_cancel_closes_the_connection_and_frees_the_slot(
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
+    # The slot must be freed by the cancel itself: the client's pool stays open until the end.
     # 4000 tokens at ~100 tok/s would take ~40 s; a freed slot within 10 s shows the cancel reached it.
     for _ in range(100):
         if not any(s.is_processing for s in await native.slots()):
@@ -97,6 +108,7 @@ async def test_cancel_closes_the_connection_and_frees_the_slot(
     assert not any(s.is_processing for s in await native.slots())
     (row,) = log.recent()
     assert row.outcome == "cancelled" and row.response_text == "".join(got)
+    await client.aclose()
 
 
 async def test_server_killed_mid_stream_keeps_partial_text(
@@ -107,15 +119,15 @@ async def test_server_killed_mid_stream_keeps_partial_text(
     server.start()
     try:
         log = audit_log(tmp_path)
-        client = ChatClient(make_backend(server.url, name="doomed"), Policy(), log)
         request = ChatRequest(QUESTION, sampling=Sampling(max_tokens=4000), extra=LONG_RUN)
         got: list[str] = []
-        with pytest.raises(StreamBroken) as info:
-            async for event in client.stream(request):
-                if isinstance(event, ContentDelta):
-                    got.append(event.text)
-                    if len(got) == 10:
-                        server.kill()
+        async with ChatClient(make_backend(server.url, name="doomed"), Policy(), log) as client:
+            with pytest.raises(StreamBroken) as info:
+                async for event in client.stream(request):
+                    if isinstance(event, ContentDelta):
+                        got.append(event.text)
+                        if len(got) == 10:
+                            server.kill()
     finally:
         server.stop()
     error = info.value
@@ -127,8 +139,9 @@ async def test_server_killed_mid_stream_keeps_partial_text(
 
 async def test_server_down_is_reported_plainly() -> None:
     backend = make_backend(f"http://127.0.0.1:{closed_port()}", name="asleep")
-    with pytest.raises(ServerUnreachable) as info:
-        await ChatClient(backend, Policy(), None).complete(ChatRequest(QUESTION))
+    async with ChatClient(backend, Policy(), None) as client:
+        with pytest.raises(ServerUnreachable) as info:
+            await client.complete(ChatRequest(QUESTION))
     assert "asleep" in info.value.message and "connection refused" in info.value.message
     assert not info.value.incomplete
 

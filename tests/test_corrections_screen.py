@@ -119,6 +119,34 @@ async def test_the_export_dialog_writes_the_file_and_shows_the_summary(
         assert all(set(r) == {"prompt", "chosen", "rejected"} for r in rows)
 
 
+async def test_a_failed_export_says_so_in_the_dialog_and_in_the_error_modal(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    from tui.screens import ErrorScreen
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    app = seeded_app(isolated_home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_corrections(pilot)
+        await pilot.press("e")
+        await settle(pilot)
+        dialog = app.screen
+        assert isinstance(dialog, ExportScreen)
+        assert dialog.styles.background.a < 1  # a dialog: the screen below shows through
+        dialog.query_one("#export-out", Input).value = str(blocker / "sft.jsonl")
+        await pilot.pause()
+        dialog.query_one("#export-run", Button).press()
+        await settle(pilot)
+        assert isinstance(app.screen, ErrorScreen) and app.screen_stack[-2] is dialog
+        assert "a-file" in app.screen.error_message
+        await pilot.press("escape")
+        assert app.screen is dialog
+        summary = str(dialog.query_one("#export-summary", Static).render())
+        assert summary == "Not exported: Unexpected error.", summary
+    assert [p.name for p in tmp_path.iterdir() if p != isolated_home] == ["a-file"]  # nothing half-written
+
+
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
 def test_corrections_screen_snapshot(snap_compare: Any, isolated_home: Path, size: tuple[int, int]) -> None:
     async def run_before(pilot: Any) -> None:

@@ -12,7 +12,7 @@ from backends.fleet.servers import ServerSample
 from backends.fleet.store import save_results
 from tests.dashboard_config import mission_config
 from tui.app import ChambersApp, create_app
-from tui.dashboard import DashboardScreen
+from tui.dashboard import DashboardScreen, GpuTick
 from tui.dashboard_detail import DetailScreen
 from tui.dashboard_widgets import BackendLine, BoardCard, GpuRow, HostGroup
 from workspace.config import Backend, Config, Policy
@@ -115,6 +115,30 @@ async def test_a_host_without_nvml_says_so(isolated_home: Path) -> None:
         screen = await wait_ready(pilot, app)
         title = str(screen.query_one("#host-localhost .host-title").render())
         assert "NVML not available on this host" in title
+
+
+async def test_a_tick_for_a_host_whose_group_is_gone_is_dropped(isolated_home: Path) -> None:
+    """Quitting closes the widgets of a screen that is installed but not shown one by one, in no set
+    order, while that screen still handles the ticks its poller posted. Here the hidden dashboard's
+    first host group goes first, as it can then, and a tick for that host arrives after it."""
+    from dataclasses import replace
+
+    app = create_app(mission_config(), isolated_home / "db.sqlite3", start_on_dashboard=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await wait_ready(pilot, app)
+        await pilot.press("f2")  # back to the workstation: the installed dashboard goes on polling
+        assert not isinstance(app.screen, DashboardScreen)
+        await screen.query_one("#host-chassis1", HostGroup).remove()
+        ticks = {host: replace(screen.latest[host]) for host in ("chassis1", "chassis2")}
+        for telemetry in ticks.values():
+            screen.post_message(GpuTick(telemetry))
+        for _ in range(100):
+            if all(screen.latest[host] is telemetry for host, telemetry in ticks.items()):
+                break
+            await pilot.pause(0.02)
+        await pilot.pause()
+        assert app.return_code is None, "a handler failed: the tick met the removed group"
+        assert card(screen, "3090s").telemetry is ticks["chassis2"]  # the host still shown got its figures
 
 
 class ExplodingSource:

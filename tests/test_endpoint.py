@@ -92,7 +92,8 @@ async def test_a_rebinding_name_is_resolved_once_and_its_public_answer_never_rea
         dns = ScriptedResolver(monkeypatch, "drafter.office.test", ["127.0.0.1", "8.8.8.8"])
         log = AuditLog(isolated_home / "a.db")
         backend = make_backend(f"http://drafter.office.test:{port}", name="rebinder")
-        finished = await ChatClient(backend, Policy(), log).complete(ASK, role="drafter")
+        async with ChatClient(backend, Policy(), log) as client:
+            finished = await client.complete(ASK, role="drafter")
         assert finished.text == "Hello."
         assert dns.asked == 1  # one lookup for the check, the build request and the call together
         assert {a[0] for a in connections} == {"127.0.0.1"}
@@ -103,7 +104,8 @@ async def test_a_rebinding_name_is_resolved_once_and_its_public_answer_never_rea
         # The next call's lookup answers the public address: refused, naming backend and address.
         connections.clear()
         with pytest.raises(PolicyRefusal) as refused:
-            await ChatClient(backend, Policy(), log).complete(ASK, role="drafter")
+            async with ChatClient(backend, Policy(), log) as client:
+                await client.complete(ASK, role="drafter")
         assert "rebinder" in refused.value.message and "8.8.8.8" in refused.value.message
         assert connections == []
 
@@ -203,7 +205,8 @@ async def test_an_unusable_url_is_a_typed_error_everywhere(
     backend = make_backend(url, name="typo")
     log = AuditLog(isolated_home / "a.db")
     with pytest.raises(BadAddress) as bad:
-        await ChatClient(backend, Policy(), log).complete(ASK, role="drafter")
+        async with ChatClient(backend, Policy(), log) as client:
+            await client.complete(ASK, role="drafter")
     assert "typo" in bad.value.message and "nothing was sent" in bad.value.message
     assert log.recent()[0].outcome == "failed"
     with pytest.raises(BadAddress):

@@ -27,9 +27,10 @@ async def test_llama_server_poll_reads_props_slots_and_metrics(llama_backend: Ba
     assert first.slots_total == 2 and first.slots_busy == 0
     assert first.requests_processing == 0 and first.requests_deferred == 0
     assert first.decode_tok_s is None  # a rate needs two polls with work in between
-    await ChatClient(llama_backend, Policy(), None).complete(
-        ChatRequest(messages=[{"role": "user", "content": "List two duties of a tenant."}])
-    )
+    async with ChatClient(llama_backend, Policy(), None) as client:
+        await client.complete(
+            ChatRequest(messages=[{"role": "user", "content": "List two duties of a tenant."}])
+        )
     second = await poller.poll()
     assert second.decode_tok_s is not None and second.decode_tok_s > 0
     assert second.prompt_tok_s is not None and second.prompt_tok_s > 0
@@ -152,7 +153,8 @@ async def test_decode_speed_is_live_while_a_slot_answers(llama_backend: Backend)
         sampling=Sampling(max_tokens=600),
         extra={"ignore_eos": True},
     )
-    task = asyncio.create_task(ChatClient(llama_backend, Policy(), None).complete(request))
+    client = ChatClient(llama_backend, Policy(), None)
+    task = asyncio.create_task(client.complete(request))
     try:
         busy = None
         for _ in range(100):
@@ -167,3 +169,4 @@ async def test_decode_speed_is_live_while_a_slot_answers(llama_backend: Backend)
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await task
+        await client.aclose()

@@ -53,9 +53,8 @@ async def test_ollama_chat_sends_the_model_name() -> None:
     seen: list[bytes] = []
     with fake_server(ollama_routes(seen)) as url:
         backend = make_backend(url, name="extractor", kind="ollama", model="gemma4:26b")
-        finished = await ChatClient(backend, Policy(), None).complete(
-            ChatRequest([{"role": "user", "content": "Summarise."}])
-        )
+        async with ChatClient(backend, Policy(), None) as client:
+            finished = await client.complete(ChatRequest([{"role": "user", "content": "Summarise."}]))
     assert finished.text == "Summary: rent is due." and finished.finish_reason == "stop"
     assert b'"model": "gemma4:26b"' in seen[0] or b'"model":"gemma4:26b"' in seen[0]
     assert b"return_progress" not in seen[0]  # a llama.cpp-only field is not sent to Ollama

@@ -61,10 +61,10 @@ async def test_session_connects_only_to_configured_addresses(
     statuses = await probe_all(config.backends, config.policy)
     assert [s.health for s in statuses] == ["ok"]
     log = AuditLog(isolated_home / "a.db")
-    client = ChatClient(config.backend_for_role("drafter"), config.policy, log)
     request = ChatRequest([{"role": "user", "content": "Say hello."}])
     request.sampling = type(request.sampling)(max_tokens=8)
-    finished = await client.complete(request, role="drafter")
+    async with ChatClient(config.backend_for_role("drafter"), config.policy, log) as client:
+        finished = await client.complete(request, role="drafter")
     assert finished.timings is not None
     (row,) = log.recent()  # complete() has already written its audit record
     assert row.outcome == "completed" and row.response_text == finished.text
@@ -76,9 +76,9 @@ async def test_session_connects_only_to_configured_addresses(
 async def test_refused_backend_opens_no_connection(connections: list[Any], isolated_home: Path) -> None:
     backend = Backend(name="cloud", kind="llamacpp", url="http://8.8.8.8:8080", roles=("drafter",))
     log = AuditLog(isolated_home / "a.db")
-    client = ChatClient(backend, Policy(local_only=True), log)
-    with pytest.raises(PolicyRefusal):
-        await client.complete(ChatRequest([{"role": "user", "content": "hi"}]), role="drafter")
+    async with ChatClient(backend, Policy(local_only=True), log) as client:
+        with pytest.raises(PolicyRefusal):
+            await client.complete(ChatRequest([{"role": "user", "content": "hi"}]), role="drafter")
     (row,) = log.recent()
     assert row.outcome == "refused" and "8.8.8.8" in row.error
     statuses = await probe_all((backend,), Policy(local_only=True))

@@ -154,12 +154,12 @@ async def replay_scores(
     server: LlamaServerProcess, trained: Trained, pair_ids: list[int]
 ) -> tuple[list[float], list[float]]:
     backend = Backend(name="local", kind="llamacpp", url=server.url, roles=("drafter",))
-    replay = Replayer(backend, Policy(), None, 0, role="drafter", max_tokens=48)
     base, adapted = [], []
-    for pair_id in pair_ids:
-        pair = get_pair(db_of(trained), pair_id)
-        base.append(chrf((await replay(pair.messages, 0.0))[0], pair.final))
-        adapted.append(chrf((await replay(pair.messages, 1.0))[0], pair.final))
+    async with Replayer(backend, Policy(), None, 0, role="drafter", max_tokens=48) as replay:
+        for pair_id in pair_ids:
+            pair = get_pair(db_of(trained), pair_id)
+            base.append(chrf((await replay(pair.messages, 0.0))[0], pair.final))
+            adapted.append(chrf((await replay(pair.messages, 1.0))[0], pair.final))
     return base, adapted
 
 
@@ -176,10 +176,45 @@ def test_memorisation_sanity_check_served_adapter_writes_closer_to_the_trained_f
     assert sum(a > b for a, b in zip(adapted, base, strict=True)) >= 6
 
 
+async def adapter_answers(replay: Replayer, pairs: list[list[dict[str, str]]], *, grouped: bool) -> list[str]:
+    """Each pair's adapter answer, in an eval that asks every base answer first (``grouped``) or each pair's
+    base answer just before its adapter answer."""
+    answers = []
+    async with replay:  # closed on the loop of this call: each asyncio.run is a loop of its own
+        if grouped:
+            for messages in pairs:
+                await replay(messages, 0.0)
+        for messages in pairs:
+            if not grouped:
+                await replay(messages, 0.0)
+            answers.append((await replay(messages, 1.0))[0])
+    return answers
+
+
+def test_an_eval_answer_does_not_depend_on_what_the_server_answered_before(
+    trained: Trained, served: LlamaServerProcess
+) -> None:
+    """With the prompt cache, the server reads only the part of a prompt its slot has not seen, and at
+    temperature 0 that changed some adapter answers here: a pair's score would depend on the eval's order."""
+    backend = Backend(name="local", kind="llamacpp", url=served.url, roles=("drafter",))
+    replay = Replayer(backend, Policy(), None, 0, role="drafter", max_tokens=48)
+    pairs = [get_pair(db_of(trained), i).messages for i in trained.record.train_pair_ids]
+    interleaved = asyncio.run(adapter_answers(replay, pairs, grouped=False))
+    grouped = asyncio.run(adapter_answers(replay, pairs, grouped=True))
+    assert grouped == interleaved
+
+
 async def role_call(client: ChatClient, messages: list[dict[str, str]]) -> str:
     sampling = replace(client.backend.sampling, temperature=0.0, seed=0, max_tokens=48)
-    request = ChatRequest(messages, sampling=sampling)
-    return (await client.complete(request, role="drafter")).text
+    # Read in full, as the eval's replays are, so that the answers can be compared with theirs.
+    request = ChatRequest(messages, sampling=sampling, extra={"cache_prompt": False})
+    async with client:  # closed on the loop of this call: each asyncio.run is a loop of its own
+        return (await client.complete(request, role="drafter")).text
+
+
+async def replayed(replay: Replayer, messages: list[dict[str, str]], scale: float) -> str:
+    async with replay:
+        return (await replay(messages, scale))[0]
 
 
 def test_each_request_of_the_role_carries_the_adapter_by_the_servers_id(
@@ -199,8 +234,8 @@ def test_each_request_of_the_role_carries_the_adapter_by_the_servers_id(
         db.close()
     assert '"lora": [{"id": 0, "scale": 1.0}]' in sent
     replay = Replayer(backend, Policy(), None, 0, role="drafter", max_tokens=48)
-    assert text == asyncio.run(replay(pair.messages, 1.0))[0]
-    assert text != asyncio.run(replay(pair.messages, 0.0))[0]
+    assert text == asyncio.run(replayed(replay, pair.messages, 1.0))
+    assert text != asyncio.run(replayed(replay, pair.messages, 0.0))
 
 
 def test_eval_prints_and_stores_base_against_adapter_per_task(

@@ -119,6 +119,29 @@ async def test_f4_drafts_on_the_real_server_streaming_into_the_screen(
         assert isinstance(app.screen, DraftingScreen)
 
 
+async def test_a_run_refused_by_a_server_that_is_down_opens_one_error_modal_and_says_so(db: Path) -> None:
+    """The drafting screen's failed run is shown as every screen shows a failed worker: one error
+    modal, and a status line that still says why once it is closed."""
+    from tui.screens import ErrorScreen
+
+    app = app_with(role_config({}, "http://127.0.0.1:9"), db)  # nothing listens on port 9
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_drafting(pilot)
+        screen.query_one("#ws-instructions", TextArea).text = INSTRUCTIONS
+        await pilot.press("ctrl+g")
+        await settle(screen)
+        await pilot.pause()
+        errors = [s for s in app.screen_stack if isinstance(s, ErrorScreen)]
+        assert len(errors) == 1 and app.screen is errors[0]
+        assert errors[0].error_title == "A step cannot run locally"
+        assert "127.0.0.1:9" in errors[0].error_message
+        await pilot.press("escape")
+        assert app.screen is screen
+        status = str(screen.query_one("#ws-status", Static).render())
+        assert status == "Stopped: A step cannot run locally.", status
+        assert not screen.running() and screen.check_action("cancel_run", ()) is False  # Stop has gone
+
+
 async def test_streamed_text_is_appended_per_frame_not_per_token(db: Path) -> None:
     config = Config(file="c.toml", policy=Policy(), boards=(), backends=(make_backend("http://127.0.0.1:9"),))
     app = app_with(config, db)
@@ -180,6 +203,30 @@ async def test_flags_listed_marked_jumped_and_opened_with_their_evidence(db: Pat
         assert "$200 as liquidated damages" in detail
         await pilot.press("escape")
         assert isinstance(app.screen, DraftingScreen)
+
+
+async def test_a_flag_whose_passages_cannot_be_read_says_so_in_the_error_modal(tmp_path: Path) -> None:
+    """The flag dialog reads the cited pages in a worker; a database it cannot read is shown, not
+    left as a dialog that quietly never lists the passages."""
+    from drafting.flags import FlagView
+    from tui.screens import ErrorScreen
+
+    damaged = tmp_path / "chambers.sqlite3"
+    damaged.write_bytes(b"this is no SQLite database" * 100)
+    flag = FlagView(0, 7, "verifier", "block", "figure", "$84,000", "not in the evidence",
+                    evidence=({"file": "01-supply-agreement.pdf", "page": 1, "snippet": "84,000"},))  # fmt: skip
+    config = Config(file="c.toml", policy=Policy(), boards=(), backends=())
+    app = create_app(config, tmp_path / "other.sqlite3", start_on_dashboard=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        dialog = FlagScreen(flag, damaged, SAMPLE_MATTER)
+        app.push_screen(dialog)
+        for _ in range(100):
+            if isinstance(app.screen, ErrorScreen):
+                break
+            await pilot.pause(0.05)
+        assert isinstance(app.screen, ErrorScreen) and app.screen_stack[-2] is dialog
+        await pilot.press("escape")
+        assert app.screen is dialog
 
 
 async def test_a_long_stream_goes_into_pieces_cut_at_paragraph_breaks(db: Path) -> None:

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from textual.command import CommandPalette
-from textual.widgets import DataTable, Select
+from textual.widgets import DataTable, Select, Static
 
 from tests.settings_setup import (
     HAND_WRITTEN,
@@ -70,6 +70,35 @@ async def test_moving_the_drafter_saves_the_file_with_its_comments_and_the_app_u
         'roles = ["router", "gate", "drafter", "extractor"]', 'roles = ["router", "gate", "extractor"]'
     ).replace('roles = ["heavy", "reviewer"]', 'roles = ["heavy", "reviewer", "drafter"]')
     assert sorted(p.name for p in config_file.parent.iterdir()) == ["config.toml"]  # no .bak, no temp
+
+
+async def test_a_save_says_what_it_saved_and_that_esc_now_keeps_it(
+    config_file: Path, isolated_home: Path
+) -> None:
+    """The screen says Esc drops changes; once saved, its line says what was saved and that Esc keeps it."""
+    app = app_for(load_config(config_file), isolated_home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_settings(pilot)
+        line = screen.query_one("#settings-status", Static)
+        await choose(pilot, "role-drafter", "big")
+        assert line.has_class("-pending")
+        await choose(pilot, "settings-theme", "chambers-light")
+        await saved(screen, pilot)
+        assert status(screen) == (
+            f"Saved to {config_file}: drafter on big, theme chambers-light. "
+            "Esc goes back; the next run uses what is saved."
+        )
+        assert line.has_class("-saved") and not line.has_class("-pending")
+        await saved(screen, pilot)  # again, with nothing changed since
+        assert status(screen) == f"Saved to {config_file}; nothing had changed. Esc goes back."
+        await choose(pilot, "role-gate", "big")
+        assert line.has_class("-pending") and not line.has_class("-saved")
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, SettingsScreen)
+    again = load_config(config_file)
+    assert again.backend_for_role("drafter").name == "big" and again.ui.theme == "chambers-light"
+    assert again.backend_for_role("gate").name == "small"  # chosen after the save, dropped by Esc
 
 
 async def test_the_drafting_screen_runs_on_the_saved_config(config_file: Path, isolated_home: Path) -> None:

@@ -14,11 +14,12 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, ProgressBar, Select, Static
-from textual.worker import Worker, WorkerState
+from textual.worker import Worker
 
 from corrections.export import FORMATS, ExportSummary
 from corrections.store import PairFilters
-from tui.screens import error_screen
+from tui.chambers_screen import ChambersDialog
+from tui.screens import error_title
 
 FORMAT_CHOICES = [("SFT (messages)", "sft"), ("DPO (prompt, chosen, rejected)", "dpo"),
                   ("KTO (prompt, completion, label)", "kto"), ("All fields (pairs)", "pairs")]  # fmt: skip
@@ -54,7 +55,7 @@ class ConfirmScreen(ModalScreen[bool]):
         self.dismiss(yes)
 
 
-class ExportScreen(ModalScreen[None]):
+class ExportScreen(ChambersDialog[None]):
     """Format, file, paragraphs and scrub; the browser's filters apply. Esc closes."""
 
     BINDINGS = [Binding("escape", "close", "Close", id="export.close")]
@@ -118,13 +119,11 @@ class ExportScreen(ModalScreen[None]):
     def _done(self, summary: ExportSummary) -> None:
         self.query_one("#export-summary", Static).update("\n".join(summary.lines()))
 
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        """A failed export says why here and in the app's one error modal; no file was written."""
-        if event.state is not WorkerState.ERROR:
-            return
-        modal = error_screen(event.worker.error)
-        self.query_one("#export-summary", Static).update(f"Not exported: {modal.error_title}.")
-        self.app.push_screen(modal)
+    def failure_line(self, worker: Worker[object]) -> str:
+        return f"Not exported: {error_title(worker.error)}."
+
+    def set_status(self, text: str) -> None:
+        self.query_one("#export-summary", Static).update(text)
 
 
 def _describe(filters: PairFilters) -> str:

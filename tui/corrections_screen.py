@@ -20,19 +20,17 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import DataTable, Footer, Header, Input, Select, Static
-from textual.worker import Worker
 
 from corrections.model import StoredPair
 from corrections.redline import Redline
 from corrections.store import PairFilters
 from drafting.redline_marks import STYLES
+from tui.chambers_screen import ChambersScreen
 from tui.corrections_dialogs import ConfirmScreen, ExportScreen
-from tui.key_order import RoomScreen
-from tui.screens import report_failed_worker
 from workspace.config import Config
 
 
-class CorrectionsScreen(RoomScreen):
+class CorrectionsScreen(ChambersScreen):
     """Browse, exclude, delete and export correction pairs."""
 
     SUB_TITLE = "Corrections"
@@ -270,9 +268,6 @@ class CorrectionsScreen(RoomScreen):
         return PairFilters(task=f.task, model=f.model, min_edit_ratio=f.min_edit_ratio)
 
     # --- plumbing -------------------------------------------------------------------
-
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        report_failed_worker(event, self.app, self.set_status)
 
     def set_status(self, text: str) -> None:
         self.query_one("#corrections-status", Static).update(text)

@@ -243,7 +243,12 @@ class DashboardScreen(ChambersScreen):
         self.latest[telemetry.host] = telemetry
         first = telemetry.host not in self.hosts_seen
         self.hosts_seen.add(telemetry.host)
-        group = self.query_one(f"#host-{_slug(telemetry.host)}", HostGroup)
+        group = self.query_one_optional(f"#host-{_slug(telemetry.host)}", HostGroup)
+        if group is None:
+            # Quitting while this screen is installed but not shown closes its widgets one by one,
+            # in no set order, before the screen itself stops (and stops its poller): a tick still
+            # queued then can find its host's group gone. There is nothing left to show it in.
+            return
         group.show_status(telemetry)
         if first and telemetry.ok:
             boarded = {g for b in self.config.boards if b.host == telemetry.host for g in b.gpus}
@@ -265,8 +270,10 @@ class DashboardScreen(ChambersScreen):
             f"; {down[0].name} is {down[0].health}" if down else ""
         )
         if text != self._status_text:  # Static.update re-lays out the screen: only on change
-            self._status_text = text
-            self.query_one("#fleet-status", Static).update(text)
+            status = self.query_one_optional("#fleet-status", Static)
+            if status is not None:  # gone when quitting, like a host's group (see on_gpu_tick)
+                self._status_text = text
+                status.update(text)
 
     def show_bench(self, results: dict[str, list[StoredResult]]) -> None:
         self.bench = results

@@ -14,6 +14,7 @@ from textual.widgets import Input, Static
 
 from drafting.runs import Run
 from drafting.stages import gate
+from tui.chambers_screen import ChambersDialog
 from tui.drafting_view import FlagView
 
 
@@ -105,8 +106,10 @@ def shorten(text: str, limit: int = 160) -> str:
     return flat[: cut if cut > 0 else limit] + "…"
 
 
-class FlagScreen(ModalScreen[str | None]):
-    """One flag. Esc closes; o asks to override it (a blocking verifier flag) with a reason."""
+class FlagScreen(ChambersDialog[str | None]):
+    """One flag. Esc closes; o asks to override it (a blocking verifier flag) with a reason.
+
+    A failed read of the cited passages opens the error modal over it (it has no status line)."""
 
     BINDINGS = [
         Binding("escape", "close", "Close", id="flag.close", tooltip="Back to the draft"),

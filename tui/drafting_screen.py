@@ -28,7 +28,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Footer, Header, Select, Static, TextArea
-from textual.worker import Worker, WorkerState
+from textual.worker import Worker
 
 from drafting.events import DraftDelta, PipelineEvent, RunEnded, StageFinished, StageStarted
 from drafting.flags import FlagView
@@ -37,6 +37,7 @@ from drafting.runs import Run
 from drafting.session import DraftingSession, Exports
 from drafting.tasks import TASKS
 from exhibits.registry import issued_productions
+from tui.chambers_screen import ChambersScreen
 from tui.draft_flags import FlagList, MarkedDraft, Wrap
 from tui.draft_stream import DraftStream
 from tui.drafting_dialogs import ReasonScreen, gate_question
@@ -46,13 +47,12 @@ from tui.drafting_flag_keys import FlagKeys
 from tui.drafting_view import LoadedRun
 from tui.drafting_working_copy import WorkingCopyKeys
 from tui.pipeline_strip import PipelineStrip
-from tui.screens import error_screen
 from workspace.audit import AuditLog
 from workspace.config import Config
 from workspace.errors import ChambersError
 
 
-class DraftingScreen(FlagKeys, WorkingCopyKeys, FinishingKeys):
+class DraftingScreen(FlagKeys, WorkingCopyKeys, FinishingKeys, ChambersScreen):
     """Matter, task and instructions in; the pipeline strip, the streamed draft and its flags out."""
 
     @dataclass
@@ -251,10 +251,6 @@ class DraftingScreen(FlagKeys, WorkingCopyKeys, FinishingKeys):
         self.draft_text = run.draft
         try:
             await self.session.execute(run.id, self.on_pipeline_event)
-        except ChambersError:
-            if self.draft_text:
-                self.set_status("Stopped. The partial draft is kept (see the error).")
-            raise
         finally:
             await self.stream.flush()
             self.stream.end()
@@ -389,10 +385,12 @@ class DraftingScreen(FlagKeys, WorkingCopyKeys, FinishingKeys):
     def set_status(self, text: str) -> None:
         self.query_one("#ws-status", Static).update(text)
 
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+    @on(Worker.StateChanged)
+    def stop_key_follows_the_run(self, event: Worker.StateChanged) -> None:
         if event.worker.group == "pipeline":
             self.refresh_bindings()  # Stop comes and goes with the run
-        if event.state is not WorkerState.ERROR:
-            return
-        event.stop()
-        self.app.push_screen(error_screen(event.worker.error))
+
+    def failure_line(self, worker: Worker[object]) -> str:
+        """A run the pipeline stopped midway (the server died mid-draft) kept what it had written: say so."""
+        kept = worker.group == "pipeline" and isinstance(worker.error, ChambersError) and self.draft_text
+        return super().failure_line(worker) + (" The partial draft is kept." if kept else "")

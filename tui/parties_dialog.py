@@ -13,16 +13,16 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, SelectionList, Static
 from textual.widgets.selection_list import Selection
-from textual.worker import Worker, WorkerState
+from textual.worker import Worker
 
 from corrections.party_finder import ProposedParty
-from tui.screens import error_screen
+from tui.chambers_screen import ChambersDialog
+from tui.screens import error_title
 
 
-class PartiesScreen(ModalScreen[int]):
+class PartiesScreen(ChambersDialog[int]):
     """Returns how many names were recorded (0 when closed without confirming)."""
 
     DEFAULT_CSS = """
@@ -106,12 +106,11 @@ class PartiesScreen(ModalScreen[int]):
     def action_close(self) -> None:
         self.dismiss(0)
 
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.state is not WorkerState.ERROR:
-            return
-        modal = error_screen(event.worker.error)
-        self.query_one("#parties-intro", Static).update(f"Nothing recorded: {modal.error_title}.")
-        self.app.push_screen(modal)
+    def failure_line(self, worker: Worker[object]) -> str:
+        return f"Nothing recorded: {error_title(worker.error)}."
+
+    def set_status(self, text: str) -> None:
+        self.query_one("#parties-intro", Static).update(text)
 
 
 def _label(party: ProposedParty) -> str:

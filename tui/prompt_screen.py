@@ -208,6 +208,7 @@ class PromptScreen(ChambersScreen):
             raise  # the status line and the error modal are ChambersScreen's
         finally:
             await stream.stop()
+            await client.aclose()
 
     def action_stop_stream(self) -> None:
         if self._cancel_stream():

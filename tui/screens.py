@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Callable
-from typing import Any
 
 from rich.text import Text
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
-from textual.worker import Worker, WorkerState
 
 from workspace.errors import ChambersError
 
@@ -97,11 +94,16 @@ class HelpScreen(ModalScreen[None]):
         self.dismiss()
 
 
+def error_title(error: BaseException | None) -> str:
+    """The error modal's title for ``error``: a ChambersError's own, anything else "Unexpected error"."""
+    return error.title if isinstance(error, ChambersError) else "Unexpected error"
+
+
 def error_screen(error: BaseException | None) -> ErrorScreen:
     """The one error modal for a failed worker: a ChambersError in its own words, anything else by name."""
     if isinstance(error, ChambersError):
         return ErrorScreen(error.title, error.message)
-    return ErrorScreen("Unexpected error", f"{type(error).__name__}: {error}")
+    return ErrorScreen(error_title(error), f"{type(error).__name__}: {error}")
 
 
 def stopped_line(error: BaseException | None) -> str:
@@ -109,17 +111,3 @@ def stopped_line(error: BaseException | None) -> str:
     return (
         f"Stopped: {error.title}." if isinstance(error, ChambersError) else "Stopped by an unexpected error."
     )
-
-
-def report_failed_worker(
-    event: Worker.StateChanged, app: App[Any], set_status: Callable[[str], None], after: str = ""
-) -> None:
-    """A screen's failed worker: its error in the one error modal, and the status line says the work stopped.
-
-    Worker events do not bubble, so each screen hands its own here.
-    """
-    if event.state is not WorkerState.ERROR:
-        return
-    error = event.worker.error
-    set_status(stopped_line(error) + after)
-    app.push_screen(error_screen(error))

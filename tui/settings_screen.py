@@ -77,6 +77,15 @@ def save_settings(file: Path, assignments: Mapping[str, str | None], theme: str)
     return update_config_file(file, change)
 
 
+def saved_line(config: Config, changed: list[str], theme: str) -> str:
+    """What a save changed, and that Esc now leaves with it kept (the screen says Esc drops changes)."""
+    what = [f"theme {theme}" if name == "theme" else f"{name} on {config.backend_for_role(name).name}"
+            for name in changed]  # fmt: skip
+    if not what:
+        return f"Saved to {config.file}; nothing had changed. Esc goes back."
+    return f"Saved to {config.file}: {', '.join(what)}. Esc goes back; the next run uses what is saved."
+
+
 class SettingsScreen(ChambersScreen):
     FOOTER_FIRST = ("save",)
     CSS_PATH = "settings_screen.tcss"  # its own file: chambers.tcss is shared by every screen
@@ -159,30 +168,39 @@ class SettingsScreen(ChambersScreen):
         theme = self.query_one("#settings-theme", Select).value
         return assignments, theme if isinstance(theme, str) else DEFAULT_THEME
 
-    @on(Select.Changed)
-    def choice_changed(self) -> None:
-        """Say plainly when there is something to save, since Esc drops it without asking."""
+    def changed(self) -> list[str]:
+        """The roles given another backend on screen than in the config, then "theme" if it differs."""
         assignments, theme = self.choices()
         owners = {r: b.name for b in self.config.backends for r in b.roles}
         changed = [r for r, name in assignments.items() if owners.get(r) != name]
         if theme != self.app.theme:  # the list opened on the theme in use
             changed.append("theme")
+        return changed
+
+    @on(Select.Changed)
+    def choice_changed(self) -> None:
+        """Say plainly when there is something to save, since Esc drops it without asking."""
+        changed = self.changed()
         if changed:
             self.set_status(f"Not saved yet ({', '.join(changed)}): Ctrl+S saves, Esc drops the changes.")
+            self.mark_status("pending")
         else:
             self.set_status("Nothing changed yet.")
 
     def action_save(self) -> None:
         assignments, theme = self.choices()
         self.set_status("Saving ...")
-        self.save(Path(self.config.file), assignments, theme)
+        self.save(Path(self.config.file), assignments, theme, self.changed())
 
     @work(exclusive=True, group=SAVE_GROUP, exit_on_error=False)
-    async def save(self, file: Path, assignments: dict[str, str | None], theme: str) -> None:
+    async def save(
+        self, file: Path, assignments: dict[str, str | None], theme: str, changed: list[str]
+    ) -> None:
         saved = await asyncio.to_thread(save_settings, file, assignments, theme)
         self.config = saved.config
         self.post_message(self.ConfigSaved(saved.config))
-        self.set_status(f"Saved to {saved.config.file}. The next run uses these roles.")
+        self.set_status(saved_line(saved.config, changed, theme))
+        self.mark_status("saved")
 
     def failure_line(self, worker: Worker[object]) -> str:
         return f"Not saved; {self.config.file} is as it was."
@@ -191,7 +209,13 @@ class SettingsScreen(ChambersScreen):
         self.config = config
 
     def set_status(self, text: str) -> None:
-        self.query_one("#settings-status", Static).update(text)
+        status = self.query_one("#settings-status", Static)
+        status.update(text)
+        status.remove_class("-saved", "-pending")
+
+    def mark_status(self, state: str) -> None:
+        """Colour the status line: saved (green) and changes not saved yet (yellow) look different."""
+        self.query_one("#settings-status", Static).add_class(f"-{state}")
 
     def action_leave(self) -> None:
         self.app.pop_screen()

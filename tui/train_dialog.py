@@ -19,17 +19,18 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Input, ProgressBar, Select, Static
 from textual.worker import Worker, WorkerState
 
 from corrections.adapters import AdapterRecord
 from corrections.train_loop import Progress, TrainingCancelled
+from tui.chambers_screen import ChambersDialog
+from tui.screens import ErrorScreen, error_title
 from workspace.config import Config
 from workspace.errors import ChambersError
 
 
-class TrainScreen(ModalScreen[str | None]):
+class TrainScreen(ChambersDialog[str | None]):
     """Returns the new adapter's name, or None when nothing was trained."""
 
     DEFAULT_CSS = """
@@ -128,7 +129,9 @@ class TrainScreen(ModalScreen[str | None]):
         self.dismiss(self.trained)
         return True
 
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+    @on(Worker.StateChanged)
+    def follow_the_run(self, event: Worker.StateChanged) -> None:
+        """Train waits while a run goes; a finished run says what was trained (a failure: ``failure_line``)."""
         if event.worker is not self.worker:
             return
         self.query_one("#train-start", Button).disabled = event.state is WorkerState.RUNNING
@@ -142,11 +145,16 @@ class TrainScreen(ModalScreen[str | None]):
                 f"{curve[0]:.3f} -> {curve[-1]:.3f}. Name it on the backend (lora = [{{ name = "
                 f'"{record.name}" }}]) and `chambers eval` measures it. Esc closes.'
             )
-        elif event.state is WorkerState.ERROR:
-            error = event.worker.error
-            if isinstance(error, TrainingCancelled):
-                self.say(f"Cancelled. {error.message} Esc closes.")
-            elif isinstance(error, ChambersError):
-                self.say(f"{error.title}: {error.message}")
-            else:
-                self.say(f"Training failed: {type(error).__name__}: {error}")
+
+    def failure_line(self, worker: Worker[object]) -> str:
+        error = worker.error
+        if isinstance(error, TrainingCancelled):
+            return f"Cancelled. {error.message} Esc closes."
+        return f"Not trained: {error_title(error)}."
+
+    def error_modal(self, worker: Worker[object]) -> ErrorScreen | None:
+        """A run he stopped is no error: the dialog's line says it was cancelled, with no modal."""
+        return None if isinstance(worker.error, TrainingCancelled) else super().error_modal(worker)
+
+    def set_status(self, text: str) -> None:
+        self.say(text)

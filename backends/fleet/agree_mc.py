@@ -65,15 +65,17 @@ def parse_letter(text: str, n_choices: int) -> str | None:
 
 
 async def _ask_all(url: str, questions: list[Question]) -> list[str | None]:
-    client = ChatClient(Backend(name="agree", kind="llamacpp", url=url), Policy(local_only=True), None)
     answers = []
-    for q in questions:
-        request = ChatRequest(
-            messages=[{"role": "user", "content": q.prompt()}],
-            sampling=Sampling(temperature=0.0, top_k=1, max_tokens=4, seed=1),
-        )
-        finished = await client.complete(request, role="agree")
-        answers.append(parse_letter(finished.text, len(q.choices)))
+    async with ChatClient(
+        Backend(name="agree", kind="llamacpp", url=url), Policy(local_only=True), None
+    ) as client:
+        for q in questions:
+            request = ChatRequest(
+                messages=[{"role": "user", "content": q.prompt()}],
+                sampling=Sampling(temperature=0.0, top_k=1, max_tokens=4, seed=1),
+            )
+            finished = await client.complete(request, role="agree")
+            answers.append(parse_letter(finished.text, len(q.choices)))
     return answers
 
 

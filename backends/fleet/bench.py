@@ -160,6 +160,12 @@ class Bench:
             self._chars_per_token = len(text) / tokens
 
     async def run(self, on_progress: Callable[[Progress], None] | None = None) -> list[LengthResult]:
+        try:
+            return await self._run(on_progress)
+        finally:
+            await self.client.aclose()
+
+    async def _run(self, on_progress: Callable[[Progress], None] | None) -> list[LengthResult]:
         s = self.settings
         model, n_ctx, build = await self._identity()
         plan = plan_lengths(s.lengths, n_ctx, s.max_tokens)

@@ -98,7 +98,7 @@ class ServerPoller:
         """Never raises for a server problem: the sample says what is wrong."""
         b = self.backend
         try:  # resolved and checked once per poll; every call of the poll goes to that address
-            self.client.checked = Endpoint.for_backend(b, self.policy).check()
+            self.client.checked = await Endpoint.for_backend(b, self.policy).check_async()
         except ChambersError as exc:
             return ServerSample(b.name, b.kind, "refused", problem=exc.message)
         klass = self.client.checked.klass.value

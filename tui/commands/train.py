@@ -10,10 +10,13 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workspace.errors import ChambersError
 from workspace.paths import Paths
+
+if TYPE_CHECKING:
+    from corrections.train_eval import PairScore
 
 
 def register(sub: Any) -> None:
@@ -51,7 +54,7 @@ def register(sub: Any) -> None:
     ev = sub.add_parser("eval", help="replay an adapter's held-out pairs with and without it, and score both")
     ev.add_argument("--role", required=True)
     ev.add_argument("--adapter", required=True)
-    ev.add_argument("--max-tokens", type=int, default=256, help="longest answer asked for (default 256)")
+    ev.add_argument("--max-tokens", type=int, help="longest answer asked for (default 256)")
     ev.set_defaults(handler=cmd_eval)
 
     top = sub.add_parser("adapters", help="the LoRA adapters trained from the corrections")
@@ -128,6 +131,15 @@ def _say(message: str) -> None:
     print(message, flush=True)
 
 
+def _eval_progress(done: int, total: int, score: PairScore) -> None:
+    print(
+        f"  {done}/{total}  pair {score.pair_id} {score.variant:<7}  chrF {score.chrf:5.1f}  "
+        f"edit ratio {score.edit_ratio:.3f}",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
 def launch_line(base: str, adapter_file: str) -> str:
     from backends.lora import launch_flags
 
@@ -140,7 +152,7 @@ def cmd_eval(args: argparse.Namespace, paths: Paths) -> int:
 
     from corrections.adapters import get_adapter, store_eval
     from corrections.store import get_pair
-    from corrections.train_eval import evaluate, format_table, verifier_blocks
+    from corrections.train_eval import DEFAULT_MAX_TOKENS, EvalResult, evaluate, format_table, verifier_blocks
     from drafting.replay import Replayer, adapter_id
     from exhibits.registry import issued_productions
     from workspace.audit import AuditLog
@@ -167,13 +179,18 @@ def cmd_eval(args: argparse.Namespace, paths: Paths) -> int:
         AuditLog(paths.database_file),
         lora_id,
         role=args.role,
-        max_tokens=args.max_tokens,
+        max_tokens=args.max_tokens or DEFAULT_MAX_TOKENS,
     )
     _say(
         f"Replaying {len(pairs)} held-out pairs on '{backend.name}' at adapter scale 0 and 1 (temperature 0)"
     )
     blocks = verifier_blocks(paths.database_file, partial(issued_productions, paths.database_file))
-    result = asyncio.run(evaluate(pairs, replay, blocks))
+
+    async def replayed() -> EvalResult:
+        async with replay:  # its connections are closed on the loop that opened them
+            return await evaluate(pairs, replay, blocks, on_progress=_eval_progress)
+
+    result = asyncio.run(replayed())
     scores = result.as_dict()
     scores["backend"], scores["server_decode_tok_s"] = backend.name, replay.decode_tok_s
     store_eval(paths.database_file, record.name, scores)
