@@ -18,7 +18,7 @@ from textual.containers import VerticalScroll
 from drafting.events import DraftDelta
 from tests.conftest import make_backend
 from tests.drafting_screen_setup import demo_db  # noqa: F401 (the db fixture)
-from tests.test_workstation_drafting import app_with, planted_run, settle
+from tests.test_workstation_drafting import app_with, open_drafting, planted_run, settle
 from tui import draft_stream
 from tui.drafting_dialogs import FlagScreen
 from tui.drafting_screen import DraftingScreen
@@ -40,10 +40,7 @@ async def test_every_flag_is_marked_and_n_brings_each_into_view(db: Path) -> Non
     run_id = await asyncio.to_thread(planted_run, db, LONG)
     app = app_with(config(), db)
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.press("f4")
-        screen = app.screen
-        assert isinstance(screen, DraftingScreen)
-        await settle(screen)
+        screen = await open_drafting(pilot)
         # Streamed first, as a run does: the view follows the stream's end (anchored to the bottom).
         for i in range(0, len(LONG), 40):
             screen.on_pipeline_event(DraftDelta(1, LONG[i : i + 40], i))
