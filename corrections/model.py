@@ -4,7 +4,7 @@ test or a script."""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -114,7 +114,9 @@ class AdapterRecord:
 
 @dataclass(frozen=True)
 class PairRow:
-    """A stored pair as its columns hold it, the JSON still encoded: the export splices the prompt in as it is."""
+    """A stored pair as its columns hold it, the JSON still encoded: the export splices the prompt in as it is.
+
+    The fields are the table's columns, named and ordered as the store selects them."""
 
     id: int
     matter: str | None
@@ -149,16 +151,17 @@ class PairRow:
         return cls(*values)
 
     def pair(self) -> StoredPair:
+        """The pair with its JSON columns decoded; every other column is carried over by its name."""
         return StoredPair(
-            id=self.id, matter=self.matter, task_type=self.task_type, instructions=self.instructions,
-            messages=json.loads(self.messages_json), sources=json.loads(self.sources_json), draft=self.draft,
-            final=self.final, backend=self.backend, model=self.model, server_build=self.server_build,
-            run_id=self.run_id, trigger=self.trigger, drafted_at=self.drafted_at, accepted_at=self.accepted_at,
-            captured_at=self.captured_at, words_added=self.words_added, words_removed=self.words_removed,
-            edit_ratio=self.edit_ratio, excluded=self.excluded, adapter=self.adapter,
-            adapter_sha256=self.adapter_sha256, rating=self.rating, rationale=self.rationale,
+            **{name: getattr(self, name) for name in _CARRIED_OVER},
+            messages=json.loads(self.messages_json),
+            sources=json.loads(self.sources_json),
             tags=json.loads(self.tags_json or "[]"),
-        )  # fmt: skip
+        )
+
+
+_ENCODED = ("messages_json", "sources_json", "tags_json")
+_CARRIED_OVER = tuple(f.name for f in fields(PairRow) if f.name not in _ENCODED)
 
 
 @dataclass(frozen=True)

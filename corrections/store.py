@@ -10,7 +10,7 @@ import json
 import sqlite3
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -25,11 +25,7 @@ from workspace.database import session
 __all__ = ["PairFilters", "delete_pair", "get_pair", "list_pairs", "models_and_tasks", "set_excluded"]
 
 STREAM_BATCH = 500  # rows fetched at a time: memory stays flat however many pairs there are
-PAIR_COLUMNS = (
-    "id, matter, task_type, instructions, messages_json, sources_json, draft, final, backend, model, "
-    "server_build, run_id, trigger, drafted_at, accepted_at, captured_at, words_added, words_removed, "
-    "edit_ratio, excluded, adapter, adapter_sha256, rating, rationale, tags_json"
-)
+PAIR_COLUMNS = ", ".join(f.name for f in fields(PairRow))  # PairRow's fields are the columns, in order
 
 
 def _session(db_path: Path) -> AbstractContextManager[sqlite3.Connection]:

@@ -19,7 +19,7 @@ from textual.widgets import Static
 
 from tests.fakes import chunk, fake_server, send_json, send_sse
 from tests.pipeline_setup import demo_database
-from tests.test_workstation_drafting import settle
+from tests.test_workstation_drafting import open_drafting, settle
 from tui.drafting_screen import DraftingScreen
 from workspace.config import Backend, Config, Policy, Sampling
 
@@ -63,10 +63,8 @@ def status(screen: DraftingScreen) -> str:
 
 
 async def open_run(pilot: Any, run_id: int) -> DraftingScreen:
-    await pilot.press("f4")
-    screen = pilot.app.screen
-    assert isinstance(screen, DraftingScreen)
-    await settle(screen)
+    """F4, then the run ``run_id`` shown on the drafting screen and settled."""
+    screen = await open_drafting(pilot)
     screen.show_run(run_id)
     await settle(screen)
     await pilot.pause()

@@ -11,9 +11,7 @@ is recorded, and one to a non-loopback address is refused on the spot.
 from __future__ import annotations
 
 import asyncio
-import socket
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,48 +22,13 @@ from backends.chat import ChatClient, ChatRequest
 from backends.endpoint import Endpoint
 from backends.errors import PolicyRefusal
 from tests.conftest import make_backend
+from tests.scripted_network import ScriptedResolver, loopback_connections  # noqa: F401 (the connections fixture)
 from tests.stream_server import StreamServer
 from workspace.audit import AuditLog, AuditRecord
 from workspace.config import Policy, Sampling
 
 NAME = "drafter.office.test"
 ASK = ChatRequest([{"role": "user", "content": "Draft a caption."}], sampling=Sampling(max_tokens=5))
-
-
-@pytest.fixture
-def connections(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Any]]:
-    seen: list[Any] = []
-    real_connect = socket.socket.connect
-
-    def connect(self: socket.socket, address: Any) -> Any:
-        seen.append(address)
-        if isinstance(address, tuple) and address[0] not in ("127.0.0.1", "::1"):
-            raise ConnectionRefusedError(f"test guard: no connection to {address[0]}")
-        return real_connect(self, address)
-
-    monkeypatch.setattr(socket.socket, "connect", connect)
-    yield seen
-
-
-class Resolver:
-    """Answers NAME with the next of ``answers`` (the last repeats), noting the thread that asked."""
-
-    def __init__(self, monkeypatch: pytest.MonkeyPatch, answers: list[str | None]) -> None:
-        self.answers, self.asked, self.threads = answers, 0, list[int]()
-        real = socket.getaddrinfo
-
-        def getaddrinfo(host: Any, port: Any, *args: Any, **kw: Any) -> Any:
-            if (host.decode() if isinstance(host, bytes) else host) != NAME:
-                return real(host, port, *args, **kw)
-            self.threads.append(threading.get_ident())
-            ip = self.answers[min(self.asked, len(self.answers) - 1)]
-            self.asked += 1
-            if ip is None:
-                raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
-            family = socket.AF_INET6 if ":" in ip else socket.AF_INET
-            return [(family, socket.SOCK_STREAM, 6, "", (ip, int(port or 0)))]
-
-        monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
 
 
 @pytest.mark.parametrize(
@@ -81,7 +44,7 @@ class Resolver:
 async def test_a_name_resolved_off_the_loop_is_judged_exactly_as_before(
     monkeypatch: pytest.MonkeyPatch, answer: str | None, klass: AddressClass | None
 ) -> None:
-    dns = Resolver(monkeypatch, [answer])
+    dns = ScriptedResolver(monkeypatch, NAME, [answer])
     endpoint = Endpoint("rebinder", f"http://{NAME}:8080", Policy())
     if klass is None:
         with pytest.raises(PolicyRefusal) as on_loop:
@@ -103,7 +66,7 @@ async def test_a_name_resolved_off_the_loop_is_judged_exactly_as_before(
 async def test_a_long_lived_client_checks_every_call_again_and_a_refused_one_sends_nothing(
     monkeypatch: pytest.MonkeyPatch, connections: list[Any], isolated_home: Path
 ) -> None:
-    dns = Resolver(monkeypatch, ["127.0.0.1", "127.0.0.1", "8.8.8.8"])
+    dns = ScriptedResolver(monkeypatch, NAME, ["127.0.0.1", "127.0.0.1", "8.8.8.8"])
     log = AuditLog(isolated_home / "a.db")
     with StreamServer() as server:
         chats: list[dict[str, Any]] = []

@@ -18,7 +18,7 @@ from textual.containers import VerticalScroll
 from drafting.events import DraftDelta
 from tests.conftest import make_backend
 from tests.drafting_screen_setup import demo_db  # noqa: F401 (the db fixture)
-from tests.test_workstation_drafting import app_with, planted_run, settle
+from tests.test_workstation_drafting import app_with, open_drafting, planted_run, settle
 from tui import draft_stream
 from tui.drafting_dialogs import FlagScreen
 from tui.drafting_screen import DraftingScreen
@@ -26,7 +26,7 @@ from workspace.config import Config, Policy
 
 FILLER = "The buyer gave notice of the defect and the seller did not cure it within the time the agreement allows. "
 LONG = "# Demand\n\n" + "\n\n".join(
-    FILLER * 3
+    FILLER * (12 if i == 17 else 3)  # one paragraph taller than the view at 80x24
     + ("Calder was paid $52,000 (HPP-000004)." if i in (2, 17) else "The price was $84,000 (HPP-000001).")
     for i in range(20)
 )
@@ -40,10 +40,7 @@ async def test_every_flag_is_marked_and_n_brings_each_into_view(db: Path) -> Non
     run_id = await asyncio.to_thread(planted_run, db, LONG)
     app = app_with(config(), db)
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.press("f4")
-        screen = app.screen
-        assert isinstance(screen, DraftingScreen)
-        await settle(screen)
+        screen = await open_drafting(pilot)
         # Streamed first, as a run does: the view follows the stream's end (anchored to the bottom).
         for i in range(0, len(LONG), 40):
             screen.on_pipeline_event(DraftDelta(1, LONG[i : i + 40], i))
@@ -64,20 +61,26 @@ async def test_every_flag_is_marked_and_n_brings_each_into_view(db: Path) -> Non
             assert flag.text in shown[line]
 
         scroll = screen.query_one("#ws-draft-scroll", VerticalScroll)
-        scrolled = 0.0
+        scrolled, tall = 0.0, 0
         for step, key in enumerate(["n"] * len(flags) + ["N"]):
             await pilot.press(key)
             await pilot.pause()
             expected = step % len(flags) if key == "n" else len(flags) - 2
             assert screen.current == expected
-            first, rows = screen.marked.rows_of_line(LONG[: flags[expected].start].count("\n"))
+            # The flag's line is in view, all of it; a line taller than the view, the flag's own rows.
+            flag = flags[expected]
+            height = scroll.scrollable_content_region.height
+            first, rows = screen.marked.rows_of_line(LONG[: flag.start].count("\n"))
+            if rows > height:
+                first, rows = screen.marked.rows_of_span(flag.start, flag.end)
+                tall += 1
             top = screen.marked.virtual_region.y + first
-            visible = range(
-                round(scroll.scroll_y), round(scroll.scroll_y) + scroll.scrollable_content_region.height
-            )
+            visible = range(round(scroll.scroll_y), round(scroll.scroll_y) + height)
             assert top in visible and top + rows - 1 in visible, (key, expected, top, rows, scroll.scroll_y)
+            on_screen = [screen.marked.render_line(y - screen.marked.virtual_region.y).text for y in visible]
+            assert any(flag.text.split()[0] in row for row in on_screen), (flag, on_screen)
             scrolled = max(scrolled, scroll.scroll_y)
-        assert scrolled > 0  # the draft is longer than the view: the jumps did scroll it
+        assert scrolled > 0 and tall  # the jumps did scroll it, once to a paragraph taller than the view
 
         await pilot.press("enter")
         await pilot.pause()

@@ -10,11 +10,9 @@ spot, so no test can reach the internet whatever the code under test does.
 
 from __future__ import annotations
 
-import socket
 import ssl
 import subprocess
 import threading
-from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -29,46 +27,13 @@ from backends.fleet.servers import ServerPoller
 from backends.native import NativeClient
 from tests.conftest import make_backend
 from tests.fakes import chunk, fake_server, send_json, send_sse
+from tests.scripted_network import ScriptedResolver, loopback_connections  # noqa: F401 (the connections fixture)
 from workspace.audit import AuditLog
 from workspace.config import Policy
 
 CHAT = ("POST", "/v1/chat/completions")
 PROPS = ("GET", "/props")
 ASK = ChatRequest([{"role": "user", "content": "Draft a caption."}])
-
-
-@pytest.fixture
-def connections(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Any]]:
-    """Every connect; a connect to anything but loopback is recorded and refused."""
-    seen: list[Any] = []
-    real_connect = socket.socket.connect
-
-    def connect(self: socket.socket, address: Any) -> Any:
-        seen.append(address)
-        if isinstance(address, tuple) and address[0] not in ("127.0.0.1", "::1"):
-            raise ConnectionRefusedError(f"test guard: no connection to {address[0]}")
-        return real_connect(self, address)
-
-    monkeypatch.setattr(socket.socket, "connect", connect)
-    yield seen
-
-
-class ScriptedResolver:
-    """Answers ``name`` with the next address of ``answers`` (the last one repeats)."""
-
-    def __init__(self, monkeypatch: pytest.MonkeyPatch, name: str, answers: list[str]) -> None:
-        self.name, self.answers, self.asked = name, answers, 0
-        real = socket.getaddrinfo
-
-        def getaddrinfo(host: Any, port: Any, *args: Any, **kw: Any) -> Any:
-            text = host.decode() if isinstance(host, bytes) else host
-            if text != self.name:
-                return real(host, port, *args, **kw)
-            ip = self.answers[min(self.asked, len(self.answers) - 1)]
-            self.asked += 1
-            return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (ip, int(port or 0)))]
-
-        monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
 
 
 def chat_routes(hosts: list[str]) -> dict[tuple[str, str], Any]:

@@ -17,7 +17,7 @@ from textual.widgets import Static, TextArea
 
 from tests.drafting_screen_setup import demo_db, drafter_config, open_run  # noqa: F401 (demo_db: the db fixture)
 from tests.pipeline_setup import INSTRUCTIONS
-from tests.test_workstation_drafting import app_with, planted_run, settle
+from tests.test_workstation_drafting import app_with, open_drafting, planted_run, settle
 from tests.test_workstation_editing import until
 from tui.drafting_screen import DraftingScreen
 from tui.drafting_versions import VersionsScreen
@@ -137,10 +137,7 @@ async def test_the_gate_counts_its_tokens_and_its_no_is_explained_in_the_dialog(
         )
         app = app_with(config, db)
         async with app.run_test(size=(80, 24)) as pilot:
-            await pilot.press("f4")
-            screen = app.screen
-            assert isinstance(screen, DraftingScreen)
-            await settle(screen)
+            screen = await open_drafting(pilot)
             shown: list[str] = []
             real = screen.on_pipeline_event
 

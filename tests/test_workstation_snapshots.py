@@ -12,56 +12,33 @@ from typing import Any
 import pytest
 
 from tests.conftest import make_backend
-from tests.pipeline_setup import demo_database
-from tests.test_workstation_drafting import app_with, planted_run, settle
-from tui.drafting_screen import DraftingScreen
+from tests.drafting_screen_setup import demo_db, open_run  # noqa: F401 (demo_db: the db fixture)
+from tests.test_workstation_drafting import app_with, planted_run
 from workspace.config import Config, Policy
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
-def test_drafting_screen(
-    snap_compare: Any, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, size: tuple[int, int]
-) -> None:
-    db = demo_database(tmp_path_factory.mktemp("demo-matter"), tmp_path / "chambers.sqlite3")
+def test_drafting_screen(snap_compare: Any, db: Path, size: tuple[int, int]) -> None:
     run_id = planted_run(db)
     config = Config(file="c.toml", policy=Policy(), boards=(), backends=(make_backend("http://127.0.0.1:9"),))
 
-    async def open_run(pilot: Any) -> None:
-        await pilot.press("f4")
-        screen = pilot.app.screen
-        assert isinstance(screen, DraftingScreen)
-        await settle(screen)
-        screen.show_run(run_id)
-        await settle(screen)
-        await pilot.pause()
+    async def open_it(pilot: Any) -> None:
+        await open_run(pilot, run_id)
         await pilot.press("n")
         await pilot.pause()
 
-    assert snap_compare(app_with(config, db), terminal_size=size, run_before=open_run)
+    assert snap_compare(app_with(config, db), terminal_size=size, run_before=open_it)
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
 @pytest.mark.parametrize("show", ["help", "flag"])
-def test_drafting_help_and_flag_dialog(
-    snap_compare: Any,
-    tmp_path: Path,
-    tmp_path_factory: pytest.TempPathFactory,
-    size: tuple[int, int],
-    show: str,
-) -> None:
+def test_drafting_help_and_flag_dialog(snap_compare: Any, db: Path, size: tuple[int, int], show: str) -> None:
     """F1 on the drafting screen (its own keys first), and the flag dialog of the planted $52,000."""
-    db = demo_database(tmp_path_factory.mktemp("demo-matter"), tmp_path / "chambers.sqlite3")
     run_id = planted_run(db)
     config = Config(file="c.toml", policy=Policy(), boards=(), backends=(make_backend("http://127.0.0.1:9"),))
 
-    async def open_run(pilot: Any) -> None:
-        await pilot.press("f4")
-        screen = pilot.app.screen
-        assert isinstance(screen, DraftingScreen)
-        await settle(screen)
-        screen.show_run(run_id)
-        await settle(screen)
-        await pilot.pause()
+    async def open_it(pilot: Any) -> None:
+        screen = await open_run(pilot, run_id)
         await pilot.press("f1" if show == "help" else "n")
         if show == "flag":
             quoted = next(i for i, f in enumerate(screen.flags) if f.kind == "quotation")
@@ -73,4 +50,4 @@ def test_drafting_help_and_flag_dialog(
                 await pilot.pause(0.05)
         await pilot.pause()
 
-    assert snap_compare(app_with(config, db), terminal_size=size, run_before=open_run)
+    assert snap_compare(app_with(config, db), terminal_size=size, run_before=open_it)

@@ -23,7 +23,7 @@ from textual.widgets.option_list import Option
 
 from drafting.flags import FlagView
 from tui.draft_rows import DraftRows, to_content
-from tui.drafting_view import marked_text
+from tui.drafting_view import GUTTER_CELLS, marked_text
 
 # What turns a marked draft into rows in a worker thread (``MarkedDraft.wrapper`` makes one).
 Wrap = Callable[[Text], DraftRows | None]
@@ -56,7 +56,6 @@ class MarkedDraft(Widget):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.text = ""
-        self.lines: list[str] = []  # the lines as drawn (gutter and text), without their styles
         self._content = Content("")
         self._rows: DraftRows | None = None
 
@@ -118,7 +117,6 @@ class MarkedDraft(Widget):
 
     def _draw(self, marked: Text | None = None, rows: DraftRows | None = None) -> None:
         drawn = marked if marked is not None else marked_text(self.text, self.flags, self.current)
-        self.lines = drawn.plain.split("\n")
         self._content = rows.content if rows is not None else to_content(drawn, *self.look())
         self._rows = rows
         self.refresh(layout=True)
@@ -140,6 +138,15 @@ class MarkedDraft(Widget):
             return super().render_line(y)  # drawn whole, as a Static would be, with the selection shown
         strip = self._rows_at(self.size.width).strip(y, self.visual_style)
         return strip if strip is not None else Strip.blank(self.size.width, self.visual_style.rich_style)
+
+    def rows_of_span(self, start: int, end: int) -> tuple[int, int]:
+        """The first row showing ``text[start:end]`` and how many rows it runs over."""
+        rows = self._rows_at(max(1, self.content_size.width))
+        ends = []
+        for offset in (start, max(start, end - 1)):
+            line = self.text.count("\n", 0, offset)
+            ends.append(rows.row_at(line, GUTTER_CELLS + offset - (self.text.rfind("\n", 0, offset) + 1)))
+        return ends[0], ends[1] - ends[0] + 1
 
     def rows_of_line(self, line: int) -> tuple[int, int]:
         """The first row of ``line`` and how many rows it wraps to, at the width it is drawn at."""

@@ -76,6 +76,11 @@ class DraftRows:
         line = max(0, min(line, len(self.starts) - 2))
         return self.starts[line], self.starts[line + 1] - self.starts[line]
 
+    def row_at(self, line: int, column: int) -> int:
+        """The row showing character ``column`` of ``line`` (counted in the line as drawn, gutter included)."""
+        first, count = self.line_rows(line)
+        return max([first, *(i for i in range(first, first + count) if self.rows[i].x <= column)])
+
     def strip(self, y: int, style: Style) -> Strip | None:
         """Row ``y`` drawn on ``style`` (the widget's), or None past the last row."""
         if not 0 <= y < len(self.rows):

@@ -50,20 +50,23 @@ class FlagKeys(RoomScreen):
             if self.current is None
             else (self.current + step) % len(self.flags)
         )
+        flag = self.flags[self.current]
+        # The status first: a longer one takes a row from the draft pane, and the scroll must see that.
+        self.set_status(f"Flag {self.current + 1}/{len(self.flags)}: {flag.label()} (Enter opens it)")
         self.query_one(FlagList).highlighted = self.current
         self.marked.current = self.current
-        line = flag_line(self.draft_text, self.flags[self.current])
-        self.call_after_refresh(self._scroll_to_line, line)
-        flag = self.flags[self.current]
-        self.set_status(f"Flag {self.current + 1}/{len(self.flags)}: {flag.label()} (Enter opens it)")
+        self.call_after_refresh(self._scroll_to_flag, flag)
 
-    def _scroll_to_line(self, line: int) -> None:
-        """Bring the rows of draft line ``line`` into view, as little scrolling as it takes."""
-        first, rows = self.marked.rows_of_line(line)
+    def _scroll_to_flag(self, flag: FlagView) -> None:
+        """Bring the flag's line into view, as little scrolling as it takes; a line taller than the
+        view, the rows of the flag itself."""
+        scroll = self.query_one("#ws-draft-scroll", VerticalScroll)
+        first, rows = self.marked.rows_of_line(flag_line(self.draft_text, flag))
+        if rows > scroll.scrollable_content_region.height:
+            first, rows = self.marked.rows_of_span(flag.start, flag.end)
         if rows:
             where = self.marked.virtual_region
-            region = Region(where.x, where.y + first, where.width, rows)
-            self.query_one("#ws-draft-scroll", VerticalScroll).scroll_to_region(region, animate=False)
+            scroll.scroll_to_region(Region(where.x, where.y + first, where.width, rows), animate=False)
 
     def action_next_flag(self) -> None:
         self._jump(1)

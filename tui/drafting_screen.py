@@ -5,8 +5,8 @@ The screen wires widgets to a headless ``DraftingSession``, which does the work 
 
 - the pickers and the instructions say what to draft; Ctrl+G runs the pipeline;
 - ``PipelineStrip`` shows each stage as its events arrive, ``DraftStream`` the draft as it streams;
-- when the run ends it is loaded again and shown line by line in ``MarkedDraft`` with each flag's
-  span marked, the flags listed beside it in ``FlagList`` (both follow the screen's ``flags``):
+- when the run ends it is loaded again (and marked, and cut into rows, in the worker) and shown in
+  ``MarkedDraft`` with each flag's span marked, listed beside it in ``FlagList`` (both follow ``flags``):
   n/N jump, Enter opens one with its evidence or the reviewer's argument;
 - ``DraftEditor`` holds the attorney's working copy, autosaved and verified again as he pauses;
 - F7 redlines his text against the model's draft, F8 accepts it, F9 exports it.

@@ -34,6 +34,7 @@ STYLE = {
     "low": "underline",
 }
 CURRENT = "reverse bold"
+GUTTER_CELLS = 2  # the gutter before each line: its flag letter and a bar, or blank
 
 
 @dataclass(frozen=True)
@@ -73,7 +74,7 @@ def marked_lines(draft: str, flags: list[FlagView], current: int | None) -> list
     out = []
     for number, piece in enumerate(lines):
         mark = line_marks.get(number)
-        out.append(Text.assemble((f"{mark}▌", "bold") if mark else "  ", piece))
+        out.append(Text.assemble((f"{mark}▌", "bold") if mark else " " * GUTTER_CELLS, piece))
     return out
 
 
