@@ -1,19 +1,30 @@
 """The labels F8 asks for (tui/accept_dialog.py), driven with Pilot over a real stored pair: one key
-each, digits typed into the rationale are text and not a rating, Esc keeps nothing; and what they do to
-the exports (the rating is KTO's label for the draft, the rationale is in the full record)."""
+each, digits typed into the rationale are text and not a rating, Esc keeps nothing; what they do to
+the exports (the rating is KTO's label for the draft, the rationale is in the full record); and a store
+that fails, on the real drafting screen."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
+import pytest
 from textual.app import App, ComposeResult
 from textual.widgets import Static, TextArea
 
+from corrections.errors import PairNotFound
 from corrections.export import export
-from corrections.store import get_pair, set_labels
+from corrections.store import delete_pair, get_pair, set_labels
+from tests.conftest import make_backend
 from tests.corrections_data import DRAFT, FINAL, store
+from tests.pipeline_setup import demo_database
+from tests.test_workstation_drafting import app_with, planted_run, settle
+from tests.test_workstation_editing import until
 from tui.accept_dialog import AcceptLabels
+from tui.drafting_screen import DraftingScreen
+from tui.screens import ErrorScreen
+from workspace.config import Config, Policy
 
 
 class Host(App[None]):
@@ -88,3 +99,33 @@ def test_the_rating_labels_the_draft_for_kto_and_the_rationale_is_in_the_full_re
     records = [json.loads(line) for line in (tmp_path / "pairs.jsonl").read_text().splitlines()]
     assert records[0]["rationale"] == "Right facts, wrong tone" and records[0]["rating"] == 4
     assert records[0]["tags"] == ["tone"] and records[1]["rationale"] is None
+
+
+async def test_labels_that_cannot_be_stored_are_shown_like_every_failed_worker(
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """On the real drafting screen: F8 stores the pair, it is deleted before the labels are kept (the
+    corrections browser, F5, can do that meanwhile); Enter must open the error modal and say so on the
+    status line, and leave the bar for another try."""
+    db = demo_database(tmp_path_factory.mktemp("demo-matter"), tmp_path / "chambers.sqlite3")
+    run_id = await asyncio.to_thread(planted_run, db, "The supply agreement sets the delivery dates.")
+    config = Config(file="c.toml", policy=Policy(), boards=(), backends=(make_backend("http://127.0.0.1:9"),))
+    app = app_with(config, db)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f4")
+        screen = app.screen
+        assert isinstance(screen, DraftingScreen)
+        screen.show_run(run_id)
+        await settle(screen)
+        await pilot.press("f8")
+        await until(lambda: bool(screen.query(AcceptLabels)), pilot)
+        assert screen.accepted_pair is not None
+        await asyncio.to_thread(delete_pair, db, screen.accepted_pair)
+        await pilot.press("4", "enter")
+        await until(lambda: isinstance(app.screen, ErrorScreen), pilot)
+        assert isinstance(app.screen, ErrorScreen)
+        assert app.screen.error_title == PairNotFound.title
+        await pilot.press("escape")
+        assert app.screen is screen
+        assert str(screen.query_one("#ws-status", Static).render()) == f"Stopped: {PairNotFound.title}."
+        assert screen.query(AcceptLabels)  # still there: Enter again, or Esc to give up

@@ -4,6 +4,8 @@ It is a bar above the status line, not a modal: every key it does not use goes o
 screen, so F9 right after F8 still exports and a writer who ignores the question loses nothing. One
 key each: 1 to 5 rates the model's draft (4 or more makes it a desirable example for KTO training),
 r opens the one-line rationale, t the tags (comma-separated); Enter keeps what was given, Esc drops it.
+A failed store (the pair deleted meanwhile, a damaged database) goes to the screen's one handler of
+failed workers, and the bar stays, so he can press Enter again or Esc.
 """
 
 from __future__ import annotations
@@ -17,6 +19,9 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Input, Static
+from textual.worker import Worker
+
+from tui.chambers_screen import ShowsFailedWorkers
 
 STARS = "★★★★★"
 PLACEHOLDERS = {
@@ -112,6 +117,13 @@ class AcceptLabels(Vertical, can_focus=True):
         self.app.call_from_thread(
             self._finish, f"Pair {self.pair_id}: {', '.join(k for k in kept if k)} kept."
         )
+
+    @on(Worker.StateChanged)
+    def failure_reaches_the_screen(self, event: Worker.StateChanged) -> None:
+        """A widget's worker reports to the widget alone (the message does not bubble), so its failure
+        is handed to the screen's handler, to be shown like every other worker's."""
+        if isinstance(self.screen, ShowsFailedWorkers):
+            self.screen.on_worker_state_changed(event)
 
     def action_drop(self) -> None:
         if self.typing is not None:  # Esc in the line being typed leaves that line, not the bar
