@@ -90,7 +90,7 @@ async def test_a_save_says_what_it_saved_and_that_esc_now_keeps_it(
         )
         assert line.has_class("-saved") and not line.has_class("-pending")
         await saved(screen, pilot)  # again, with nothing changed since
-        assert status(screen) == f"Saved to {config_file}; nothing had changed. Esc goes back."
+        assert status(screen) == f"Saved to {config_file}; nothing had changed on screen. Esc goes back."
         await choose(pilot, "role-gate", "big")
         assert line.has_class("-pending") and not line.has_class("-saved")
         await pilot.press("escape")

@@ -1,7 +1,8 @@
 """Settings (F10): which backend each role uses, and the theme, saved into the attorney's config.
 
 One compact drop-down a line, so every role and the theme fit at 80x24 with the keys in the footer.
-The save runs in a thread worker: it reads the file as it is on disk, moves the chosen roles,
+The save runs in a thread worker: it reads the file as it is on disk, moves the roles he changed
+on screen (and only those: a hand edit made in the file meanwhile is kept, see ``save_settings``),
 refuses a move to a public address the local-only policy forbids, checks the result with the
 loader's own checks and writes it, keeping the file's comments and layout (see
 ``workspace.config_edit``). Only then is the saved config posted to the app (``ConfigSaved``),
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 
 from textual import on, work
@@ -27,7 +29,15 @@ from backends.policy import check_backend, classify_url
 from themes import DEFAULT_THEME, THEMES
 from tui.chambers_screen import ChambersScreen
 from workspace.config import ROLES, Backend, Config
-from workspace.config_edit import SavedConfig, assign_roles, update_config_file, with_theme
+from workspace.config_edit import (
+    ConfigChangedOutside,
+    SavedConfig,
+    assign_roles,
+    clashing_roles,
+    owner,
+    update_config_file,
+    with_theme,
+)
 from workspace.errors import ChambersError
 
 SAVE_GROUP = "settings-save"
@@ -58,32 +68,55 @@ def refuse_forbidden_moves(old: Config, new: Config) -> None:
         check_backend(after, new.policy, role)
 
 
-def save_settings(file: Path, assignments: Mapping[str, str | None], theme: str) -> SavedConfig:
-    """The settings screen's save, without the screen (the worker's body)."""
+def save_settings(
+    file: Path, shown: Config, assignments: Mapping[str, str | None], theme: str | None
+) -> SavedConfig:
+    """The settings screen's save, without the screen (the worker's body).
+
+    Only what he changed on screen is written: ``assignments`` holds the roles he gave another
+    backend than ``shown`` (the config the screen was built from) and ``theme`` is None unless he chose
+    another. The file is read again as it is on disk, so whatever he edited there by hand since
+    (a role moved, a comment, a server added) is kept, and an unchanged screen writes nothing of its
+    own. Where his hand edit and his choice on screen disagree about the same role, neither is
+    silently dropped: the save is refused and he reopens Settings to see the file as it is. The theme
+    goes through without that check: it is a look, not work, and the command palette changes it too.
+    """
     if not file.is_file():
         raise ChambersError(
             f"There is no config file at {file}, so the settings cannot be saved. Run `chambers init` "
             "to write one, set your servers in it, and start chambers again.",
             title="No config file to save to",
         )
+    edited_outside = False
 
     def change(config: Config) -> Config:
+        nonlocal edited_outside
+        clashes = clashing_roles(shown, config, assignments)
+        if clashes:
+            raise ConfigChangedOutside(
+                file,
+                [f"{r} on {owner(config, r)} in the file, on {assignments[r]} on screen" for r in clashes],
+            )
+        edited_outside = replace(config, ui=shown.ui) != shown
         new = assign_roles(config, assignments)
-        if theme != (config.ui.theme or DEFAULT_THEME):  # an unchanged default is not written into his file
+        if theme is not None and theme != (config.ui.theme or DEFAULT_THEME):  # a default is not written
             new = with_theme(new, theme)
         refuse_forbidden_moves(config, new)
         return new
 
-    return update_config_file(file, change)
+    saved = update_config_file(file, change)
+    return replace(saved, edited_outside=edited_outside)
 
 
-def saved_line(config: Config, changed: list[str], theme: str) -> str:
+def saved_line(saved: SavedConfig, changed: list[str], theme: str) -> str:
     """What a save changed, and that Esc now leaves with it kept (the screen says Esc drops changes)."""
+    config = saved.config
     what = [f"theme {theme}" if name == "theme" else f"{name} on {config.backend_for_role(name).name}"
             for name in changed]  # fmt: skip
+    kept = " Your edits made in the file since Settings opened are kept." if saved.edited_outside else ""
     if not what:
-        return f"Saved to {config.file}; nothing had changed. Esc goes back."
-    return f"Saved to {config.file}: {', '.join(what)}. Esc goes back; the next run uses what is saved."
+        return f"Saved to {config.file}; nothing had changed on screen.{kept} Esc goes back."
+    return f"Saved to {config.file}: {', '.join(what)}.{kept} Esc goes back; the next run uses what is saved."
 
 
 class SettingsScreen(ChambersScreen):
@@ -189,18 +222,31 @@ class SettingsScreen(ChambersScreen):
 
     def action_save(self) -> None:
         assignments, theme = self.choices()
+        changed = self.changed()
         self.set_status("Saving ...")
-        self.save(Path(self.config.file), assignments, theme, self.changed())
+        self.save(
+            Path(self.config.file), {r: assignments[r] for r in changed if r in assignments},
+            theme if "theme" in changed else None, changed,
+        )  # fmt: skip
 
     @work(exclusive=True, group=SAVE_GROUP, exit_on_error=False)
     async def save(
-        self, file: Path, assignments: dict[str, str | None], theme: str, changed: list[str]
+        self, file: Path, assignments: dict[str, str | None], theme: str | None, changed: list[str]
     ) -> None:
-        saved = await asyncio.to_thread(save_settings, file, assignments, theme)
+        saved = await asyncio.to_thread(save_settings, file, self.config, assignments, theme)
         self.config = saved.config
+        self.show_roles(saved.config)  # a role moved by hand in the file shows as it is now
         self.post_message(self.ConfigSaved(saved.config))
-        self.set_status(saved_line(saved.config, changed, theme))
+        self.set_status(saved_line(saved, changed, theme or self.app.theme))
         self.mark_status("saved")
+
+    def show_roles(self, config: Config) -> None:
+        """Each role's list on the backend ``config`` gives it, without counting that as a change."""
+        with self.prevent(Select.Changed):
+            for role in ROLES:
+                name = owner(config, role)
+                if name is not None:
+                    self.query_one(f"#role-{role}", Select).value = name
 
     def failure_line(self, worker: Worker[object]) -> str:
         return f"Not saved; {self.config.file} is as it was."

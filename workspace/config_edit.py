@@ -38,9 +38,41 @@ class ConfigWriteError(ChambersError):
         self.file = str(file)
 
 
+class ConfigChangedOutside(ChambersError):
+    title = "The config file changed outside chambers"
+
+    def __init__(self, file: Path, clashes: list[str]) -> None:
+        super().__init__(
+            f"{file} was edited since Settings opened, and the edit gives a role another backend than "
+            f"the one you chose on screen: {'; '.join(clashes)}. Nothing was saved, so your edit in the "
+            "file is kept. Leave Settings (Esc) and open it again (F10) to see the file as it is now, "
+            "then choose again."
+        )
+
+
 @dataclass(frozen=True)
 class SavedConfig:
     config: Config  # as parsed back from the text that was written
+    edited_outside: bool = False  # the file held changes made by hand since the screen showed it
+
+
+def owner(config: Config, role: str) -> str | None:
+    """The name of the backend that has ``role``, or None."""
+    return next((b.name for b in config.backends if role in b.roles), None)
+
+
+def clashing_roles(shown: Config, on_disk: Config, chosen: Mapping[str, str | None]) -> list[str]:
+    """The roles chosen on screen that the file, edited meanwhile, gives to yet another backend.
+
+    ``shown`` is the config the screen was built from, ``on_disk`` the file as it is now. A role
+    moved by hand and left alone on screen is no clash (the save does not touch it), nor is a hand
+    move to the very backend chosen on screen.
+    """
+    return [
+        role
+        for role, name in chosen.items()
+        if owner(on_disk, role) != owner(shown, role) and owner(on_disk, role) != name
+    ]
 
 
 def assign_roles(config: Config, assignments: Mapping[str, str | None]) -> Config:
