@@ -74,7 +74,7 @@ class MarkedDraft(Widget):
         """What wraps a marked draft for this widget in a worker thread: the app's styles and the
         pane's size are read here, on the loop. The rows are as wide as the pane, less its scroll bar
         when they overflow it; None while the pane has no size yet (they are then wrapped here)."""
-        get_style, ansi_theme = self.app.console.get_style, self.app.ansi_theme
+        get_style, ansi_theme = self.look()
         pane = self.parent if isinstance(self.parent, Widget) else self
         bar = pane.styles.scrollbar_size_vertical  # shown (overflow auto) when the rows are more than fit
         width, height = pane.content_region.size  # inside the border, the bar's columns included
@@ -91,6 +91,7 @@ class MarkedDraft(Widget):
         return wrap
 
     def look(self) -> tuple[Callable[[str], RichStyle], TerminalTheme]:
+        """The app's style lookup and ANSI theme, which ``to_content`` needs off the loop."""
         return self.app.console.get_style, self.app.ansi_theme
 
     def watch_flags(self) -> None:

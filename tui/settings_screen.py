@@ -204,8 +204,7 @@ class SettingsScreen(ChambersScreen):
     def changed(self) -> list[str]:
         """The roles given another backend on screen than in the config, then "theme" if it differs."""
         assignments, theme = self.choices()
-        owners = {r: b.name for b in self.config.backends for r in b.roles}
-        changed = [r for r, name in assignments.items() if owners.get(r) != name]
+        changed = [r for r, name in assignments.items() if owner(self.config, r) != name]
         if theme != self.app.theme:  # the list opened on the theme in use
             changed.append("theme")
         return changed
