@@ -130,9 +130,8 @@ class ExportScreen(ChambersDialog[None]):
         self.query_one("#export-progress", ProgressBar).update(total=max(total, 1), progress=done)
 
     def _done(self, summary: ExportSummary) -> None:
-        self.query_one("#export-progress", ProgressBar).update(
-            total=1, progress=1
-        )  # done, even with no pairs
+        # Full when done, even with no pairs to export.
+        self.query_one("#export-progress", ProgressBar).update(total=1, progress=1)
         self.query_one("#export-summary", Static).update("\n".join(summary.lines()))
 
     @on(Worker.StateChanged)
