@@ -115,8 +115,8 @@ class DraftStream(Vertical):
     def end(self) -> None:
         """The stream is over: in ``RELEASE_AFTER_S`` the garbage collector walks the whole heap again.
 
-        Unfreezing at once made the next allocations (the finished draft being drawn) set off a full
-        collection of the whole app, 100-200 ms, inside the finish. Later, with nothing else drawing,
+        Unfreezing at once would let the next allocations (the finished draft being drawn) set off a
+        full collection of the whole app, 100-200 ms, inside the finish. Later, with nothing else drawing,
         that pass is run on purpose, once.
         """
         if self._heap.held and self._release is None:
