@@ -26,7 +26,7 @@ from exhibits.rawscan import (
     string_text,
 )
 from exhibits.tokens import names, with_url_views
-from exhibits.unpack import text_views
+from exhibits.unpack import nested_texts, text_views, unpack
 
 # Entries that make the page: dropping one would break the file, so a hit there is refused instead.
 NEEDED = frozenset(
@@ -114,7 +114,12 @@ def _private_hit(doc: pymupdf.Document, xref: int, matcher: Matcher) -> bool:
     if binary_stream(doc, xref) or doc.xref_get_key(xref, "Type")[1] in {"/Metadata", "/ObjStm", "/XRef"}:
         return False
     data = stream_bytes(doc, xref)
-    return data is not None and any(matcher.without_patterns().find(text) for text in text_views(data))
+    if data is None:
+        return False
+    if unpack(data).kind in ("pdf", "gzip"):  # a file kept privately: read in its own format, or emptied
+        texts = nested_texts(data)
+        return texts is None or any(matcher.find(text) for text in texts)
+    return any(matcher.without_patterns().find(text) for text in text_views(data))
 
 
 def scrub_entries(doc: pymupdf.Document, matcher: Matcher) -> list[str]:

@@ -62,8 +62,9 @@ def pdf_strings(data: bytes) -> Iterator[tuple[int, int, bytes]]:
 
 
 def comments(data: bytes) -> list[tuple[int, int, bytes]]:
-    """(start, end, text) of every comment (``% ...`` to the end of the line) outside strings."""
-    return [(start, end, value) for kind, start, end, value in pdf_tokens(data) if kind == "comment"]
+    """(start, end, text) of every comment (``% ...`` to the end of the line) outside strings and pictures."""
+    tokens = pdf_tokens(without_inline_images(data))
+    return [(start, end, value) for kind, start, end, value in tokens if kind == "comment"]
 
 
 def pdf_tokens(data: bytes) -> Iterator[tuple[str, int, int, bytes]]:
@@ -127,24 +128,42 @@ def _literal(data: bytes, at: int) -> tuple[int, bytes]:
     return at, bytes(out)
 
 
+# PDFDocEncoding, where it differs from Latin-1: its dashes (0x84, 0x85, 0x8A) above all, which read
+# as Latin-1 control characters would hide an SSN written with them from the patterns.
+_PDF_DOC = dict(zip(range(0x80, 0x9F), "\u2022\u2020\u2021\u2026\u2014\u2013\u0192\u2044\u2039\u203a\u2212"
+                    "\u2030\u201e\u201c\u201d\u2018\u2019\u201a\u2122\ufb01\ufb02\u0141\u0152\u0160\u0178"
+                    "\u017d\u0131\u0142\u0153\u0161\u017e", strict=True)) | {0xA0: "\u20ac"}  # fmt: skip
+
+
 def string_text(value: bytes) -> str:
-    """A PDF string as text: UTF-16 with a byte-order mark, UTF-8 with one, else byte for byte."""
+    """A PDF string as text: UTF-16 with a byte-order mark, UTF-8 with one, else PDFDocEncoding."""
     if value.startswith(b"\xef\xbb\xbf"):
         return value[3:].decode("utf-8", "replace")
-    return decoded(value) if value.startswith((b"\xfe\xff", b"\xff\xfe")) else value.decode("latin-1")
+    if value.startswith((b"\xfe\xff", b"\xff\xfe")):
+        return decoded(value)
+    return value.decode("latin-1").translate(_PDF_DOC)
 
 
 def text_objects(content: bytes) -> list[str]:
-    """The strings of a content stream, those of one text object (BT ... ET) joined by spaces."""
-    content = _INLINE_IMAGE.sub(b" ", content)  # a picture's bytes are no strings, though "(" may occur
-    groups: list[list[str]] = [[]]
+    """The strings of a content stream, those of one text object (BT ... ET) joined by spaces; read
+    again as Windows' encoding (most simple fonts use it: its dashes are 0x96 and 0x97) where it differs."""
+    content = without_inline_images(content)
+    groups: list[list[bytes]] = [[]]
     last = 0
     for start, end, value in pdf_strings(content):
         if _TEXT_END.search(content, last, start):
             groups.append([])
-        groups[-1].append(string_text(value))
+        groups[-1].append(value)
         last = end
-    return [" ".join(group) for group in groups if group]
+    texts = [" ".join(string_text(value) for value in group) for group in groups if group]
+    high = [group for group in groups if any(byte >= 0x80 for value in group for byte in value)]
+    return texts + [" ".join(v.decode("cp1252", "replace") for v in group) for group in high]
+
+
+def without_inline_images(content: bytes) -> bytes:
+    """The content stream with each inline picture's bytes blanked, offsets kept: a picture's bytes hold
+    no strings nor comments, though "(" and "%" may occur in them."""
+    return _INLINE_IMAGE.sub(lambda m: b" " * len(m.group(0)), content)
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ from exhibits.rawscan import (
     stream_bytes,
     string_text,
 )
+from exhibits.unpack import nested_texts, unpack
 
 # Entries places.py reads (or that hold no text of their own); every other catalog entry is read here.
 _LISTED = {"Type", "Pages", "Outlines", "OCProperties", "AcroForm", "PageLabels", "Metadata", "Version", "Lang",
@@ -82,7 +83,9 @@ def _reachable_text(doc: pymupdf.Document, source: bytes) -> Iterator[str]:
                 )
             except PDF_ERRORS:
                 continue  # damaged: MuPDF cannot read it, and verification refuses a file that keeps one
-            if stream is not None:
+            if stream is not None and unpack(stream).kind in ("pdf", "gzip"):
+                yield from nested_texts(stream) or []  # an attached file, read in its own format
+            elif stream is not None:
                 yield decoded(stream)
 
 

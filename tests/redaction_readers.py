@@ -157,7 +157,8 @@ def _raw(data: bytes, depth: int) -> str:
         parts.append(url_decoded(_as_text(chunk)))
         parts.append(_NAME_ESCAPE.sub(lambda m: bytes([int(m.group(1), 16)]), chunk).decode("latin-1"))
         for literal in _LITERAL.findall(chunk):
-            parts.append(re.sub(rb"\\(.)", rb"\1", literal[1:-1]).decode("latin-1"))
+            body = re.sub(rb"\\([0-7]{1,3})", lambda m: bytes([int(m.group(1), 8) & 0xFF]), literal[1:-1])
+            parts.append(re.sub(rb"\\(.)", rb"\1", body).decode("latin-1"))
         for digits in _HEX.findall(chunk):
             raw = bytes.fromhex(re.sub(rb"\s", b"", digits).decode().ljust(2, "0"))
             parts.append(raw.decode("utf-16", "replace") if raw[:2] == b"\xfe\xff" else raw.decode("latin-1"))

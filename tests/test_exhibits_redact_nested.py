@@ -70,6 +70,18 @@ def _private_stream(doc: pymupdf.Document, page: pymupdf.Page) -> None:
     doc.xref_set_key(page.xref, "PieceInfo", f"<</App <</Private {xref} 0 R>>>>")
 
 
+def _private_stream_of(data: bytes) -> Builder:
+    """A private dictionary whose data is a whole file (a producer keeping the original)."""
+
+    def build(doc: pymupdf.Document, page: pymupdf.Page) -> None:
+        xref = doc.get_new_xref()
+        doc.update_object(xref, "<<>>")
+        doc.update_stream(xref, data)
+        doc.xref_set_key(page.xref, "PieceInfo", f"<</App <</Private {xref} 0 R>>>>")
+
+    return build
+
+
 def _link(uri: str) -> Builder:
     return lambda doc, page: page.insert_link(
         {"kind": pymupdf.LINK_URI, "from": pymupdf.Rect(72, 80, 200, 100), "uri": uri}
@@ -119,6 +131,12 @@ PLACES: dict[str, tuple[Builder, str, Request]] = {
     "private dictionary name": (_piece_info("/Project#20Nightjar"), CODENAME, TERM),
     "private dictionary UTF-16 hex string": (_piece_info(utf16_hex(f"SSN {SECRET}")), SECRET, SSN),
     "private stream in UTF-16": (_private_stream, CODENAME, TERM),
+    "private dictionary string with PDFDocEncoding dashes": (
+        _piece_info("(SSN 531\\20544\\2059087)"),
+        BARE,
+        SSN,
+    ),
+    "PDF kept in a private stream": (_private_stream_of(gzip.compress(secret_pdf())), SECRET, SSN),
     "name object in the information": (
         lambda doc, page: info_entry(doc, "Client", "/Project#20Nightjar"),
         CODENAME,
