@@ -58,6 +58,16 @@ def matter_names(db: Connection) -> list[str]:
     return [str(r[0]) for r in db.execute("SELECT name FROM matters ORDER BY name")]
 
 
+def read_paths(db: Connection) -> list[tuple[str, str]]:
+    """(matter, path) of every file an ingest read: indexed, or kept out with a notice after reading."""
+    rows = db.execute(
+        """SELECT m.name, d.path FROM documents d JOIN matters m ON m.id = d.matter_id
+           UNION SELECT m.name, n.path FROM ingest_notices n JOIN matters m ON m.id = n.matter_id
+           WHERE n.sha256 IS NOT NULL ORDER BY 1, 2"""
+    ).fetchall()
+    return [(str(r[0]), str(r[1])) for r in rows]
+
+
 def add_matter(db: Connection, name: str, sources: Sequence[Path]) -> None:
     with db:
         cur = db.execute(

@@ -11,6 +11,8 @@ writes go through ``evidence/ingest/store.py``.
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -32,7 +34,7 @@ from evidence.provenance import (
 )
 from evidence.readers import READABLE_SUFFIXES, read_source
 from evidence.store import open_index
-from evidence.walk import Notice, SourceListing, list_sources
+from evidence.walk import Notice, SourceListing, list_sources, path_key, special_notice, vanished_notice
 from workspace.database import Connection
 
 PROGRESS_EVERY_PAGES = 100
@@ -89,6 +91,28 @@ class IngestReport:
         return [n for n in self.notices if n.kind == "quarantined"]
 
 
+class _NotRegular(Exception):
+    """A listed file that proved, when opened, to be a pipe, socket or device."""
+
+    def __init__(self, mode: int) -> None:
+        super().__init__(mode)
+        self.mode = mode
+
+
+def _read_regular(path: Path) -> bytes:
+    """The file's bytes, opened without blocking so that a pipe put in a file's place cannot hang the ingest."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise _NotRegular(mode)
+        os.set_blocking(fd, True)
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            return fh.read()
+    finally:
+        os.close(fd)
+
+
 class _Quarantine(Exception):
     """Raised inside a file's transaction to roll it back when its text proves to be ours."""
 
@@ -140,7 +164,7 @@ class _Ingest:
         listings = list_sources(list(self.matter.sources), walk_notices, follow_links=follow_links)
         logs = [p for listing in listings for p in listing.files if is_production_log(p)]
         with self.db:
-            self.records.clear_walk_notices([str(log) for log in logs])
+            self.records.clear_walk_notices([path_key(log) for log in logs])
         for log in logs:
             self.bates_log.update(read_production_log(log, walk_notices))
         seen: set[str] = set()
@@ -154,18 +178,18 @@ class _Ingest:
                 if not listing.complete:
                     break
                 if is_production_log(path):
-                    seen.add(str(path))
+                    seen.add(path_key(path))
                     continue
                 if self._ingest_path(path, listing):
-                    seen.add(str(path))
+                    seen.add(path_key(path))
         self._remove_missing(listings, seen)
         return self.report
 
     # --- one file -------------------------------------------------------------
 
     def _ingest_path(self, path: Path, listing: SourceListing) -> bool:
-        """Read one file into the index (or a notice); False when it turned out not to exist."""
-        key = str(path)
+        """Read one file into the index (or a notice); False when its whole source folder went away."""
+        key = path_key(path)
         try:
             info = path.stat()
             known = self._known(key)
@@ -173,20 +197,29 @@ class _Ingest:
                 self.report.unchanged += 1
                 self.progress(IngestEvent(key, 0, 0, "unchanged"))
                 return True
-            with open(path, "rb") as fh:  # read-only, always
-                data = fh.read()
+            data = _read_regular(path)  # read-only, always
         except FileNotFoundError:
             if not listing.root.is_dir():
                 listing.complete = False
                 self._notice(
                     Notice(
-                        str(listing.root),
+                        path_key(listing.root),
                         "vanished",
-                        f"The source folder {listing.root} disappeared during the ingest (unplugged or moved?). "
-                        "Files not yet read from it were left as they were; run the ingest again when it is back.",
+                        f"The source folder {path_key(listing.root)} disappeared during the ingest (unplugged or "
+                        "moved?). Files not yet read from it were left as they were; run the ingest again when "
+                        "it is back.",
                     )
                 )
-            return False
+                return False
+            if self.records.has_documents(key):
+                self.report.removed.append(key)
+            self._forget(key)
+            self._notice(Notice(key, "vanished", vanished_notice(key)))
+            return True
+        except _NotRegular as odd:
+            self._forget(key)
+            self._notice(Notice(key, "special", special_notice(key, odd.mode)))
+            return True
         except OSError as exc:
             self._notice(
                 Notice(key, "error", f"{key} could not be read ({exc.strerror}). Check its permissions.")
@@ -216,15 +249,16 @@ class _Ingest:
                 stamp,
             )
             return True
+        name = path_key(path.name)
         try:
             documents = read_source(
-                path.name, data, password=self.passwords.get(path.name), tessdata=self.tessdata
+                name, data, password=self.passwords.get(path.name), tessdata=self.tessdata
             )
             del data
             self._store(key, documents, stamp)
         except UnreadableFile as exc:
             self._forget(key)
-            self._notice(Notice(key, exc.kind, exc.message.replace(path.name, key, 1)), stamp)
+            self._notice(Notice(key, exc.kind, exc.message.replace(name, key, 1)), stamp)
         except _Quarantine as q:
             self._forget(key)
             self._notice(Notice(key, "quarantined", quarantine_notice(key, str(q))), stamp)

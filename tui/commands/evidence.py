@@ -74,7 +74,9 @@ def cmd_matter_new(args: argparse.Namespace, paths: Paths) -> int:
     from evidence.store import open_index
 
     with open_index(paths.database_file) as db:
-        matter = create_matter(db, args.name, [Path(s) for s in args.sources])
+        matter = create_matter(
+            db, args.name, [Path(s) for s in args.sources], config_folder=paths.config_file.parent
+        )
     print(f"Matter '{matter.name}' created with {len(matter.sources)} source folder(s):")
     for source in matter.sources:
         print(f"  {source}")
