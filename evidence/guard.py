@@ -23,7 +23,7 @@ from pathlib import Path
 
 from evidence.errors import WriteRefused
 from evidence.matters import list_matters
-from evidence.store import database_file_of, open_index, read_paths
+from evidence.store import ReadFile, database_file_of, open_index, read_files
 from evidence.walk import key_path, path_key
 from workspace.database import Connection
 
@@ -49,12 +49,12 @@ def protected_places(database: Database) -> Protected:
     """Every matter's source folders and the database's files."""
     if isinstance(database, Connection):
         db_path = database_file_of(database)
-        matters, read = list_matters(database), read_paths(database)
+        matters, read = list_matters(database), read_files(database)
     else:
-        db_path, matters, read = database, [], []
+        db_path, matters, read = database, [], list[ReadFile]()
         if db_path.exists():  # no database yet: no matters, and none is created just to check a path
             with open_index(db_path) as db:
-                matters, read = list_matters(db), read_paths(db)
+                matters, read = list_matters(db), read_files(db)
     sources: list[tuple[str, Path]] = []
     identities: dict[Identity, tuple[str, str]] = {}
     for matter in matters:
@@ -62,10 +62,15 @@ def protected_places(database: Database) -> Protected:
             sources += [(matter.name, form) for form in dict.fromkeys([folder, _real(folder)])]
             _note_identity(identities, folder, (matter.name, str(folder)))
     files: dict[Path, tuple[str, str]] = {}
-    for matter_name, key in read:
-        path = key_path(key)
-        files.setdefault(_real(path), (matter_name, key))
-        _note_identity(identities, path, (matter_name, key))
+    for entry in read:  # what it was when read, and what its path reaches now
+        what = (entry.matter, entry.path)
+        path = key_path(entry.path)
+        files.setdefault(_real(path), what)
+        _note_identity(identities, path, what)
+        if entry.real_path is not None:
+            files.setdefault(Path(os.path.abspath(key_path(entry.real_path))), what)
+        if entry.device is not None and entry.inode is not None:
+            identities.setdefault((entry.device, entry.inode), what)
     base = Path(os.path.abspath(db_path))
     databases = {base.with_name(base.name + s) for s in DATABASE_SUFFIXES}
     databases |= {_real(p) for p in databases}

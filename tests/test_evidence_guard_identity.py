@@ -132,3 +132,20 @@ def test_matter_new_refuses_the_root_and_chambers_own_folders(
     fine = tmp_path / "documents"
     fine.mkdir()
     assert main(["matter", "new", "fine", "--sources", str(fine)]) == 0
+
+
+def test_the_file_read_stays_guarded_after_its_link_is_pointed_elsewhere(
+    linked: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sources, exhibit = linked
+    decoy = make_pdf(tmp_path / "decoy" / "other.pdf", ["Something else."])
+    link = sources / "exhibit-7.pdf"
+    link.unlink()
+    link.symlink_to(decoy)  # no ingest since: the index still holds what the old target said
+    before = exhibit.read_bytes()
+    moved = tmp_path / "moved-exhibit.pdf"
+    os.link(exhibit, moved)  # and a second name the old path never had
+    for target in (exhibit, moved):
+        _refused(["exhibits", "log", "acme", "--csv", str(target)], capsys, str(target))
+        _refused(["corrections", "export", "--format", "sft", "--out", str(target)], capsys, str(target))
+    assert exhibit.read_bytes() == before

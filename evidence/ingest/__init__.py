@@ -99,16 +99,16 @@ class _NotRegular(Exception):
         self.mode = mode
 
 
-def _read_regular(path: Path) -> bytes:
+def _read_regular(path: Path) -> tuple[bytes, os.stat_result]:
     """The file's bytes, opened without blocking so that a pipe put in a file's place cannot hang the ingest."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            raise _NotRegular(mode)
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise _NotRegular(info.st_mode)
         os.set_blocking(fd, True)
         with os.fdopen(fd, "rb", closefd=False) as fh:
-            return fh.read()
+            return fh.read(), info
     finally:
         os.close(fd)
 
@@ -194,10 +194,11 @@ class _Ingest:
             info = path.stat()
             known = self._known(key)
             if known and known.size == info.st_size and known.mtime_ns == info.st_mtime_ns:
+                self._remember(key, path, info)
                 self.report.unchanged += 1
                 self.progress(IngestEvent(key, 0, 0, "unchanged"))
                 return True
-            data = _read_regular(path)  # read-only, always
+            data, info = _read_regular(path)  # read-only, always; info: what was read
         except FileNotFoundError:
             if not listing.root.is_dir():
                 listing.complete = False
@@ -225,19 +226,25 @@ class _Ingest:
                 Notice(key, "error", f"{key} could not be read ({exc.strerror}). Check its permissions.")
             )
             return True
+        self._take(path, key, data, info, known)
+        self._remember(key, path, info)
+        return True
+
+    def _take(self, path: Path, key: str, data: bytes, info: os.stat_result, known: KnownFile | None) -> None:
+        """A file's bytes, as read: into the index, or into a notice naming it."""
         sha = sha256_bytes(data)
         if known and known.sha256 == sha:
             with self.db:
                 self.records.touch(key, info.st_size, info.st_mtime_ns)
             self.report.unchanged += 1
-            return True
+            return
         self.progress(IngestEvent(key, 0, 0, "file"))
         stamp = (sha, info.st_size, info.st_mtime_ns)
         reason = self._quarantine_reason(path, sha)
         if reason:
             self._forget(key)
             self._notice(Notice(key, "quarantined", quarantine_notice(key, reason)), stamp)
-            return True
+            return
         if path.suffix.lower() not in READABLE_SUFFIXES:
             self._forget(key)
             self._notice(
@@ -248,7 +255,7 @@ class _Ingest:
                 ),
                 stamp,
             )
-            return True
+            return
         name = path_key(path.name)
         try:
             documents = read_source(
@@ -267,7 +274,6 @@ class _Ingest:
         except Exception as exc:  # any other failure of a reader on this file is this file's notice
             self._forget(key)
             self._notice(Notice(key, "error", unexpected_failure(key, exc)), stamp)
-        return True
 
     def _quarantine_reason(self, path: Path, sha: str) -> str | None:
         output = registered_output(self.db, sha)
@@ -318,6 +324,11 @@ class _Ingest:
         self.progress(IngestEvent(key, done, pages_total, "done"))
 
     # --- records ----------------------------------------------------------------
+
+    def _remember(self, key: str, path: Path, info: os.stat_result) -> None:
+        """Which file on disk ``key`` was, for the guard that keeps every writer off it."""
+        with self.db:
+            self.records.remember_read(key, path_key(os.path.realpath(path)), info.st_dev, info.st_ino)
 
     def _known(self, key: str) -> KnownFile | None:
         """What was recorded for this path last time: an indexed file or a lasting quarantine."""

@@ -108,6 +108,22 @@ class IngestRecords:
         self.db.execute(f"DELETE FROM pages_fts WHERE rowid IN ({ids})", (self.matter_id, key))
         self.db.execute("DELETE FROM documents WHERE matter_id = ? AND path = ?", (self.matter_id, key))
         self.db.execute("DELETE FROM ingest_notices WHERE matter_id = ? AND path = ?", (self.matter_id, key))
+        self.db.execute("DELETE FROM read_files WHERE matter_id = ? AND path = ?", (self.matter_id, key))
+
+    def remember_read(self, key: str, real_path: str, device: int, inode: int) -> bool:
+        """The file behind ``key`` as it was read, for the guard (kept while the path has records);
+        False when that was recorded already (nothing written)."""
+        row = self.db.execute(
+            "SELECT real_path, device, inode FROM read_files WHERE matter_id = ? AND path = ?",
+            (self.matter_id, storable(key)),
+        ).fetchone()
+        if row is not None and tuple(row) == (storable(real_path), device, inode):
+            return False
+        self.db.execute(
+            "INSERT OR REPLACE INTO read_files (matter_id, path, real_path, device, inode) VALUES (?, ?, ?, ?, ?)",
+            (self.matter_id, storable(key), storable(real_path), device, inode),
+        )
+        return True
 
     def drop_notices(self, path: str, kind: str) -> None:
         self.db.execute(
