@@ -69,6 +69,18 @@ def decode_text(name: str, data: bytes) -> tuple[str, list[str]]:
                     f"{name} is marked as {label} but is damaged at byte {exc.start + len(bom)}; what could "
                     "not be read shows as \ufffd. Ask for a fresh copy."
                 ]
+    wide = _unmarked_utf16(data)
+    if wide is not None:
+        try:
+            text = data.decode(wide)
+        except UnicodeDecodeError:
+            text = ""
+        shown = sum(c.isprintable() or c.isspace() for c in text[:4096])
+        if text and shown >= 0.95 * len(text[:4096]):  # text, not 16-bit numbers that look like it
+            return text, [
+                f"{name} has no byte-order mark but reads as {wide.upper()} (every other byte is zero); "
+                "it was read so. Check its search results, or save it again as UTF-8."
+            ]
     if b"\x00" in data[:8192]:
         raise UnreadableFile(
             name,
@@ -89,6 +101,18 @@ def decode_text(name: str, data: bytes) -> tuple[str, list[str]]:
             "letters in its search results, or save it again as UTF-8."
         ]
     raise AssertionError("latin-1 decodes every byte")  # pragma: no cover
+
+
+def _unmarked_utf16(data: bytes) -> str | None:
+    """UTF-16 without its mark, as some exporters write: text whose every other byte is zero."""
+    head = data[:8192]
+    if len(head) < 8 or len(head) % 2:
+        return None
+    even, odd = head[0::2], head[1::2]
+    for zeros, other, encoding in ((odd, even, "utf-16-le"), (even, odd, "utf-16-be")):
+        if zeros.count(0) >= 0.9 * len(zeros) and other.count(0) <= 0.01 * len(other):
+            return encoding
+    return None
 
 
 def read_text(name: str, data: bytes, *, part: str = "") -> SourceDocument:

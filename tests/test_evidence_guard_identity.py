@@ -73,6 +73,19 @@ def test_no_output_marker_in_a_folder_that_holds_a_linked_source(
         _refused(argv, capsys, str(out))
     argv = ["exhibits", "stamp", "acme", str(letter), "--prefix", "ACME", "--out", str(exhibit.parent)]
     assert "exhibit-7.pdf" in _refused(argv, capsys)
+    binder = [
+        "exhibits",
+        "bind",
+        "acme",
+        "--exhibit",
+        str(letter),
+        "Letter",
+        "--out",
+        str(exhibit.parent / "b.pdf"),
+    ]
+    assert "exhibit-7.pdf" in _refused(binder, capsys)
+    redact = ["exhibits", "redact", "acme", str(letter), "--term", "late", "--out", str(exhibit.parent)]
+    assert "exhibit-7.pdf" in _refused(redact, capsys)
     assert not list(tmp_path.rglob(OUTPUT_MARKER))
     capsys.readouterr()
     assert main(["evidence", "ingest", "acme", "--follow-links"]) == 0

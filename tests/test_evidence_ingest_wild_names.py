@@ -124,7 +124,7 @@ def test_a_fifo_and_files_deleted_mid_ingest_are_named(tmp_path: Path) -> None:
     assert names.count("b-pipe.pdf") == 1 and "z-late.pdf" not in names
 
 
-def test_utf16_and_utf32_text_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
+def test_utf16_and_utf32_text_is_read_with_its_byte_order_mark_or_without(tmp_path: Path) -> None:
     src = tmp_path / "src"
     src.mkdir()
     text = "Notiz: Zahlung an Müller am 2024-03-02, Rechnung Kingfisher.\n"
@@ -134,15 +134,18 @@ def test_utf16_and_utf32_text_with_a_byte_order_mark_is_read(tmp_path: Path) -> 
         b"\xff\xfe\x00\x00" + text.replace("Kingfisher", "Dunlin").encode("utf-32-le")
     )
     (src / "binary.txt").write_bytes(b"\x00\x01\x02 not text at all \x00")
+    (src / "nobom.txt").write_bytes(text.replace("Kingfisher", "Redshank").encode("utf-16-le"))
     db_path = tmp_path / "c.sqlite3"
     new_matter(db_path, src)
     report = ingest_matter(db_path, "acme", tessdata=None)
-    for name, word in (("le.txt", "Lapwing"), ("be.txt", "Plover"), ("w32.md", "Dunlin")):
+    words = (("le.txt", "Lapwing"), ("be.txt", "Plover"), ("w32.md", "Dunlin"), ("nobom.txt", "Redshank"))
+    for name, word in words:
         assert _hits(db_path, word) == {str(src / name)}, name
     assert str(src / "le.txt") in _hits(db_path, "Müller")
     (date,) = {r[0] for r in rows(db_path, "SELECT doc_date FROM documents WHERE path LIKE '%le.txt'")}
     assert date == "2024-03-02"
     assert [n.kind for n in report.notices if n.path.endswith("binary.txt")] == ["error"]
+    assert [n.kind for n in report.notices if n.path.endswith("nobom.txt")] == ["note"]
 
 
 EML_UNKNOWN = (
