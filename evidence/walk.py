@@ -39,12 +39,18 @@ def path_key(path: Path | str) -> str:
 
 
 def key_path(key: str) -> Path:
-    """The path a key of :func:`path_key` names (a real name that looks escaped wins)."""
+    """The path a key of :func:`path_key` names.
+
+    A key is read as escaped only when its escapes give a name that is not UTF-8 and is escaped back
+    to this very key; a name on disk spelled like the key itself still wins. What stays ambiguous is
+    a UTF-8 name typed with a literal ``\\xNN`` (NN from 80) that is not on disk.
+    """
     literal = Path(key)
     if "\\" not in key or os.path.lexists(literal):
         return literal
     raw = _ESCAPE.sub(lambda m: bytes([int(m[1], 16)]) if m[1] else b"\\", key.encode("utf-8"))
-    return Path(os.fsdecode(raw))
+    decoded = os.fsdecode(raw)
+    return Path(decoded) if decoded != key and path_key(decoded) == key else literal
 
 
 @dataclass(frozen=True)

@@ -8,12 +8,18 @@ beside a good file; the good file must be indexed, and the odd one indexed or na
 from __future__ import annotations
 
 import os
+import re
+import tempfile
 import threading
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from evidence.errors import UnreadableFile
 from evidence.ingest import IngestEvent, ingest_matter
+from evidence.readers import decode_text, read_email
 from evidence.walk import key_path, path_key
 from tests.evidence_files import make_pdf
 from tests.test_evidence_ingest import new_matter, rows
@@ -71,6 +77,66 @@ def test_path_keys_round_trip_every_byte() -> None:
         key = path_key(path)
         key.encode("utf-8")  # storable and printable
         assert os.fsencode(key_path(key)) == raw, (raw, key)
+
+
+name_bytes = st.binary(min_size=1, max_size=40).map(lambda b: b.replace(b"/", b"_").replace(b"\x00", b"_"))
+
+
+_LITERAL_ESCAPE = re.compile(rb"\\x[89a-f][0-9a-f]")
+
+
+@settings(max_examples=300, deadline=None, database=None)
+@given(name_bytes, name_bytes)
+def test_any_name_bytes_make_a_storable_key_that_gives_them_back(folder: bytes, name: bytes) -> None:
+    raw = b"/nonexistent-chambers-test/_" + folder + b"/_" + name  # never "." or ".."
+    key = path_key(Path(os.fsdecode(raw)))
+    key.encode("utf-8")
+    try:
+        raw.decode("utf-8")
+        ambiguous = bool(_LITERAL_ESCAPE.search(raw))  # a UTF-8 name typed like an escape, not on disk
+    except UnicodeDecodeError:
+        ambiguous = False
+    if not ambiguous:
+        assert os.fsencode(key_path(key)) == raw
+
+
+@settings(max_examples=150, deadline=None, database=None)
+@given(name_bytes)
+def test_a_name_on_disk_always_comes_back_from_its_key(name: bytes) -> None:
+    name = b"_" + name  # never "." or ".."
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(os.fsdecode(os.fsencode(folder) + b"/" + name))
+        path.write_bytes(b"x")
+        assert key_path(path_key(path)) == path
+
+
+@settings(max_examples=300, deadline=None, database=None)
+@given(st.binary(max_size=600))
+def test_any_bytes_are_text_or_a_named_refusal(data: bytes) -> None:
+    for blob in (data, b"\xff\xfe" + data, b"\xfe\xff" + data, b"\xff\xfe\x00\x00" + data):
+        try:
+            text, _ = decode_text("x.txt", blob)
+        except UnreadableFile as exc:
+            assert "x.txt" in exc.message
+            continue
+        assert isinstance(text, str)
+
+
+@settings(max_examples=200, deadline=None, database=None)
+@given(st.sampled_from(["x-unknown", "utf-8", "bogus-9", "utf-16", "cp1252", ""]), st.binary(max_size=300))
+def test_an_email_in_any_charset_never_raises_but_a_named_refusal(charset: str, body: bytes) -> None:
+    raw = (
+        b'From: a@example.com\r\nSubject: s\r\nContent-Type: text/plain; charset="'
+        + charset.encode()
+        + b'"\r\nContent-Transfer-Encoding: 8bit\r\n\r\n'
+        + body.replace(b"\r", b"").replace(b"\n", b" ")
+    )
+    try:
+        (doc,) = read_email("m.eml", raw)[:1]
+    except UnreadableFile as exc:
+        assert "m.eml" in exc.message
+        return
+    assert "From: a@example.com" in next(iter(doc.pages)).text
 
 
 def test_a_fifo_and_files_deleted_mid_ingest_are_named(tmp_path: Path) -> None:
