@@ -158,6 +158,7 @@ class _Ingest:
         self.tessdata = find_tessdata() if tessdata is True else (tessdata or None)
         self.report = IngestReport(matter=matter.name)
         self.bates_log: dict[str, Bates] = {}
+        self._reading: tuple[str, str, int, int] | None = None  # (key, real path, device, inode)
 
     def run(self, *, follow_links: bool = False) -> IngestReport:
         walk_notices: list[Notice] = []
@@ -226,8 +227,12 @@ class _Ingest:
                 Notice(key, "error", f"{key} could not be read ({exc.strerror}). Check its permissions.")
             )
             return True
-        self._take(path, key, data, info, known)
-        self._remember(key, path, info)
+        # What was read is recorded in the same transaction as the file's records (no extra commit).
+        self._reading = (key, path_key(os.path.realpath(path)), info.st_dev, info.st_ino)
+        try:
+            self._take(path, key, data, info, known)
+        finally:
+            self._reading = None
         return True
 
     def _take(self, path: Path, key: str, data: bytes, info: os.stat_result, known: KnownFile | None) -> None:
@@ -236,6 +241,7 @@ class _Ingest:
         if known and known.sha256 == sha:
             with self.db:
                 self.records.touch(key, info.st_size, info.st_mtime_ns)
+                self._record_reading()
             self.report.unchanged += 1
             return
         self.progress(IngestEvent(key, 0, 0, "file"))
@@ -318,6 +324,7 @@ class _Ingest:
                 raise _Quarantine(reason)
             for note in notes:
                 self._insert_notice(note, stamp)
+            self._record_reading()
         self.report.ingested.append(key)
         self.report.pages += done
         self.report.notices.extend(notes)
@@ -326,9 +333,15 @@ class _Ingest:
     # --- records ----------------------------------------------------------------
 
     def _remember(self, key: str, path: Path, info: os.stat_result) -> None:
-        """Which file on disk ``key`` was, for the guard that keeps every writer off it."""
+        """Which file on disk ``key`` is, for the guard that keeps every writer off it (an unchanged file:
+        written only when it differs from what is recorded)."""
         with self.db:
             self.records.remember_read(key, path_key(os.path.realpath(path)), info.st_dev, info.st_ino)
+
+    def _record_reading(self) -> None:
+        """Inside the transaction of the file being read: which file on disk it was."""
+        if self._reading is not None:
+            self.records.remember_read(*self._reading)
 
     def _known(self, key: str) -> KnownFile | None:
         """What was recorded for this path last time: an indexed file or a lasting quarantine."""
@@ -349,6 +362,8 @@ class _Ingest:
             if replace:
                 self.records.drop_notices(notice.path, notice.kind)
             self._insert_notice(notice, stamp)
+            if stamp is not None:
+                self._record_reading()
 
     def _insert_notice(self, notice: Notice, stamp: Stamp | None) -> None:
         self.records.add_notice(notice.path, notice.kind, notice.message, stamp)
