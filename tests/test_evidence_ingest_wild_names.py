@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evidence.errors import UnreadableFile
+from evidence.index.store import matter_pdfs
 from evidence.ingest import IngestEvent, ingest_matter
 from evidence.readers import decode_text, read_email
 from evidence.walk import key_path, path_key
@@ -59,6 +60,8 @@ def test_a_name_that_is_not_utf8_is_indexed_and_shown_with_its_bytes_escaped(
     (key2,) = _hits(db_path, "Zebrafinch")
     assert key_path(key2) == odder and key2.endswith("a\\\\x41 \\xff\\xfe.txt")
     assert _hits(db_path, "freezer") == {str(src / "good.pdf")}
+    pdfs = {pdf.path for pdf in matter_pdfs(db_path, "acme")}  # what the exhibits screen stamps
+    assert pdfs == {odd, src / "good.pdf"} and all(p.is_file() for p in pdfs)
 
     assert main(["evidence", "ingest", "acme"]) == 0  # the same names are recognised, not re-read
     assert "3 unchanged" in capsys.readouterr().out
@@ -249,3 +252,14 @@ def test_an_email_in_an_unknown_charset_keeps_its_readable_parts(tmp_path: Path)
     assert titles == {"Vertrag Grünfink"}
     notes = [n.message for n in report.notices if n.kind == "note"]
     assert any("x-mac-unknown" in n for n in notes), notes
+
+
+def test_a_source_folder_whose_own_name_is_not_utf8_is_refused_by_name(
+    tmp_path: Path, isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / os.fsdecode(b"Akten-\xc4nderung")
+    folder.mkdir()
+    capsys.readouterr()
+    assert main(["matter", "new", "acme", "--sources", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert "Akten-\\xc4nderung" in err and "Rename the folder" in err, err
