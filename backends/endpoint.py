@@ -33,12 +33,17 @@ from backends.addresses import (
     parse_ip,
     parse_private_network,
 )
+from backends.answer_caps import STREAM, metered
 from backends.errors import BadAddress, PolicyRefusal
 from workspace.config import Backend, Policy
 
 CHECKED = "chambers.checked_address"  # the request extension that carries the check
 DEFAULT_PORTS = {"http": 80, "https": 443}
 POOL_LIMITS = httpx.Limits(max_connections=32, max_keepalive_connections=16)
+FRESH_LIMITS = httpx.Limits(max_connections=32, max_keepalive_connections=0)  # every request a new connection
+IDEMPOTENT = frozenset({"GET", "HEAD", "OPTIONS"})
+# What a request on a connection the server had already closed fails with, before any answer.
+STALE_CONNECTION = (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)
 
 
 @cache
@@ -255,17 +260,42 @@ def _checked_for(request: httpx.Request) -> CheckedAddress:
 
 
 class PinnedAsyncTransport(httpx.AsyncBaseTransport):
-    """Sends each request to the addresses its check found, trying them in order."""
+    """Sends each request to the addresses its check found, trying them in order.
+
+    Every answer is inflated and capped as it is read (backends.answer_caps). A streamed answer
+    goes on a connection of its own, never a pooled one the server may be closing. An idempotent
+    request whose pooled connection turns out closed (the server dropped it without saying
+    ``Connection: close``, so the pool could not know) is sent once more on a fresh connection:
+    the server answered nothing, so nothing is sent twice that it acted on.
+    """
 
     def __init__(self, limits: httpx.Limits = POOL_LIMITS) -> None:
         self._inner = httpx.AsyncHTTPTransport(verify=tls_context(), trust_env=False, limits=limits)
+        self._fresh = httpx.AsyncHTTPTransport(verify=tls_context(), trust_env=False, limits=FRESH_LIMITS)
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         checked = _checked_for(request)
+        streamed = request.extensions.get(STREAM) is True
+        first = self._fresh if streamed else self._inner
+        try:
+            response = await self._send(first, request, checked)
+        except STALE_CONNECTION:
+            if streamed or request.method not in IDEMPOTENT:
+                raise
+            response = await self._send(self._fresh, request, checked)
+        try:
+            return metered(request, response)
+        except BaseException:
+            await response.aclose()
+            raise
+
+    async def _send(
+        self, transport: httpx.AsyncHTTPTransport, request: httpx.Request, checked: CheckedAddress
+    ) -> httpx.Response:
         failure: httpx.ConnectError | None = None
         for ip in checked.ips:  # nothing was sent when a connection fails, so the next one may be tried
             try:
-                return await self._inner.handle_async_request(_pinned(request, ip, checked))
+                return await transport.handle_async_request(_pinned(request, ip, checked))
             except httpx.ConnectError as exc:
                 failure = exc
         assert failure is not None  # a check always has at least one address
@@ -273,6 +303,7 @@ class PinnedAsyncTransport(httpx.AsyncBaseTransport):
 
     async def aclose(self) -> None:
         await self._inner.aclose()
+        await self._fresh.aclose()
 
 
 class PinnedTransport(httpx.BaseTransport):
@@ -280,13 +311,30 @@ class PinnedTransport(httpx.BaseTransport):
 
     def __init__(self, limits: httpx.Limits = POOL_LIMITS) -> None:
         self._inner = httpx.HTTPTransport(verify=tls_context(), trust_env=False, limits=limits)
+        self._fresh = httpx.HTTPTransport(verify=tls_context(), trust_env=False, limits=FRESH_LIMITS)
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         checked = _checked_for(request)
+        streamed = request.extensions.get(STREAM) is True
+        try:
+            response = self._send(self._fresh if streamed else self._inner, request, checked)
+        except STALE_CONNECTION:
+            if streamed or request.method not in IDEMPOTENT:
+                raise
+            response = self._send(self._fresh, request, checked)
+        try:
+            return metered(request, response)
+        except BaseException:
+            response.close()
+            raise
+
+    def _send(
+        self, transport: httpx.HTTPTransport, request: httpx.Request, checked: CheckedAddress
+    ) -> httpx.Response:
         failure: httpx.ConnectError | None = None
         for ip in checked.ips:
             try:
-                return self._inner.handle_request(_pinned(request, ip, checked))
+                return transport.handle_request(_pinned(request, ip, checked))
             except httpx.ConnectError as exc:
                 failure = exc
         assert failure is not None
@@ -294,6 +342,7 @@ class PinnedTransport(httpx.BaseTransport):
 
     def close(self) -> None:
         self._inner.close()
+        self._fresh.close()
 
 
 def async_client(
