@@ -159,8 +159,10 @@ def cmd_delete(args: argparse.Namespace, paths: Paths) -> int:
 
 
 def cmd_parties(args: argparse.Namespace, paths: Paths) -> int:
+    from corrections.party_proposals import check_matter
     from corrections.scrub import add_party, party_list
 
+    check_matter(paths.database_file, args.matter)
     if args.add:
         print(f"{args.add} -> {add_party(paths.database_file, args.matter, args.add, same_as=args.same_as)}")
     if args.propose or args.confirm:
