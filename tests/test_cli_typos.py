@@ -149,3 +149,33 @@ def test_transformers_notices_stay_out_of_training_output() -> None:
     )
     assert done.returncode == 0 and "wrapped" in done.stdout, done.stderr
     assert "Warning" not in done.stderr, done.stderr
+
+
+def test_the_doctor_shows_the_real_build_of_chambers_own_server(
+    isolated_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The cached llama-server, built from an archive without git, says b0-unknown of itself."""
+    import httpx
+
+    from backends.local_server import (
+        TEST_SERVER_ARGS,
+        LlamaServerProcess,
+        build_number,
+        ensure_demo_model,
+        ensure_llama_server,
+    )
+
+    binary = ensure_llama_server()
+    with LlamaServerProcess(binary, ensure_demo_model(), extra_args=(*TEST_SERVER_ARGS, "-t", "1"),
+                            log_file=tmp_path / "server.log") as server:  # fmt: skip
+        said = httpx.get(f"{server.url}/props", timeout=30).json()["build_info"]
+        assert said in ("b0-unknown", f"b{build_number()}-unknown")  # built before or after the fix
+        isolated_home.mkdir(parents=True, exist_ok=True)
+        (isolated_home / "config.toml").write_text(
+            f'[[backends]]\nname = "demo"\nkind = "llamacpp"\nurl = "{server.url}"\nroles = ["drafter"]\n',
+            encoding="utf-8",
+        )
+        main(["doctor"])
+    table = capsys.readouterr().out
+    row = next(line for line in table.splitlines() if line.strip().startswith("demo "))
+    assert row.rstrip().endswith(f"b{build_number()}-unknown") and "b0-" not in table
