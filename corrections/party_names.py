@@ -22,7 +22,7 @@ SUFFIX = (
 )
 _ORG_WORD = r"(?:[A-Z][A-Za-z'’&.-]*|&|of)"
 ORG = rf"[A-Z][A-Za-z'’&.-]*(?:\s+{_ORG_WORD}){{0,6}}?,?\s+{SUFFIX}(?![A-Za-z])"
-_PERSON_WORD = r"[A-Z](?:[a-z]+|'[A-Z][a-z]+)(?:[A-Z][a-z]+)?(?:-[A-Z][a-z]+)?"
+_PERSON_WORD = r"[A-Z](?:[a-z]+|['’][A-Z][a-z]+)(?:[A-Z][a-z]+)?(?:-[A-Z][a-z]+)?"
 PERSON = rf"(?:{_PERSON_WORD}|[A-Z]\.)(?:[ \t]+[A-Z]\.)?(?:[ \t]+{_PERSON_WORD}){{1,2}}"
 # A person's name in capitals, as captions and appearances print it ("GREGORY HALVORSEN", "THOMAS O'KEEFE").
 CAPS_PERSON = r"[A-Z][A-Z'’-]+(?:[ \t]+[A-Z]\.)?(?:[ \t]+[A-Z][A-Z'’-]+){1,2}(?![A-Za-z])"
@@ -85,8 +85,9 @@ def is_person(name: str) -> bool:
 
 
 def name_key(name: str) -> str:
-    """One key for every spelling of a name: case, commas, periods and the company form ignored."""
-    core = organisation_core(" ".join(name.split()))
+    """One key for every spelling of a name: case, commas, periods, the apostrophe's shape and the company
+    form ignored."""
+    core = organisation_core(" ".join(name.replace("’", "'").split()))
     return " ".join(re.sub(r"[.,]", " ", core).casefold().split())
 
 

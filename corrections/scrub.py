@@ -79,9 +79,9 @@ class Scrubber:
 
     def __init__(self, names: Mapping[str, str], patterns: Sequence[Pattern] = ()) -> None:
         names = scrub_names(names)
-        self.names = {" ".join(n.split()).casefold(): p for n, p in names.items()}
+        self.names = {_key(n): p for n, p in names.items()}
         ordered = sorted(names, key=len, reverse=True)
-        alternatives = "|".join(r"\s+".join(map(re.escape, n.split())) for n in ordered)
+        alternatives = "|".join(r"\s+".join(map(_word, n.split())) for n in ordered)
         self.pattern = re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.IGNORECASE) if ordered else None
         self.patterns = tuple(patterns)
 
@@ -89,7 +89,7 @@ class Scrubber:
         if personal_data:
             for found in self.patterns:
                 for start, end in sorted(found.spans(value), reverse=True):
-                    listed = self.names.get(" ".join(value[start:end].split()).casefold())
+                    listed = self.names.get(_key(value[start:end]))
                     value = value[:start] + (listed or f"[{found.name.upper()}]") + value[end:]
         if self.pattern is not None:
             value = self.pattern.sub(self._placeholder, value)
@@ -99,7 +99,7 @@ class Scrubber:
         found = match.group(0)
         if found.islower() and " " not in found and not _in_a_handle(match):
             return found
-        return self.names[" ".join(found.split()).casefold()]
+        return self.names[_key(found)]
 
     def deep(self, value: Any, key: str = "") -> Any:
         """Every string inside lists and dicts (the keys are field names and stay)."""
@@ -110,6 +110,16 @@ class Scrubber:
         if isinstance(value, dict):
             return {k: self.deep(v, k) for k, v in value.items()}
         return value
+
+
+def _key(name: str) -> str:
+    """One key for the spellings of a name the scrub treats alike: case, spacing and the apostrophe
+    ("O'Keefe" typed, "O’Keefe" as a word processor writes it)."""
+    return " ".join(name.replace("’", "'").split()).casefold()
+
+
+def _word(word: str) -> str:
+    return re.escape(word.replace("’", "'")).replace("'", "['’]")
 
 
 def _in_a_handle(match: re.Match[str]) -> bool:

@@ -199,3 +199,14 @@ def test_a_typed_name_brings_its_short_forms_and_prose_keeps_its_ordinary_words(
     assert scrub.text("Ms. Marsh of Marsh & Duvall sent wexford-tile.pdf and marsh-notes.txt to Lena.") == (
         "Ms. [PARTY-B] of [PARTY-C] sent [PARTY-A]-tile.pdf and [PARTY-B]-notes.txt to [PARTY-B]."
     )
+
+
+def test_a_word_processors_apostrophe_is_the_same_name() -> None:
+    from corrections.party_finder import MatterPage, propose_from_pages
+    from corrections.scrub import Scrubber
+
+    pages = [MatterPage("a.pdf", "pdf", 1, "By: /s/ Thomas O’Keefe\nName: Thomas O'Keefe\nTitle: President")]
+    proposals = propose_from_pages(pages)  # one person, whichever spelling is listed
+    assert len(proposals) == 1 and proposals[0].name.replace("’", "'") == "Thomas O'Keefe"
+    scrub = Scrubber({"Thomas O'Keefe": "[PARTY-A]"})
+    assert scrub.text("THOMAS O’KEEFE wrote; Mr. O’Keefe signed.") == "[PARTY-A] wrote; Mr. [PARTY-A] signed."
