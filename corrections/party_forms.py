@@ -55,3 +55,12 @@ def scrub_names(listed: Mapping[str, str]) -> dict[str, str]:
                 names[form] = placeholder
                 known.add(form.casefold())
     return names
+
+
+def shorter_forms(listed: Mapping[str, str]) -> dict[str, list[str]]:
+    """Per placeholder, the forms the scrub adds to the listed names, to show him what it will replace."""
+    out: dict[str, list[str]] = {}
+    for form, placeholder in scrub_names(listed).items():
+        if form not in listed:
+            out.setdefault(placeholder, []).append(form)
+    return out

@@ -174,7 +174,8 @@ def test_a_scrubbed_export_of_the_matter_leaves_none_of_its_names(
     draft = FINAL.replace("within ten days", "soon")
     capture(matter, make_input(matter="bellmont-wexford", messages=messages, draft=draft, final=FINAL))
     assert main(["corrections", "parties", "bellmont-wexford", "--confirm", "all"]) == 0
-    capsys.readouterr()
+    listed = capsys.readouterr().out
+    assert "Seller -> [PARTY-" in listed and "and its shorter forms: " in listed  # he sees what goes
     for fmt in ("pairs", "dpo"):
         out = tmp_path / f"{fmt}.jsonl"
         assert main(["corrections", "export", "--format", fmt, "--out", str(out), "--scrub"]) == 0
