@@ -115,6 +115,12 @@ def _built(name: str, progress: Progress | None) -> Path:
     return binary
 
 
+def build_number() -> int:
+    """llama.cpp's build number of the source chambers builds: the package's version is the upstream
+    tag (11434.0.0 is b11434). The archive has no git history, so cmake alone would say build 0."""
+    return int(LLAMA_CPP_VERSION.split(".")[0])
+
+
 def _build(folder: Path, targets: tuple[str, ...], progress: Progress | None) -> None:
     # The system's cmake, or the one the `cmake` wheel puts beside this Python.
     cmake = shutil.which("cmake") or shutil.which("cmake", path=str(Path(sys.executable).parent))
@@ -151,7 +157,7 @@ def _build(folder: Path, targets: tuple[str, ...], progress: Progress | None) ->
         _run(
             [cmake, "-S", str(source), "-B", str(build), "-DCMAKE_BUILD_TYPE=Release",
              "-DBUILD_SHARED_LIBS=OFF", "-DLLAMA_BUILD_TESTS=OFF", "-DLLAMA_BUILD_EXAMPLES=OFF",
-             "-DLLAMA_CURL=OFF"],
+             "-DLLAMA_CURL=OFF", f"-DLLAMA_BUILD_NUMBER={build_number()}"],
             log, "configure llama.cpp",
         )  # fmt: skip
         jobs = str(os.cpu_count() or 2)
