@@ -12,6 +12,7 @@ CLEAN = 0
 BLOCKED = 1
 USAGE = 2
 BACKEND = 3
+UNVERIFIABLE = 4  # `chambers verify`: nothing contradicted, but items it could not check are unacknowledged
 INTERRUPTED = 130
 BROKEN_PIPE = 141
 
@@ -20,6 +21,7 @@ HELP = """exit codes:
   1    something blocks: a verifier flag, the gate's "no basis", a doctor error, a leak
   2    usage or input error: a bad option, a missing file or matter, a config problem
   3    a model server refused or is down, or the local-only policy refused its address
+  4    verify only: nothing is contradicted, but unverifiable items are not yet acknowledged
   130  stopped with Ctrl-C (what was done is kept)
   141  the reader of the output went away (for example `| head`)"""
 

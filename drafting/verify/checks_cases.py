@@ -10,11 +10,14 @@ citation they stand for: after a blocked citation they are never "ok".
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from drafting.verify.authorities import Opinion
 from drafting.verify.checks_record import make_flag, where
 from drafting.verify.extract_citations import known_reporter, party_words
 from drafting.verify.found import Found, could_hold, pin_page
 from drafting.verify.model import Flag
+from drafting.verify.pins import check_pin
 from drafting.verify.sources import MatterSources, cite_key
 from drafting.verify.text import normalize_for_match
 
@@ -130,12 +133,22 @@ def check_case(item: Found, opinions: dict[str, Opinion] | None) -> Flag:
         return make_flag(
             item,
             "block",
-            "Unverified: not in your authorities library (no library is set up for this matter).",
+            "Unverifiable: not in your authorities library (no library is set up for this matter).",
             normalized=key,
+            verdict="unverifiable",
+            reason="no-library",
         )
     opinion = opinions.get(key)
     if opinion is None:
-        return make_flag(item, "block", "Unverified: not in your authorities library.", normalized=key)
+        return make_flag(
+            item,
+            "block",
+            "Unverifiable: the opinion is not in your authorities library. Add it with "
+            "`chambers authorities add FILE`, or acknowledge this item.",
+            normalized=key,
+            verdict="unverifiable",
+            reason="not-in-library",
+        )
     page = opinion.pages[0]
     named = " v. ".join(
         n for n in (item.fields.get(r, "") for r in ("plaintiff", "defendant", "subject")) if n
@@ -168,6 +181,30 @@ def check_case(item: Found, opinions: dict[str, Opinion] | None) -> Flag:
             [page],
             normalized=key,
         )
+    pin = check_pin(item, opinion)
+    if pin is not None and pin.verdict != "verified":
+        contradicted = pin.verdict == "contradicted"
+        return make_flag(
+            item,
+            "block",
+            f"{PIN_ONLY[0] if contradicted else PIN_ONLY[1]}: {pin.message} ({opinion.file}).",
+            [page],
+            normalized=key,
+            verdict="contradicted" if contradicted else "unverifiable",
+            reason="" if contradicted else "no-page-numbers",
+        )
+    if year and not opinion.year:
+        return make_flag(
+            item,
+            "block",
+            f"Unverifiable year: {key} is {opinion.caption!r} ({opinion.file}), but the library has no decision "
+            f"year for it, so {year} cannot be checked. Give it with `chambers authorities add FILE --cite "
+            f'"{key} ({year})"`, or acknowledge this item.',
+            [page],
+            normalized=key,
+            verdict="unverifiable",
+            reason="no-year",
+        )
     if not named or not any(distinctive(n) for n in named.split(" v. ")):
         return make_flag(
             item,
@@ -175,6 +212,7 @@ def check_case(item: Found, opinions: dict[str, Opinion] | None) -> Flag:
             f"{key} is in your library, but the draft names no parties to compare.",
             [page],
             normalized=key,
+            verdict="verified",
         )
     return make_flag(
         item,
@@ -185,7 +223,10 @@ def check_case(item: Found, opinions: dict[str, Opinion] | None) -> Flag:
     )
 
 
-def check_dependent(item: Found, verdict: Flag | None) -> Flag:
+PIN_ONLY = ("Wrong pin", "Unverifiable pin")
+
+
+def check_dependent(item: Found, verdict: Flag | None, opinion: Opinion | None = None) -> Flag:
     """A short form, supra or Id.: the verdict of the citation it stands for, never better."""
     label = "'Id.'" if item.kind == "id" else "A short form"
     if item.refers_to is None or verdict is None:
@@ -205,6 +246,22 @@ def check_dependent(item: Found, verdict: Flag | None) -> Flag:
             "cannot be in it. Correct the page, or cite the opinion the page belongs to.",
             normalized=item.refers_to.text,
         )
+    pin = check_pin(item, opinion) if opinion is not None else None
+    if verdict.message.startswith(PIN_ONLY):  # the case is right, only the full citation's pin was not
+        verdict = replace(verdict, severity="ok", verdict="verified")
+    if pin is not None and pin.verdict == "contradicted":
+        return make_flag(
+            item, "block", f"{note}, with a wrong pin: {pin.message}.", normalized=item.refers_to.text
+        )
+    if verdict.verdict == "verified" and pin is not None and pin.verdict == "unverifiable":
+        return make_flag(
+            item,
+            "block",
+            f"{note}, which is verified, but its pin is not: {pin.message}.",
+            normalized=item.refers_to.text,
+            verdict="unverifiable",
+            reason="no-page-numbers",
+        )
     if verdict.severity == "ok":
         return make_flag(item, "ok", f"{note}, which is verified.", normalized=item.refers_to.text)
     return make_flag(
@@ -212,6 +269,8 @@ def check_dependent(item: Found, verdict: Flag | None) -> Flag:
         verdict.severity,
         f"{note}, which is not verified: {verdict.message}",
         normalized=item.refers_to.text,
+        verdict=verdict.verdict,
+        reason=verdict.reason,
     )
 
 

@@ -14,6 +14,7 @@ from functools import lru_cache
 from typing import Any
 
 from drafting.verify.found import Found
+from drafting.verify.pin_text import pin_after
 
 _CASE_SHAPE = re.compile(
     r"\b(?P<volume>\d{1,4}) (?P<reporter>[A-Z][A-Za-z0-9.' ]{0,24}?\.?) (?P<page>\d{1,5})"
@@ -219,6 +220,7 @@ def extract_citations(text: str) -> list[Found]:
                     "volume": m["volume"],
                     "reporter": _squash(m["reporter"]),
                     "page": m["page"],
+                    "pin": pin_after(text, m.end("page")),
                     "plaintiff": plaintiff,
                     "defendant": defendant,
                     "unparsed": "1",
@@ -253,6 +255,7 @@ def _eyecite_citations(text: str, items: list[Found], taken: list[tuple[int, int
             meta = cite.metadata
             plaintiff, defendant = _parties(text, start, (meta.plaintiff or "", meta.defendant or ""))
             fields = {"form": "full", "year": year_after(text, end), **_volume_reporter_page(cite)}
+            fields["pin"] = pin_after(text, end)
             fields |= {"plaintiff": plaintiff, "defendant": defendant, "subject": _subject(text, start)}
             items.append(Found("case", start, end, text[start:end], fields))
             taken.append((start, end))
@@ -288,6 +291,7 @@ def _neutral_item(text: str, m: re.Match[str]) -> Found:
     """A public-domain citation: the year is its volume, the court its reporter, the number its page."""
     plaintiff, defendant = _parties(text, m.start())
     fields = {"form": "full", "year": m["volume"], "volume": m["volume"], "reporter": m["reporter"]}
+    fields["pin"] = pin_after(text, m.end())
     fields |= {
         "page": m["page"],
         "plaintiff": plaintiff,

@@ -27,6 +27,7 @@ from drafting.verify.extract_citations import extract_citations, party_words
 from drafting.verify.extract_record import extract_record
 from drafting.verify.found import Found, could_hold, link, pin_page
 from drafting.verify.model import Flag, Report, sort_flags
+from drafting.verify.pins import full_of
 from drafting.verify.sources import MatterSources, cite_key, load_sources
 from drafting.verify.text import sections, sentence_bounds
 
@@ -184,10 +185,19 @@ def _check_one(
         return check_term(item, sources)
     if item.kind == "id" or (item.kind == "case" and item.fields.get("form") in DEPENDENT_FORMS):
         target = item.refers_to
-        return check_dependent(item, verdicts.get(id(target)) if target is not None else None)
+        return check_dependent(
+            item, verdicts.get(id(target)) if target is not None else None, _opinion_of(item, opinions)
+        )
     if item.kind == "case":
         return check_case(item, opinions)
     return check_statute(item, library.sources if library is not None else None)
+
+
+def _opinion_of(item: Found, opinions: dict[str, Opinion] | None) -> Opinion | None:
+    full = full_of(item)
+    if opinions is None or full.kind != "case" or full.fields.get("form") != "full":
+        return None
+    return opinions.get(cite_key(full.fields["volume"], full.fields["reporter"], full.fields["page"]))
 
 
 def verify_text(draft: str, name: str, sources: MatterSources, library: Library | None = None) -> Report:
