@@ -55,6 +55,7 @@ def main() -> int:
 
 
 def _wide(tune_failures: Path | None) -> None:
+    from tests.verify_wide.keyed import score_keyed_part
     from tests.verify_wide.report import write_tune_failures
     from tests.verify_wide.score import MISSING_REASON, score_part, wide_opinions_folder
 
@@ -76,8 +77,11 @@ def _wide(tune_failures: Path | None) -> None:
         print(f"{'PASS' if met else 'MISS'} wide {score.line()}")
         for row in score.table():
             print(row)
+        with tempfile.TemporaryDirectory() as tmp:
+            keyed = score_keyed_part(Path(tmp), folder, part)
+        print(f"     wide {keyed.line()}")
         if part == "tune" and tune_failures is not None:
-            write_tune_failures(score, tune_failures)
+            write_tune_failures(score, tune_failures, keyed=keyed)
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ there the right verdict for the pin is unverifiable (no page numbers in this cop
 
 def failures(score: PartScore) -> dict[str, list[str]]:
     """Fabricated items verified, and true items not verified, grouped by category and verdict."""
-    if score.part != "tune":
+    if not score.part.startswith("tune"):
         raise ValueError(f"only the tune part is listed item by item, not {score.part!r}")
     out: dict[str, list[str]] = defaultdict(list)
     for item, verdict, message in score.verdicts:
@@ -36,7 +36,10 @@ def failures(score: PartScore) -> dict[str, list[str]]:
     return out
 
 
-def write_tune_failures(score: PartScore, path: Path, per_group: int = 12) -> None:
+def write_tune_failures(
+    score: PartScore, path: Path, per_group: int = 12, keyed: PartScore | None = None
+) -> None:
+    """The generated items' failures by category, then (``keyed``) the hand-written tune drafts' failures."""
     lines = [
         "# Tune-part failures of the generated drafts (tests/verify_wide)",
         "",
@@ -53,6 +56,19 @@ def write_tune_failures(score: PartScore, path: Path, per_group: int = 12) -> No
         lines += [f"- {row}" for row in rows[:per_group]]
         if len(rows) > per_group:
             lines.append(f"- ... and {len(rows) - per_group} more, in: {', '.join(opinions)}")
+        lines.append("")
+    if keyed is not None:
+        lines += [
+            "## Hand-written tune drafts (tests/verify_wide/drafts/tune), against their answer keys",
+            "",
+            keyed.line(),
+            "",
+        ]
+        for group, rows in sorted(failures(keyed).items()):
+            lines += [
+                f"- {group.split(' -> ')[0].split(' ', 1)[0]} -> {group.split(' -> ')[1]}: {row}"
+                for row in rows
+            ]
         lines.append("")
     temp = path.with_name(f".{path.name}.tmp")
     temp.write_text("\n".join(lines))

@@ -129,7 +129,7 @@ def build_library(root: Path, opinions: Path, entries: list[dict]) -> Path:
 
     database_file = root / "chambers.sqlite3"
     record, library = root / "record", root / "opinions"
-    record.mkdir()
+    record.mkdir(parents=True)
     library.mkdir()
     (record / "note.txt").write_text("The record of this matter is not cited by the generated drafts.\n")
     for entry in entries:
