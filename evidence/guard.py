@@ -39,7 +39,8 @@ class Protected:
     sources: tuple[tuple[str, Path], ...]  # (matter, folder) as recorded and with links resolved
     databases: tuple[Path, ...]
     files: dict[Path, tuple[str, str]] = field(default_factory=dict)  # real path: (matter, path as read)
-    identities: dict[Identity, tuple[str, str]] = field(default_factory=dict)  # of files and source folders
+    identities: dict[Identity, tuple[str, str]] = field(default_factory=dict)  # of the files read
+    folder_ids: dict[Identity, tuple[str, str]] = field(default_factory=dict)  # of the source folders
 
 
 Database = Path | Connection  # the database file, or a connection already open on it
@@ -57,10 +58,11 @@ def protected_places(database: Database) -> Protected:
                 matters, read = list_matters(db), read_files(db)
     sources: list[tuple[str, Path]] = []
     identities: dict[Identity, tuple[str, str]] = {}
+    folder_ids: dict[Identity, tuple[str, str]] = {}
     for matter in matters:
         for folder in matter.sources:
             sources += [(matter.name, form) for form in dict.fromkeys([folder, _real(folder)])]
-            _note_identity(identities, folder, (matter.name, str(folder)))
+            _note_identity(folder_ids, folder, (matter.name, str(folder)))
     files: dict[Path, tuple[str, str]] = {}
     for entry in read:  # what it was when read, and what its path reaches now
         what = (entry.matter, entry.path)
@@ -74,7 +76,7 @@ def protected_places(database: Database) -> Protected:
     base = Path(os.path.abspath(db_path))
     databases = {base.with_name(base.name + s) for s in DATABASE_SUFFIXES}
     databases |= {_real(p) for p in databases}
-    return Protected(tuple(sources), tuple(sorted(databases)), files, identities)
+    return Protected(tuple(sources), tuple(sorted(databases)), files, identities, folder_ids)
 
 
 def _identity(path: Path) -> Identity | None:
@@ -138,8 +140,10 @@ class OutputGuard:
         hit = next((self.protected.files[f] for f in forms if f in self.protected.files), None)
         if hit is None:
             hit = self.protected.identities.get(_identity(forms[-1]) or (-1, -1))
-            for parent in forms[-1].parents if hit is None else ():
-                hit = self.protected.identities.get(_identity(parent) or (-1, -1))
+            # Folders are compared with the source folders only: a file's recorded inode, once the file
+            # is gone, may come back as any folder's.
+            for place in (forms[-1], *forms[-1].parents) if hit is None else ():
+                hit = self.protected.folder_ids.get(_identity(place) or (-1, -1))
                 if hit is not None:
                     break
         if hit is not None:

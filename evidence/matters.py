@@ -83,14 +83,18 @@ def check_source_folder(path: Path, data_folder: Path, config_folder: Path | Non
     if real == Path(real.anchor):
         reason = "is the root of the file system: every file on the machine would become evidence"
     else:
-        for own, what in ((data_folder, "data folder"), (config_folder, "config folder")):
+        own_folders = (
+            (data_folder, "data folder", "its database and outputs"),
+            (config_folder, "config folder", "its settings"),
+        )
+        for own, what, holding in own_folders:
             if own is None:
                 continue
             own_real = Path(os.path.realpath(own))
             if real == own_real:
-                reason = f"is chambers' own {what}, which holds its database and outputs"
+                reason = f"is chambers' own {what}, which holds {holding}"
             elif own_real.is_relative_to(real):
-                reason = f"holds chambers' own {what} {own_real}, which holds its database and outputs"
+                reason = f"holds chambers' own {what} {own_real}, which holds {holding}"
             if reason:
                 break
     if reason:

@@ -9,6 +9,9 @@ exit 2 with the refusal, and every file's sha256 must be what it was.
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -164,3 +167,48 @@ def test_the_file_read_stays_guarded_after_its_link_is_pointed_elsewhere(
         _refused(["exhibits", "log", "acme", "--csv", str(target)], capsys, str(target))
         _refused(["corrections", "export", "--format", "sft", "--out", str(target)], capsys, str(target))
     assert exhibit.read_bytes() == before
+
+
+BIND_CHILD = """
+import subprocess, sys
+from tui.cli import main
+source, bound, draft = sys.argv[1:4]
+subprocess.run(["mount", "--bind", source, bound], check=True)
+argv = ["verify", draft, "--matter", "acme", "--report", bound + "/report.html"]
+sys.exit(main(argv))
+"""
+
+
+@pytest.mark.skipif(shutil.which("unshare") is None, reason="util-linux unshare is not installed")
+def test_a_bind_mount_of_a_source_folder_is_still_the_source_folder(
+    linked: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """The mount is made in a private user and mount namespace (``unshare -rm``), so the test needs no
+    root and leaves nothing mounted."""
+    sources, _ = linked
+    bound = tmp_path / "looks-like-elsewhere"
+    bound.mkdir()
+    before = tree_hashes(sources)
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    probe = subprocess.run(["unshare", "-rm", "true"], capture_output=True)
+    if probe.returncode != 0:
+        pytest.skip(f"user namespaces are not allowed here: {probe.stderr.decode(errors='replace')}")
+    child = subprocess.run(
+        [
+            "unshare",
+            "-rm",
+            sys.executable,
+            "-c",
+            BIND_CHILD,
+            str(sources),
+            str(bound),
+            str(tmp_path / "draft.md"),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert child.returncode == 2, child.stderr
+    assert "Refused" in child.stderr and str(sources) in child.stderr, child.stderr
+    assert tree_hashes(sources) == before and not (sources / "report.html").exists()
