@@ -212,12 +212,17 @@ def _caption_lines(lines: list[str], at: int) -> list[int]:
             if not line.strip():
                 index += step
                 continue
-            if _NOT_CAPTION.match(line) or not (first or _caption_like(line)):
+            if _NOT_CAPTION.match(line) or not (first or _caption_like(line) or _names_a_party(line, step)):
                 break
             chosen.append(index)
             first = False
             index += step
     return sorted(chosen)
+
+
+def _names_a_party(line: str, step: int) -> bool:
+    """ "Vanessa St. Pierre," above its "Plaintiff—Appellant,": a short name line, ending in its comma."""
+    return step < 0 and len(line.strip()) <= 60 and line.rstrip().endswith(",") and not _is_prose(line)
 
 
 def _caption_like(line: str) -> bool:
