@@ -187,7 +187,8 @@ def short_name(text: str, volume_start: int) -> str:
 
 
 _SUBJECT = re.compile(
-    r"\b(?:In re|[Mm]atter of|In the [Mm]atter of|Ex parte)\s+(?P<name>[^,;()]{1,80}?),\s*$"
+    r"\b(?:In re|[Mm]atter of|In the [Mm]atter of|Ex parte|Appeal of|Application of|Petition of)\s+"
+    r"(?P<name>[^,;()]{1,80}?),\s*$"
 )
 
 
