@@ -47,16 +47,22 @@ _STANDS_ALONE = re.compile(
     r"^\s*(?:,\s*\d{1,4}\s+[A-Z][A-Za-z0-9.' &]{0,24}?\s+\d{1,7}\s*)*(?:\([^()]*\))?\s*$"
 )
 _VERSUS = re.compile(r"(?:^|\s)(?:v\.?|vs\.?|versus|-?against-?)(?=\s|$)", re.M)
-_SUBJECT_CAPTION = re.compile(r"^\s*(?:In re|Matter of|In the Matter of|Ex parte)\b", re.I)
+_SUBJECT_CAPTION = re.compile(
+    r"^\s*(?:In re|Matter of|In the Matter of|Ex parte|Appeal of|Application of|Petition of|Estate of)\b",
+    re.I,
+)
 _YEAR = re.compile(r"\((?:[^()]*?\s)?((?:1[89]|20)\d\d)\)")
 # The decision's date as the file prints it: "Decided June 13, 2013", "Filed 11 February 2022",
 # "Date Filed: 12/22/2020" (an ECF stamp), "DECIDED: ...". Capitalised, so "this Court decided
 # Grutter" in prose is not one.
 _MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
 _DECIDED = re.compile(
-    rf"\b(?P<word>Decided|DECIDED|Filed|FILED|Date Filed|Opinion Filed|Opinion filed|Delivered|Dated)\s*:?\s*"
+    rf"(?:\b(?P<word>Decided|DECIDED|Filed|FILED|Date Filed|Opinion Filed|Opinion filed|Delivered|Dated)|"
+    rf"^[ \t]*(?P<low>decided|filed)|^[ \t]*(?P<alone>)(?=[A-Z][a-z]{{2,8}}\.?\s+\d{{1,2}},?\s+(?:1[89]|20)\d\d\.?[ \t]*$))"
+    rf"\s*:?\s*"
     rf"(?:{_MONTH}\s+\d{{1,2}},?\s+(?P<y1>(?:1[89]|20)\d\d)|\d{{1,2}}\s+{_MONTH}\s+(?P<y2>(?:1[89]|20)\d\d)"
-    rf"|\d{{1,2}}/\d{{1,2}}/(?P<y3>(?:1[89]|20)\d\d))"
+    rf"|\d{{1,2}}/\d{{1,2}}/(?P<y3>(?:1[89]|20)\d\d))",
+    re.M,  # a date may stand alone on its line, under the court's name
 )
 _NEUTRAL_VOLUME = re.compile(r"^((?:19|20)\d\d) [A-Z][^.\s]* \d+$")
 
@@ -66,7 +72,8 @@ def decision_year(pages: list[Page]) -> str:
     found: list[tuple[int, str]] = []
     for page in pages[:HEAD_PAGES]:
         for m in _DECIDED.finditer(page.text[:HEAD_CHARS]):
-            rank = 0 if m["word"].lower().startswith("decided") else 1
+            word = (m["word"] or m["low"] or "").lower()
+            rank = 0 if word.startswith("decided") else 1 if word else 2
             found.append((rank, m["y1"] or m["y2"] or m["y3"]))
     return min(found)[1] if found else ""
 
@@ -212,12 +219,17 @@ def _caption_lines(lines: list[str], at: int) -> list[int]:
             if not line.strip():
                 index += step
                 continue
-            if _NOT_CAPTION.match(line) or not (first or _caption_like(line)):
+            if _NOT_CAPTION.match(line) or not (first or _caption_like(line) or _names_a_party(line, step)):
                 break
             chosen.append(index)
             first = False
             index += step
     return sorted(chosen)
+
+
+def _names_a_party(line: str, step: int) -> bool:
+    """ "Vanessa St. Pierre," above its "Plaintiff—Appellant,": a short name line, ending in its comma."""
+    return step < 0 and len(line.strip()) <= 60 and line.rstrip().endswith(",") and not _is_prose(line)
 
 
 def _caption_like(line: str) -> bool:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from drafting.verify.authorities import Opinion
+from drafting.verify.case_names import full_word
 from drafting.verify.checks_record import make_flag, where
 from drafting.verify.extract_citations import known_reporter, party_words
 from drafting.verify.found import Found, could_hold, pin_page
@@ -102,6 +103,10 @@ def word_in_caption(word: str, caption: frozenset[str]) -> bool:
     word = word.lower().rstrip(".")
     if word in caption or _CONTRACTIONS.get(word) in caption:
         return True
+    full = full_word(word)  # either side may abbreviate: "Mgmt." in the draft, "Reg'l" in the caption
+    expanded = {full_word(w) for w in caption}
+    if full in expanded or all(part in caption or part in expanded for part in full.split()):
+        return True
     if "'" in word:  # Reg'l, Int'l, Ass'n, Dep't: the caption word starts and ends alike
         head, _, tail = word.partition("'")
         return any(w.startswith(head) and w.endswith(tail) and len(w) > len(word) for w in caption)
@@ -114,7 +119,7 @@ def word_in_caption(word: str, caption: frozenset[str]) -> bool:
 def missing_parties(item: Found, opinion: Opinion) -> list[tuple[str, str]]:
     """(role, name) of each party named in the draft whose distinctive words are not all in the caption."""
     out = []
-    for role in ("plaintiff", "defendant", "subject"):
+    for role in ("plaintiff", "defendant", "subject", "name"):
         name = item.fields.get(role, "")
         words = distinctive(name)
         if words and not all(word_in_caption(w, opinion.words) for w in words):
@@ -151,7 +156,7 @@ def check_case(item: Found, opinions: dict[str, Opinion] | None) -> Flag:
         )
     page = opinion.pages[0]
     named = " v. ".join(
-        n for n in (item.fields.get(r, "") for r in ("plaintiff", "defendant", "subject")) if n
+        n for n in (item.fields.get(r, "") for r in ("plaintiff", "defendant", "subject", "name")) if n
     )
     if not opinion.words:
         return make_flag(
@@ -296,4 +301,21 @@ def check_statute(item: Found, library: MatterSources | None) -> Flag:
         "warn",
         "Statute not checked: its text is not in your authorities library.",
         normalized=item.fields["key"],
+    )
+
+
+def check_belonging(item: Found, owner: Found, verdict: Flag) -> Flag:
+    """A decision's date in its citation, or an amount in an opinion's words: the verdict of its owner.
+
+    Neither is a fact of the matter's record, so the record is not asked; it stands or falls with
+    the citation (whose year is checked) or the quotation (checked word for word).
+    """
+    what = "the citation" if owner.kind == "case" else "the quotation"
+    return make_flag(
+        item,
+        verdict.severity,
+        f"Part of {what} {owner.text!r}, not a fact of the record: {verdict.message}",
+        normalized=owner.text,
+        verdict=verdict.verdict,
+        reason=verdict.reason,
     )

@@ -82,6 +82,8 @@ def check_pin(item: Found, opinion: Opinion) -> PinVerdict | None:
                 number,
             )
         return PinVerdict("verified", f"¶ {number} is in it", number)
+    if first.isdigit() and number == int(first):
+        return PinVerdict("verified", f"page {number} is its first page", number)  # every copy has that one
     if first.isdigit() and number < int(first):
         return PinVerdict(
             "contradicted",
