@@ -56,8 +56,8 @@ def main() -> int:
 
 def _wide(tune_failures: Path | None) -> None:
     from tests.verify_wide.keyed import score_keyed_part
-    from tests.verify_wide.report import write_tune_failures
-    from tests.verify_wide.score import MISSING_REASON, score_part, wide_opinions_folder
+    from tests.verify_wide.report import rerun_section, write_tune_failures
+    from tests.verify_wide.score import MISSING_REASON, canonical_in_process, score_part, wide_opinions_folder
 
     folder = wide_opinions_folder()
     if folder is None:
@@ -80,8 +80,12 @@ def _wide(tune_failures: Path | None) -> None:
         with tempfile.TemporaryDirectory() as tmp:
             keyed = score_keyed_part(Path(tmp), folder, part)
         print(f"     wide {keyed.line()}")
+        first, second = (canonical_in_process(folder, part, seed) for seed in ("1", "2"))
+        print(
+            f"     wide {part}: a rerun in another interpreter is {'identical' if first == second else 'DIFFERENT'}"
+        )
         if part == "tune" and tune_failures is not None:
-            write_tune_failures(score, tune_failures, keyed=keyed)
+            write_tune_failures(score, tune_failures, keyed=keyed, rerun=rerun_section(first, second))
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ Only the tune part is ever listed item by item; the held-back part is reported a
 
 from __future__ import annotations
 
+import json
 import os
 from collections import defaultdict
 from pathlib import Path
@@ -19,7 +20,9 @@ changed), quote-page (the true quotation cited to another page of the opinion), 
 volume (volume + 1), party (an invented plaintiff on the real slot), year (the year + 3), pin-range (a pin
 40 pages past the last page marker), sanctioned (the fabrications of Mata v. Avianca and Evans v.
 Robertson). Slip opinions and files without page markers have their quotations cited to the first page:
-there the right verdict for the pin is unverifiable (no page numbers in this copy)."""
+there the right verdict for the pin is unverifiable (no page numbers in this copy).
+Written by `CHAMBERS_REAL_OPINIONS=/work/corpus_wide/opinions python -m benchmarks.verify_quality
+--tune-failures FILE`; the held-back part is never listed here."""
 
 
 def failures(score: PartScore) -> dict[str, list[str]]:
@@ -37,7 +40,11 @@ def failures(score: PartScore) -> dict[str, list[str]]:
 
 
 def write_tune_failures(
-    score: PartScore, path: Path, per_group: int = 12, keyed: PartScore | None = None
+    score: PartScore,
+    path: Path,
+    per_group: int = 12,
+    keyed: PartScore | None = None,
+    rerun: list[str] | None = None,
 ) -> None:
     """The generated items' failures by category, then (``keyed``) the hand-written tune drafts' failures."""
     lines = [
@@ -70,6 +77,19 @@ def write_tune_failures(
                 for row in rows
             ]
         lines.append("")
+    lines += rerun or []
     temp = path.with_name(f".{path.name}.tmp")
     temp.write_text("\n".join(lines))
     os.replace(temp, path)
+
+
+def rerun_section(first: str, second: str) -> list[str]:
+    """The tune items whose verdict or message differs between two interpreters' runs."""
+    a, b = json.loads(first), json.loads(second)
+    rows = [
+        f"- `{x[0]}` {x[1]} at {x[2]}: {x[3]} ({x[4][:120]}) / {y[3]} ({y[4][:120]})"
+        for x, y in zip(a, b)
+        if x != y
+    ]
+    head = "## Rerun: verdicts that differ between two interpreters (PYTHONHASHSEED 1 and 2)"
+    return [head, "", f"{len(rows)} of {len(a)} items differ.", "", *rows[:40], ""]

@@ -198,3 +198,37 @@ def score_part(root: Path, opinions: Path, part: str, per_opinion: int = 8) -> P
     database_file = build_library(root, opinions, entries)
     drafts = generate(opinions, entries, per_opinion)
     return score_drafts(database_file, drafts, part, len(entries))
+
+
+def canonical_in_process(opinions: Path, part: str, hash_seed: str) -> str:
+    """The part's canonical verdicts computed by a fresh interpreter with ``PYTHONHASHSEED=hash_seed``,
+    since a rerun is a new process: anything that hangs on set or dict-of-str order shows here."""
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONHASHSEED": hash_seed, "PYTHONPATH": str(Path(__file__).parents[2])}
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.verify_wide.score", str(opinions), part],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
+    return done.stdout
+
+
+def main(argv: list[str]) -> int:
+    import logging
+    import sys
+    import tempfile
+
+    logging.disable(logging.WARNING)
+    with tempfile.TemporaryDirectory() as tmp:
+        sys.stdout.write(score_part(Path(tmp), Path(argv[0]), argv[1]).canonical())
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+
+    raise SystemExit(main(sys.argv[1:]))
