@@ -167,7 +167,13 @@ class Meter:
 
 def metered(request: httpx.Request, response: httpx.Response) -> httpx.Response:
     """``response`` with its body inflated and capped as it is read (Content-Encoding dropped)."""
-    stream = request.extensions.get(STREAM) is True
+    # Only a stream the server really started is left to its reader: an error or any other body
+    # answering a streamed request is read whole, so it is capped like every other answer.
+    stream = (
+        request.extensions.get(STREAM) is True
+        and response.status_code < 400
+        and response.headers.get("content-type", "").startswith("text/event-stream")
+    )
     meter = Meter(
         str(request.url),
         response.headers.get("content-encoding", ""),

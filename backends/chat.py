@@ -244,10 +244,15 @@ class ChatClient:
         finished = await self.complete(request, role=role, on_progress=on_progress, on_delta=on_delta)
         try:
             return json.loads(finished.text), finished
-        except json.JSONDecodeError as exc:
+        except (json.JSONDecodeError, RecursionError) as exc:
+            where = (
+                f"{exc.msg} at character {exc.pos}"
+                if isinstance(exc, json.JSONDecodeError)
+                else "nested too deep"
+            )
             raise MalformedStream(
                 f"Backend '{self.backend.name}' was asked for JSON matching a schema but sent "
-                f"text that is not JSON ({exc.msg} at character {exc.pos}).",
+                f"text that is not JSON ({where}).",
                 backend=self.backend.name,
                 url=self.backend.url,
                 partial=finished.text,
@@ -352,7 +357,7 @@ class ChatClient:
     def _parse(self, data: str) -> dict[str, Any]:
         try:
             chunk = json.loads(data)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):  # not JSON, or nested past the parser's stack
             chunk = None
         if not isinstance(chunk, dict):
             raise MalformedStream(

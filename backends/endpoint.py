@@ -12,6 +12,9 @@ forgot to ask the policy cannot send anything either. Proxies from the
 environment are ignored (``trust_env=False``) and redirects are not followed:
 both would send the request somewhere that was never checked. Every client
 chambers opens is made by ``async_client`` or ``sync_client``.
+
+A backend on this machine or the office network is sent the key of the servers chambers serves
+(backends.server_key); answers are inflated and capped here too (backends.answer_caps).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import socket
 import ssl
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
@@ -35,9 +38,12 @@ from backends.addresses import (
 )
 from backends.answer_caps import STREAM, metered
 from backends.errors import BadAddress, PolicyRefusal
+from backends.server_key import current_key
 from workspace.config import Backend, Policy
 
 CHECKED = "chambers.checked_address"  # the request extension that carries the check
+WITHOUT_KEY = "chambers.without_key"  # request extension: send no API key (the doctor's probe)
+KEYED_CLASSES = (AddressClass.LOOPBACK, AddressClass.PRIVATE)  # where the served servers' key may go
 DEFAULT_PORTS = {"http": 80, "https": 443}
 POOL_LIMITS = httpx.Limits(max_connections=32, max_keepalive_connections=16)
 FRESH_LIMITS = httpx.Limits(max_connections=32, max_keepalive_connections=0)  # every request a new connection
@@ -63,6 +69,7 @@ class CheckedAddress:
     port: int
     ips: tuple[str, ...]  # every address the name resolved to, in the resolver's order
     klass: AddressClass
+    api_key: str | None = field(default=None, repr=False)  # sent to it (backends.server_key)
 
     @property
     def ip(self) -> str:
@@ -151,7 +158,8 @@ class Endpoint:
         klass = least_local(classify_ip(ip, networks) for ip in ips)
         if klass is AddressClass.PUBLIC and self.policy.local_only and not self.allow_remote:
             raise PolicyRefusal(self._public_message(_step(role), ips, networks))
-        return CheckedAddress(self.name, self.url, host, port, tuple(ips), klass)
+        key = current_key() if self.what == "backend" and klass in KEYED_CLASSES else None
+        return CheckedAddress(self.name, self.url, host, port, tuple(ips), klass, key)
 
     def _unresolved(self, role: str | None, exc: BaseException) -> PolicyRefusal:
         return PolicyRefusal(
@@ -231,14 +239,21 @@ def _networks(cidrs: tuple[str, ...]) -> tuple[IPNetwork, ...]:
 
 
 def _pinned(request: httpx.Request, ip: str, checked: CheckedAddress) -> httpx.Request:
-    """``request`` sent to ``ip``; ``Host`` (already set) and the TLS server name keep the name."""
-    extensions = {k: v for k, v in request.extensions.items() if k != CHECKED}
+    """``request`` sent to ``ip``; ``Host`` (already set) and the TLS server name keep the name.
+
+    The check's API key goes in ``Authorization`` unless the request has one of its own or asks
+    to go without (``WITHOUT_KEY``)."""
+    extensions = {k: v for k, v in request.extensions.items() if k not in (CHECKED, WITHOUT_KEY)}
     if request.url.scheme == "https":
         extensions["sni_hostname"] = checked.host
+    headers = request.headers
+    if checked.api_key and not request.extensions.get(WITHOUT_KEY) and "authorization" not in headers:
+        headers = headers.copy()
+        headers["Authorization"] = f"Bearer {checked.api_key}"
     return httpx.Request(
         request.method,
         request.url.copy_with(host=ip.split("%", 1)[0]),
-        headers=request.headers,
+        headers=headers,
         stream=request.stream,
         extensions=extensions,
     )

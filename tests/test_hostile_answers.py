@@ -184,3 +184,40 @@ async def test_drafts_do_not_fail_on_a_pooled_connection_the_server_dropped() ->
             texts = [(await client.complete(ASK)).text for _ in range(14)]
     assert texts == ["Caption."] * 14
     assert all(n == 1 for n in seen.connections)  # each answer on a connection of its own
+
+
+async def test_a_stream_event_or_a_json_answer_nested_200000_deep_is_a_clear_error() -> None:
+    deep = "[" * 200_000 + "]" * 200_000
+
+    def deep_event(h: Handler) -> None:
+        h.send_pieces(200, "text/event-stream", iter([b"data: " + deep.encode() + b"\n\n"]))
+
+    def deep_answer(h: Handler) -> None:
+        pieces = [sse_chunk(deep[i : i + 4096]) for i in range(0, len(deep), 4096)]
+        h.send_pieces(
+            200, "text/event-stream", iter([*pieces, sse_chunk(finish="stop"), b"data: [DONE]\n\n"])
+        )
+
+    for route, call in ((deep_event, "complete"), (deep_answer, "complete_json")):
+        routes = {("GET", "/props"): ok_props, ("POST", "/v1/chat/completions"): route}
+        with hostile_server(routes) as (url, _):
+            async with ChatClient(make_backend(url, name="deep"), Policy(), None) as client:
+                ask = ChatRequest(ASK.messages, sampling=Sampling(max_tokens=1000))
+                with pytest.raises(MalformedStream) as raised:
+                    await (client.complete(ask) if call == "complete" else client.complete_json(ask, {}))
+        assert "is not" in raised.value.message and "JSON" in raised.value.message
+
+
+@pytest.mark.usefixtures("traced")
+async def test_an_error_answer_to_a_streamed_request_is_capped_like_any_other() -> None:
+    def bomb_error(h: Handler) -> None:
+        h.send_body(500, gzip_bomb(), Content_Encoding="gzip")
+
+    routes = {("GET", "/props"): ok_props, ("POST", "/v1/chat/completions"): bomb_error}
+    with hostile_server(routes) as (url, _):
+        tracemalloc.reset_peak()
+        async with ChatClient(make_backend(url, name="bomb"), Policy(), None) as client:
+            with pytest.raises(MalformedAnswer) as raised:
+                await client.complete(ASK)
+    assert f"{url}/v1/chat/completions" in raised.value.message and "limit of 32 MiB" in raised.value.message
+    assert peak() < 3 * MAX_ANSWER_BYTES / MIB

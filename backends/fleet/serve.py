@@ -29,6 +29,7 @@ import httpx
 
 from backends.endpoint import Endpoint, sync_client
 from backends.fleet.profiles import LaunchProfile, command, environment
+from backends.fleet.serve_policy import check_listen_host, serve_environment
 from backends.fleet.telemetry import HostTelemetry
 from workspace.config import Policy
 from workspace.errors import ChambersError
@@ -91,16 +92,23 @@ def check_model_file(profile: LaunchProfile) -> None:
 
 
 def server_environment(profile: LaunchProfile) -> dict[str, str]:
-    return {**os.environ, **environment(profile)}
+    return {**serve_environment(), **environment(profile)}
 
 
 class ForegroundServer:
     """Runs one profile's llama-server until it exits or is told to stop."""
 
     def __init__(
-        self, profile: LaunchProfile, binary: Path, log_file: Path, echo: IO[str] | None = None
+        self,
+        profile: LaunchProfile,
+        binary: Path,
+        log_file: Path,
+        echo: IO[str] | None = None,
+        *,
+        policy: Policy | None = None,
     ) -> None:
         self.profile = profile
+        self.policy = policy or Policy()
         self.cmd = command(profile, binary)
         self.log_file = log_file
         self.echo = echo if echo is not None else sys.stdout
@@ -121,7 +129,13 @@ class ForegroundServer:
             self.echo.flush()
 
     def run(self, healthy_within_s: float = 300.0, on_healthy: Callable[[str], None] | None = None) -> int:
-        """Start, announce health, wait; returns the server's exit status (0 after a clean stop)."""
+        """Start, announce health, wait; returns the server's exit status (0 after a clean stop).
+
+        Raises:
+            PolicyRefusal: the profile's listen_host is not allowed; nothing is started.
+        """
+        p = self.profile
+        check_listen_host(p.name, p.listen_host, p.port, self.policy)
         self.log_file.parent.mkdir(parents=True, exist_ok=True)
         previous = {s: signal.signal(s, self._on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
         try:
@@ -154,9 +168,8 @@ class ForegroundServer:
     def _wait_healthy(self, within_s: float, on_healthy: Callable[[str], None] | None) -> None:
         assert self.process is not None
         deadline = time.monotonic() + within_s
-        # Our own child on one of this machine's addresses, asked only for /health: no client text goes
-        # there, so the local-only question does not arise; it still goes by the endpoint layer.
-        own = Endpoint(f"profile '{self.profile.name}'", self.url, Policy(local_only=False)).check()
+        # The policy judged the listen address before the server started; /health is asked there.
+        own = Endpoint(f"profile '{self.profile.name}'", self.url, self.policy, what="launch profile").check()
         with sync_client(2.0) as client:
             while time.monotonic() < deadline and not self._stopping.is_set():
                 if self.process.poll() is not None:
