@@ -88,7 +88,7 @@ def rerun_section(first: str, second: str) -> list[str]:
     a, b = json.loads(first), json.loads(second)
     rows = [
         f"- `{x[0]}` {x[1]} at {x[2]}: {x[3]} ({x[4][:120]}) / {y[3]} ({y[4][:120]})"
-        for x, y in zip(a, b)
+        for x, y in zip(a, b, strict=False)
         if x != y
     ]
     head = "## Rerun: verdicts that differ between two interpreters (PYTHONHASHSEED 1 and 2)"
