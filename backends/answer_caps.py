@@ -38,25 +38,37 @@ def _mib(n: int) -> str:
 
 
 class _Inflater:
-    """One content coding (gzip or deflate) undone in steps of at most ``INFLATE_STEP`` bytes."""
+    """One content coding (gzip or deflate) undone in steps of at most ``INFLATE_STEP`` bytes.
+
+    Raises:
+        zlib.error: from ``pieces`` or ``end``, the body does not inflate.
+    """
 
     def __init__(self, coding: str) -> None:
         self.coding = coding
         self._z: zlib._Decompress | None = None
+        self._head = b""  # deflate: the first bytes, until there are two to tell zlib from raw
         if coding in ("gzip", "x-gzip"):
             self._z = zlib.decompressobj(zlib.MAX_WBITS | 16)
 
     def pieces(self, data: bytes) -> Iterator[bytes]:
         if self._z is None:  # deflate: a zlib stream, or (some servers) raw deflate
-            wbits = zlib.MAX_WBITS if data[:1] and (data[0] & 0x0F) == 8 else -zlib.MAX_WBITS
-            self._z = zlib.decompressobj(wbits)
-        out = self._z.decompress(data, INFLATE_STEP)
-        yield out
+            data = self._head + data
+            if len(data) < 2:
+                self._head = data
+                return
+            zlib_header = (data[0] & 0x0F) == 8 and (data[0] << 8 | data[1]) % 31 == 0
+            self._z = zlib.decompressobj(zlib.MAX_WBITS if zlib_header else -zlib.MAX_WBITS)
+        yield self._z.decompress(data, INFLATE_STEP)
         while self._z.unconsumed_tail:
             yield self._z.decompress(self._z.unconsumed_tail, INFLATE_STEP)
 
     def end(self) -> bytes:
-        return self._z.flush() if self._z is not None else b""
+        if self._z is None:
+            if self._head:
+                raise zlib.error("a deflate body of one byte")
+            return b""
+        return self._z.flush()
 
 
 class _DepthGauge:
@@ -128,15 +140,28 @@ class Meter:
         if self._inflater is None:
             yield self._checked(data)
             return
-        for piece in self._inflater.pieces(data):
-            if piece:
-                yield self._checked(piece)
+        try:
+            for piece in self._inflater.pieces(data):
+                if piece:
+                    yield self._checked(piece)
+        except zlib.error as exc:
+            raise self._corrupt(exc) from None
 
     def end(self) -> Iterator[bytes]:
         if self._inflater is not None:
-            tail = self._inflater.end()
+            try:
+                tail = self._inflater.end()
+            except zlib.error as exc:
+                raise self._corrupt(exc) from None
             if tail:
                 yield self._checked(tail)
+
+    def _corrupt(self, exc: zlib.error) -> AnswerRefused:
+        assert self._inflater is not None
+        return AnswerRefused(
+            f"{self.url} sent an answer marked {self._inflater.coding} that does not inflate ({exc}); "
+            "nothing was read from it. Check that the address is the server the config means."
+        )
 
     def _checked(self, piece: bytes) -> bytes:
         self._inflated += len(piece)

@@ -48,6 +48,7 @@ DEFAULT_PORTS = {"http": 80, "https": 443}
 POOL_LIMITS = httpx.Limits(max_connections=32, max_keepalive_connections=16)
 FRESH_LIMITS = httpx.Limits(max_connections=32, max_keepalive_connections=0)  # every request a new connection
 IDEMPOTENT = frozenset({"GET", "HEAD", "OPTIONS"})
+SAFE_TO_RESEND = "chambers.safe_to_resend"  # request extension: a POST that changes nothing (/tokenize)
 # What a request on a connection the server had already closed fails with, before any answer.
 STALE_CONNECTION = (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)
 
@@ -243,7 +244,8 @@ def _pinned(request: httpx.Request, ip: str, checked: CheckedAddress) -> httpx.R
 
     The check's API key goes in ``Authorization`` unless the request has one of its own or asks
     to go without (``WITHOUT_KEY``)."""
-    extensions = {k: v for k, v in request.extensions.items() if k not in (CHECKED, WITHOUT_KEY)}
+    ours = (CHECKED, WITHOUT_KEY, SAFE_TO_RESEND, STREAM)
+    extensions = {k: v for k, v in request.extensions.items() if k not in ours}
     if request.url.scheme == "https":
         extensions["sni_hostname"] = checked.host
     headers = request.headers
@@ -274,6 +276,10 @@ def _checked_for(request: httpx.Request) -> CheckedAddress:
     return checked
 
 
+def _resendable(request: httpx.Request) -> bool:
+    return request.method in IDEMPOTENT or request.extensions.get(SAFE_TO_RESEND) is True
+
+
 class PinnedAsyncTransport(httpx.AsyncBaseTransport):
     """Sends each request to the addresses its check found, trying them in order.
 
@@ -295,7 +301,7 @@ class PinnedAsyncTransport(httpx.AsyncBaseTransport):
         try:
             response = await self._send(first, request, checked)
         except STALE_CONNECTION:
-            if streamed or request.method not in IDEMPOTENT:
+            if streamed or not _resendable(request):
                 raise
             response = await self._send(self._fresh, request, checked)
         try:
@@ -334,7 +340,7 @@ class PinnedTransport(httpx.BaseTransport):
         try:
             response = self._send(self._fresh if streamed else self._inner, request, checked)
         except STALE_CONNECTION:
-            if streamed or request.method not in IDEMPOTENT:
+            if streamed or not _resendable(request):
                 raise
             response = self._send(self._fresh, request, checked)
         try:

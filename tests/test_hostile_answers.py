@@ -160,20 +160,25 @@ def closes_the_second_request(h: Handler) -> None:
     """A server whose idle timeout closes a kept-alive connection as the next request arrives."""
     if h.nth_on_connection > 1:
         h.drop()
-        return
-    ROUTES[("GET", h.path)](h) if ("GET", h.path) in ROUTES else one_answer(h)
-
-
-ROUTES = {("GET", "/props"): ok_props}
+    elif h.path == "/props":
+        ok_props(h)
+    elif h.path == "/tokenize":
+        h.send_body(200, b'{"tokens":[1,2,3]}')
+    else:
+        one_answer(h)
 
 
 async def test_an_idempotent_request_on_a_dropped_pooled_connection_is_sent_again_on_a_fresh_one() -> None:
-    with hostile_server({("GET", "/props"): closes_the_second_request}) as (url, seen):
+    routes = {("GET", "/props"): closes_the_second_request, ("POST", "/tokenize"): closes_the_second_request}
+    with hostile_server(routes) as (url, seen):
         async with async_client() as http:
             native = NativeClient(make_backend(url, name="pool"), Policy(), http=http)
             first, second = await native.props(), await native.props()
-    assert first.build == second.build == "b9999-hostile"
-    assert seen.connections == [2, 1]  # the second request was dropped, then answered on a new one
+            assert first.build == second.build == "b9999-hostile"
+            assert seen.connections == [2, 1]  # the second request was dropped, then answered on a new one
+            await native.props()  # a new pooled connection (the fresh one was not kept)
+            assert await native.tokenize("a b c") == 3  # a POST that changes nothing is sent again too
+    assert seen.connections == [2, 1, 2, 1]
 
 
 async def test_drafts_do_not_fail_on_a_pooled_connection_the_server_dropped() -> None:
