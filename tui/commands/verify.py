@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from tui import exit_codes
 from workspace.paths import Paths
 
 
@@ -15,10 +16,11 @@ def register(sub: Any) -> None:
         description="Each item is verified (the sources say it), contradicted (they say otherwise) or "
         "unverifiable (chambers cannot check it here: the opinion is not in the library, this copy has no "
         "page numbers, the library lacks the decision year, or the opinion was added without a citation).",
-        epilog="Exit status: 0 when nothing is contradicted and every unverifiable item is acknowledged; "
-        "1 when anything is contradicted (not overridden); 4 when nothing is contradicted but unverifiable "
-        "items are not yet acknowledged (acknowledge each with --acknowledge KEY, or add the opinion with "
-        "`chambers authorities add FILE`); 2 on a usage or input error.",
+        epilog="verify's own exit status: 0 when nothing is contradicted and every unverifiable item is\n"
+        "acknowledged; 1 when anything is contradicted (not overridden); 4 when nothing is contradicted\n"
+        "but unverifiable items are not yet acknowledged (acknowledge each with --acknowledge KEY, or add\n"
+        "the opinion with `chambers authorities add FILE`).\n\n" + exit_codes.HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     verify.add_argument("draft", help="the draft, as Markdown or plain text")
     verify.add_argument("--matter", required=True, help="the matter whose sources ground the draft")
