@@ -73,10 +73,10 @@ def test_a_name_that_is_not_utf8_is_indexed_and_shown_with_its_bytes_escaped(
     assert main(["verify", str(draft), "--matter", "acme", "--report", str(odd)]) == 2  # still evidence
     assert odd.read_bytes() == before
     capsys.readouterr()
-    out = tmp_path / "stamped"
-    assert main(["exhibits", "stamp", "acme", str(odd), "--prefix", "ACME", "--out", str(out)]) == 2
+    stamped = tmp_path / "stamped"
+    assert main(["exhibits", "stamp", "acme", str(odd), "--prefix", "ACME", "--out", str(stamped)]) == 2
     assert "M\\xfcller-Vertrag.pdf has a name that is not UTF-8" in capsys.readouterr().err
-    assert not out.exists() or not any(out.iterdir())
+    assert not stamped.exists() or not any(stamped.iterdir())
 
 
 def test_path_keys_round_trip_every_byte() -> None:
