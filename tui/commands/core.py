@@ -43,7 +43,7 @@ def cmd_init(args: argparse.Namespace, paths: Paths) -> int:
 
 def cmd_config(args: argparse.Namespace, paths: Paths) -> int:
     from backends.errors import PolicyRefusal
-    from backends.fleet.profiles import profiles_from_config
+    from backends.fleet.profiles import listen_refusals, profiles_from_config
     from backends.policy import check_backend
     from workspace.config import load_config
 
@@ -64,6 +64,7 @@ def cmd_config(args: argparse.Namespace, paths: Paths) -> int:
         print(
             f"  {backend.name:<12} {backend.kind:<9} {backend.url:<28} {','.join(backend.roles):<16} {verdict}"
         )
+    refusals += listen_refusals(config)  # and a profile's extra_args that download fail to parse
     for refusal in refusals:
         print(f"\n{refusal}")
     return exit_codes.BACKEND if refusals else exit_codes.CLEAN
