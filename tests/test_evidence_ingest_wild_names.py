@@ -21,6 +21,7 @@ from evidence.errors import UnreadableFile
 from evidence.index.store import matter_pdfs
 from evidence.ingest import IngestEvent, ingest_matter
 from evidence.readers import decode_text, read_email
+from evidence.report import audit_matter
 from evidence.walk import key_path, path_key
 from tests.evidence_files import make_pdf
 from tests.test_evidence_ingest import new_matter, rows
@@ -192,6 +193,8 @@ def test_a_fifo_and_files_deleted_mid_ingest_are_named(tmp_path: Path) -> None:
     assert _hits(db_path, "memo") == set()
     stored = {Path(r[0]).name: r[1] for r in rows(db_path, "SELECT path, kind FROM ingest_notices")}
     assert stored["b-pipe.pdf"] == "special" and stored["z-late.pdf"] == "vanished"
+    audited = {(kind, Path(path).name) for kind, path, _ in audit_matter(db_path, "acme").other_notices}
+    assert {("special", "b-pipe.pdf"), ("vanished", "z-late.pdf")} <= audited  # the audit names them too
     again = ingest_matter(db_path, "acme", tessdata=None)  # named again, never twice
     assert [n.kind for n in again.notices if Path(n.path).name == "b-pipe.pdf"] == ["special"]
     names = [Path(r[0]).name for r in rows(db_path, "SELECT path FROM ingest_notices")]
