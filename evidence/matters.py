@@ -32,11 +32,18 @@ def check_matter_name(name: str) -> str:
 
 
 def create_matter(
-    db: Connection, name: str, sources: Sequence[Path], *, config_folder: Path | None = None
+    db: Connection,
+    name: str,
+    sources: Sequence[Path],
+    *,
+    config_folder: Path | None = None,
+    data_folder: Path | None = None,
 ) -> Matter:
     """Record a new matter; each source folder must exist now (it is stored as an absolute path).
 
-    ``config_folder`` is the folder of chambers' config (``$CHAMBERS_HOME``), never a source itself.
+    ``config_folder`` is the folder of chambers' config (``$CHAMBERS_HOME``) and ``data_folder`` its data
+    folder, when the caller knows them: neither is a source, nor anything holding them, nor anything in
+    the data folder. Without ``data_folder`` the database's folder stands for it (not refused inside).
     """
     name = name.strip()
     if not name:
@@ -52,7 +59,9 @@ def create_matter(
                 f"{path} is not a folder. Give the folder that holds the matter's documents.",
                 title="Source folder not found",
             )
-        check_source_folder(path, database_file_of(db).parent, config_folder)
+        check_source_folder(
+            path, data_folder or database_file_of(db).parent, config_folder, inside=data_folder is not None
+        )
         resolved.append(path)
     if find_matter(db, name) is not None:
         raise MatterExists(
@@ -63,12 +72,16 @@ def create_matter(
     return get_matter(db, name)
 
 
-def check_source_folder(path: Path, data_folder: Path, config_folder: Path | None = None) -> None:
-    """Refuse a source folder that is the whole disk, or that is or holds chambers' own folders.
+def check_source_folder(
+    path: Path, data_folder: Path, config_folder: Path | None = None, *, inside: bool = False
+) -> None:
+    """Refuse a source folder that is the whole disk, or that is or holds chambers' own folders (or,
+    with ``inside``, lies in the data folder).
 
     Every folder below a matter's source is read as evidence and is closed to every writer, so a source
     holding the data folder would make chambers read its own database and outputs and then refuse to
-    write them; ``/`` would put the whole machine under that rule.
+    write them; ``/`` would put the whole machine under that rule; and a source inside the data folder
+    (its exports, say) would be written to by chambers itself.
     """
     try:
         str(path).encode("utf-8")
@@ -93,6 +106,8 @@ def check_source_folder(path: Path, data_folder: Path, config_folder: Path | Non
             own_real = Path(os.path.realpath(own))
             if real == own_real:
                 reason = f"is chambers' own {what}, which holds {holding}"
+            elif inside and what == "data folder" and real.is_relative_to(own_real):
+                reason = f"lies in chambers' own {what} {own_real}, where chambers writes {holding}"
             elif own_real.is_relative_to(real):
                 reason = f"holds chambers' own {what} {own_real}, which holds {holding}"
             if reason:

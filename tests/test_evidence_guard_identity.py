@@ -131,11 +131,13 @@ def test_matter_new_refuses_the_root_and_chambers_own_folders(
 ) -> None:
     paths = Paths.from_environment()
     paths.data_dir.mkdir(parents=True)
+    (paths.data_dir / "exports").mkdir()
     (tmp_path / "disk").symlink_to("/")
     cases = [
         ("/", "root of the file system"),
         (str(isolated_home), "data folder"),  # $CHAMBERS_HOME holds the data folder
         (str(paths.data_dir), "data folder"),
+        (str(paths.data_dir / "exports"), "lies in chambers' own data folder"),  # chambers writes there
         (str(tmp_path), "data folder"),  # a folder above the home
         (str(tmp_path / "disk"), "root of the file system"),  # a link to /
     ]

@@ -21,6 +21,7 @@ from evidence.errors import UnreadableFile
 from evidence.index.store import matter_pdfs
 from evidence.ingest import IngestEvent, ingest_matter
 from evidence.readers import decode_text, read_email
+from evidence.report import audit_matter
 from evidence.walk import key_path, path_key
 from tests.evidence_files import make_pdf
 from tests.test_evidence_ingest import new_matter, rows
@@ -73,10 +74,10 @@ def test_a_name_that_is_not_utf8_is_indexed_and_shown_with_its_bytes_escaped(
     assert main(["verify", str(draft), "--matter", "acme", "--report", str(odd)]) == 2  # still evidence
     assert odd.read_bytes() == before
     capsys.readouterr()
-    out = tmp_path / "stamped"
-    assert main(["exhibits", "stamp", "acme", str(odd), "--prefix", "ACME", "--out", str(out)]) == 2
+    stamped = tmp_path / "stamped"
+    assert main(["exhibits", "stamp", "acme", str(odd), "--prefix", "ACME", "--out", str(stamped)]) == 2
     assert "M\\xfcller-Vertrag.pdf has a name that is not UTF-8" in capsys.readouterr().err
-    assert not out.exists() or not any(out.iterdir())
+    assert not stamped.exists() or not any(stamped.iterdir())
 
 
 def test_path_keys_round_trip_every_byte() -> None:
@@ -192,6 +193,8 @@ def test_a_fifo_and_files_deleted_mid_ingest_are_named(tmp_path: Path) -> None:
     assert _hits(db_path, "memo") == set()
     stored = {Path(r[0]).name: r[1] for r in rows(db_path, "SELECT path, kind FROM ingest_notices")}
     assert stored["b-pipe.pdf"] == "special" and stored["z-late.pdf"] == "vanished"
+    audited = {(kind, Path(path).name) for kind, path, _ in audit_matter(db_path, "acme").other_notices}
+    assert {("special", "b-pipe.pdf"), ("vanished", "z-late.pdf")} <= audited  # the audit names them too
     again = ingest_matter(db_path, "acme", tessdata=None)  # named again, never twice
     assert [n.kind for n in again.notices if Path(n.path).name == "b-pipe.pdf"] == ["special"]
     names = [Path(r[0]).name for r in rows(db_path, "SELECT path FROM ingest_notices")]

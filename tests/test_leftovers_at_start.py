@@ -65,11 +65,16 @@ def test_a_config_save_killed_halfway_leaves_a_temp_the_next_start_removes(
         assert paths.config_file.read_text(encoding="utf-8") == "# the attorney's config\n"
     finally:
         _kill(alive)
+    exports = paths.data_dir / "exports"
+    export_saver = saver.replace(repr(str(paths.config_file)), repr(str(exports / "run-1-demand.md")))
+    killed_export = _child(export_saver)
+    _kill(killed_export)
+    left = exports / f".run-1-demand.md.{killed_export.pid}.tmp"
+    assert left.exists()
     assert main(["matter", "list"]) == 0
-    assert not live_temp.exists()
-    assert sorted(p.name for p in paths.config_file.parent.iterdir()) == ["config.toml"] + (
-        ["data"] if paths.data_dir.exists() else []
-    )
+    assert not live_temp.exists() and not left.exists()
+    assert sorted(p.name for p in paths.config_file.parent.iterdir()) == ["config.toml", "data"]
+    assert list(exports.iterdir()) == []
 
 
 def test_a_partial_adapter_of_a_killed_run_goes_and_a_live_one_stays(

@@ -49,7 +49,7 @@ def _clear_leftovers(paths: Paths) -> None:
     from corrections.adapters import adapters_dir
     from workspace.leftovers import clear_leftovers
 
-    clear_leftovers(paths.config_file, adapters_dir(paths.data_dir))
+    clear_leftovers(paths.config_file, paths.data_dir, adapters_dir(paths.data_dir))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -33,9 +33,10 @@ def process_alive(pid: int) -> bool:
     return True
 
 
-def remove_stale_temps(folder: Path, names: Iterable[str]) -> list[Path]:
-    """Remove ``.NAME.PID.tmp`` of the given file names whose process is gone; returns what went."""
-    wanted = set(names)
+def remove_stale_temps(folder: Path, names: Iterable[str] | None = None) -> list[Path]:
+    """Remove ``.NAME.PID.tmp`` whose process is gone (of the given file names; None: of any, for a
+    folder only chambers writes in); returns what went."""
+    wanted = None if names is None else set(names)
     removed: list[Path] = []
     try:
         entries = list(os.scandir(folder))
@@ -43,7 +44,8 @@ def remove_stale_temps(folder: Path, names: Iterable[str]) -> list[Path]:
         return removed
     for entry in entries:
         match = _TEMP.match(entry.name)
-        ours = match is not None and match[1] in wanted and entry.is_file(follow_symlinks=False)
+        named = match is not None and (wanted is None or match[1] in wanted)
+        ours = named and entry.is_file(follow_symlinks=False)
         if ours and match is not None and not process_alive(int(match[2])):
             Path(entry.path).unlink(missing_ok=True)
             removed.append(Path(entry.path))
@@ -108,7 +110,15 @@ def remove_stale_partials(folder: Path) -> list[Path]:
     return removed
 
 
-def clear_leftovers(config_file: Path, adapters: Path) -> list[Path]:
-    """Everything a killed process left: the config folder's temporary saves, and partial adapters."""
-    temps = remove_stale_temps(config_file.parent, [config_file.name, "ui.toml"])
-    return temps + remove_stale_partials(adapters)
+def clear_leftovers(config_file: Path, data_dir: Path, adapters: Path) -> list[Path]:
+    """Everything a killed process left: the config folder's temporary saves, those in the data folder
+    and the folders directly in it (exports, units, reports), and partial adapters."""
+    removed = remove_stale_temps(config_file.parent, [config_file.name, "ui.toml"])
+    removed += remove_stale_temps(data_dir)
+    try:
+        folders = [Path(e.path) for e in os.scandir(data_dir) if e.is_dir(follow_symlinks=False)]
+    except OSError:
+        folders = []
+    for folder in folders:
+        removed += remove_stale_temps(folder)
+    return removed + remove_stale_partials(adapters)

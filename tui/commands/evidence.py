@@ -75,7 +75,11 @@ def cmd_matter_new(args: argparse.Namespace, paths: Paths) -> int:
 
     with open_index(paths.database_file) as db:
         matter = create_matter(
-            db, args.name, [Path(s) for s in args.sources], config_folder=paths.config_file.parent
+            db,
+            args.name,
+            [Path(s) for s in args.sources],
+            config_folder=paths.config_file.parent,
+            data_folder=paths.data_dir,
         )
     print(f"Matter '{matter.name}' created with {len(matter.sources)} source folder(s):")
     for source in matter.sources:
