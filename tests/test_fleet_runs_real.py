@@ -122,6 +122,34 @@ parallel = 4
     assert (isolated_home / "data/logs/serve-demo.log").stat().st_size > 0
 
 
+def test_ctrl_c_on_serve_stops_the_server_once_and_exits_130(
+    isolated_home: Path, demo_model: Path, llama_server_binary: Path
+) -> None:
+    """The terminal's Ctrl+C goes to the whole foreground process group, as killpg does here."""
+    port = free_port()
+    write_config(isolated_home, demo_model, port)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "tui.cli", "serve", "demo"], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)  # fmt: skip
+    announced: list[str] = []
+    try:
+        assert proc.stderr is not None
+        for line in iter(proc.stderr.readline, ""):
+            announced.append(line)
+            if "healthy at" in line:
+                break
+    finally:
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    said = "".join(announced) + err + out
+    assert proc.returncode == 130, said
+    assert "stopped (exit 130)" in said
+    assert "second interrupt" not in said and "terminate called" not in said, said
+    with pytest.raises(httpx.ConnectError):
+        httpx.get(f"http://127.0.0.1:{port}/health", timeout=2)
+
+
 async def test_the_doctor_warns_of_a_llama_server_that_answers_without_a_key(
     llama_server: LlamaServerProcess,
 ) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from difflib import get_close_matches
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -22,6 +23,7 @@ from backends.errors import PolicyRefusal
 from backends.fleet.serve_policy import check_listen_host, remote_flag_problem
 from backends.lora import launch_flags
 from workspace.config import Board, Config, ConfigError
+from workspace.errors import ChambersError
 
 # The sampling set the seed attorney tested on his drafting roles.
 SEED_SAMPLING = {"temperature": 0.7, "repeat_penalty": 1.2, "min_p": 0.01, "top_p": 0.95, "top_k": 40}
@@ -162,8 +164,21 @@ def profile_named(config: Config, name: str) -> LaunchProfile:
     for p in profiles:
         if p.name == name:
             return p
-    known = ", ".join(p.name for p in profiles) or "none defined"
-    raise ProfileError(config.file, "profiles", f"no profile named '{name}' (profiles: {known})")
+    raise UnknownProfile(name, [p.name for p in profiles], config.file)
+
+
+class UnknownProfile(ChambersError):
+    """The name given on the command line matches no profile: the name is the typo, not the file."""
+
+    title = "No such launch profile"
+
+    def __init__(self, name: str, known: list[str], file: Path | str) -> None:
+        close = get_close_matches(name, known, n=1)
+        hint = f" Did you mean '{close[0]}'?" if close else ""
+        listed = f"The profiles in {file} are: {', '.join(known)}." if known else (
+            f"{file} has no [[profiles]] yet; add one to serve a model."
+        )  # fmt: skip
+        super().__init__(f"There is no profile named '{name}'.{hint} {listed} Check the name you typed.")
 
 
 class _Keys:

@@ -114,6 +114,7 @@ class ForegroundServer:
         self.echo = echo if echo is not None else sys.stdout
         self.process: subprocess.Popen[bytes] | None = None
         self._stopping = threading.Event()
+        self._stopped_by: int | None = None  # the signal that asked chambers to stop
 
     @property
     def url(self) -> str:
@@ -142,6 +143,10 @@ class ForegroundServer:
                 self.process = subprocess.Popen(
                     self.cmd, env=server_environment(self.profile), stdout=subprocess.PIPE,
                     stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                    # Its own process group: the terminal's Ctrl+C reaches chambers alone, which then
+                    # sends the server exactly one SIGINT. A second one (the terminal's, then ours)
+                    # makes llama-server abandon its shutdown ("terminating immediately").
+                    start_new_session=True,
                 )  # fmt: skip
                 assert self.process.stdout is not None
                 pump = threading.Thread(target=self._pump, args=(self.process.stdout, log), daemon=True)
@@ -157,6 +162,7 @@ class ForegroundServer:
                 signal.signal(sig, handler)
 
     def _on_signal(self, signum: int, frame: FrameType | None) -> None:
+        self._stopped_by = signum
         self._stopping.set()
 
     def _wait_healthy(self, within_s: float, on_healthy: Callable[[str], None] | None) -> None:
@@ -187,18 +193,25 @@ class ForegroundServer:
             )
 
     def _stop(self) -> int:
-        """SIGTERM, then SIGKILL after the grace period; 0 when we asked it to stop and it did."""
+        """One SIGINT (llama-server's own clean shutdown), SIGTERM after the grace period, then SIGKILL.
+
+        Returns 130 when the attorney's Ctrl+C stopped it (the shell's code for SIGINT), 0 when another
+        stop request (SIGTERM, a service manager) did and it went, else the server's own exit status.
+        """
         assert self.process is not None
         asked = self._stopping.is_set()
-        if self.process.poll() is None:
-            self.process.terminate()
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGKILL):
+            if self.process.poll() is not None:
+                break
+            self.process.send_signal(sig)
             try:
                 self.process.wait(timeout=STOP_GRACE_S)
             except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=STOP_GRACE_S)
+                continue
         code = self.process.returncode
-        return 0 if asked and code in (0, -signal.SIGTERM) else code
+        if not asked or code not in (0, -signal.SIGINT, -signal.SIGTERM, 128 + signal.SIGINT):
+            return code
+        return 128 + signal.SIGINT if self._stopped_by == signal.SIGINT else 0
 
 
 def binary_for(

@@ -43,11 +43,12 @@ def cmd_init(args: argparse.Namespace, paths: Paths) -> int:
 
 def cmd_config(args: argparse.Namespace, paths: Paths) -> int:
     from backends.errors import PolicyRefusal
-    from backends.fleet.profiles import listen_refusals
+    from backends.fleet.profiles import listen_refusals, profiles_from_config
     from backends.policy import check_backend
     from workspace.config import load_config
 
     config = load_config(paths.config_file)
+    profiles_from_config(config)  # a launch profile's problem (a board that is not there) is the config's
     print(
         f"{paths.config_file}: {len(config.boards)} boards, {len(config.backends)} backends, "
         f"local_only={'yes' if config.policy.local_only else 'no'}"

@@ -60,9 +60,7 @@ def cmd_serve(args: argparse.Namespace, paths: Paths) -> int:
         print(f"{env} {shlex.join(command(profile, binary))}")
         return 0
     if args.unit:
-        return _write_unit(
-            profile, binary, Path(args.unit_dir) if args.unit_dir else paths.data_dir / "units"
-        )
+        return _write_unit(profile, binary, paths, Path(args.unit_dir) if args.unit_dir else None)
     check_model_file(profile)
     log = paths.data_dir / "logs" / f"serve-{profile.name}.log"
     server = ForegroundServer(profile, binary, log, policy=config.policy)
@@ -80,9 +78,19 @@ def cmd_serve(args: argparse.Namespace, paths: Paths) -> int:
     return code
 
 
-def _write_unit(profile: Any, binary: Any, folder: Any) -> int:
-    from backends.fleet.systemd_unit import systemd_verify, write_unit
+def _write_unit(profile: Any, binary: Any, paths: Paths, unit_dir: Any) -> int:
+    from backends.fleet.systemd_unit import systemd_verify, unit_name, write_unit
+    from evidence.guard import check_output
+    from workspace.errors import ChambersError
 
+    if unit_dir is not None and not unit_dir.is_dir():  # only chambers' own units/ folder is made
+        raise ChambersError(
+            f"{unit_dir} is not a folder. Nothing was written. Give an existing folder as --unit-dir, or "
+            "leave it out to write the unit into chambers' data folder.",
+            title="Unit folder not found",
+        )
+    folder = unit_dir if unit_dir is not None else paths.data_dir / "units"
+    check_output(paths.database_file, folder / unit_name(profile), what="unit folder (--unit-dir)")
     unit = write_unit(profile, binary, folder)
     print(f"Wrote {unit}")
     verdict = systemd_verify(unit)

@@ -7,7 +7,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from workspace.config.errors import NoBackendForRole
+from workspace.config.errors import NoBackendForRole, UnknownRole
 from workspace.config.schema import (
     Problem,
     Read,
@@ -246,6 +246,8 @@ class Config:
 
     def backend_for_role(self, role: str) -> Backend:
         """The one backend configured for ``role``; there is no fallback."""
+        if role not in ROLES:  # a typo, not a missing backend: adding it to a backend would be refused
+            raise UnknownRole(role, ROLES)
         for backend in self.backends:
             if role in backend.roles:
                 return backend
