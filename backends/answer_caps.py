@@ -25,6 +25,9 @@ INFLATE_STEP = 1024 * 1024  # at most this much inflated output per step, whatev
 STREAM = "chambers.stream"  # request extension: a streamed answer, capped by its reader instead
 
 _SPECIAL = re.compile(rb'[\[\]{}"\\]')
+# What may come before a JSON text's first bracket: whitespace, a byte-order mark, and the zero
+# bytes of UTF-16 or UTF-32, which json.loads reads too.
+_LEADING = b" \t\r\n\x00\xef\xbb\xbf\xfe\xff"
 _OPEN, _CLOSE, _QUOTE, _BACKSLASH = b"[{", b"]}", 0x22, 0x5C
 
 
@@ -168,7 +171,7 @@ class Meter:
         if self.cap is not None and self._inflated > self.cap:
             raise self._too_large("inflated " if self._inflater else "")
         if self._json_undecided:
-            start = piece.lstrip()
+            start = piece.lstrip(_LEADING)
             if start:
                 self._json_undecided = False
                 if self._json_hint or start[:1] in (b"{", b"["):

@@ -99,3 +99,11 @@ def test_a_body_that_does_not_inflate_is_named(coding: str) -> None:
     meter = Meter("http://127.0.0.1:1/x", coding, "", cap=1000)
     with pytest.raises(AnswerRefused, match=f"marked {coding} that does not inflate"):
         list(meter.take(GZIP_HEAD + b"\xff\xff\xff" if coding == "gzip" else b"\x78\x9c\xff\xff\xff"))
+
+
+@pytest.mark.parametrize("encoding", ["utf-8-sig", "utf-16-le", "utf-16-be", "utf-32", "utf-16"])
+def test_deep_json_in_any_encoding_json_loads_reads_is_refused(encoding: str) -> None:
+    body = (" " + "[" * 200 + "]" * 200).encode(encoding)
+    meter = Meter("http://127.0.0.1:1/props", "", "text/plain", cap=len(body) + 1)
+    with pytest.raises(AnswerRefused, match="nested more than 128 levels deep"):
+        list(meter.take(body))

@@ -12,6 +12,8 @@ import zlib
 from collections.abc import Iterator
 from functools import cache
 from itertools import chain, repeat
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -24,6 +26,7 @@ from backends.native import NativeClient
 from backends.sse import MAX_LINE
 from tests.conftest import make_backend
 from tests.hostile_server import Handler, hostile_server, props_json, sse_chunk
+from tui.cli import main
 from workspace.config import Config, Policy, Sampling
 
 MIB = 1024 * 1024
@@ -226,3 +229,19 @@ async def test_an_error_answer_to_a_streamed_request_is_capped_like_any_other() 
                 await client.complete(ASK)
     assert f"{url}/v1/chat/completions" in raised.value.message and "limit of 32 MiB" in raised.value.message
     assert peak() < 3 * MAX_ANSWER_BYTES / MIB
+
+
+@pytest.mark.parametrize("props", [deep_props, bomb_props])
+def test_chambers_doctor_names_the_cap_and_exits_with_an_error(
+    props: Any, isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    routes = {("GET", "/props"): props, ("GET", "/health"): ok_props}
+    with hostile_server(routes) as (url, _):
+        isolated_home.mkdir(parents=True, exist_ok=True)
+        (isolated_home / "config.toml").write_text(
+            f'[[backends]]\nname = "hostile"\nkind = "llamacpp"\nurl = "{url}"\nroles = ["drafter"]\n'
+        )
+        assert main(["doctor"]) == 1  # an error finding, not a traceback
+    out = capsys.readouterr().out
+    assert "ERROR   backend hostile" in out and f"{url}/props" in out
+    assert ("128 levels deep" in out) if props is deep_props else ("limit of 32 MiB" in out)

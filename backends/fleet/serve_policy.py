@@ -7,7 +7,8 @@ Two ways a served llama-server could reach or be reached from outside the office
   rules as a backend's address (backends.endpoint); ``0.0.0.0`` and ``::`` listen on every
   interface, public ones included, so under local-only they are refused too.
 - flags that make llama-server fetch a model itself (from a URL, Hugging Face or a Docker
-  registry): they contact an address nobody checked. They are refused unless the profile sets
+  registry), or call out for a request (MCP servers, the web UI's fetching proxy, tools): they
+  contact addresses nobody checked. They are refused unless the profile sets
   ``allow_remote = true`` with a ``remote_reason``.
 
 The server's inherited environment loses every ``LLAMA_ARG_*`` variable (``serve_environment``):
@@ -25,11 +26,15 @@ from backends.errors import PolicyRefusal
 from backends.policy import classify_url
 from workspace.config import Policy
 
-# llama-server's flags that download a model, a projector or a draft model, or pass a token for it.
+# llama-server's flags that download a model, a projector or a draft model (or pass a token for it),
+# and those that let it call out on a request's behalf: the web UI's MCP proxy (it fetches any URL),
+# MCP servers, tools (a shell among them) and a remote runtime for them.
 REMOTE_FLAGS = frozenset({
     "-mu", "--model-url", "-hf", "-hfr", "--hf-repo", "-hff", "--hf-file", "-hft", "--hf-token",
     "-hfd", "-hfrd", "--hf-repo-draft", "--spec-draft-hf", "-hfv", "-hfrv", "--hf-repo-v", "-hffv",
     "--hf-file-v", "-dr", "--docker-repo", "-mmu", "--mmproj-url",
+    "--ui-mcp-proxy", "--webui-mcp-proxy", "--mcp-servers-config", "--mcp-servers-json", "--tools",
+    "--tools-runtime", "-ag", "--agent",
 })  # fmt: skip
 SERVER_ENV_PREFIX = "LLAMA_ARG_"
 
@@ -47,9 +52,9 @@ def remote_flag_problem(args: Iterable[str], allow_remote: bool, reason: str | N
     if allow_remote and reason and reason.strip():
         return None
     return (
-        f"{', '.join(repr(a) for a in found)} makes llama-server download from the internet, which the "
-        "local-only policy does not allow; give the model as a file (model = ...), or set "
-        "allow_remote = true and a remote_reason for this profile"
+        f"{', '.join(repr(a) for a in found)} makes llama-server download from the internet or call out "
+        "on a request's behalf, which the local-only policy does not allow; give the model as a file "
+        "(model = ...), or set allow_remote = true and a remote_reason for this profile"
     )
 
 
