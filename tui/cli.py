@@ -44,9 +44,18 @@ def _list_exit_codes(parser: argparse.ArgumentParser) -> None:
                 _list_exit_codes(child)
 
 
+def _clear_leftovers(paths: Paths) -> None:
+    """A killed chambers' temporary config saves and half-trained adapters go at the next start."""
+    from corrections.adapters import adapters_dir
+    from workspace.leftovers import clear_leftovers
+
+    clear_leftovers(paths.config_file, adapters_dir(paths.data_dir))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     paths = Paths.from_environment()
+    _clear_leftovers(paths)
     try:
         handler = getattr(args, "handler", None)
         if handler is None:

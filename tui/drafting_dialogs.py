@@ -75,10 +75,21 @@ def searched_line(matter: str, documents: list[tuple[str, int]]) -> str:
 
 
 def describe(flag: FlagView, passages: dict[int, str] | None = None, searched: str = "") -> str:
-    lines = [f"{flag.severity.upper()}  {flag.kind} ({flag.source})", "", f"In the draft: {flag.text!r}", "",
+    lines = [f"{flag.heading}  {flag.kind} ({flag.source})", "", f"In the draft: {flag.text!r}", "",
              flag.message]  # fmt: skip
     if flag.overridden:
-        lines += ["", f"Overridden: {flag.overridden}"]
+        lines += [
+            "",
+            f"{'Acknowledged' if flag.verdict == 'unverifiable' else 'Overridden'}: {flag.overridden}",
+        ]
+    elif flag.verdict == "unverifiable" and flag.reason in (
+        "not-in-library",
+        "no-citation",
+        "no-page-numbers",
+    ):
+        lines += ["", "Add the opinion (or a copy with its page numbers) with "
+                  "`chambers authorities add FILE --cite \"VOLUME REPORTER PAGE (YEAR)\"`, then verify again; "
+                  "or acknowledge that it stands unchecked (recorded with who and when)."]  # fmt: skip
     if flag.source == "reviewer":
         lines += ["", f"The reviewer's fix: {flag.fix or '(none given)'}"]
     elif flag.evidence:
@@ -158,9 +169,8 @@ class FlagScreen(ChambersDialog[str | None]):
             with VerticalScroll(id="flag-scroll"):
                 yield Static(describe(self.flag), id="flag-detail", markup=False)
             read = "r reads the page · " if self.flag.evidence else ""
-            hint = (
-                f"{read}o overrides with a reason · Esc closes" if self.flag.blocking else f"{read}Esc closes"
-            )
+            verb = "acknowledges" if self.flag.verdict == "unverifiable" else "overrides"
+            hint = f"{read}o {verb} with a reason · Esc closes" if self.flag.blocking else f"{read}Esc closes"
             yield Static(hint, id="flag-foot")
 
     def action_close(self) -> None:

@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from backends.fleet.health_lint import lint_health
+from backends.fleet.key_check import key_findings
 from backends.fleet.profile_check import binary_build, profile_findings
 from backends.fleet.profiles import profiles_from_config
 from backends.fleet.serve import binary_for
@@ -164,6 +165,7 @@ async def run_doctor(config: Config, sources: list[TelemetrySource]) -> DoctorRe
         *lint_health(config, hosts),
         *backend_findings(config, list(samples)),
         *(Finding(level, subject, message) for level, subject, message in adapters),
+        *await key_findings(reachable, config.policy),
         *await _profile_findings(config, list(samples)),
     ]
     return report

@@ -14,10 +14,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING
 
 from drafting.verify.extract_citations import extract_citations
 from drafting.verify.sources import MatterSources, Page, cite_key
 from drafting.verify.text import sentence_bounds
+
+if TYPE_CHECKING:
+    from drafting.verify.opinion_text import OpinionText
 
 HEAD_PAGES = 6  # a slip opinion's own first page comes after its syllabus
 HEAD_CHARS = 6000
@@ -42,11 +47,38 @@ _STANDS_ALONE = re.compile(
     r"^\s*(?:,\s*\d{1,4}\s+[A-Z][A-Za-z0-9.' &]{0,24}?\s+\d{1,7}\s*)*(?:\([^()]*\))?\s*$"
 )
 _VERSUS = re.compile(r"(?:^|\s)(?:v\.?|vs\.?|versus|-?against-?)(?=\s|$)", re.M)
-_SUBJECT_CAPTION = re.compile(r"^\s*(?:In re|Matter of|In the Matter of|Ex parte)\b", re.I)
+_SUBJECT_CAPTION = re.compile(
+    r"^\s*(?:In re|Matter of|In the Matter of|Ex parte|Appeal of|Application of|Petition of|Estate of)\b",
+    re.I,
+)
 _YEAR = re.compile(r"\((?:[^()]*?\s)?((?:1[89]|20)\d\d)\)")
+# The decision's date as the file prints it: "Decided June 13, 2013", "Filed 11 February 2022",
+# "Date Filed: 12/22/2020" (an ECF stamp), "DECIDED: ...". Capitalised, so "this Court decided
+# Grutter" in prose is not one.
+_MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
+_DECIDED = re.compile(
+    rf"(?:\b(?P<word>Decided|DECIDED|Filed|FILED|Date Filed|Opinion Filed|Opinion filed|Delivered|Dated)|"
+    rf"^[ \t]*(?P<low>decided|filed)|^[ \t]*(?P<alone>)(?=[A-Z][a-z]{{2,8}}\.?\s+\d{{1,2}},?\s+(?:1[89]|20)\d\d\.?[ \t]*$))"
+    rf"\s*:?\s*"
+    rf"(?:{_MONTH}\s+\d{{1,2}},?\s+(?P<y1>(?:1[89]|20)\d\d)|\d{{1,2}}\s+{_MONTH}\s+(?P<y2>(?:1[89]|20)\d\d)"
+    rf"|\d{{1,2}}/\d{{1,2}}/(?P<y3>(?:1[89]|20)\d\d))",
+    re.M,  # a date may stand alone on its line, under the court's name
+)
+_NEUTRAL_VOLUME = re.compile(r"^((?:19|20)\d\d) [A-Z][^.\s]* \d+$")
 
 
-@dataclass(frozen=True)
+def decision_year(pages: list[Page]) -> str:
+    """The year the opinion was decided, where its first pages print the date; "Decided" before "Filed"."""
+    found: list[tuple[int, str]] = []
+    for page in pages[:HEAD_PAGES]:
+        for m in _DECIDED.finditer(page.text[:HEAD_CHARS]):
+            word = (m["word"] or m["low"] or "").lower()
+            rank = 0 if word.startswith("decided") else 1 if word else 2
+            found.append((rank, m["y1"] or m["y2"] or m["y3"]))
+    return min(found)[1] if found else ""
+
+
+@dataclass(frozen=True, eq=False)
 class Opinion:
     key: str  # the first of its citations, e.g. "569 U.S. 614"
     citations: tuple[str, ...]  # every citation that names it, parallel ones included
@@ -58,6 +90,15 @@ class Opinion:
     @property
     def file(self) -> str:
         return self.pages[0].file
+
+    @cached_property
+    def reading(self) -> OpinionText:
+        """Its text without page markers and running heads, and where each reporter page begins.
+
+        Read on first use: most opinions of a library are never cited by a given draft."""
+        from drafting.verify.opinion_text import read_opinion
+
+        return read_opinion(list(self.pages), self.citations)
 
 
 @dataclass(frozen=True)
@@ -178,12 +219,17 @@ def _caption_lines(lines: list[str], at: int) -> list[int]:
             if not line.strip():
                 index += step
                 continue
-            if _NOT_CAPTION.match(line) or not (first or _caption_like(line)):
+            if _NOT_CAPTION.match(line) or not (first or _caption_like(line) or _names_a_party(line, step)):
                 break
             chosen.append(index)
             first = False
             index += step
     return sorted(chosen)
+
+
+def _names_a_party(line: str, step: int) -> bool:
+    """ "Vanessa St. Pierre," above its "Plaintiff—Appellant,": a short name line, ending in its comma."""
+    return step < 0 and len(line.strip()) <= 60 and line.rstrip().endswith(",") and not _is_prose(line)
 
 
 def _caption_like(line: str) -> bool:
@@ -238,7 +284,9 @@ def index_opinions(
             continue
         keys = {c.key for c in cites}
         blocks = captions(pages, keys)
-        year = next((c.year for c in cites if c.year), "")
+        # a public-domain citation's volume is its year ("2022-NCSC-1"), or else the file's date line
+        neutral = next((m[1] for c in cites if (m := _NEUTRAL_VOLUME.match(c.key))), "")
+        year = next((c.year for c in cites if c.year), "") or neutral or decision_year(pages)
         opinion = Opinion(
             key=cites[0].key,
             citations=tuple(c.key for c in cites),

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from drafting.verify.authorities import Opinion, Unindexed, index_opinions
-from drafting.verify.checks_cases import check_case, check_dependent, check_statute
+from drafting.verify.checks_cases import check_belonging, check_case, check_dependent, check_statute
 from drafting.verify.checks_record import (
     check_amount,
     check_bates,
@@ -22,11 +22,13 @@ from drafting.verify.checks_record import (
     check_exhibit,
 )
 from drafting.verify.checks_sources import check_quotation, check_term
+from drafting.verify.docket import check_docket, index_dockets
 from drafting.verify.errors import VerifyError
 from drafting.verify.extract_citations import extract_citations, party_words
 from drafting.verify.extract_record import extract_record
-from drafting.verify.found import Found, could_hold, link, pin_page
+from drafting.verify.found import Found, could_hold, link, not_record_facts, pin_page
 from drafting.verify.model import Flag, Report, sort_flags
+from drafting.verify.pins import full_of
 from drafting.verify.sources import MatterSources, cite_key, load_sources
 from drafting.verify.text import sections, sentence_bounds
 
@@ -39,6 +41,7 @@ class Library:
     sources: MatterSources
     opinions: dict[str, Opinion]
     unindexed: list[Unindexed] = field(default_factory=list)
+    dockets: dict[str, list[Opinion]] = field(default_factory=dict)  # unreported ones too
 
 
 def load_library(database_file: Path, name: str) -> Library:
@@ -46,7 +49,7 @@ def load_library(database_file: Path, name: str) -> Library:
 
     sources = load_sources(database_file, name)
     opinions, unindexed = index_opinions(sources, given_citations(database_file, name))
-    return Library(sources, opinions, unindexed)
+    return Library(sources, opinions, unindexed, index_dockets(sources, opinions))
 
 
 def extract(draft: str, prefixes: frozenset[str], opinions: dict[str, Opinion] | None = None) -> list[Found]:
@@ -61,6 +64,7 @@ def extract(draft: str, prefixes: frozenset[str], opinions: dict[str, Opinion] |
         items = extract_citations(section.text) + extract_record(section.text, prefixes)
         items = _drop_overlaps(items)
         link(items, sentence_bounds(section.text, section.breaks), section.text, section.breaks)
+        items = not_record_facts(items, section.text)
         for item in items:
             item.draft_start, item.draft_end = section.original(item.start, item.end)
         everything.extend(sorted(items, key=lambda i: (i.start, i.end)))
@@ -140,8 +144,11 @@ def _supra_target(item: Found, fulls: list[Found]) -> Found | None:
 DEPENDENT_FORMS = ("short", "supra")
 
 
-def _depends(item: Found) -> bool:
-    return item.kind == "id" or (item.kind == "case" and item.fields.get("form") in DEPENDENT_FORMS)
+def _depends(item: Found) -> int:
+    """Check order: statements first, then what stands for a citation, then what belongs to either."""
+    if item.owner is not None:
+        return 2
+    return int(item.kind == "id" or (item.kind == "case" and item.fields.get("form") in DEPENDENT_FORMS))
 
 
 def _parallel(full: Found, slot: tuple[str, str], opinions: dict[str, Opinion]) -> bool:
@@ -167,6 +174,8 @@ def _check_one(
     draft: str,
     verdicts: dict[int, Flag],
 ) -> Flag:
+    if item.owner is not None and id(item.owner) in verdicts:  # the owner is checked first (``_depends``)
+        return check_belonging(item, item.owner, verdicts[id(item.owner)])
     if item.kind == "bates":
         return check_bates(item, sources)
     if item.kind == "deposition":
@@ -184,10 +193,25 @@ def _check_one(
         return check_term(item, sources)
     if item.kind == "id" or (item.kind == "case" and item.fields.get("form") in DEPENDENT_FORMS):
         target = item.refers_to
-        return check_dependent(item, verdicts.get(id(target)) if target is not None else None)
+        return check_dependent(
+            item, verdicts.get(id(target)) if target is not None else None, _opinion_of(item, opinions)
+        )
+    if item.kind == "case" and item.fields.get("form") == "docket":
+        return check_docket(item, library.dockets if library is not None else None)
+    if item.kind == "case" and item.fields.get("docket") and library is not None:
+        slot = cite_key(item.fields["volume"], item.fields["reporter"], item.fields["page"])
+        if slot not in library.opinions and item.fields["docket"] in library.dockets:
+            return check_docket(item, library.dockets)  # an unreported opinion: its docket names it
     if item.kind == "case":
         return check_case(item, opinions)
     return check_statute(item, library.sources if library is not None else None)
+
+
+def _opinion_of(item: Found, opinions: dict[str, Opinion] | None) -> Opinion | None:
+    full = full_of(item)
+    if opinions is None or full.kind != "case" or full.fields.get("form") != "full":
+        return None
+    return opinions.get(cite_key(full.fields["volume"], full.fields["reporter"], full.fields["page"]))
 
 
 def verify_text(draft: str, name: str, sources: MatterSources, library: Library | None = None) -> Report:

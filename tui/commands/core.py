@@ -43,10 +43,12 @@ def cmd_init(args: argparse.Namespace, paths: Paths) -> int:
 
 def cmd_config(args: argparse.Namespace, paths: Paths) -> int:
     from backends.errors import PolicyRefusal
+    from backends.fleet.profiles import listen_refusals, profiles_from_config
     from backends.policy import check_backend
     from workspace.config import load_config
 
     config = load_config(paths.config_file)
+    profiles_from_config(config)  # a launch profile's problem (a board that is not there) is the config's
     print(
         f"{paths.config_file}: {len(config.boards)} boards, {len(config.backends)} backends, "
         f"local_only={'yes' if config.policy.local_only else 'no'}"
@@ -62,6 +64,7 @@ def cmd_config(args: argparse.Namespace, paths: Paths) -> int:
         print(
             f"  {backend.name:<12} {backend.kind:<9} {backend.url:<28} {','.join(backend.roles):<16} {verdict}"
         )
+    refusals += listen_refusals(config)  # and a profile's extra_args that download fail to parse
     for refusal in refusals:
         print(f"\n{refusal}")
     return exit_codes.BACKEND if refusals else exit_codes.CLEAN
