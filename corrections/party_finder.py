@@ -4,10 +4,12 @@ A scrub that replaces only the names he typed in by hand does nothing on a matte
 so chambers proposes them. Names are taken only where documents state who is who: a caption ("X v. Y",
 or X / Plaintiff / v. / Y / Defendant on separate lines), an agreement's preamble ("between X and Y"),
 a letterhead (an organisation's name alone on one of the first lines), a signature (after "Sincerely,",
-"/s/", "By:", "Signed for X:", "Received by:", or the sign-off that ends an e-mail), and the From, To and
-Cc headers of e-mail. Each proposal carries the shorter forms the documents also use ("Harbor Point"
-for "Harbor Point Provisions LLC", "Ms. Whitcombe" for "Dana Whitcombe"), because a scrub that misses
-the short form leaves the name in the text all the same.
+"/s/", "By:", "Signed for X:", "Received by:", or the sign-off that ends an e-mail), a defined term
+(X ("Seller")), and the people party_people.py finds (deponents, counsel, letterheads, signature and
+address blocks, every e-mail header on the page). Each proposal carries the shorter forms and defined
+terms the documents also use ("Harbor Point" for "Harbor Point Provisions LLC", "Ms. Whitcombe" for
+"Dana Whitcombe", "Seller"), because a scrub that misses the short form leaves the name in the text
+all the same.
 
 Nothing here reads the database: the input is the matter's page texts, so the rules can be tried on
 any text.
