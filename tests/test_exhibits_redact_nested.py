@@ -37,6 +37,7 @@ from tests.hostile_pdfs import (
     marker,
     picture_of_text,
     secret_pdf,
+    stencil_picture_of_text,
     utf16_hex,
     xmp_segment,
 )
@@ -80,6 +81,27 @@ def _private_stream_of(data: bytes) -> Builder:
         doc.xref_set_key(page.xref, "PieceInfo", f"<</App <</Private {xref} 0 R>>>>")
 
     return build
+
+
+def _xfa(doc: pymupdf.Document, page: pymupdf.Page) -> None:
+    """An XFA form whose data (an XML stream of no declared kind) holds the SSN."""
+    xref = doc.get_new_xref()
+    doc.update_object(xref, "<<>>")
+    data = f'<xfa:datasets xmlns:xfa="http://www.xfa.org/schema/xfa-data/1.0/"><ssn>{SECRET}</ssn></xfa:datasets>'
+    doc.update_stream(xref, data.encode())
+    doc.xref_set_key(doc.pdf_catalog(), "AcroForm", f"<</Fields [] /XFA [(datasets) {xref} 0 R]>>")
+
+
+def _script_link(doc: pymupdf.Document, page: pymupdf.Page) -> None:
+    """A link that runs a script kept in a stream: the SSN is in the script."""
+    script = doc.get_new_xref()
+    doc.update_object(script, "<<>>")
+    doc.update_stream(script, f"var claimant = '{SECRET}'; app.alert(claimant);".encode())
+    annot = doc.get_new_xref()
+    doc.update_object(
+        annot, f"<</Type/Annot/Subtype/Link/Rect[72 80 200 100]/A<</S/JavaScript/JS {script} 0 R>>>>"
+    )
+    doc.xref_set_key(page.xref, "Annots", f"[{annot} 0 R]")
 
 
 def _link(uri: str) -> Builder:
@@ -136,6 +158,8 @@ PLACES: dict[str, tuple[Builder, str, Request]] = {
         BARE,
         SSN,
     ),
+    "XFA form data": (_xfa, SECRET, SSN),
+    "script stream run by a link": (_script_link, SECRET, SSN),
     "PDF kept in a private stream": (_private_stream_of(gzip.compress(secret_pdf())), SECRET, SSN),
     "name object in the information": (
         lambda doc, page: info_entry(doc, "Client", "/Project#20Nightjar"),
@@ -308,3 +332,18 @@ def test_picture_ocr_cannot_read_is_named_with_the_box_that_would_cover_it(
     rect = PageRect(1, (where.x0, where.y0, where.x1, where.y1))
     redact(db_path, source, tmp_path / "out", patterns=("ssn",), rects=(rect,))
     assert _dark_share(tmp_path / "out" / "tiny.pdf", _digits_box(3.0)) > 0.95
+
+
+def test_ssn_in_a_bitonal_stencil_picture_is_boxed(db_path: Path, tmp_path: Path) -> None:
+    """A fax-like 1-bit picture drawn as a stencil mask has no colours of its own to decode."""
+    source = tmp_path / "sources" / "fax.pdf"
+    doc = pymupdf.open()
+    page = doc.new_page()
+    stencil_picture_of_text(doc, page, f"SSN {SECRET}", dpi=150)
+    doc.save(source)
+    doc.close()
+    box = _digits_box(7.0)
+    assert _dark_share(source, box) < 0.5, "the digits must be visible in the source"
+    (item,) = redact(db_path, source, tmp_path / "out", patterns=("ssn",))
+    assert [(h.reason, h.ocr) for h in item.hits] == [("pattern ssn", True)]
+    assert _dark_share(tmp_path / "out" / "fax.pdf", box) > 0.95
