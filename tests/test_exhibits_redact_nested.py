@@ -347,3 +347,53 @@ def test_ssn_in_a_bitonal_stencil_picture_is_boxed(db_path: Path, tmp_path: Path
     (item,) = redact(db_path, source, tmp_path / "out", patterns=("ssn",))
     assert [(h.reason, h.ocr) for h in item.hits] == [("pattern ssn", True)]
     assert _dark_share(tmp_path / "out" / "fax.pdf", box) > 0.95
+
+
+def _locked_pdf() -> bytes:
+    doc = pymupdf.open()
+    doc.new_page().insert_text((72, 72), f"SSN {SECRET}", fontsize=11)
+    data = doc.tobytes(encryption=pymupdf.PDF_ENCRYPT_AES_256, user_pw="s3cret", owner_pw="owner")  # type: ignore[attr-defined]
+    doc.close()
+    return data
+
+
+def _nested(depth: int) -> bytes:
+    data = secret_pdf()
+    for _ in range(depth - 1):
+        data = secret_pdf("Cover letter.", attach=data)
+    return data
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "why"),
+    [
+        (
+            "locked.pdf",
+            _locked_pdf(),
+            "a PDF that is damaged, password-protected, or holds a file chambers cannot",
+        ),
+        ("deep.pdf", _nested(6), "a PDF nested more than 4 deep"),
+        (
+            "big.txt.gz",
+            gzip.compress(b"nothing to see " * 1000),
+            "a gzip file that is damaged or inflates past 1,000 bytes",
+        ),
+    ],
+)
+def test_attached_file_that_cannot_be_read_through_is_removed_and_named(
+    db_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, data: bytes, why: str
+) -> None:
+    """A locked PDF, one nested too deep, a gzip past the cap (a bomb, here a small cap): none is read
+    through, so none may stay; without --scrub the file is refused, with it each is emptied and named."""
+    monkeypatch.setattr("exhibits.unpack.MAX_INFLATED", 1000)
+    source = hostile_pdf(tmp_path / "sources" / "odd.pdf", lambda doc, page: doc.embfile_add(name, data))
+    with pytest.raises(RedactionLeak, match="so it cannot be checked"):
+        redact(db_path, source, tmp_path / "out", patterns=("ssn",))
+    (item,) = redact(db_path, source, tmp_path / "out", patterns=("ssn",), scrub=True)
+    notices = [line for line in item.attachments if line.startswith(f"attached file {name}:")]
+    assert notices and why in notices[0] and "removed" in notices[0]
+    with pymupdf.open(tmp_path / "out" / "odd.pdf") as doc:
+        kept = doc.embfile_get(name)
+    # a PDF nested too deep is emptied where it sits, the levels above it kept and redacted
+    assert kept == b"" if name != "deep.pdf" else kept.startswith(b"%PDF-")
+    assert readers_finding(tmp_path / "out" / "odd.pdf", SECRET) == []
