@@ -96,8 +96,8 @@ def redact_open(
 
 def redact_bytes(
     data: bytes, request: RedactionRequest, tessdata: str | None, depth: int
-) -> tuple[bytes, int]:
-    """An attached PDF redacted as a document of its own: its bytes, and how many redactions it got."""
+) -> tuple[bytes, str]:
+    """An attached PDF redacted as a document of its own: its bytes, and what was done in it."""
     doc = pymupdf.open(stream=data, filetype="pdf")
     try:
         if doc.needs_pass:
