@@ -197,6 +197,18 @@ def test_secret_in_each_new_place_is_gone_for_every_reader(db_path: Path, tmp_pa
         assert "nothing here is secret" in doc[0].get_text().casefold()
 
 
+@pytest.mark.parametrize("place", list(PLACES))
+def test_without_scrub_verification_finds_each_new_place_and_writes_nothing(
+    db_path: Path, tmp_path: Path, place: str
+) -> None:
+    """Verification reads each of these places itself: unscrubbed, the file is refused, never passed."""
+    build, _, request = PLACES[place]
+    source = hostile_pdf(tmp_path / "sources" / "hostile.pdf", build)
+    with pytest.raises(RedactionLeak, match="--scrub"):
+        redact(db_path, source, tmp_path / "out", **request)
+    assert not list((tmp_path / "out").glob("*.pdf"))
+
+
 @pytest.mark.parametrize(
     "place", ["attached PDF", "PDF in a file-attachment annotation", "PDF attached inside an attached PDF"]
 )
