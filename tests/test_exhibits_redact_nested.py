@@ -41,7 +41,7 @@ from tests.hostile_pdfs import (
     utf16_hex,
     xmp_segment,
 )
-from tests.redaction_readers import readers_finding
+from tests.redaction_readers import readers_finding, xray_findings
 from tests.test_exhibits_redact_hostile import hostile_pdf
 from workspace.database import connect
 
@@ -104,6 +104,18 @@ def _script_link(doc: pymupdf.Document, page: pymupdf.Page) -> None:
     doc.xref_set_key(page.xref, "Annots", f"[{annot} 0 R]")
 
 
+def _associated_file(doc: pymupdf.Document, page: pymupdf.Page) -> None:
+    """A PDF 2.0 associated file: a file specification the page lists under /AF, in no other list."""
+    stream = doc.get_new_xref()
+    doc.update_object(stream, "<</Type/EmbeddedFile>>")
+    doc.update_stream(stream, secret_pdf())
+    spec = doc.get_new_xref()
+    doc.update_object(
+        spec, f"<</Type/Filespec/F(source.pdf)/UF(source.pdf)/AFRelationship/Source/EF<</F {stream} 0 R>>>>"
+    )
+    doc.xref_set_key(page.xref, "AF", f"[{spec} 0 R]")
+
+
 def _link(uri: str) -> Builder:
     return lambda doc, page: page.insert_link(
         {"kind": pymupdf.LINK_URI, "from": pymupdf.Rect(72, 80, 200, 100), "uri": uri}
@@ -133,6 +145,7 @@ PLACES: dict[str, tuple[Builder, str, Request]] = {
         SECRET,
         SSN,
     ),
+    "associated file of the page": (_associated_file, SECRET, SSN),
     "UTF-16 text attachment": (
         lambda doc, page: doc.embfile_add("notes.txt", f"SSN {SECRET}".encode("utf-16-le")),
         SECRET,
@@ -223,6 +236,8 @@ def test_attached_pdf_is_redacted_as_a_document_and_kept(db_path: Path, tmp_path
         data = doc.embfile_get(doc.embfile_names()[0]) if doc.embfile_count() else page.first_annot.get_file()
     with pymupdf.open(stream=data, filetype="pdf") as inner:
         assert "Intake form. SSN" in inner[0].get_text() or "Cover letter" in inner[0].get_text()
+    (tmp_path / "inner.pdf").write_bytes(data)
+    assert xray_findings(tmp_path / "inner.pdf") == {}, "no text may be left under the attached PDF's boxes"
 
 
 def test_attached_pdf_without_scrub_is_refused(db_path: Path, tmp_path: Path) -> None:
