@@ -23,7 +23,7 @@ from exhibits.rawscan import PDF_ERRORS, stream_bytes
 from exhibits.unpack import MAX_DEPTH, gzipped, text_views, unpack, unreadable_why
 
 REWRITTEN = "[redacted]"
-RedactPdf = Callable[[bytes, int], tuple[bytes, int]]  # (PDF, depth) -> (redacted PDF, redactions made)
+RedactPdf = Callable[[bytes, int], tuple[bytes, str]]  # (PDF, depth) -> (redacted PDF, what was done)
 
 
 class Removed(Exception):
@@ -65,10 +65,10 @@ def redacted(data: bytes, matcher: Matcher, redact_pdf: RedactPdf, depth: int) -
     if depth > MAX_DEPTH:
         raise Removed(unreadable_why(data, depth))
     try:
-        new, count = redact_pdf(data, depth + 1)
+        new, done = redact_pdf(data, depth + 1)
     except PDF_ERRORS as exc:
         raise Removed(unreadable_why(data, depth)) from exc
-    return new, f"a PDF, redacted as a document of its own ({count} redaction(s))"
+    return new, f"a PDF, redacted as a document of its own ({done})"
 
 
 def _rewritten(data: bytes, matcher: Matcher) -> tuple[bytes, str]:

@@ -86,7 +86,7 @@ def redact_open(
     if request.scrub:
         nested = replace(request, rects=(), known=tuple(outcome.known.items()))
 
-        def redact_pdf(data: bytes, level: int) -> tuple[bytes, int]:
+        def redact_pdf(data: bytes, level: int) -> tuple[bytes, str]:
             return redact_bytes(data, nested, tessdata, level)
 
         outcome.attachments = redact_attachments(doc, matcher, redact_pdf, depth)
@@ -96,13 +96,16 @@ def redact_open(
 
 def redact_bytes(
     data: bytes, request: RedactionRequest, tessdata: str | None, depth: int
-) -> tuple[bytes, int]:
-    """An attached PDF redacted as a document of its own: its bytes, and how many redactions it got."""
+) -> tuple[bytes, str]:
+    """An attached PDF redacted as a document of its own: its bytes, and what was done in it."""
     doc = pymupdf.open(stream=data, filetype="pdf")
     try:
         if doc.needs_pass:
             raise RuntimeError("password-protected")
         outcome = redact_open(doc, request, tessdata, depth=depth)
-        return doc.tobytes(**SAVE_OPTIONS), len(outcome.hits)
+        done = f"{len(outcome.hits)} redaction(s)"
+        if outcome.attachments:  # what was done one level down, so the attorney hears of it too
+            done += "; inside it, " + "; ".join(outcome.attachments)
+        return doc.tobytes(**SAVE_OPTIONS), done
     finally:
         doc.close()

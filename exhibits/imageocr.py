@@ -48,13 +48,18 @@ class Doubt:
     page_no: int
     rect: tuple[float, float, float, float]  # the whole picture, visible coordinates (for --rect)
     confidence: float
+    unread: bool = False  # the picture could not be decoded for OCR at all
 
     def describe(self) -> str:
         box = ",".join(f"{v:.0f}" for v in self.rect)
+        what = (
+            "could not be decoded for OCR"
+            if self.unread
+            else f"has digits OCR read with only {self.confidence:.0f}% confidence"
+        )
         return (
-            f"p.{self.page_no}: a picture at {box} has digits OCR read with only {self.confidence:.0f}% "
-            f"confidence, so an identifier there may have been missed. Look at it; to box the whole "
-            f"picture, run again with --rect {self.page_no}:{box}"
+            f"p.{self.page_no}: a picture at {box} {what}, so an identifier there may have been missed. "
+            f"Look at it; to box the whole picture, run again with --rect {self.page_no}:{box}"
         )
 
 
@@ -96,7 +101,13 @@ def picture_hits(
                 title="OCR needed for redaction",
             )
         dpi = 72 * info["width"] / max(bbox.width, 1)
-        words = _read(doc, xref, info["digest"], dpi, tessdata)
+        visible = bbox * page.rotation_matrix
+        rect = (visible.x0, visible.y0, visible.x1, visible.y1)
+        try:
+            words = _read(doc, xref, info["digest"], dpi, tessdata)
+        except (RuntimeError, ValueError, pymupdf.mupdf.FzErrorBase):
+            doubts.append(Doubt(page_no, rect, 0.0, unread=True))  # MuPDF cannot decode the picture
+            continue
         matrix = pymupdf.Matrix(info["transform"])
         new = _located(page_no, words, matrix, matcher)
         hits += new
@@ -104,8 +115,6 @@ def picture_hits(
         low = [w for w in words if w[1] < DOUBTFUL and sum(c.isdigit() for c in w[0]) >= 3]
         low = [w for w in low if not any(_page_rect(w[4], matrix).intersects(b) for b in boxes)]
         if low:
-            visible = bbox * page.rotation_matrix
-            rect = (visible.x0, visible.y0, visible.x1, visible.y1)
             doubts.append(Doubt(page_no, rect, min(w[1] for w in low)))
     return hits, doubts
 
@@ -134,7 +143,7 @@ def _located(page_no: int, words: list[Word], matrix: pymupdf.Matrix, matcher: M
             rects = text.locate(value)
             if rects:
                 old = hits.get(value)
-                merged = (*old.rects, *rects) if old else tuple(rects)
+                merged = tuple(dict.fromkeys((*old.rects, *rects) if old else rects, None))
                 hits[value] = Hit(page_no, merged, reason, value, True)
     return list(hits.values())
 
@@ -151,9 +160,7 @@ def _read(doc: pymupdf.Document, xref: int, digest: bytes, dpi: float, tessdata:
     if key in _READ:
         _READ.move_to_end(key)
         return _READ[key]
-    pix = pymupdf.Pixmap(doc, xref)
-    if pix.alpha or pix.n not in (1, 3):
-        pix = pymupdf.Pixmap(pymupdf.csRGB, pix, 0)
+    pix = _plain(pymupdf.Pixmap(doc, xref))
     words: list[Word] = []
     for reading, factor in enumerate(f for f in factors if pix.width * pix.height * f * f <= MAX_PIXELS):
         big = pymupdf.Pixmap(pix, pix.width * factor, pix.height * factor, None) if factor > 1 else pix
@@ -162,6 +169,22 @@ def _read(doc: pymupdf.Document, xref: int, digest: bytes, dpi: float, tessdata:
     if len(_READ) > CACHED:
         _READ.popitem(last=False)
     return words
+
+
+_INVERTED = bytes(range(255, -1, -1))
+
+
+def _plain(pix: pymupdf.Pixmap) -> pymupdf.Pixmap:
+    """The picture as grey or RGB without alpha, what Tesseract reads: a stencil mask (a bitonal scan
+    has no colours, only the mask) becomes black ink on white."""
+    if pix.colorspace is None:
+        ink = pix.samples[pix.n - 1 :: pix.n] if pix.n > 1 else pix.samples
+        return pymupdf.Pixmap(pymupdf.csGRAY, pix.width, pix.height, ink.translate(_INVERTED), False)
+    if pix.alpha:
+        pix = pymupdf.Pixmap(pix, 0)
+    if pix.colorspace.n not in (1, 3):
+        pix = pymupdf.Pixmap(pymupdf.csRGB, pix)
+    return pix
 
 
 def _tesseract(png: bytes, width: int, height: int, reading: int, tessdata: str) -> list[Word]:

@@ -21,6 +21,7 @@ from exhibits.rawscan import (
     binary_stream,
     content_xrefs,
     pdf_strings,
+    plain_text,
     readable_xrefs,
     stream_bytes,
     string_text,
@@ -119,7 +120,8 @@ def _private_hit(doc: pymupdf.Document, xref: int, matcher: Matcher) -> bool:
     if unpack(data).kind in ("pdf", "gzip"):  # a file kept privately: read in its own format, or emptied
         texts = nested_texts(data)
         return texts is None or any(matcher.find(text) for text in texts)
-    return any(matcher.without_patterns().find(text) for text in text_views(data))
+    reader = matcher if plain_text(doc, xref, data) else matcher.without_patterns()
+    return any(reader.find(text) for text in text_views(data))
 
 
 def scrub_entries(doc: pymupdf.Document, matcher: Matcher) -> list[str]:

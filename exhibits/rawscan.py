@@ -8,9 +8,10 @@ table is read as its source (objects packed in object streams included), the
 PDF strings in it decoded, and every stream decompressed: content streams
 (pages, forms, appearances) have their strings joined per text object, so a
 secret split over several ``Tj`` still reads whole; other streams (scripts,
-metadata, unknown ones) are searched as text, UTF-16 too, unknown ones for the
-terms and removed strings only (patterns of digits match binary data by
-chance). Names are read with their escapes undone, comments in content
+metadata, scripts, form data, unknown ones) are searched as text, UTF-16 too;
+those of unknown make that are not plain text (colour profiles, maps,
+functions) for the terms and removed strings only (patterns of digits match
+binary data and character maps by chance). Names are read with their escapes undone, comments in content
 streams are read, strings are URL-decoded as well (an address), and the
 document information's numbers are read. Attached files are read in their own
 format (unpack.py), a PDF inside recursively; one that cannot be read comes
@@ -28,7 +29,7 @@ import pymupdf
 
 from exhibits.imagemeta import is_jpeg, is_jpx, metadata_texts, picture_bytes
 from exhibits.tokens import names, with_url_views
-from exhibits.unpack import nested_texts, text_views, unpack, unreadable_why
+from exhibits.unpack import looks_like_text, nested_texts, text_views, unpack, unreadable_why
 
 _ESCAPES = {ord("n"): b"\n", ord("r"): b"\r", ord("t"): b"\t", ord("b"): b"\b", ord("f"): b"\f"}
 _STRING_START = re.compile(rb"[(<%]")
@@ -252,10 +253,18 @@ def _stream_texts(
         texts = nested_texts(data, depth)
         why = "" if texts is not None else unreadable_why(data, depth)
         yield RawText(where, texts, why=why)
-    elif kind in _TEXT_TYPES:
-        yield RawText(f"stream {xref}", text_views(data))
     else:
-        yield RawText(f"stream {xref}", text_views(data), patterns=False)
+        yield RawText(
+            f"stream {xref}", text_views(data), patterns=kind in _TEXT_TYPES or plain_text(doc, xref, data)
+        )
+
+
+def plain_text(doc: pymupdf.Document, xref: int, data: bytes) -> bool:
+    """A stream of no known kind that is text a person wrote (a script, XFA form data, a note), where the
+    patterns run too; not a character map or a calculator function, whose numbers are no identifiers."""
+    if doc.xref_get_key(xref, "FunctionType")[0] != "null" or b"begincmap" in data[:4096]:
+        return False
+    return looks_like_text(data)
 
 
 def binary_stream(doc: pymupdf.Document, xref: int) -> bool:

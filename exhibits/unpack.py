@@ -62,7 +62,9 @@ def unpack(data: bytes) -> Unpacked:
     if data[:2] == b"\x1f\x8b":
         inner = gunzip(data)
         if inner is None:
-            return Unpacked("unreadable", "a gzip file that is damaged or inflates past 256 MB")
+            return Unpacked(
+                "unreadable", f"a gzip file that is damaged or inflates past {MAX_INFLATED:,} bytes"
+            )
         return Unpacked("gzip", inner=inner)
     if looks_like_text(data):
         return Unpacked("text")

@@ -37,10 +37,11 @@ from tests.hostile_pdfs import (
     marker,
     picture_of_text,
     secret_pdf,
+    stencil_picture_of_text,
     utf16_hex,
     xmp_segment,
 )
-from tests.redaction_readers import readers_finding
+from tests.redaction_readers import readers_finding, xray_findings
 from tests.test_exhibits_redact_hostile import hostile_pdf
 from workspace.database import connect
 
@@ -82,6 +83,39 @@ def _private_stream_of(data: bytes) -> Builder:
     return build
 
 
+def _xfa(doc: pymupdf.Document, page: pymupdf.Page) -> None:
+    """An XFA form whose data (an XML stream of no declared kind) holds the SSN."""
+    xref = doc.get_new_xref()
+    doc.update_object(xref, "<<>>")
+    data = f'<xfa:datasets xmlns:xfa="http://www.xfa.org/schema/xfa-data/1.0/"><ssn>{SECRET}</ssn></xfa:datasets>'
+    doc.update_stream(xref, data.encode())
+    doc.xref_set_key(doc.pdf_catalog(), "AcroForm", f"<</Fields [] /XFA [(datasets) {xref} 0 R]>>")
+
+
+def _script_link(doc: pymupdf.Document, page: pymupdf.Page) -> None:
+    """A link that runs a script kept in a stream: the SSN is in the script."""
+    script = doc.get_new_xref()
+    doc.update_object(script, "<<>>")
+    doc.update_stream(script, f"var claimant = '{SECRET}'; app.alert(claimant);".encode())
+    annot = doc.get_new_xref()
+    doc.update_object(
+        annot, f"<</Type/Annot/Subtype/Link/Rect[72 80 200 100]/A<</S/JavaScript/JS {script} 0 R>>>>"
+    )
+    doc.xref_set_key(page.xref, "Annots", f"[{annot} 0 R]")
+
+
+def _associated_file(doc: pymupdf.Document, page: pymupdf.Page) -> None:
+    """A PDF 2.0 associated file: a file specification the page lists under /AF, in no other list."""
+    stream = doc.get_new_xref()
+    doc.update_object(stream, "<</Type/EmbeddedFile>>")
+    doc.update_stream(stream, secret_pdf())
+    spec = doc.get_new_xref()
+    doc.update_object(
+        spec, f"<</Type/Filespec/F(source.pdf)/UF(source.pdf)/AFRelationship/Source/EF<</F {stream} 0 R>>>>"
+    )
+    doc.xref_set_key(page.xref, "AF", f"[{spec} 0 R]")
+
+
 def _link(uri: str) -> Builder:
     return lambda doc, page: page.insert_link(
         {"kind": pymupdf.LINK_URI, "from": pymupdf.Rect(72, 80, 200, 100), "uri": uri}
@@ -111,6 +145,7 @@ PLACES: dict[str, tuple[Builder, str, Request]] = {
         SECRET,
         SSN,
     ),
+    "associated file of the page": (_associated_file, SECRET, SSN),
     "UTF-16 text attachment": (
         lambda doc, page: doc.embfile_add("notes.txt", f"SSN {SECRET}".encode("utf-16-le")),
         SECRET,
@@ -136,6 +171,8 @@ PLACES: dict[str, tuple[Builder, str, Request]] = {
         BARE,
         SSN,
     ),
+    "XFA form data": (_xfa, SECRET, SSN),
+    "script stream run by a link": (_script_link, SECRET, SSN),
     "PDF kept in a private stream": (_private_stream_of(gzip.compress(secret_pdf())), SECRET, SSN),
     "name object in the information": (
         lambda doc, page: info_entry(doc, "Client", "/Project#20Nightjar"),
@@ -173,6 +210,18 @@ def test_secret_in_each_new_place_is_gone_for_every_reader(db_path: Path, tmp_pa
         assert "nothing here is secret" in doc[0].get_text().casefold()
 
 
+@pytest.mark.parametrize("place", list(PLACES))
+def test_without_scrub_verification_finds_each_new_place_and_writes_nothing(
+    db_path: Path, tmp_path: Path, place: str
+) -> None:
+    """Verification reads each of these places itself: unscrubbed, the file is refused, never passed."""
+    build, _, request = PLACES[place]
+    source = hostile_pdf(tmp_path / "sources" / "hostile.pdf", build)
+    with pytest.raises(RedactionLeak, match="--scrub"):
+        redact(db_path, source, tmp_path / "out", **request)
+    assert not list((tmp_path / "out").glob("*.pdf"))
+
+
 @pytest.mark.parametrize(
     "place", ["attached PDF", "PDF in a file-attachment annotation", "PDF attached inside an attached PDF"]
 )
@@ -187,6 +236,8 @@ def test_attached_pdf_is_redacted_as_a_document_and_kept(db_path: Path, tmp_path
         data = doc.embfile_get(doc.embfile_names()[0]) if doc.embfile_count() else page.first_annot.get_file()
     with pymupdf.open(stream=data, filetype="pdf") as inner:
         assert "Intake form. SSN" in inner[0].get_text() or "Cover letter" in inner[0].get_text()
+    (tmp_path / "inner.pdf").write_bytes(data)
+    assert xray_findings(tmp_path / "inner.pdf") == {}, "no text may be left under the attached PDF's boxes"
 
 
 def test_attached_pdf_without_scrub_is_refused(db_path: Path, tmp_path: Path) -> None:
@@ -308,3 +359,68 @@ def test_picture_ocr_cannot_read_is_named_with_the_box_that_would_cover_it(
     rect = PageRect(1, (where.x0, where.y0, where.x1, where.y1))
     redact(db_path, source, tmp_path / "out", patterns=("ssn",), rects=(rect,))
     assert _dark_share(tmp_path / "out" / "tiny.pdf", _digits_box(3.0)) > 0.95
+
+
+def test_ssn_in_a_bitonal_stencil_picture_is_boxed(db_path: Path, tmp_path: Path) -> None:
+    """A fax-like 1-bit picture drawn as a stencil mask has no colours of its own to decode."""
+    source = tmp_path / "sources" / "fax.pdf"
+    doc = pymupdf.open()
+    page = doc.new_page()
+    stencil_picture_of_text(doc, page, f"SSN {SECRET}", dpi=150)
+    doc.save(source)
+    doc.close()
+    box = _digits_box(7.0)
+    assert _dark_share(source, box) < 0.5, "the digits must be visible in the source"
+    (item,) = redact(db_path, source, tmp_path / "out", patterns=("ssn",))
+    assert [(h.reason, h.ocr) for h in item.hits] == [("pattern ssn", True)]
+    assert _dark_share(tmp_path / "out" / "fax.pdf", box) > 0.95
+
+
+def _locked_pdf() -> bytes:
+    doc = pymupdf.open()
+    doc.new_page().insert_text((72, 72), f"SSN {SECRET}", fontsize=11)
+    data = doc.tobytes(encryption=pymupdf.PDF_ENCRYPT_AES_256, user_pw="s3cret", owner_pw="owner")  # type: ignore[attr-defined]
+    doc.close()
+    return data
+
+
+def _nested(depth: int) -> bytes:
+    data = secret_pdf()
+    for _ in range(depth - 1):
+        data = secret_pdf("Cover letter.", attach=data)
+    return data
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "why"),
+    [
+        (
+            "locked.pdf",
+            _locked_pdf(),
+            "a PDF that is damaged, password-protected, or holds a file chambers cannot",
+        ),
+        ("deep.pdf", _nested(6), "a PDF nested more than 4 deep"),
+        (
+            "big.txt.gz",
+            gzip.compress(b"nothing to see " * 1000),
+            "a gzip file that is damaged or inflates past 1,000 bytes",
+        ),
+    ],
+)
+def test_attached_file_that_cannot_be_read_through_is_removed_and_named(
+    db_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, data: bytes, why: str
+) -> None:
+    """A locked PDF, one nested too deep, a gzip past the cap (a bomb, here a small cap): none is read
+    through, so none may stay; without --scrub the file is refused, with it each is emptied and named."""
+    monkeypatch.setattr("exhibits.unpack.MAX_INFLATED", 1000)
+    source = hostile_pdf(tmp_path / "sources" / "odd.pdf", lambda doc, page: doc.embfile_add(name, data))
+    with pytest.raises(RedactionLeak, match="so it cannot be checked"):
+        redact(db_path, source, tmp_path / "out", patterns=("ssn",))
+    (item,) = redact(db_path, source, tmp_path / "out", patterns=("ssn",), scrub=True)
+    notices = [line for line in item.attachments if line.startswith(f"attached file {name}:")]
+    assert notices and why in notices[0] and "removed" in notices[0]
+    with pymupdf.open(tmp_path / "out" / "odd.pdf") as doc:
+        kept = doc.embfile_get(name)
+    # a PDF nested too deep is emptied where it sits, the levels above it kept and redacted
+    assert kept == b"" if name != "deep.pdf" else kept.startswith(b"%PDF-")
+    assert readers_finding(tmp_path / "out" / "odd.pdf", SECRET) == []
