@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
+from drafting.verify.case_names import plain_apostrophes
 from drafting.verify.extract_citations import extract_citations
 from drafting.verify.sources import MatterSources, Page, cite_key
 from drafting.verify.text import sentence_bounds
@@ -57,8 +58,8 @@ _YEAR = re.compile(r"\((?:[^()]*?\s)?((?:1[89]|20)\d\d)\)")
 # Grutter" in prose is not one.
 _MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
 _DECIDED = re.compile(
-    rf"(?:\b(?P<word>Decided|DECIDED|Filed|FILED|Date Filed|Opinion Filed|Opinion filed|Delivered|Dated)|"
-    rf"^[ \t]*(?P<low>decided|filed)|^[ \t]*(?P<alone>)(?=[A-Z][a-z]{{2,8}}\.?\s+\d{{1,2}},?\s+(?:1[89]|20)\d\d\.?[ \t]*$))"
+    rf"(?:\b(?P<word>Decided|DECIDED|Filed|FILED|Date Filed|Opinion Filed|Opinion filed|Delivered|Dated|Signed|Date:)|"
+    rf"^[ \t]*(?P<low>decided|filed)|^[ \t]*(?P<alone>)(?=[A-Z][a-z]{{2,8}}\.?\s+\d{{1,2}},?\s+(?:1[89]|20)\d\d\.?\]?[ \t]*$))"
     rf"\s*:?\s*"
     rf"(?:{_MONTH}\s+\d{{1,2}},?\s+(?P<y1>(?:1[89]|20)\d\d)|\d{{1,2}}\s+{_MONTH}\s+(?P<y2>(?:1[89]|20)\d\d)"
     rf"|\d{{1,2}}/\d{{1,2}}/(?P<y3>(?:1[89]|20)\d\d))",
@@ -69,13 +70,15 @@ _NEUTRAL_VOLUME = re.compile(r"^((?:19|20)\d\d) [A-Z][^.\s]* \d+$")
 
 def decision_year(pages: list[Page]) -> str:
     """The year the opinion was decided, where its first pages print the date; "Decided" before "Filed"."""
-    found: list[tuple[int, str]] = []
+    found: list[tuple[int, int, int, str]] = []
     for page in pages[:HEAD_PAGES]:
         for m in _DECIDED.finditer(page.text[:HEAD_CHARS]):
             word = (m["word"] or m["low"] or "").lower()
-            rank = 0 if word.startswith("decided") else 1 if word else 2
-            found.append((rank, m["y1"] or m["y2"] or m["y3"]))
-    return min(found)[1] if found else ""
+            # "Decided" first; else the first date printed (the caption's, before any later "Filed")
+            found.append(
+                (0 if word.startswith("decided") else 1, page.index, m.start(), m["y1"] or m["y2"] or m["y3"])
+            )
+    return min(found)[3] if found else ""
 
 
 @dataclass(frozen=True, eq=False)
@@ -257,7 +260,7 @@ CAPTION_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 
 
 def caption_words(text: str) -> frozenset[str]:
-    return frozenset(CAPTION_WORD.findall(text.lower().replace("’", "'")))
+    return frozenset(CAPTION_WORD.findall(plain_apostrophes(text.lower())))
 
 
 def index_opinions(

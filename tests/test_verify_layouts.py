@@ -1,0 +1,105 @@
+"""Page markers and captions as vendors print them, on opinions written here in those layouts.
+
+Each file below copies a layout seen in public opinion collections: a Caselaw Access Project
+text whose first star page comes pages after the first (headnotes skipped) and whose judges'
+line carries a star out of order; a vendor text whose bracketed pages name the reporter in
+another spelling ("Hawai'i" for "Haw."); a caption with an okina. The draft is Markdown with
+character references ("&amp;"), which it shows as the characters they stand for.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pymupdf
+import pytest
+
+from drafting import schema as drafting_schema
+from drafting.verify import Report, verify_draft
+from evidence.ingest import ingest_matter
+from evidence.matters import create_matter
+from workspace.database import connect
+
+STAR_TEXT = """199 Wash. App. 629
+In the Matter of the Marriage of Christy Lyle, Respondent, and Keith Lyle, Appellant.
+July 11, 2017.
+*634 Fearing, C.J., and Korsmo, J., concur.
+*631 The commissioner entered the first order of support.
+*632 The judge revised the order on the father's motion.
+*633 The father appealed the revision to this court.
+*634 We affirm the order on revision in every part.
+"""
+BRACKET_TEXT = """134 Hawai'i 86
+KILAKILA ‘O HALEAKALA, Plaintiff,
+v.
+UNIVERSITY OF HAWAI‘I, Defendant.
+June 9, 2014.
+The first page sets out the permit at issue.
+[134 Hawai'i 87]
+The second page holds that the permit required an assessment.
+[134 Hawai'i 88]
+The third page remands the case.
+"""
+
+
+@pytest.fixture(scope="module")
+def database(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("layouts")
+    record, opinions = root / "record", root / "opinions"
+    record.mkdir()
+    opinions.mkdir()
+    doc = pymupdf.open()
+    doc.new_page().insert_text((72, 72), "Record page one.", fontsize=11)
+    doc.save(record / "record.pdf")
+    doc.close()
+    (opinions / "lyle.txt").write_text(STAR_TEXT)
+    (opinions / "haleakala.txt").write_text(BRACKET_TEXT)
+    database = root / "chambers.sqlite3"
+    db = connect(database, drafting_schema.SCHEMA)
+    try:
+        create_matter(db, "m", [record])
+        create_matter(db, "m-authorities", [opinions])
+    finally:
+        db.close()
+    ingest_matter(database, "m", tessdata=None)
+    ingest_matter(database, "m-authorities", tessdata=None)
+    return database
+
+
+def _verify(database: Path, tmp_path: Path, text: str) -> Report:
+    draft = tmp_path / "draft.md"
+    draft.write_text(text)
+    return verify_draft(database, draft, "m", "m-authorities")
+
+
+def test_star_pages_after_skipped_headnotes_and_out_of_order_are_read(database: Path, tmp_path: Path) -> None:
+    report = _verify(
+        database,
+        tmp_path,
+        'The order was revised. In re Marriage of Lyle, 199 Wash. App. 629, 632 (2017). "The father appealed '
+        'the revision to this court." Id. at 633. "We affirm the order on revision in every part." Id. at 632. '
+        "In re Marriage of Lyle, 199 Wash. App. 629, 640 (2017).\n",
+    )
+    by_text = {(f.kind, f.text): f for f in reversed(report.flags)}  # the first of each
+    assert by_text[("case", "199 Wash. App. 629")].verdict == "verified"
+    assert by_text[("quotation", '"The father appealed the revision to this court."')].verdict == "verified"
+    moved = by_text[("quotation", '"We affirm the order on revision in every part."')]
+    assert moved.verdict == "contradicted" and "page 634" in moved.message
+    beyond = [f for f in report.flags if f.text == "199 Wash. App. 629"][1]
+    assert beyond.verdict == "contradicted" and "page 640 is not in it" in beyond.message
+
+
+def test_bracketed_pages_in_another_spelling_an_okina_and_character_references(
+    database: Path, tmp_path: Path
+) -> None:
+    report = _verify(
+        database,
+        tmp_path,
+        "The permit needed review. Moreover, as held in Virginia, Kilakila &lsquo;O Haleakala v. Univ. of "
+        'Hawai&lsquo;i, 134 Hawai\'i 86, 87 (2014). It held that "the permit required an assessment." '
+        "134 Hawai'i at 88.\n",
+    )
+    cite = next(f for f in report.flags if f.text == "134 Hawai'i 86")
+    assert cite.verdict == "verified", cite.message
+    quote = next(f for f in report.flags if f.kind == "quotation")
+    assert quote.verdict == "contradicted" and "page 87" in quote.message and "page 88" in quote.message
