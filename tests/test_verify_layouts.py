@@ -41,6 +41,18 @@ The second page holds that the permit required an assessment.
 The third page remands the case.
 """
 
+BIA_TEXT = """Cite as 27 I&N Dec. 48 (BIA 2017) Interim Decision #3894
+Matter of Enrique ALDAY-DOMINGUEZ, Respondent
+Decided June 1, 2017
+The provision requires knowledge that the property was stolen.
+"""
+INTEREST_TEXT = """590 S.E.2d 792
+In the Interest of K.N.C. et al., children.
+Court of Appeals of Georgia.
+December 1, 2003.
+The juvenile court terminated the parental rights.
+"""
+
 
 @pytest.fixture(scope="module")
 def database(tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -54,6 +66,8 @@ def database(tmp_path_factory: pytest.TempPathFactory) -> Path:
     doc.close()
     (opinions / "lyle.txt").write_text(STAR_TEXT)
     (opinions / "haleakala.txt").write_text(BRACKET_TEXT)
+    (opinions / "alday.txt").write_text(BIA_TEXT)
+    (opinions / "knc.txt").write_text(INTEREST_TEXT)
     database = root / "chambers.sqlite3"
     db = connect(database, drafting_schema.SCHEMA)
     try:
@@ -103,3 +117,15 @@ def test_bracketed_pages_in_another_spelling_an_okina_and_character_references(
     assert cite.verdict == "verified", cite.message
     quote = next(f for f in report.flags if f.kind == "quotation")
     assert quote.verdict == "contradicted" and "page 87" in quote.message and "page 88" in quote.message
+
+
+def test_a_cite_as_line_without_its_colon_and_single_party_captions(database: Path, tmp_path: Path) -> None:
+    report = _verify(
+        database,
+        tmp_path,
+        "Knowledge is required. Matter of Alday-Dominguez, 27 I&N Dec. 48 (BIA 2017). Rights ended. "
+        "IN RE KNC, 590 S.E.2d 792 (2003). They did not. IN RE JMB, 590 S.E.2d 792 (2003).\n",
+    )
+    cases = [f for f in report.flags if f.kind == "case"]
+    assert [f.verdict for f in cases] == ["verified", "verified", "contradicted"], [f.message for f in cases]
+    assert "K.N.C." in cases[2].message

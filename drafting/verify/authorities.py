@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 HEAD_PAGES = 6  # a slip opinion's own first page comes after its syllabus
 HEAD_CHARS = 6000
 CAPTIONS = 3
-_CITE_LABEL = re.compile(r"^\s*(?:Cite as|Citations?(?: Numbers?)?|Reported at)\s*:\s*", re.I)
+_CITE_LABEL = re.compile(r"^\s*(?:Cite as:?|Citations?(?: Numbers?)?:|Reported at:?)\s*", re.I)
 # Signals, and the history and treatment lines of Westlaw and Lexis printouts: they cite others.
 _SIGNAL = re.compile(
     r"^\s*(?:See|see|Cf\.|cf\.|Accord|But|E\.g\.|Compare|quoting|citing|Distinguished|Declined|Called|"
@@ -49,7 +49,8 @@ _STANDS_ALONE = re.compile(
 )
 _VERSUS = re.compile(r"(?:^|\s)(?:v\.?|vs\.?|versus|-?against-?)(?=\s|$)", re.M)
 _SUBJECT_CAPTION = re.compile(
-    r"^\s*(?:In re|Matter of|In the Matter of|Ex parte|Appeal of|Application of|Petition of|Estate of)\b",
+    r"^\s*(?:In re|Matter of|In the Matter of|In the Interest of|Ex parte|Appeal of|Application of|Petition of|"
+    r"Estate of)\b",
     re.I,
 )
 _YEAR = re.compile(r"\((?:[^()]*?\s)?((?:1[89]|20)\d\d)\)")
@@ -259,8 +260,14 @@ def _cites_another(after: str, own_keys: set[str]) -> bool:
 CAPTION_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 
 
+_INITIALS = re.compile(r"\b(?:[a-z]\.\s?){2,}")
+
+
 def caption_words(text: str) -> frozenset[str]:
-    return frozenset(CAPTION_WORD.findall(plain_apostrophes(text.lower())))
+    """The caption's words, and its initials run together ("K.N.C." is also "knc", as drafts write it)."""
+    text = plain_apostrophes(text.lower())
+    initials = {re.sub(r"[.\s]", "", m.group()) for m in _INITIALS.finditer(text)}
+    return frozenset(CAPTION_WORD.findall(text)) | initials
 
 
 def index_opinions(
