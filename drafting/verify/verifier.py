@@ -8,7 +8,6 @@ eyecite sees one section at a time.
 from __future__ import annotations
 
 import hashlib
-import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -54,9 +53,6 @@ def load_library(database_file: Path, name: str) -> Library:
 
 def extract(draft: str, prefixes: frozenset[str], opinions: dict[str, Opinion] | None = None) -> list[Found]:
     """Every statement, with spans in the draft, pins attached and short forms resolved."""
-    logging.getLogger("eyecite").setLevel(
-        logging.ERROR
-    )  # its "unknown overlap" notes are not the attorney's business
     everything: list[Found] = []
     for section in sections(draft):
         if not section.text:

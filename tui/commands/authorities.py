@@ -61,7 +61,6 @@ def cmd_add(args: argparse.Namespace, paths: Paths) -> int:
     from drafting.verify.library import add_citations, check_citations
     from evidence.errors import MatterNotFound
     from evidence.matters import create_matter, get_matter
-    from tui.commands.evidence import run_ingest
     from workspace.database import connect
     from workspace.paths import write_atomically
 
@@ -92,10 +91,21 @@ def cmd_add(args: argparse.Namespace, paths: Paths) -> int:
         write_atomically(target, file.read_bytes())
         print(f"Copied {file.name} into {library.sources[0]}.")
         file = target
-    run_ingest(paths, name)
+    _ingest_one(paths, name, file)
     if args.cite:
         add_citations(paths.database_file, name, file, args.cite)
     return _show(paths, name, only=file.name)
+
+
+def _ingest_one(paths: Paths, library: str, file: Path) -> None:
+    """Read only the file named into the library: the folder it lies in may hold anything else."""
+    from evidence.ingest import ingest_matter
+
+    print(f"Ingesting {file.name} into '{library}' ...", flush=True)
+    report = ingest_matter(paths.database_file, library, output_roots=[paths.data_dir], only=file)
+    for notice in report.notices:
+        print(f"  [{notice.kind}] {notice.message}")
+    print(f"Done: {len(report.ingested)} file(s) read ({report.pages} pages).", flush=True)
 
 
 def cmd_list(args: argparse.Namespace, paths: Paths) -> int:
