@@ -53,6 +53,17 @@ December 1, 2003.
 The juvenile court terminated the parental rights.
 """
 
+ILLINOIS_TEXT = """2018 IL App (1st) 152522
+No. 1-15-2522
+PEOPLE OF THE STATE OF ILLINOIS, Plaintiff-Appellee,
+v.
+JOHN DOE, Defendant-Appellant.
+Opinion filed March 30, 2018.
+¶ 1 The defendant appeals his conviction for burglary.
+¶ 2 The trial court denied the motion to suppress the statement.
+¶ 3 We affirm the judgment of the circuit court.
+"""
+
 
 @pytest.fixture(scope="module")
 def database(tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -68,6 +79,7 @@ def database(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (opinions / "haleakala.txt").write_text(BRACKET_TEXT)
     (opinions / "alday.txt").write_text(BIA_TEXT)
     (opinions / "knc.txt").write_text(INTEREST_TEXT)
+    (opinions / "people-v-doe.txt").write_text(ILLINOIS_TEXT)
     database = root / "chambers.sqlite3"
     db = connect(database, drafting_schema.SCHEMA)
     try:
@@ -129,3 +141,22 @@ def test_a_cite_as_line_without_its_colon_and_single_party_captions(database: Pa
     cases = [f for f in report.flags if f.kind == "case"]
     assert [f.verdict for f in cases] == ["verified", "verified", "contradicted"], [f.message for f in cases]
     assert "K.N.C." in cases[2].message
+
+
+def test_a_public_domain_citation_read_from_the_file_with_paragraph_pins(
+    database: Path, tmp_path: Path
+) -> None:
+    report = _verify(
+        database,
+        tmp_path,
+        'The statement stood. People v. Doe, 2018 IL App (1st) 152522, ¶ 2. The court said "the trial court '
+        'denied the motion to suppress the statement." Id. ¶ 3. Id. ¶ 9. People v. Doe, 2018 IL App (1st) 152522 '
+        "(2017).\n",
+    )
+    cite, wrong_year = [f for f in report.flags if f.text == "2018 IL App (1st) 152522"]
+    assert cite.verdict == "verified", cite.message
+    quote = next(f for f in report.flags if f.kind == "quotation")
+    assert quote.verdict == "contradicted" and "¶ 2" in quote.message and "¶ 3" in quote.message
+    beyond = next(f for f in report.flags if f.text == "Id. ¶ 9")
+    assert beyond.verdict == "contradicted" and "¶ 1 to ¶ 3" in beyond.message
+    assert wrong_year.verdict == "contradicted" and "2018, not 2017" in wrong_year.message

@@ -37,7 +37,8 @@ _SIGNAL = re.compile(
     re.I,
 )
 _NEUTRAL_SHAPE = r"\b(?:19|20)\d\d-[A-Z][A-Za-z]{1,5}-\d{1,6}\b"  # "2022-NCSC-1", "2021-Ohio-1234"
-_CITE_SHAPE = re.compile(rf"\b\d{{1,4}}\s+[A-Z][A-Za-z0-9.'&\s]{{0,24}}?\s+\d{{1,7}}\b|{_NEUTRAL_SHAPE}")
+# "(1st)" in Illinois' public-domain form: "2018 IL App (1st) 152522"
+_CITE_SHAPE = re.compile(rf"\b\d{{1,4}}\s+[A-Z][A-Za-z0-9.'&()\s]{{0,24}}?\s+\d{{1,7}}\b|{_NEUTRAL_SHAPE}")
 _ENDS_IN_CITE = re.compile(
     rf"(?:\d{{1,4}}\s+[A-Z][A-Za-z0-9.' &()]{{0,30}}?\s+\d{{1,7}}(?:-[A-Z])?|{_NEUTRAL_SHAPE})"
     r"\s*(?:\([^()]*\))?\W{0,3}$"
