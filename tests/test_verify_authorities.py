@@ -89,7 +89,7 @@ def test_authorities_add_and_list_on_real_opinion_pdfs_three_indexed(
 
     code, out, _ = _run(capsys, "authorities", "add", str(downloads / "tarrant-v-herrmann.pdf"))
     assert code == 1  # the slip opinion says "Cite as: 569 U. S. ____": not indexed, and said so
-    assert "Ingesting tarrant-v-herrmann.pdf" in out and "Done: 1 file(s) read" in out  # not the folder
+    assert "Ingested tarrant-v-herrmann.pdf: 1 file(s) read" in out  # the file, not its folder
     assert "NOT INDEXED  tarrant-v-herrmann.pdf: no citation of its own" in out
     assert "--cite" in out and "200 U.S. 321" not in out
 

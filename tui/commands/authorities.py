@@ -56,56 +56,15 @@ def _library_name(args: argparse.Namespace, paths: Paths) -> str:
 
 
 def cmd_add(args: argparse.Namespace, paths: Paths) -> int:
-    from drafting import schema as drafting_schema
-    from drafting.verify.errors import VerifyError
-    from drafting.verify.library import add_citations, check_citations
-    from evidence.errors import MatterNotFound
-    from evidence.matters import create_matter, get_matter
-    from workspace.database import connect
-    from workspace.paths import write_atomically
+    from drafting.verify.library import add_opinion_file
 
-    file = Path(args.file).expanduser().absolute()
-    if not file.is_file():
-        raise VerifyError(
-            f"There is no file at {file}. Give the path of the opinion's PDF or text file.",
-            title="Opinion not found",
-        )
-    check_citations(args.cite)
     name = _library_name(args, paths)
-    db = connect(paths.database_file, drafting_schema.SCHEMA)
-    try:
-        try:
-            library = get_matter(db, name)
-        except MatterNotFound:
-            library = create_matter(db, name, [file.parent])
-            print(f"Created the authorities library '{name}' on {file.parent}.")
-    finally:
-        db.close()
-    if not any(file.is_relative_to(folder) for folder in library.sources):
-        target = library.sources[0] / file.name
-        if target.exists() and target.read_bytes() != file.read_bytes():
-            raise VerifyError(
-                f"{target} exists already and holds another file. Rename {file.name} and add it again.",
-                title="Name taken in the library",
-            )
-        write_atomically(target, file.read_bytes())
-        print(f"Copied {file.name} into {library.sources[0]}.")
-        file = target
-    _ingest_one(paths, name, file)
-    if args.cite:
-        add_citations(paths.database_file, name, file, args.cite)
-    return _show(paths, name, only=file.name)
-
-
-def _ingest_one(paths: Paths, library: str, file: Path) -> None:
-    """Read only the file named into the library: the folder it lies in may hold anything else."""
-    from evidence.ingest import ingest_matter
-
-    print(f"Ingesting {file.name} into '{library}' ...", flush=True)
-    report = ingest_matter(paths.database_file, library, output_roots=[paths.data_dir], only=file)
-    for notice in report.notices:
-        print(f"  [{notice.kind}] {notice.message}")
-    print(f"Done: {len(report.ingested)} file(s) read ({report.pages} pages).", flush=True)
+    added = add_opinion_file(
+        paths.database_file, name, Path(args.file), list(args.cite or []), [paths.data_dir]
+    )
+    for note in added.notes:
+        print(note, flush=True)
+    return _show(paths, name, only=added.file.name)
 
 
 def cmd_list(args: argparse.Namespace, paths: Paths) -> int:
