@@ -186,3 +186,35 @@ def test_the_flag_list_names_each_verdict_and_counts_them_apart() -> None:
     assert describe(unverifiable).startswith("UNVERIFIABLE (the opinion is not in the library)")
     assert "chambers authorities add FILE" in describe(unverifiable)
     assert describe(contradicted).startswith("CONTRADICTED")
+
+
+async def test_the_flag_dialog_offers_to_add_the_opinion_of_an_unverifiable_item() -> None:
+    from textual.app import App
+    from textual.widgets import Static
+
+    from drafting.flags import FlagView
+    from tui.drafting_dialogs import FlagScreen
+
+    missing = FlagView(0, 11, "verifier", "block", "case", "611 F.3d 77", "Unverifiable: not in the library.",
+                       key="k", verdict="unverifiable", reason="not-in-library")  # fmt: skip
+    wrong = FlagView(0, 11, "verifier", "block", "case", "512 F.3d 210", "Wrong pin.", key="j",
+                     verdict="contradicted")  # fmt: skip
+    answers: list[str | None] = []
+
+    class Host(App[None]):
+        pass
+
+    app = Host()
+    async with app.run_test() as pilot:
+        await app.push_screen(FlagScreen(missing), answers.append)
+        await pilot.pause()
+        assert "a adds the opinion" in str(app.screen.query_one("#flag-foot", Static).render())
+        await pilot.press("a")
+        await pilot.pause()
+        await app.push_screen(FlagScreen(wrong), answers.append)
+        await pilot.pause()
+        assert "a adds the opinion" not in str(app.screen.query_one("#flag-foot", Static).render())
+        await pilot.press("a")  # a contradiction is not settled by adding anything
+        await pilot.press("escape")
+        await pilot.pause()
+    assert answers == ["add", None]

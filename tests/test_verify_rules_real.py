@@ -118,3 +118,19 @@ def test_opening_words_are_not_the_plaintiff_and_short_names_are_compared(
     assert wrong.verdict == "contradicted" and '"Bollinger"' in wrong.message and "FISHER" in wrong.message
     year = _flag(report, "570 U.S. 297", 3)
     assert year.verdict == "contradicted" and "decided in 2013, not 2012" in year.message
+
+
+def test_a_short_form_or_supra_takes_the_antecedent_the_sources_bear_out(
+    corpus: RealCorpus, tmp_path: Path
+) -> None:
+    report = _verify(
+        corpus,
+        tmp_path,
+        f"The rule is old. {PETRO} (N.J. Super. Ct. App. Div. 2016). The reply cites it as "
+        "Petro-Lubricant Testing Labs., Inc. v. Adelman, 148 A.3d 442 (N.J. Super. Ct. App. Div. 2016). "
+        "See Petro-Lubricant, supra, at 444. See also 148 A.3d at 446.\n",
+    )
+    assert _flag(report, "148 A.3d 442").verdict == "unverifiable"
+    supra, short = _flag(report, "supra, at 444"), _flag(report, "148 A.3d at 446")
+    assert (supra.verdict, short.verdict) == ("verified", "verified"), (supra.message, short.message)
+    assert "148 A.3d 441" in supra.message and "148 A.3d 441" in short.message

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
+from drafting.verify.case_names import plain_apostrophes
 from drafting.verify.extract_citations import extract_citations
 from drafting.verify.sources import MatterSources, Page, cite_key
 from drafting.verify.text import sentence_bounds
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
 HEAD_PAGES = 6  # a slip opinion's own first page comes after its syllabus
 HEAD_CHARS = 6000
 CAPTIONS = 3
-_CITE_LABEL = re.compile(r"^\s*(?:Cite as|Citations?(?: Numbers?)?|Reported at)\s*:\s*", re.I)
+_CITE_LABEL = re.compile(r"^\s*(?:Cite as:?|Citations?(?: Numbers?)?:|Reported at:?)\s*", re.I)
 # Signals, and the history and treatment lines of Westlaw and Lexis printouts: they cite others.
 _SIGNAL = re.compile(
     r"^\s*(?:See|see|Cf\.|cf\.|Accord|But|E\.g\.|Compare|quoting|citing|Distinguished|Declined|Called|"
@@ -36,7 +37,8 @@ _SIGNAL = re.compile(
     re.I,
 )
 _NEUTRAL_SHAPE = r"\b(?:19|20)\d\d-[A-Z][A-Za-z]{1,5}-\d{1,6}\b"  # "2022-NCSC-1", "2021-Ohio-1234"
-_CITE_SHAPE = re.compile(rf"\b\d{{1,4}}\s+[A-Z][A-Za-z0-9.'&\s]{{0,24}}?\s+\d{{1,7}}\b|{_NEUTRAL_SHAPE}")
+# "(1st)" in Illinois' public-domain form: "2018 IL App (1st) 152522"
+_CITE_SHAPE = re.compile(rf"\b\d{{1,4}}\s+[A-Z][A-Za-z0-9.'&()\s]{{0,24}}?\s+\d{{1,7}}\b|{_NEUTRAL_SHAPE}")
 _ENDS_IN_CITE = re.compile(
     rf"(?:\d{{1,4}}\s+[A-Z][A-Za-z0-9.' &()]{{0,30}}?\s+\d{{1,7}}(?:-[A-Z])?|{_NEUTRAL_SHAPE})"
     r"\s*(?:\([^()]*\))?\W{0,3}$"
@@ -48,7 +50,8 @@ _STANDS_ALONE = re.compile(
 )
 _VERSUS = re.compile(r"(?:^|\s)(?:v\.?|vs\.?|versus|-?against-?)(?=\s|$)", re.M)
 _SUBJECT_CAPTION = re.compile(
-    r"^\s*(?:In re|Matter of|In the Matter of|Ex parte|Appeal of|Application of|Petition of|Estate of)\b",
+    r"^\s*(?:In re|Matter of|In the Matter of|In the Interest of|Ex parte|Appeal of|Application of|Petition of|"
+    r"Estate of)\b",
     re.I,
 )
 _YEAR = re.compile(r"\((?:[^()]*?\s)?((?:1[89]|20)\d\d)\)")
@@ -57,8 +60,8 @@ _YEAR = re.compile(r"\((?:[^()]*?\s)?((?:1[89]|20)\d\d)\)")
 # Grutter" in prose is not one.
 _MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
 _DECIDED = re.compile(
-    rf"(?:\b(?P<word>Decided|DECIDED|Filed|FILED|Date Filed|Opinion Filed|Opinion filed|Delivered|Dated)|"
-    rf"^[ \t]*(?P<low>decided|filed)|^[ \t]*(?P<alone>)(?=[A-Z][a-z]{{2,8}}\.?\s+\d{{1,2}},?\s+(?:1[89]|20)\d\d\.?[ \t]*$))"
+    rf"(?:\b(?P<word>Decided|DECIDED|Filed|FILED|Date Filed|Opinion Filed|Opinion filed|Delivered|Dated|Signed|Date:)|"
+    rf"^[ \t]*(?P<low>decided|filed)|^[ \t]*(?P<alone>)(?=[A-Z][a-z]{{2,8}}\.?\s+\d{{1,2}},?\s+(?:1[89]|20)\d\d\.?\]?[ \t]*$))"
     rf"\s*:?\s*"
     rf"(?:{_MONTH}\s+\d{{1,2}},?\s+(?P<y1>(?:1[89]|20)\d\d)|\d{{1,2}}\s+{_MONTH}\s+(?P<y2>(?:1[89]|20)\d\d)"
     rf"|\d{{1,2}}/\d{{1,2}}/(?P<y3>(?:1[89]|20)\d\d))",
@@ -69,13 +72,15 @@ _NEUTRAL_VOLUME = re.compile(r"^((?:19|20)\d\d) [A-Z][^.\s]* \d+$")
 
 def decision_year(pages: list[Page]) -> str:
     """The year the opinion was decided, where its first pages print the date; "Decided" before "Filed"."""
-    found: list[tuple[int, str]] = []
+    found: list[tuple[int, int, int, str]] = []
     for page in pages[:HEAD_PAGES]:
         for m in _DECIDED.finditer(page.text[:HEAD_CHARS]):
             word = (m["word"] or m["low"] or "").lower()
-            rank = 0 if word.startswith("decided") else 1 if word else 2
-            found.append((rank, m["y1"] or m["y2"] or m["y3"]))
-    return min(found)[1] if found else ""
+            # "Decided" first; else the first date printed (the caption's, before any later "Filed")
+            found.append(
+                (0 if word.startswith("decided") else 1, page.index, m.start(), m["y1"] or m["y2"] or m["y3"])
+            )
+    return min(found)[3] if found else ""
 
 
 @dataclass(frozen=True, eq=False)
@@ -256,8 +261,14 @@ def _cites_another(after: str, own_keys: set[str]) -> bool:
 CAPTION_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 
 
+_INITIALS = re.compile(r"\b(?:[a-z]\.\s?){2,}")
+
+
 def caption_words(text: str) -> frozenset[str]:
-    return frozenset(CAPTION_WORD.findall(text.lower().replace("’", "'")))
+    """The caption's words, and its initials run together ("K.N.C." is also "knc", as drafts write it)."""
+    text = plain_apostrophes(text.lower())
+    initials = {re.sub(r"[.\s]", "", m.group()) for m in _INITIALS.finditer(text)}
+    return frozenset(CAPTION_WORD.findall(text)) | initials
 
 
 def index_opinions(

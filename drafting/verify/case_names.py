@@ -129,3 +129,29 @@ def relator(name: str) -> str:
     """ "State ex rel. Cooper" -> "Cooper": the distinctive party of an ex rel. caption (the state is generic)."""
     match = _EX_REL.match(name.strip())
     return match["relator"].strip(" ,") if match else name
+
+
+_APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "ʻ": "'", "`": "'", "´": "'", "ʼ": "'"})
+
+
+def plain_apostrophes(text: str) -> str:
+    """ "HAWAI‘I" and "Hawai'i" alike: every apostrophe and okina as one."""
+    return text.translate(_APOSTROPHES)
+
+
+_SUFFIX = re.compile(
+    r"^(?:Inc|Co|Corp|Ltd|LLC|L\.L\.C|LLP|L\.P|LP|N\.A|P\.C|P\.A|PLLC|S\.A|AG|GmbH|Jr|Sr|II|III|IV|et al)\b\.?"
+)
+
+
+def last_clause(plaintiff: str) -> str:
+    """ "Virginia, Attorney Grievance Comm'n" -> "Attorney Grievance Comm'n": a comma not before a
+    corporate suffix ("Smith, Inc.") ends the words before the name."""
+    parts = plaintiff.split(", ")
+    keep = [parts[-1]]
+    for part in reversed(parts[:-1]):
+        if _SUFFIX.match(keep[0]):
+            keep.insert(0, part)
+        else:
+            break
+    return ", ".join(keep)

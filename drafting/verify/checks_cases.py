@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from drafting.verify.authorities import Opinion
-from drafting.verify.case_names import full_word
+from drafting.verify.case_names import full_word, plain_apostrophes
 from drafting.verify.checks_record import make_flag, where
 from drafting.verify.extract_citations import known_reporter, party_words
 from drafting.verify.found import Found, could_hold, pin_page
@@ -63,7 +63,7 @@ _GENERIC = frozenset(
 
 def distinctive(name: str) -> list[str]:
     # "Z-Z-O-": initials joined by hyphens are as many one-letter words, which tell nothing apart
-    words = party_words(name.replace("’", "'").replace("-", " "))
+    words = party_words(plain_apostrophes(name).replace("-", " "))
     return [w for w in words if w.rstrip(".") not in _GENERIC]
 
 

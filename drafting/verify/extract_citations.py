@@ -13,7 +13,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from drafting.verify.case_names import is_opening, strip_opening
+from drafting.verify.case_names import is_opening, last_clause, single_party, strip_opening
 from drafting.verify.docket_key import docket_key
 from drafting.verify.found import Found
 from drafting.verify.pin_text import pin_after
@@ -167,7 +167,7 @@ def _parties(text: str, volume_start: int, eyecite: tuple[str, str] = ("", "")) 
         pieces = [p for p in _PARTY_SPLIT.split(left) if p.strip()]
         plaintiff = _name_run(left[-120:]) if len(pieces) < 2 else _name_run(", ".join(pieces[-2:]))
     defendant = right.strip().rstrip(",").strip()
-    return strip_opening(plaintiff), defendant
+    return last_clause(strip_opening(plaintiff)), defendant
 
 
 _SHORT_NAME = re.compile(
@@ -181,13 +181,14 @@ def short_name(text: str, volume_start: int) -> str:
     if not match or " v. " in match["name"]:
         return ""
     name = strip_opening(match["name"])
+    name = single_party(name) or name  # "IN RE KNC", as a reporter's short name writes it
     if is_opening(match["name"]) or _SHORT_FORM_WORD.search(name) or not party_words(name):
         return ""
     return name
 
 
 _SUBJECT = re.compile(
-    r"\b(?:In re|[Mm]atter of|In the [Mm]atter of|Ex parte|Appeal of|Application of|Petition of)\s+"
+    r"\b(?:In re|[Mm]atter of|In the [Mm]atter of|In the Interest of|Ex parte|Appeal of|Application of|Petition of)\s+"
     r"(?P<name>[^,;()]{1,80}?),\s*$"
 )
 

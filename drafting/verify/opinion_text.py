@@ -18,7 +18,6 @@ import bisect
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from itertools import pairwise
 
 from drafting.verify.sources import Page
 from drafting.verify.text import normalize_for_match
@@ -38,6 +37,7 @@ _DIGITS = re.compile(r"\d+")
 REPEATED_HEAD = 3  # a short line printed this often is a running head, not the opinion's words
 HEAD_LINE_CHARS = 90
 MAX_REPORTER_PAGES = 1500
+MAX_FIRST_GAP = 12
 
 
 @dataclass
@@ -138,6 +138,35 @@ def _take_markers(line: str) -> tuple[str, list[tuple[str, int, str, int]]]:
     return "".join(out), found
 
 
+def _letters(reporter: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", reporter.lower())
+
+
+def _same_slot(label: str, slot: str) -> bool:
+    """ "134 Hawai'i" and "134 Haw.", "447 N.J.Super." and "447 N.J. Super.": one volume, one reporter."""
+    (volume, _, reporter), (volume2, _, reporter2) = label.partition(" "), slot.partition(" ")
+    a, b = _letters(reporter), _letters(reporter2)
+    return volume == volume2 and len(a) >= 2 and len(b) >= 2 and (a.startswith(b) or b.startswith(a))
+
+
+def _in_order(run: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The longest run of markers whose pages only rise (a judges' line or a footnote's star
+    out of place is left out); nothing when most are out of order, which is no page run at all."""
+    tails: list[int] = []  # tails[k]: index of the smallest last page of an ordered run of length k+1
+    before: list[int] = [-1] * len(run)
+    for i, (_, n) in enumerate(run):
+        k = bisect.bisect_left([run[t][1] for t in tails], n)  # strictly rising: a page starts once
+        before[i] = tails[k - 1] if k else -1
+        tails[k : k + 1] = [i]
+    chain: list[int] = []
+    at = tails[-1] if tails else -1
+    while at >= 0:
+        chain.append(at)
+        at = before[at]
+    kept = [run[i] for i in reversed(chain)]
+    return kept if len(kept) * 10 >= len(run) * 6 else []
+
+
 def _series(markers: list[tuple[int, str, int, str]], citations: tuple[str, ...]) -> dict[str, Series]:
     """Each citation's page series: bracket markers by volume and reporter; star, "Page" and ¶ runs
     by the citation whose first page they follow."""
@@ -146,7 +175,7 @@ def _series(markers: list[tuple[int, str, int, str]], citations: tuple[str, ...]
     for key, slot, first in parsed:
         if not first.isdigit():
             continue
-        own = [(o, n) for o, kind, n, label in markers if kind == "bracket" and label == slot]
+        own = [(o, n) for o, kind, n, label in markers if kind == "bracket" and _same_slot(label, slot)]
         if own:
             out[key] = Series(int(first), [o for o, _ in own], [n for _, n in own])
     runs: dict[str, list[tuple[int, int]]] = {}
@@ -154,20 +183,22 @@ def _series(markers: list[tuple[int, str, int, str]], citations: tuple[str, ...]
         if kind in ("star", "page"):
             runs.setdefault(f"{kind}{label}", []).append((offset, number))
     for name, run in sorted(runs.items()):
-        numbers = [n for _, n in run]
-        if any(b < a for a, b in pairwise(numbers)):
+        run = _in_order(run)
+        if not run:
             continue  # not a run of pages: footnote stars, a list
-        fits = [
-            key
+        numbers = [n for _, n in run]
+        # a vendor's first star may come pages after the first (headnotes, a syllabus skipped)
+        fits = sorted(
+            (numbers[0] - int(first), key)
             for key, _, first in parsed
             if key not in out
             and first.isdigit()
-            and int(first) <= numbers[0] <= int(first) + 2
+            and int(first) <= numbers[0] <= int(first) + MAX_FIRST_GAP
             and numbers[-1] - int(first) < MAX_REPORTER_PAGES
-        ]
+        )
         if fits:
             stars = len(name) - len("star") if name.startswith("star") else 1
-            key = fits[min(stars, len(fits)) - 1]
+            key = fits[0][1] if len(fits) < stars else [k for _, k in fits][stars - 1]
             out[key] = Series(int(key.rsplit(" ", 1)[1]), [o for o, _ in run], numbers)
     paragraphs = [(o, n) for o, kind, n, _ in markers if kind == "para"]
     if len(paragraphs) >= 2:

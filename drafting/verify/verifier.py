@@ -8,12 +8,17 @@ eyecite sees one section at a time.
 from __future__ import annotations
 
 import hashlib
-import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from drafting.verify.authorities import Opinion, Unindexed, index_opinions
-from drafting.verify.checks_cases import check_belonging, check_case, check_dependent, check_statute
+from drafting.verify.checks_cases import (
+    check_belonging,
+    check_case,
+    check_dependent,
+    check_statute,
+    missing_parties,
+)
 from drafting.verify.checks_record import (
     check_amount,
     check_bates,
@@ -54,9 +59,6 @@ def load_library(database_file: Path, name: str) -> Library:
 
 def extract(draft: str, prefixes: frozenset[str], opinions: dict[str, Opinion] | None = None) -> list[Found]:
     """Every statement, with spans in the draft, pins attached and short forms resolved."""
-    logging.getLogger("eyecite").setLevel(
-        logging.ERROR
-    )  # its "unknown overlap" notes are not the attorney's business
     everything: list[Found] = []
     for section in sections(draft):
         if not section.text:
@@ -91,7 +93,7 @@ def _resolve(items: list[Found], opinions: dict[str, Opinion]) -> None:
         elif item.kind == "case" and item.fields.get("form") == "short":
             item.refers_to = _short_form_target(item, fulls, opinions)
         elif item.kind == "case":
-            item.refers_to = _supra_target(item, fulls)
+            item.refers_to = _supra_target(item, fulls, opinions)
         elif item.kind == "id":
             item.refers_to = (
                 last_cite.refers_to
@@ -114,13 +116,14 @@ def _short_form_target(item: Found, fulls: list[Found], opinions: dict[str, Opin
     pin = pin_page(item.fields.get("page", ""))
     same_slot = [f for f in reversed(fulls) if (f.fields["volume"], f.fields["reporter"]) == slot]
     return (
-        next((f for f in same_slot if could_hold(f, pin)), None)
+        next((f for f in same_slot if _sound(f, pin, opinions)), None)
+        or next((f for f in same_slot if could_hold(f, pin)), None)
         or next((f for f in reversed(fulls) if _parallel(f, slot, opinions)), None)
         or next(iter(same_slot), None)
     )
 
 
-def _supra_target(item: Found, fulls: list[Found]) -> Found | None:
+def _supra_target(item: Found, fulls: list[Found], opinions: dict[str, Opinion]) -> Found | None:
     """The full citation "Fisher, supra, at 310" stands for: the latest named so whose first page the pin can follow.
 
     A name cited twice, once rightly and once on a wrong page, is told apart by the pin; where
@@ -138,7 +141,28 @@ def _supra_target(item: Found, fulls: list[Found]) -> Found | None:
         )
     ]
     pin = pin_page(item.fields.get("pin", ""))
-    return next((f for f in named if could_hold(f, pin)), None) or next(iter(named), None)
+    return (
+        next((f for f in named if _sound(f, pin, opinions)), None)
+        or next((f for f in named if could_hold(f, pin)), None)
+        or next(iter(named), None)
+    )
+
+
+def _sound(full: Found, pin: int | None, opinions: dict[str, Opinion]) -> bool:
+    """Whether the library holds ``full``'s opinion, under the names the draft gives it, with the pin in
+    its pages: an antecedent the sources bear out wins over one they contradict."""
+    if full.fields.get("form") != "full":
+        return False
+    opinion = opinions.get(cite_key(full.fields["volume"], full.fields["reporter"], full.fields["page"]))
+    if opinion is None or (opinion.words and missing_parties(full, opinion)):
+        return False
+    if pin is None:
+        return True
+    series = opinion.reading.series.get(
+        cite_key(full.fields["volume"], full.fields["reporter"], full.fields["page"])
+    )
+    first = int(full.fields["page"]) if full.fields["page"].isdigit() else 0
+    return first <= pin and (series is None or pin <= series.last)
 
 
 DEPENDENT_FORMS = ("short", "supra")

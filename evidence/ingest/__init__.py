@@ -129,8 +129,12 @@ def ingest_matter(
     output_roots: Sequence[Path] = (),
     tessdata: str | bool | None = True,
     follow_links: bool = False,
+    only: Path | None = None,
 ) -> IngestReport:
     """Bring the matter's index up to date with its source folders; returns what happened.
+
+    ``only`` reads that one file of the folders and leaves every other file as it is indexed
+    (adding one opinion to a library must not read a whole downloads folder beside it).
 
     ``output_roots`` are chambers' own output folders (the data folder): files
     there are quarantined. ``tessdata=True`` finds Tesseract; None means no OCR. Symbolic links
@@ -139,7 +143,7 @@ def ingest_matter(
     with open_index(db_path) as db:
         matter = get_matter(db, name)
         ingest = _Ingest(db, matter, progress, dict(passwords or {}), output_roots, tessdata)
-        return ingest.run(follow_links=follow_links)
+        return ingest.run(follow_links=follow_links, only=only)
 
 
 class _Ingest:
@@ -160,7 +164,7 @@ class _Ingest:
         self.bates_log: dict[str, Bates] = {}
         self._reading: tuple[str, str, int, int] | None = None  # (key, real path, device, inode)
 
-    def run(self, *, follow_links: bool = False) -> IngestReport:
+    def run(self, *, follow_links: bool = False, only: Path | None = None) -> IngestReport:
         walk_notices: list[Notice] = []
         listings = list_sources(list(self.matter.sources), walk_notices, follow_links=follow_links)
         logs = [p for listing in listings for p in listing.files if is_production_log(p)]
@@ -178,8 +182,8 @@ class _Ingest:
             for path in listing.files:
                 if not listing.complete:
                     break
-                if is_production_log(path):
-                    seen.add(path_key(path))
+                if is_production_log(path) or (only is not None and path.absolute() != only.absolute()):
+                    seen.add(path_key(path))  # not read now, and not removed either
                     continue
                 if self._ingest_path(path, listing):
                     seen.add(path_key(path))
