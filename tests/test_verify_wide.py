@@ -80,16 +80,9 @@ def test_generator_gives_thousands_of_items_the_same_every_run() -> None:
     assert len(items) >= 2000
     kinds = Counter(i.category for i in items)
     for category in (
-        "true-quote",
-        "true-short",
-        "true-id",
-        "word",
-        "page",
-        "volume",
-        "party",
-        "year",
-        "pin-range",
-        "sanctioned",
+        *("true-quote", "true-short", "true-id", "true-supra", "true-signal", "true-parallel", "true-docket"),
+        *("word", "quote-page", "page", "volume", "party", "year", "pin-range", "supra-range", "neutral"),
+        *("docket", "docket-word", "sanctioned"),
     ):
         assert kinds[category] > 0, category
 
@@ -103,14 +96,14 @@ def scores(tmp_path_factory: pytest.TempPathFactory) -> dict[str, PartScore]:
 
 @requires_wide
 @pytest.mark.parametrize("part", ["tune", "heldout"])
-def test_every_item_gets_a_verdict_and_the_same_one_again_in_the_same_run(
+def test_every_item_gets_the_same_verdict_again_in_the_same_run(
     scores: dict[str, PartScore], part: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert WIDE is not None
     score = scores[part]
     with capsys.disabled():
         print(f"\nverify_wide {score.line()}")
-    assert score.rates()["no_verdict"] == 0
+    assert len(score.verdicts) >= 800
     assert score_part(tmp_path, WIDE, part).canonical() == score.canonical()
 
 
@@ -122,6 +115,7 @@ def test_wide_corpus_meets_the_targets(scores: dict[str, PartScore], part: str) 
     rates = scores[part].rates()
     seeds = {canonical_in_process(WIDE, part, seed) for seed in ("0", "1", "2")}
     assert seeds == {scores[part].canonical()}, "verdicts differ between interpreters (hash seed)"
+    assert rates["no_verdict"] == 0
     assert rates["fabricated_verified"] == 0.0
     assert rates["held_contradicted"] >= 0.99
     assert rates["true_contradicted"] <= 0.01

@@ -52,13 +52,16 @@ class Item:
     slot: str  # the citation slot it names, "vol reporter page"
 
 
+Mark = tuple[str, str, tuple[str, ...], str, str, str]  # category, truth, kinds, text, opinion, slot
+
+
 @dataclass
 class Draft:
     name: str
     text: str = ""
     items: list[Item] | None = None
 
-    def add(self, sentence: str, marks: list[tuple[str, str, tuple[str, ...], str, str, str]]) -> None:
+    def add(self, sentence: str, marks: list[Mark]) -> None:
         """Append ``sentence`` and record each (category, truth, kinds, text, opinion, slot) in it."""
         base = len(self.text)
         self.items = self.items or []
@@ -73,7 +76,9 @@ class Draft:
 
 
 def case_name(entry: dict) -> str:
-    """The case's name as the manifest's description begins with it."""
+    """The case's name: the manifest's own, or as its description begins with it."""
+    if entry.get("case_name"):
+        return str(entry["case_name"])
     what = entry["what"]
     match = re.match(r"^(.*?), (?=\d|No\.|Nos\.|T\.\s?C\.|MDL|\()", what)
     return (match.group(1) if match else what.split(",")[0]).strip()
@@ -215,6 +220,114 @@ def opinion_drafts(entry: dict, text: str, per_opinion: int = 8) -> list[Draft]:
     return [d for d in (true, fab) if d.items]
 
 
+LEADS = ("See", "See also", "Cf.", "First,", "Moreover,", "Accord", "But see")
+
+
+def _joined_sentences(text: str) -> list[str]:
+    """Sentences of a text without page markers, its lines joined, none broken by a line-end hyphen."""
+    joined = " ".join(line.strip() for line in text.splitlines() if line.strip())
+    return [s for s in re.split(r"(?<=[.!?])\s+(?=[A-Z])", joined) if _quotable(s) and "- " not in s]
+
+
+def _paragraph_sentences(text: str) -> list[tuple[str, str]]:
+    """(paragraph number, sentence) for each quotable sentence of a line that opens with a ``¶ N``."""
+    out = []
+    for line in text.splitlines():
+        match = re.match(r"\s*¶\s?(\d+)\s+(.*)", line)
+        if match:
+            for sentence in re.split(r"(?<=[.!?])\s+(?=[A-Z])", match.group(2)):
+                if _quotable(sentence):
+                    out.append((match.group(1), sentence))
+    return out
+
+
+def _one_digit_off(number: str) -> str:
+    """The number with its last digit changed, the way a docket or neutral number is mistyped."""
+    digits = [i for i, c in enumerate(number) if c.isdigit()]
+    at = digits[-1]
+    return number[:at] + str((int(number[at]) + 3) % 10) + number[at + 1 :]
+
+
+def extra_drafts(entry: dict, text: str, per_opinion: int = 8) -> list[Draft]:
+    """Signals, parallel citations, supra, docket citations and paragraph pins, true and mutated."""
+    stem, o = Path(entry["name"]).stem, entry["name"]
+    true, fab = Draft(f"{stem}.more-true"), Draft(f"{stem}.more-fabricated")
+    name = case_name(entry)
+    lead = LEADS[sum(map(ord, stem)) % len(LEADS)]
+    cites = [c for c in (_split_cite(c) for c in entry["cites"]) if c]
+    year_part = f" ({entry['year']})" if entry.get("year") else ""
+    if cites:
+        slots = [" ".join(c) for c in cites[:2]]
+        marks: list[Mark] = [("true-signal", "true", ("case",), slots[0], o, slots[0])]
+        marks += [("true-parallel", "true", ("case",), slot, o, slot) for slot in slots[1:]]
+        true.add(f"{lead} {name}, {', '.join(slots)}{year_part}.", marks)
+        volume, reporter, first = cites[0]
+        plaintiff = name.partition(" v. ")[0].split(",")[0]
+        if int(volume) < 1700:
+            paged, last = paged_sentences(text, volume, reporter, int(first))
+            for page in sorted({p for p, _ in paged})[:2]:
+                true.add(
+                    f"{plaintiff}, supra, at {page}.",
+                    [("true-supra", "true", ("case",), f"supra, at {page}", o, slots[0])],
+                )
+            if paged:
+                fab.add(
+                    f"The leading case is {name}, {slots[0]}{year_part}.",
+                    [("true-cite", "true", ("case",), slots[0], o, slots[0])],
+                )
+                fab.add(
+                    f"{plaintiff}, supra, at {last + 40}.",
+                    [("supra-range", "fabricated", ("case",), f"supra, at {last + 40}", o, slots[0])],
+                )
+    for neutral in [" ".join(c) for c in cites if int(c[0]) > 1700]:
+        paragraphs = _paragraph_sentences(text)
+        for number, sentence in paragraphs[:: max(1, len(paragraphs) // per_opinion) or 1][:per_opinion]:
+            quote = f"\u201c{sentence}\u201d"
+            true.add(
+                f"The court wrote that {quote} {name}, {neutral}, ¶ {number}.",
+                [
+                    ("true-para-quote", "true", ("quotation",), quote, o, neutral),
+                    ("true-para", "true", ("case",), neutral, o, neutral),
+                ],
+            )
+            other = next((n for n, _ in paragraphs if n != number), None)
+            if other:
+                fab.add(
+                    f"The court wrote that {quote} {name}, {neutral}, ¶ {other}.",
+                    [("para-quote", "fabricated", ("quotation", "case"), quote, o, neutral)],
+                )
+        wrong = _one_digit_off(neutral)
+        fab.add(
+            f"The leading case is {name}, {wrong}.", [("neutral", "fabricated", ("case",), wrong, o, neutral)]
+        )
+    if entry.get("docket"):
+        docket, court_date = entry["docket"], entry["court_date"]
+        true.add(
+            f"{lead} {name}, {docket} ({court_date}).",
+            [("true-docket", "true", ("case",), docket, o, docket)],
+        )
+        sentences = _joined_sentences(text)
+        for sentence in sentences[:: max(1, len(sentences) // 4) or 1][:4]:
+            quote = f"\u201c{sentence}\u201d"
+            true.add(
+                f"The court wrote that {quote} {name}, {docket} ({court_date}).",
+                [("true-docket-quote", "true", ("quotation",), quote, o, docket)],
+            )
+            altered = _mutate_word(sentence)
+            if altered:
+                fake = f"\u201c{altered}\u201d"
+                fab.add(
+                    f"The court wrote that {fake} {name}, {docket} ({court_date}).",
+                    [("docket-word", "fabricated", ("quotation",), fake, o, docket)],
+                )
+        wrong = _one_digit_off(docket)
+        fab.add(
+            f"The leading case is {name}, {wrong} ({court_date}).",
+            [("docket", "fabricated", ("case",), wrong, o, docket)],
+        )
+    return [d for d in (true, fab) if d.items]
+
+
 def sanctioned_draft() -> Draft:
     draft = Draft("sanctioned.fabricated")
     for name, cite, paren in SANCTIONED:
@@ -231,6 +344,8 @@ def generate(opinions: Path, entries: list[dict], per_opinion: int = 8) -> list[
     for entry in sorted(entries, key=lambda e: e["name"]):
         path = opinions / entry["name"]
         if path.is_file():
-            drafts.extend(opinion_drafts(entry, _text_pages(path), per_opinion))
+            text = _text_pages(path)
+            drafts.extend(opinion_drafts(entry, text, per_opinion))
+            drafts.extend(extra_drafts(entry, text, per_opinion))
     drafts.append(sanctioned_draft())
     return drafts

@@ -14,6 +14,7 @@ import re
 from collections import Counter
 from pathlib import Path
 
+from drafting.verify.model import Flag
 from tests.verify_wide.generate import Item
 from tests.verify_wide.score import PartScore, build_library, part_entries, verdict_of
 
@@ -36,7 +37,7 @@ def score_keyed(database_file: Path, part: str, opinions: int) -> PartScore:
         draft = draft_file.read_text()
         report = verify_with(database_file, draft, draft_file.name, index)
         score.drafts += 1
-        by_text: dict[tuple[str, str, int], object] = {}
+        by_text: dict[tuple[str, str, int], Flag] = {}
         seen: Counter[tuple[str, str]] = Counter()
         for flag in sorted(report.flags, key=lambda f: (f.start, f.end)):
             by_text[(flag.kind, flag.text, seen[(flag.kind, flag.text)])] = flag
@@ -46,15 +47,15 @@ def score_keyed(database_file: Path, part: str, opinions: int) -> PartScore:
             if occurrence >= len(spans):
                 raise ValueError(f"{answers.name}: {text!r} #{occurrence} is not in {draft_file.name}")
             start, end = spans[occurrence]
-            flag = by_text.get((kind, text, occurrence))
-            if flag is None:
+            found: Flag | None = by_text.get((kind, text, occurrence))
+            if found is None:
                 over = [f for f in report.flags if f.kind == kind and f.start < end and start < f.end]
-                flag = min(over, key=lambda f: abs(f.start - start)) if over else None
+                found = min(over, key=lambda f: abs(f.start - start)) if over else None
             item = Item(note, truth, (kind,), start, end, text, draft_file.name, "")
-            if flag is None:
+            if found is None:
                 score.verdicts.append((item, "none", ""))
             else:
-                score.verdicts.append((item, verdict_of(flag), flag.message))  # type: ignore[arg-type]
+                score.verdicts.append((item, verdict_of(found), found.message))
     return score
 
 

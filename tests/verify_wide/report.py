@@ -78,6 +78,7 @@ def write_tune_failures(
             ]
         lines.append("")
     lines += rerun or []
+    lines += library_section(score)
     temp = path.with_name(f".{path.name}.tmp")
     temp.write_text("\n".join(lines))
     os.replace(temp, path)
@@ -88,8 +89,25 @@ def rerun_section(first: str, second: str) -> list[str]:
     a, b = json.loads(first), json.loads(second)
     rows = [
         f"- `{x[0]}` {x[1]} at {x[2]}: {x[3]} ({x[4][:120]}) / {y[3]} ({y[4][:120]})"
-        for x, y in zip(a, b, strict=False)
+        for x, y in zip(a, b, strict=True)
         if x != y
     ]
     head = "## Rerun: verdicts that differ between two interpreters (PYTHONHASHSEED 1 and 2)"
     return [head, "", f"{len(rows)} of {len(a)} items differ.", "", *rows[:40], ""]
+
+
+def library_section(score: PartScore) -> list[str]:
+    """Each tune opinion's own citations, as its source's metadata gives them, against what the library indexed."""
+    from tests.verify_wide.score import part_entries
+
+    lines = [
+        "## Library: each tune opinion's own citations (the manifest) against what the library indexed",
+        "",
+        "| File | Own citations | Indexed | Reason |",
+        "|---|---|---|---|",
+    ]
+    for entry in sorted(part_entries("tune"), key=lambda e: e["name"]):
+        cites, reason = score.indexed.get(entry["name"], ((), "not in the library"))
+        own = "; ".join(entry["cites"]) or "(none in the source: slip or docket only)"
+        lines.append(f"| `{entry['name']}` | {own} | {'; '.join(cites)} | {reason[:140]} |")
+    return [*lines, ""]

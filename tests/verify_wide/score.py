@@ -60,6 +60,7 @@ class PartScore:
     drafts: int = 0
     verdicts: list[tuple[Item, str, str]] = field(default_factory=list)  # item, verdict, message
     held: set[str] = field(default_factory=set)
+    indexed: dict[str, tuple[tuple[str, ...], str]] = field(default_factory=dict)  # file: citations, reason
 
     def counts(self) -> dict[tuple[str, str], Counter[str]]:
         out: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
@@ -175,8 +176,13 @@ def score_drafts(database_file: Path, drafts: list[Draft], part: str, opinions: 
     from drafting.verify import load_matter_index, verify_with
 
     index = load_matter_index(database_file, "wide", "wide-authorities")
+    from drafting.verify.library import list_authorities
+
     held = _held_slots(database_file)
     score = PartScore(part, opinions, len(drafts))
+    score.indexed = {
+        a.file: (a.citations, a.reason) for a in list_authorities(database_file, "wide-authorities")
+    }
     for draft in drafts:
         report = verify_with(database_file, draft.text, draft.name + ".md", index)
         for item in draft.items or []:
