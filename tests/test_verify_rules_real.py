@@ -146,3 +146,17 @@ def test_a_first_page_inside_a_library_opinion_is_contradicted(corpus: RealCorpu
     inside, beyond = _flag(report, "148 A.3d 443"), _flag(report, "148 A.3d 460")
     assert inside.verdict == "contradicted" and "pages 441-447" in inside.message, inside.message
     assert beyond.verdict == "unverifiable" and beyond.reason == "not-in-library"
+
+
+def test_a_single_party_caption_with_its_suffix_or_after_a_quotation_is_compared(
+    corpus: RealCorpus, tmp_path: Path
+) -> None:
+    report = _verify(
+        corpus,
+        tmp_path,
+        "The cap applies. In re Hargrove Logistics, Inc., 148 A.3d 441 (2016). It said “so held in In re "
+        "Petro.” In re Petro-Lubricant Testing Labs., Inc., 148 A.3d 441 (2016).\n",
+    )
+    invented, real = [f for f in report.flags if f.text == "148 A.3d 441"]
+    assert invented.verdict == "contradicted" and '"Hargrove Logistics, Inc."' in invented.message
+    assert real.verdict == "verified", real.message
