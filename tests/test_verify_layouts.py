@@ -38,7 +38,9 @@ The first page sets out the permit at issue.
 [134 Hawai'i 87]
 The second page holds that the permit required an assessment.
 [134 Hawai'i 88]
-The third page remands the case.
+The third page remands the case for a consti-
+[134 Hawai'i 89]
+tutional review of the permit.
 """
 
 BIA_TEXT = """Cite as 27 I&N Dec. 48 (BIA 2017) Interim Decision #3894
@@ -129,6 +131,14 @@ def test_bracketed_pages_in_another_spelling_an_okina_and_character_references(
     assert cite.verdict == "verified", cite.message
     quote = next(f for f in report.flags if f.kind == "quotation")
     assert quote.verdict == "contradicted" and "page 87" in quote.message and "page 88" in quote.message
+    split = _verify(
+        database,
+        tmp_path,
+        'It remanded "for a constitutional review of the permit." Kilakila \'O Haleakala v. Univ. of '
+        "Hawai'i, 134 Hawai'i 86, 88 (2014).\n",
+    )
+    (across,) = [f for f in split.flags if f.kind == "quotation"]
+    assert across.verdict == "verified", across.message  # the word split by the [134 Hawai'i 89] line
 
 
 def test_a_cite_as_line_without_its_colon_and_single_party_captions(database: Path, tmp_path: Path) -> None:

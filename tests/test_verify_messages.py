@@ -85,6 +85,7 @@ It said the "repeatedly third page ends it." Alpha Co., 10 F.4th at 102.
 It said "the second page says damages are waived." Alpha Co., 10 F.4th at 101.
 It said "quantum chromodynamics governs every lease of farmland." Alpha Co., 10 F.4th at 101.
 The dates differ in Gamma LLC v. Delta Inc., 11 F.4th 200 (2d Cir. 2021).
+No opinion begins inside another: Alpha Co. v. Beta Corp., 10 F.4th 101 (2d Cir. 2021).
 A decision's own date is no record fact: Alpha Co. v. Beta Corp., 10 F.4th 100 (2d Cir. Mar. 3, 2021).
 
 Under 42 U.S.C. § 1983 and 28 U.S.C. § 1331 the court has jurisdiction.

@@ -18,6 +18,7 @@ from drafting.verify.checks_record import make_flag, where
 from drafting.verify.extract_citations import known_reporter, party_words
 from drafting.verify.found import Found, could_hold, pin_page
 from drafting.verify.model import Flag
+from drafting.verify.opinion_text import Series
 from drafting.verify.pins import check_pin
 from drafting.verify.sources import MatterSources, cite_key
 from drafting.verify.text import normalize_for_match
@@ -144,6 +145,18 @@ def check_case(item: Found, opinions: dict[str, Opinion] | None) -> Flag:
             reason="no-library",
         )
     opinion = opinions.get(key)
+    inside = _page_inside(item, opinions) if opinion is None else None
+    if inside is not None:
+        holder, series = inside
+        return make_flag(
+            item,
+            "block",
+            f"No opinion begins on page {item.fields['page']}: pages {series.first}-{series.last} of "
+            f"{item.fields['volume']} {reporter} are {holder.caption!r} ({holder.file}), and the page lies "
+            "inside it.",
+            [holder.pages[0]],
+            normalized=key,
+        )
     if opinion is None:
         return make_flag(
             item,
@@ -226,6 +239,21 @@ def check_case(item: Found, opinions: dict[str, Opinion] | None) -> Flag:
         [page],
         normalized=key,
     )
+
+
+def _page_inside(item: Found, opinions: dict[str, Opinion]) -> tuple[Opinion, Series] | None:
+    """A library opinion of the same volume whose printed pages hold the cited first page strictly
+    inside them: another opinion may begin on a page where one ends, never on one in the middle."""
+    if not item.fields["page"].isdigit():
+        return None
+    page, slot = int(item.fields["page"]), f"{item.fields['volume']} {item.fields['reporter']}"
+    for key, opinion in opinions.items():
+        if key.rsplit(" ", 1)[0] != slot:
+            continue
+        series = opinion.reading.series.get(key)
+        if series is not None and series.first < page < series.last:
+            return opinion, series
+    return None
 
 
 PIN_ONLY = ("Wrong pin", "Unverifiable pin")

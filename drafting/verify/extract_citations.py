@@ -189,7 +189,7 @@ def short_name(text: str, volume_start: int) -> str:
 
 _SUBJECT = re.compile(
     r"\b(?:In re|[Mm]atter of|In the [Mm]atter of|In the Interest of|Ex parte|Appeal of|Application of|Petition of)\s+"
-    r"(?P<name>[^,;()]{1,80}?),\s*$"
+    r"(?P<name>[^,;()“”\"]{1,80}?(?:,\s*(?:Inc|LLC|L\.L\.C|Co|Corp|Ltd|N\.A|P\.C)\.?)?),\s*$"  # never across a quotation's close: "... Matter of A.” Matter of B,"
 )
 
 
