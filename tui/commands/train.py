@@ -115,16 +115,11 @@ def cmd_train(args: argparse.Namespace, paths: Paths) -> int:
 
 
 def _need_train_extra() -> None:
-    try:
-        import peft  # noqa: F401
-        import torch  # noqa: F401
-        import transformers  # noqa: F401
-    except ImportError as exc:
-        raise ChambersError(
-            f"Training needs the [train] extra ({exc.name} is not installed): pip install -e '.[train]' "
-            "in chambers' environment, on the machine that trains.",
-            title="Training was not started",
-        ) from exc
+    from tui.train_extra import train_extra_problem
+
+    problem = train_extra_problem()
+    if problem is not None:
+        raise ChambersError(problem + ", on the machine that trains.", title="Training was not started")
 
 
 def _say(message: str) -> None:
