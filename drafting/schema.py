@@ -96,6 +96,39 @@ def stage_adapter(db: Connection) -> None:
     db.execute("ALTER TABLE drafting_stages ADD COLUMN adapter_sha256 TEXT")
 
 
+def support_tables(db: Connection) -> None:
+    """The support check's claim-and-passage pairs of each verified draft, and the attorney's marks on
+    the support role's judgements (each one a training pair for that role). Append-only."""
+    db.execute(
+        """
+        CREATE TABLE support_pairs (
+            id INTEGER PRIMARY KEY,
+            matter TEXT NOT NULL,
+            draft_sha256 TEXT NOT NULL,
+            run_id TEXT,
+            position INTEGER NOT NULL,
+            pair_json TEXT NOT NULL,
+            at TEXT NOT NULL
+        )
+        """
+    )
+    db.execute("CREATE INDEX support_pairs_draft ON support_pairs(matter, draft_sha256)")
+    db.execute(
+        """
+        CREATE TABLE support_marks (
+            id INTEGER PRIMARY KEY,
+            matter TEXT NOT NULL,
+            draft_sha256 TEXT NOT NULL,
+            pair_key TEXT NOT NULL,
+            pair_json TEXT NOT NULL,
+            judgement_json TEXT NOT NULL,
+            note TEXT NOT NULL,
+            at TEXT NOT NULL
+        )
+        """
+    )
+
+
 SCHEMA = Schema(
     "drafting",
     (
@@ -107,6 +140,7 @@ SCHEMA = Schema(
         ),
         Migration("drafting.003_runs", runs, replaces=("m501_runs",)),
         Migration("drafting.004_stage_adapter", stage_adapter, replaces=("m611_adapter_on_drafts",)),
+        Migration("drafting.005_support_tables", support_tables),
     ),
     requires=(evidence_schema.SCHEMA,),
 )

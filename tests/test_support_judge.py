@@ -1,0 +1,89 @@
+"""The support role's judgement: its span held to the passage, on a scripted and on the real server."""
+
+from __future__ import annotations
+
+import asyncio
+
+from drafting.support.judge import LABELS, MODEL_JUDGEMENT, NO_EVIDENCE, judge_pairs, server_slots
+from tests.scripted_server import scripted_server
+from workspace.config import Backend, Config, Policy, Sampling
+
+PASSAGE = (
+    "web postings are available for an indefinite period of time. if immaterial changes to an internet post "
+    "were to result in a retriggering of the statute of limitations on each occasion, the legislative purpose "
+    "of favoring a short statute of limitations for defamation would be defeated."
+)
+CLAIM = "Minor edits to a web post do not restart the limitations period for defamation."
+
+
+def _config(url: str, max_tokens: int = 256) -> Config:
+    backend = Backend(
+        name="reviewer", kind="llamacpp", url=url, roles=("reviewer",),
+        sampling=Sampling(temperature=0.0, seed=1, max_tokens=max_tokens),
+    )  # fmt: skip
+    return Config(file="test-config.toml", policy=Policy(), boards=(), backends=(backend,))
+
+
+def _judge(url: str, pairs, **kw):
+    config = _config(url)
+    return asyncio.run(judge_pairs(pairs, config.backends[0], config, **kw))
+
+
+def test_an_invented_span_is_discarded_as_no_evidence():
+    invented = {
+        "label": "contradicts",
+        "missing": "",
+        "span": "the statute of limitations restarts on every edit",
+    }
+    with scripted_server(invented) as (url, script):
+        (judgement,) = _judge(url, [(CLAIM, PASSAGE)])
+    assert judgement.label == NO_EVIDENCE and judgement.span == "" and not judgement.warns
+    assert judgement.answered == "contradicts"  # what the model said is kept beside the discard
+    sent = script.requests[0]
+    assert sent["response_format"]["json_schema"]["schema"]["properties"]["label"]["enum"] == list(LABELS)
+    assert CLAIM in sent["messages"][1]["content"] and PASSAGE in sent["messages"][1]["content"]
+
+
+def test_a_verbatim_span_is_kept_with_its_offset_and_the_warning_is_a_model_judgement():
+    span = (
+        "the legislative purpose of favoring a short statute of limitations for defamation would be defeated"
+    )
+    answers = [
+        {"label": "contradicts", "missing": "", "span": span},
+        {
+            "label": "partly",
+            "missing": "the brief says minor edits; the court says immaterial changes",
+            "span": span,
+        },
+    ]
+    with scripted_server(*answers) as (url, _):
+        seen: list[tuple[int, int]] = []
+        first, second = _judge(
+            url, [(CLAIM, PASSAGE), (CLAIM, PASSAGE)], slots=1, on_done=lambda d, n: seen.append((d, n))
+        )
+    assert first.label == "contradicts" and first.warns and first.source == MODEL_JUDGEMENT
+    assert PASSAGE[first.span_start : first.span_start + len(span)] == span
+    assert second.label == "partly" and "immaterial" in second.missing and not second.warns
+    assert seen == [(1, 2), (2, 2)]
+
+
+def test_the_real_server_answers_every_pair_in_parallel_slots(llama_server):
+    """Mechanics only: the tiny test model's labels are not a measure of accuracy."""
+    pairs = [
+        (CLAIM, PASSAGE),
+        ("The court dismissed the counterclaim.", PASSAGE),
+        (CLAIM, ""),
+        (CLAIM, PASSAGE),
+    ]
+    config = _config(llama_server.url)
+    assert asyncio.run(server_slots(config.backends[0], config)) == 2  # the test server runs -np 2
+    seen: list[tuple[int, int]] = []
+    judgements = _judge(llama_server.url, pairs, on_done=lambda d, n: seen.append((d, n)))
+    assert [n for _, n in seen] == [4] * 4 and seen[-1] == (4, 4)
+    assert judgements[2].label == NO_EVIDENCE and judgements[2].error == "no passage to judge"
+    for judgement, (_, passage) in zip(judgements, pairs, strict=True):
+        assert judgement.label in (*LABELS, NO_EVIDENCE)
+        if judgement.label != NO_EVIDENCE:  # a kept judgement always carries a span found in its passage
+            assert judgement.span and passage[judgement.span_start :].startswith(judgement.span)
+        else:
+            assert judgement.span == "" and not judgement.warns

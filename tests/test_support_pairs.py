@@ -1,0 +1,102 @@
+"""Claim and passage pairs, and the locator, on the real opinions and the real record corpus."""
+
+from __future__ import annotations
+
+import pytest
+
+from drafting.support.pairs import pair_citations
+from drafting.verify.sources import load_sources
+from drafting.verify.verifier import extract, load_library
+from tests.support_keyed_set import key_items, keyed_draft, score_locator
+from tests.verify_real_corpus import build_real_corpus, requires_opinions
+
+pytestmark = requires_opinions
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    real = build_real_corpus(tmp_path_factory.mktemp("support"))
+    library = load_library(real.database_file, real.library)
+    record = load_sources(real.database_file, real.matter)
+    return library, record
+
+
+def _pairs(draft, library, record):
+    items = extract(draft, record.prefixes, library.opinions)
+    return pair_citations(draft, items, library.opinions, record)
+
+
+def test_keyed_set_locator_finds_the_cited_page_and_flags_the_wrong_one(corpus):
+    library, record = corpus
+    items = key_items()
+    draft = keyed_draft(items)
+    pairs = _pairs(draft, library, record)
+    score = score_locator(items, pairs)
+    print("\n".join(score.lines()))
+    assert score.rate(score.best_on_cited, "supports") >= 0.95, score.misses
+    assert score.rate(score.warned, "supports") <= 0.05, score.misses
+    assert score.rate(score.warned, "wrong-page") >= 0.90, score.misses
+    for item, pair in zip(items, pairs, strict=True):
+        # the claim is the sentence before the citation, at its offsets in the draft
+        assert draft[pair.claim_start : pair.claim_end] == pair.claim
+        assert pair.claim.rstrip(".") == item["claim"]
+        assert pair.sha256 and pair.source.endswith((".txt", ".pdf"))
+    wrong = next(p for i, p in zip(items, pairs, strict=True) if i["id"] == "petro-396-wrong-page")
+    assert wrong.warning == "the closest passage to this sentence is on page 396; you cite 400"
+
+
+def test_passage_is_the_pin_page_with_a_paragraph_either_side(corpus):
+    library, record = corpus
+    draft = (
+        "Web postings are available for an indefinite period of time. "
+        "See Petro-Lubricant Testing Labs., Inc. v. Adelman, 447 N.J. Super. 391, 400 (App. Div. 2016).\n"
+    )
+    (pair,) = _pairs(draft, library, record)
+    opinion = library.opinions["447 N.J.Super. 391"]
+    assert pair.pin == "400"
+    assert pair.pages == ["399", "400", "401"]  # the pin page, and the paragraph before and after it
+    assert opinion.reading.text[pair.passage_start : pair.passage_end].startswith(pair.passage[:200])
+    assert "web postings are available for an indefinite period of time" in pair.passage
+    assert pair.best_page == "400" and not pair.warning
+
+
+def test_string_cite_members_share_the_claim_and_record_cites_get_their_pages(corpus):
+    library, record = corpus
+    draft = (
+        "The single publication rule applies to internet posts. See Petro-Lubricant Testing Labs., Inc. v. "
+        "Adelman, 447 N.J. Super. 391, 399 (App. Div. 2016); Gift Surplus, LLC v. State ex rel. Cooper, "
+        "2022-NCSC-1, ¶ 21.\n\nA metal serving cart struck his left knee (ABC0000002). Ms. Ramos said the cart "
+        "was not locked. Ramos Dep. 12:4-5.\n"
+    )
+    pairs = _pairs(draft, library, record)
+    assert [p.kind for p in pairs] == ["case", "case", "bates", "deposition"]
+    first, second, bates, deposition = pairs
+    assert first.claim == second.claim == "The single publication rule applies to internet posts."
+    assert (first.member, second.member) == (0, 1)
+    assert second.pin == "¶ 21" and "¶ 21" in second.pages
+    assert bates.claim == "A metal serving cart struck his left knee"
+    assert "metal serving cart" in bates.passage and bates.pages == ["ABC0000002"]
+    assert deposition.claim == "Ms. Ramos said the cart was not locked."
+    lines = deposition.passage.splitlines()
+    assert lines[0].startswith("12:1 ") and lines[-1].startswith("12:10 ")  # 4-5 with five lines either side
+    assert any("not locked when it rolled into" in line for line in lines)
+
+
+def test_pairs_are_stored_with_the_run_and_a_wrong_judgement_is_marked(corpus, tmp_path):
+    from drafting.support.store import mark_wrong, marks_of, pairs_of, save_pairs
+
+    library, record = corpus
+    draft = "The rule applies to internet posts. See Petro-Lubricant Testing Labs., Inc. v. Adelman, 447 N.J. Super. 391, 399 (App. Div. 2016).\n"
+    pairs = [p.to_json() for p in _pairs(draft, library, record)]
+    db = record.database_file
+    save_pairs(db, record.name, "sha-1", [{**pairs[0], "claim": "an earlier run"}], run_id="r1")
+    save_pairs(db, record.name, "sha-1", pairs, run_id="r2")
+    stored = pairs_of(db, record.name, "sha-1")
+    assert stored == pairs  # the latest run's, with the claim's and the passage's offsets
+    assert stored[0]["claim_start"] == 0 and stored[0]["passage_end"] > stored[0]["passage_start"]
+    mark_wrong(
+        db, record.name, "sha-1", stored[0], {"label": "contradicts", "span": ""}, "it does support it"
+    )
+    (mark,) = marks_of(db, record.name)
+    assert mark.judgement["label"] == "contradicts" and mark.note == "it does support it"
+    assert mark.pair["cite"] == stored[0]["cite"]
