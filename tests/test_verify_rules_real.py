@@ -160,3 +160,20 @@ def test_a_single_party_caption_with_its_suffix_or_after_a_quotation_is_compared
     invented, real = [f for f in report.flags if f.text == "148 A.3d 441"]
     assert invented.verdict == "contradicted" and '"Hargrove Logistics, Inc."' in invented.message
     assert real.verdict == "verified", real.message
+
+
+def test_a_citation_of_an_opinion_added_without_its_citation_says_so(
+    corpus: RealCorpus, tmp_path: Path
+) -> None:
+    report = _verify(
+        corpus,
+        tmp_path,
+        "The policy lapsed. St. Pierre v. Standard Ins. Co., 2022 WL 796252 (5th Cir. 2022). "
+        "Nor here. Doe v. Roe, 2022 WL 111111 (5th Cir. 2022).\n",
+    )
+    named, other = [f for f in report.flags if f.kind == "case"]
+    assert named.verdict == "unverifiable" and named.reason == "no-citation", named.message
+    assert (
+        "st-pierre-v-standard-insurance.pdf" in named.message and '--cite "2022 WL 796252"' in named.message
+    )
+    assert other.verdict == "unverifiable" and other.reason == "not-in-library"

@@ -73,6 +73,21 @@ def index_dockets(library: MatterSources, opinions: dict[str, Opinion]) -> dict[
     return out
 
 
+def uncited_opinions(library: MatterSources, opinions: dict[str, Opinion]) -> list[Opinion]:
+    """The library's documents that no citation indexes, each with its caption: a draft's citation
+    whose parties are one of these names an opinion that was added without its citation."""
+    indexed = {o.pages[0].document_id for o in opinions.values()}
+    out = []
+    for document_id, pages in library.documents.items():
+        if document_id in indexed:
+            continue
+        blocks = captions(pages, set())
+        if blocks:
+            words = caption_words(" ".join(blocks))
+            out.append(Opinion(f"file {pages[0].file}", (), blocks[0], words, _year(pages), tuple(pages)))
+    return out
+
+
 def _year(pages: list[Page]) -> str:
     from drafting.verify.authorities import decision_year
 

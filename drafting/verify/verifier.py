@@ -27,7 +27,7 @@ from drafting.verify.checks_record import (
     check_exhibit,
 )
 from drafting.verify.checks_sources import check_quotation, check_term
-from drafting.verify.docket import check_docket, index_dockets
+from drafting.verify.docket import check_docket, index_dockets, uncited_opinions
 from drafting.verify.errors import VerifyError
 from drafting.verify.extract_citations import extract_citations, party_words
 from drafting.verify.extract_record import extract_record
@@ -47,6 +47,7 @@ class Library:
     opinions: dict[str, Opinion]
     unindexed: list[Unindexed] = field(default_factory=list)
     dockets: dict[str, list[Opinion]] = field(default_factory=dict)  # unreported ones too
+    uncited: list[Opinion] = field(default_factory=list)  # added without a citation
 
 
 def load_library(database_file: Path, name: str) -> Library:
@@ -54,7 +55,9 @@ def load_library(database_file: Path, name: str) -> Library:
 
     sources = load_sources(database_file, name)
     opinions, unindexed = index_opinions(sources, given_citations(database_file, name))
-    return Library(sources, opinions, unindexed, index_dockets(sources, opinions))
+    return Library(
+        sources, opinions, unindexed, index_dockets(sources, opinions), uncited_opinions(sources, opinions)
+    )
 
 
 def extract(draft: str, prefixes: frozenset[str], opinions: dict[str, Opinion] | None = None) -> list[Found]:
@@ -227,7 +230,7 @@ def _check_one(
         if slot not in library.opinions and item.fields["docket"] in library.dockets:
             return check_docket(item, library.dockets)  # an unreported opinion: its docket names it
     if item.kind == "case":
-        return check_case(item, opinions)
+        return check_case(item, opinions, library.uncited if library is not None else ())
     return check_statute(item, library.sources if library is not None else None)
 
 
