@@ -132,23 +132,27 @@ def _supra_target(item: Found, fulls: list[Found], opinions: dict[str, Opinion])
     A name cited twice, once rightly and once on a wrong page, is told apart by the pin; where
     no citation of that name can hold it, the latest of the name is taken, as a reader would.
     """
-    words = party_words(item.fields.get("antecedent", ""))
+    antecedent = item.fields.get("antecedent", "")
+    # "D.L.M., supra": initials have no word of two letters; they are compared run together
+    words = party_words(antecedent) or ([_squeezed(antecedent)] if len(_squeezed(antecedent)) >= 2 else [])
     if not words:
         return None
-    named = [
-        f
-        for f in reversed(fulls)
-        if any(
-            w in party_words(f.fields.get("plaintiff", "") + " " + f.fields.get("defendant", ""))
-            for w in words
-        )
-    ]
+    named = [f for f in reversed(fulls) if any(w in _names_of(f) for w in words)]
     pin = pin_page(item.fields.get("pin", ""))
     return (
         next((f for f in named if _sound(f, pin, opinions)), None)
         or next((f for f in named if could_hold(f, pin)), None)
         or next(iter(named), None)
     )
+
+
+def _squeezed(name: str) -> str:
+    return "".join(c for c in name.lower() if c.isalnum())
+
+
+def _names_of(full: Found) -> set[str]:
+    names = [full.fields.get(r, "") for r in ("plaintiff", "defendant", "subject", "name")]
+    return set(party_words(" ".join(names))) | {_squeezed(n) for n in names if n}
 
 
 def _sound(full: Found, pin: int | None, opinions: dict[str, Opinion]) -> bool:
