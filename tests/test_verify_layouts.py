@@ -51,7 +51,7 @@ The provision requires knowledge that the property was stolen.
 INTEREST_TEXT = """590 S.E.2d 792
 In the Interest of K.N.C. et al., children.
 Court of Appeals of Georgia.
-December 1, 2003.
+December 1, 2003 (Adversary).
 The juvenile court terminated the parental rights.
 """
 
