@@ -229,7 +229,32 @@ def _caption_lines(lines: list[str], at: int) -> list[int]:
             chosen.append(index)
             first = False
             index += step
+        if step > 0:
+            chosen += _parties_after_the_court_below(lines, index)
     return sorted(chosen)
+
+
+LOOK_PAST = 8
+
+
+def _parties_after_the_court_below(lines: list[str], at: int) -> list[int]:
+    """Kentucky's layout: "APPEAL FROM ... COURT" and the judge's line between "v." and the
+    appellees, whose block ends in their role ("APPELLEES"). Those party lines, where the role comes."""
+    run: list[int] = []
+    for index in range(at, min(len(lines), at + LOOK_PAST + 6)):
+        line = lines[index]
+        if not line.strip():
+            continue
+        if _PARTY_ROLE.search(line) and (run or _caption_like(line)):
+            return [*run, index]
+        if _caption_like(line) and not _NOT_CAPTION.match(line) and not _COURT_BELOW.search(line):
+            run.append(index)
+        elif run or index - at > LOOK_PAST:
+            return []
+    return []
+
+
+_COURT_BELOW = re.compile(r"\b(?:APPEAL FROM|HONORABLE|JUDGE|ACTION NO|CIRCUIT COURT|DISTRICT COURT)\b")
 
 
 def _names_a_party(line: str, step: int) -> bool:

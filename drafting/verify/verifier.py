@@ -28,6 +28,7 @@ from drafting.verify.checks_record import (
 )
 from drafting.verify.checks_sources import check_quotation, check_term
 from drafting.verify.docket import check_docket, index_dockets, uncited_opinions
+from drafting.verify.docket_key import docket_variants
 from drafting.verify.errors import VerifyError
 from drafting.verify.extract_citations import extract_citations, party_words
 from drafting.verify.extract_record import extract_record
@@ -219,7 +220,13 @@ def _check_one(
         context = draft[max(0, item.draft_start - 80) : item.draft_end + 80]
         return check_amount(item, sources, context)
     if item.kind == "quotation":
-        return check_quotation(item, sources, opinions, library.sources if library is not None else None)
+        return check_quotation(
+            item,
+            sources,
+            opinions,
+            library.sources if library is not None else None,
+            library.dockets if library is not None else None,
+        )
     if item.kind == "term":
         return check_term(item, sources)
     if item.kind == "id" or (item.kind == "case" and item.fields.get("form") in DEPENDENT_FORMS):
@@ -231,7 +238,8 @@ def _check_one(
         return check_docket(item, library.dockets if library is not None else None)
     if item.kind == "case" and item.fields.get("docket") and library is not None:
         slot = cite_key(item.fields["volume"], item.fields["reporter"], item.fields["page"])
-        if slot not in library.opinions and item.fields["docket"] in library.dockets:
+        known = any(v in library.dockets for v in docket_variants(item.fields["docket"]))
+        if slot not in library.opinions and known:
             return check_docket(item, library.dockets)  # an unreported opinion: its docket names it
     if item.kind == "case":
         return check_case(item, opinions, library.uncited if library is not None else ())
