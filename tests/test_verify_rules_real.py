@@ -177,3 +177,17 @@ def test_a_citation_of_an_opinion_added_without_its_citation_says_so(
         "st-pierre-v-standard-insurance.pdf" in named.message and '--cite "2022 WL 796252"' in named.message
     )
     assert other.verdict == "unverifiable" and other.reason == "not-in-library"
+
+
+def test_supra_of_a_parallel_citation_counts_its_pin_in_the_reporter_whose_pages_are_printed(
+    corpus: RealCorpus, tmp_path: Path
+) -> None:
+    report = _verify(
+        corpus,
+        tmp_path,
+        "The rule is old. Petro-Lubricant Testing Labs., Inc. v. Adelman, 447 N.J. Super. 391, 148 A.3d 441 "
+        "(App. Div. 2016). See Petro-Lubricant Testing Labs., Inc.., supra, at 399.\n",
+    )
+    supra = _flag(report, "supra, at 399")
+    assert supra.verdict == "verified", supra.message  # page 399 of N.J. Super., not of A.3d (441-447)
+    assert "447 N.J. Super. 391" in supra.message

@@ -120,7 +120,8 @@ def _short_form_target(item: Found, fulls: list[Found], opinions: dict[str, Opin
     pin = pin_page(item.fields.get("page", ""))
     same_slot = [f for f in reversed(fulls) if (f.fields["volume"], f.fields["reporter"]) == slot]
     return (
-        next((f for f in same_slot if _sound(f, pin, opinions)), None)
+        next((f for f in same_slot if _sound(f, pin, opinions, known=True)), None)
+        or next((f for f in same_slot if _sound(f, pin, opinions)), None)
         or next((f for f in same_slot if could_hold(f, pin)), None)
         or next((f for f in reversed(fulls) if _parallel(f, slot, opinions)), None)
         or next(iter(same_slot), None)
@@ -133,15 +134,17 @@ def _supra_target(item: Found, fulls: list[Found], opinions: dict[str, Opinion])
     A name cited twice, once rightly and once on a wrong page, is told apart by the pin; where
     no citation of that name can hold it, the latest of the name is taken, as a reader would.
     """
-    antecedent = item.fields.get("antecedent", "")
+    antecedent = item.fields.get("name") or item.fields.get("antecedent", "")
     # "D.L.M., supra": initials have no word of two letters; they are compared run together
-    words = party_words(antecedent) or ([_squeezed(antecedent)] if len(_squeezed(antecedent)) >= 2 else [])
+    words = party_words(antecedent) or party_words(item.fields.get("antecedent", ""))
+    words = words or ([_squeezed(antecedent)] if len(_squeezed(antecedent)) >= 2 else [])
     if not words:
         return None
     named = [f for f in reversed(fulls) if any(w in _names_of(f) for w in words)]
     pin = pin_page(item.fields.get("pin", ""))
     return (
-        next((f for f in named if _sound(f, pin, opinions)), None)
+        next((f for f in named if _sound(f, pin, opinions, known=True)), None)
+        or next((f for f in named if _sound(f, pin, opinions)), None)
         or next((f for f in named if could_hold(f, pin)), None)
         or next(iter(named), None)
     )
@@ -156,9 +159,10 @@ def _names_of(full: Found) -> set[str]:
     return set(party_words(" ".join(names))) | {_squeezed(n) for n in names if n}
 
 
-def _sound(full: Found, pin: int | None, opinions: dict[str, Opinion]) -> bool:
+def _sound(full: Found, pin: int | None, opinions: dict[str, Opinion], *, known: bool = False) -> bool:
     """Whether the library holds ``full``'s opinion, under the names the draft gives it, with the pin in
-    its pages: an antecedent the sources bear out wins over one they contradict."""
+    its pages: an antecedent the sources bear out wins over one they contradict. ``known``: and the
+    copy prints that reporter's pages, so the pin is checked, not only not refuted."""
     if full.fields.get("form") != "full":
         return False
     opinion = opinions.get(cite_key(full.fields["volume"], full.fields["reporter"], full.fields["page"]))
@@ -170,6 +174,8 @@ def _sound(full: Found, pin: int | None, opinions: dict[str, Opinion]) -> bool:
         cite_key(full.fields["volume"], full.fields["reporter"], full.fields["page"])
     )
     first = int(full.fields["page"]) if full.fields["page"].isdigit() else 0
+    if known:  # the copy prints this reporter's pages, and the pin is among them ("627 Pa." over "100 A.3d")
+        return series is not None and series.first <= pin <= series.last
     return first <= pin and (series is None or pin <= series.last)
 
 
