@@ -165,7 +165,7 @@ def check_case(item: Found, opinions: dict[str, Opinion] | None, uncited: Sequen
             "block",
             f"Unverifiable: {key} is not a citation of any opinion in your library, but {named_as.file} "
             f"({named_as.caption!r}) was added without a citation. If it is this one, give it: "
-            f'`chambers authorities add "{named_as.pages[0].path}" --cite "{key}"`.',
+            f'`chambers authorities add "{named_as.file}" --cite "{key}"` (its path is in `authorities list`).',
             [named_as.pages[0]],
             normalized=key,
             verdict="unverifiable",
@@ -255,11 +255,16 @@ def check_case(item: Found, opinions: dict[str, Opinion] | None, uncited: Sequen
     )
 
 
+CAPTION_WORDS = 80
+
+
 def _uncited_match(item: Found, uncited: Sequence[Opinion]) -> Opinion | None:
     """The opinion added without a citation whose caption holds every party the draft names."""
     if not any(distinctive(item.fields.get(r, "")) for r in ("plaintiff", "defendant", "subject", "name")):
         return None
-    return next((o for o in uncited if o.words and not missing_parties(item, o)), None)
+    return next(
+        (o for o in uncited if 0 < len(o.words) <= CAPTION_WORDS and not missing_parties(item, o)), None
+    )  # a caption read from prose (hundreds of words) would hold any name
 
 
 def _page_inside(item: Found, opinions: dict[str, Opinion]) -> tuple[Opinion, Series] | None:
