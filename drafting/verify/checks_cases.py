@@ -10,6 +10,7 @@ citation they stand for: after a blocked citation they are never "ok".
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 from drafting.verify.authorities import Opinion
@@ -128,7 +129,7 @@ def missing_parties(item: Found, opinion: Opinion) -> list[tuple[str, str]]:
     return out
 
 
-def check_case(item: Found, opinions: dict[str, Opinion] | None) -> Flag:
+def check_case(item: Found, opinions: dict[str, Opinion] | None, uncited: Sequence[Opinion] = ()) -> Flag:
     reporter = item.fields["reporter"]
     key = cite_key(item.fields["volume"], reporter, item.fields["page"])
     if not known_reporter(reporter):
@@ -156,6 +157,19 @@ def check_case(item: Found, opinions: dict[str, Opinion] | None) -> Flag:
             "inside it.",
             [holder.pages[0]],
             normalized=key,
+        )
+    named_as = _uncited_match(item, uncited) if opinion is None else None
+    if named_as is not None:
+        return make_flag(
+            item,
+            "block",
+            f"Unverifiable: {key} is not a citation of any opinion in your library, but {named_as.file} "
+            f"({named_as.caption!r}) was added without a citation. If it is this one, give it: "
+            f'`chambers authorities add "{named_as.file}" --cite "{key}"` (its path is in `authorities list`).',
+            [named_as.pages[0]],
+            normalized=key,
+            verdict="unverifiable",
+            reason="no-citation",
         )
     if opinion is None:
         return make_flag(
@@ -239,6 +253,18 @@ def check_case(item: Found, opinions: dict[str, Opinion] | None) -> Flag:
         [page],
         normalized=key,
     )
+
+
+CAPTION_WORDS = 80
+
+
+def _uncited_match(item: Found, uncited: Sequence[Opinion]) -> Opinion | None:
+    """The opinion added without a citation whose caption holds every party the draft names."""
+    if not any(distinctive(item.fields.get(r, "")) for r in ("plaintiff", "defendant", "subject", "name")):
+        return None
+    return next(
+        (o for o in uncited if 0 < len(o.words) <= CAPTION_WORDS and not missing_parties(item, o)), None
+    )  # a caption read from prose (hundreds of words) would hold any name
 
 
 def _page_inside(item: Found, opinions: dict[str, Opinion]) -> tuple[Opinion, Series] | None:
