@@ -137,7 +137,7 @@ def missing_message(backend: Backend, names: list[str], loaded: list[LoadedAdapt
     return (
         f"Backend '{backend.name}' at {backend.url} has not loaded the adapter(s) {', '.join(names)} that "
         f"the config names for it (it has: {have}). Restart that llama-server with "
-        + " ".join(f"--lora {n}.gguf" for n in names)
+        + " ".join(f"--lora-scaled {n}.gguf:0" for n in names)
         + " --lora-init-without-apply (`chambers adapters show NAME` prints the line), or remove them "
         "from the backend's `lora` in the config."
     )

@@ -183,6 +183,8 @@ def test_eval_refuses_an_adapter_over_another_base_unless_told_why(
     model = get_adapter(paths.database_file, NAME).eval["model"]
     assert model["path"] == str(demo_model) and model["size"] == demo_model.stat().st_size
     assert model["other_base"] == reason and str(shared.other_base) in model["mismatch"]
+    assert main(["adapters", "show", NAME]) == 0
+    assert f"scored over {demo_model} (not its base: {reason})" in capsys.readouterr().out
 
 
 def test_serve_names_the_base_of_an_adapter_the_server_refuses(

@@ -279,6 +279,10 @@ def cmd_show(args: argparse.Namespace, paths: Paths) -> int:
     )
     if record.eval:
         print(format_table(record.eval["table"]))
+        model = record.eval.get("model") or {}
+        if model.get("path"):
+            other = f" (not its base: {model['other_base']})" if model.get("other_base") else ""
+            print(f"scored over {model['path']}{other}")
     print("Serve it:  " + launch_line(record.base_path, record.file))
     return 0
 
