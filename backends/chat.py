@@ -14,7 +14,8 @@ calls, opened on first use on the loop that uses it; close it (``aclose`` or
 reuse connections; each streamed answer has a connection of its own.
 
 Streaming notes: the event framing is parsed by
-backends.sse (comment pings are dropped there), each JSON chunk is read by
+backends.sse (comment pings are dropped there) under backends.stream_guard's limits (the line
+length, and the answer's max_tokens plus a margin), each JSON chunk is read by
 backends.chunks, ``[DONE]`` ends the stream. Cancelling the task that iterates
 the stream closes the connection, which is how llama-server learns to stop and
 free the slot (it has no cancel endpoint).
@@ -32,6 +33,7 @@ from typing import Any
 import httpx
 
 from backends.adapters import adapter_class
+from backends.answer_caps import STREAM
 from backends.chunks import ChunkReader
 from backends.endpoint import CheckedAddress, Endpoint
 from backends.errors import (
@@ -47,7 +49,7 @@ from backends.errors import (
 from backends.events import ContentDelta, Finished, PromptProgress, StreamEvent, Usage
 from backends.lora import LoadedAdapter, complete_field, fetch_loaded, local_sha256, request_field
 from backends.pool import LoopPool
-from backends.sse import SSEParser
+from backends.stream_guard import StreamGuard, context_size, event_limit
 from workspace.audit import AuditLog, AuditRecord
 from workspace.config import Backend, Policy, Sampling
 
@@ -93,6 +95,7 @@ class ChatClient:
         self.audit = audit
         self.timeout = timeout
         self._server_build: str | None = None
+        self._server_n_ctx: int | None = None
         self._loaded_adapters: list[LoadedAdapter] | None = None
         self._pool = LoopPool(f"backend '{backend.name}'", timeout)
 
@@ -243,10 +246,15 @@ class ChatClient:
         finished = await self.complete(request, role=role, on_progress=on_progress, on_delta=on_delta)
         try:
             return json.loads(finished.text), finished
-        except json.JSONDecodeError as exc:
+        except (json.JSONDecodeError, RecursionError) as exc:
+            where = (
+                f"{exc.msg} at character {exc.pos}"
+                if isinstance(exc, json.JSONDecodeError)
+                else "nested too deep"
+            )
             raise MalformedStream(
                 f"Backend '{self.backend.name}' was asked for JSON matching a schema but sent "
-                f"text that is not JSON ({exc.msg} at character {exc.pos}).",
+                f"text that is not JSON ({where}).",
                 backend=self.backend.name,
                 url=self.backend.url,
                 partial=finished.text,
@@ -266,7 +274,9 @@ class ChatClient:
                 self.backend.url + adapter.BUILD_PATH, timeout=5.0, extensions=checked.extensions()
             )
             if response.status_code == 200:
-                self._server_build = adapter.build_from(response.json())
+                props = response.json()
+                self._server_build = adapter.build_from(props)
+                self._server_n_ctx = context_size(props)
         except (*HTTP_FAILURES, ValueError):
             return None
         return self._server_build
@@ -319,7 +329,7 @@ class ChatClient:
                 url + CHAT_PATH,
                 json=body,
                 headers=STREAM_HEADERS,
-                extensions=checked.extensions(),
+                extensions={**checked.extensions(), STREAM: True},
             ) as response:
                 if response.status_code >= 400:
                     await response.aread()
@@ -336,9 +346,9 @@ class ChatClient:
                         status=response.status_code,
                         server_message=None,
                     )
-                parser = SSEParser()
+                guard = StreamGuard(name, url, url + CHAT_PATH, event_limit(body, self._server_n_ctx))
                 async for piece in response.aiter_text():
-                    for data in parser.feed(piece):
+                    for data in guard.feed(piece):
                         if data == "[DONE]":
                             yield reader.finished()
                             return
@@ -358,7 +368,7 @@ class ChatClient:
     def _parse(self, data: str) -> dict[str, Any]:
         try:
             chunk = json.loads(data)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):  # not JSON, or nested past the parser's stack
             chunk = None
         if not isinstance(chunk, dict):
             raise MalformedStream(

@@ -12,6 +12,9 @@ forgot to ask the policy cannot send anything either. Proxies from the
 environment are ignored (``trust_env=False``) and redirects are not followed:
 both would send the request somewhere that was never checked. Every client
 chambers opens is made by ``async_client`` or ``sync_client``.
+
+A backend on this machine or the office network is sent the key of the servers chambers serves
+(backends.server_key); answers are inflated and capped here too (backends.answer_caps).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import socket
 import ssl
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
@@ -33,12 +36,21 @@ from backends.addresses import (
     parse_ip,
     parse_private_network,
 )
+from backends.answer_caps import STREAM, metered
 from backends.errors import BadAddress, PolicyRefusal
+from backends.server_key import current_key
 from workspace.config import Backend, Policy
 
 CHECKED = "chambers.checked_address"  # the request extension that carries the check
+WITHOUT_KEY = "chambers.without_key"  # request extension: send no API key (the doctor's probe)
+KEYED_CLASSES = (AddressClass.LOOPBACK, AddressClass.PRIVATE)  # where the served servers' key may go
 DEFAULT_PORTS = {"http": 80, "https": 443}
 POOL_LIMITS = httpx.Limits(max_connections=32, max_keepalive_connections=16)
+FRESH_LIMITS = httpx.Limits(max_connections=32, max_keepalive_connections=0)  # every request a new connection
+IDEMPOTENT = frozenset({"GET", "HEAD", "OPTIONS"})
+SAFE_TO_RESEND = "chambers.safe_to_resend"  # request extension: a POST that changes nothing (/tokenize)
+# What a request on a connection the server had already closed fails with, before any answer.
+STALE_CONNECTION = (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)
 
 
 @cache
@@ -58,6 +70,7 @@ class CheckedAddress:
     port: int
     ips: tuple[str, ...]  # every address the name resolved to, in the resolver's order
     klass: AddressClass
+    api_key: str | None = field(default=None, repr=False)  # sent to it (backends.server_key)
 
     @property
     def ip(self) -> str:
@@ -146,7 +159,8 @@ class Endpoint:
         klass = least_local(classify_ip(ip, networks) for ip in ips)
         if klass is AddressClass.PUBLIC and self.policy.local_only and not self.allow_remote:
             raise PolicyRefusal(self._public_message(_step(role), ips, networks))
-        return CheckedAddress(self.name, self.url, host, port, tuple(ips), klass)
+        key = current_key() if self.what == "backend" and klass in KEYED_CLASSES else None
+        return CheckedAddress(self.name, self.url, host, port, tuple(ips), klass, key)
 
     def _unresolved(self, role: str | None, exc: BaseException) -> PolicyRefusal:
         return PolicyRefusal(
@@ -226,14 +240,22 @@ def _networks(cidrs: tuple[str, ...]) -> tuple[IPNetwork, ...]:
 
 
 def _pinned(request: httpx.Request, ip: str, checked: CheckedAddress) -> httpx.Request:
-    """``request`` sent to ``ip``; ``Host`` (already set) and the TLS server name keep the name."""
-    extensions = {k: v for k, v in request.extensions.items() if k != CHECKED}
+    """``request`` sent to ``ip``; ``Host`` (already set) and the TLS server name keep the name.
+
+    The check's API key goes in ``Authorization`` unless the request has one of its own or asks
+    to go without (``WITHOUT_KEY``)."""
+    ours = (CHECKED, WITHOUT_KEY, SAFE_TO_RESEND, STREAM)
+    extensions = {k: v for k, v in request.extensions.items() if k not in ours}
     if request.url.scheme == "https":
         extensions["sni_hostname"] = checked.host
+    headers = request.headers
+    if checked.api_key and not request.extensions.get(WITHOUT_KEY) and "authorization" not in headers:
+        headers = headers.copy()
+        headers["Authorization"] = f"Bearer {checked.api_key}"
     return httpx.Request(
         request.method,
         request.url.copy_with(host=ip.split("%", 1)[0]),
-        headers=request.headers,
+        headers=headers,
         stream=request.stream,
         extensions=extensions,
     )
@@ -254,18 +276,47 @@ def _checked_for(request: httpx.Request) -> CheckedAddress:
     return checked
 
 
+def _resendable(request: httpx.Request) -> bool:
+    return request.method in IDEMPOTENT or request.extensions.get(SAFE_TO_RESEND) is True
+
+
 class PinnedAsyncTransport(httpx.AsyncBaseTransport):
-    """Sends each request to the addresses its check found, trying them in order."""
+    """Sends each request to the addresses its check found, trying them in order.
+
+    Every answer is inflated and capped as it is read (backends.answer_caps). A streamed answer
+    goes on a connection of its own, never a pooled one the server may be closing. An idempotent
+    request whose pooled connection turns out closed (the server dropped it without saying
+    ``Connection: close``, so the pool could not know) is sent once more on a fresh connection:
+    the server answered nothing, so nothing is sent twice that it acted on.
+    """
 
     def __init__(self, limits: httpx.Limits = POOL_LIMITS) -> None:
         self._inner = httpx.AsyncHTTPTransport(verify=tls_context(), trust_env=False, limits=limits)
+        self._fresh = httpx.AsyncHTTPTransport(verify=tls_context(), trust_env=False, limits=FRESH_LIMITS)
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         checked = _checked_for(request)
+        streamed = request.extensions.get(STREAM) is True
+        first = self._fresh if streamed else self._inner
+        try:
+            response = await self._send(first, request, checked)
+        except STALE_CONNECTION:
+            if streamed or not _resendable(request):
+                raise
+            response = await self._send(self._fresh, request, checked)
+        try:
+            return metered(request, response)
+        except BaseException:
+            await response.aclose()
+            raise
+
+    async def _send(
+        self, transport: httpx.AsyncHTTPTransport, request: httpx.Request, checked: CheckedAddress
+    ) -> httpx.Response:
         failure: httpx.ConnectError | None = None
         for ip in checked.ips:  # nothing was sent when a connection fails, so the next one may be tried
             try:
-                return await self._inner.handle_async_request(_pinned(request, ip, checked))
+                return await transport.handle_async_request(_pinned(request, ip, checked))
             except httpx.ConnectError as exc:
                 failure = exc
         assert failure is not None  # a check always has at least one address
@@ -273,6 +324,7 @@ class PinnedAsyncTransport(httpx.AsyncBaseTransport):
 
     async def aclose(self) -> None:
         await self._inner.aclose()
+        await self._fresh.aclose()
 
 
 class PinnedTransport(httpx.BaseTransport):
@@ -280,13 +332,30 @@ class PinnedTransport(httpx.BaseTransport):
 
     def __init__(self, limits: httpx.Limits = POOL_LIMITS) -> None:
         self._inner = httpx.HTTPTransport(verify=tls_context(), trust_env=False, limits=limits)
+        self._fresh = httpx.HTTPTransport(verify=tls_context(), trust_env=False, limits=FRESH_LIMITS)
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         checked = _checked_for(request)
+        streamed = request.extensions.get(STREAM) is True
+        try:
+            response = self._send(self._fresh if streamed else self._inner, request, checked)
+        except STALE_CONNECTION:
+            if streamed or not _resendable(request):
+                raise
+            response = self._send(self._fresh, request, checked)
+        try:
+            return metered(request, response)
+        except BaseException:
+            response.close()
+            raise
+
+    def _send(
+        self, transport: httpx.HTTPTransport, request: httpx.Request, checked: CheckedAddress
+    ) -> httpx.Response:
         failure: httpx.ConnectError | None = None
         for ip in checked.ips:
             try:
-                return self._inner.handle_request(_pinned(request, ip, checked))
+                return transport.handle_request(_pinned(request, ip, checked))
             except httpx.ConnectError as exc:
                 failure = exc
         assert failure is not None
@@ -294,6 +363,7 @@ class PinnedTransport(httpx.BaseTransport):
 
     def close(self) -> None:
         self._inner.close()
+        self._fresh.close()
 
 
 def async_client(

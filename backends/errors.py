@@ -11,6 +11,7 @@ from typing import Any
 
 import httpx
 
+from backends.answer_caps import AnswerRefused
 from workspace.errors import ChambersError
 
 
@@ -96,6 +97,8 @@ def transport_error(exc: Exception, *, backend: str, url: str, path: str = "") -
     ``path`` names the endpoint that failed when it is not the main call (``/tokenize``).
     """
     name, what = backend, f" ({path})" if path else ""
+    if isinstance(exc, AnswerRefused):  # over a cap: the message already names the endpoint and the cap
+        return MalformedAnswer(f"Backend '{name}': {exc}", backend=name, url=url)
     if isinstance(exc, httpx.ConnectError):
         return ServerUnreachable(
             f"Nothing is answering at {url}{what} (backend '{name}'): {plain_cause(exc)}. Start the model "

@@ -115,6 +115,20 @@ def _built(name: str, progress: Progress | None) -> Path:
     return binary
 
 
+def build_number() -> int:
+    """llama.cpp's build number of the source chambers builds: the package's version is the upstream
+    tag (11434.0.0 is b11434). The archive has no git history, so cmake alone would say build 0."""
+    return int(LLAMA_CPP_VERSION.split(".")[0])
+
+
+# A native build on a CPU that lists AMX compiles ggml's AMX matrix kernels in, and they fault
+# (SIGSEGV in ggml_backend_amx_mul_mat at the first decode) under hypervisors that do not give the
+# guest the AMX tile state, although the CPU flags and the kernel's permission call both say yes.
+# GCC's explicit -mno-* flags win over -march=native whatever their order, so every other native
+# instruction set stays on; AMX only speeds up CPU matrix work on Xeons, never the GPU servers.
+NO_AMX = tuple(f"-DCMAKE_{lang}_FLAGS=-mno-amx-tile -mno-amx-int8 -mno-amx-bf16" for lang in ("C", "CXX"))
+
+
 def _build(folder: Path, targets: tuple[str, ...], progress: Progress | None) -> None:
     # The system's cmake, or the one the `cmake` wheel puts beside this Python.
     cmake = shutil.which("cmake") or shutil.which("cmake", path=str(Path(sys.executable).parent))
@@ -151,7 +165,7 @@ def _build(folder: Path, targets: tuple[str, ...], progress: Progress | None) ->
         _run(
             [cmake, "-S", str(source), "-B", str(build), "-DCMAKE_BUILD_TYPE=Release",
              "-DBUILD_SHARED_LIBS=OFF", "-DLLAMA_BUILD_TESTS=OFF", "-DLLAMA_BUILD_EXAMPLES=OFF",
-             "-DLLAMA_CURL=OFF"],
+             "-DLLAMA_CURL=OFF", f"-DLLAMA_BUILD_NUMBER={build_number()}", *NO_AMX],
             log, "configure llama.cpp",
         )  # fmt: skip
         jobs = str(os.cpu_count() or 2)

@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
-from backends.endpoint import CheckedAddress, Endpoint, open_async_client
+from backends.endpoint import SAFE_TO_RESEND, CheckedAddress, Endpoint, open_async_client
 from backends.errors import (
     HTTP_FAILURES,
     MalformedAnswer,
@@ -84,7 +84,7 @@ class NativeClient:
     ) -> httpx.Response:
         checked = self.checked or await Endpoint.for_backend(self.backend, self.policy).check_async()
         name, url = self.backend.name, self.backend.url
-        kw["extensions"] = checked.extensions()
+        kw["extensions"] = {**checked.extensions(), **kw.get("extensions", {})}
         try:
             if self.http is not None:
                 response = await self.http.request(method, url + path, timeout=self.timeout, **kw)
@@ -206,7 +206,10 @@ class NativeClient:
         The evidence context builder counts with it (passed in as a plain function), so a
         context fits the model's window by the model's own count rather than an estimate.
         """
-        response = await self._request("POST", "/tokenize", json={"content": text})
+        # It changes nothing on the server, so a dropped pooled connection may be tried again.
+        response = await self._request(
+            "POST", "/tokenize", json={"content": text}, extensions={SAFE_TO_RESEND: True}
+        )
         tokens = self._json(response, "/tokenize").get("tokens")
         if not isinstance(tokens, list):
             raise self._malformed("/tokenize")

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from corrections.model import StoredPair
+from drafting.tasks import task_type
 
 
 @dataclass(frozen=True)
@@ -19,6 +20,11 @@ class PairFilters:
     min_edit_ratio: float | None = None
     matter: str | None = None
     include_excluded: bool = False
+
+    def __post_init__(self) -> None:
+        # Pairs store the task's own name; "demand-letter" or "demand" must find them as `draft` does.
+        if self.task is not None:
+            object.__setattr__(self, "task", task_type(self.task).name)
 
     def reason_left_out(self, pair: StoredPair) -> str | None:
         """Why ``pair`` does not pass, as the summary's key; None when it passes."""

@@ -4,10 +4,12 @@ A scrub that replaces only the names he typed in by hand does nothing on a matte
 so chambers proposes them. Names are taken only where documents state who is who: a caption ("X v. Y",
 or X / Plaintiff / v. / Y / Defendant on separate lines), an agreement's preamble ("between X and Y"),
 a letterhead (an organisation's name alone on one of the first lines), a signature (after "Sincerely,",
-"/s/", "By:", "Signed for X:", "Received by:", or the sign-off that ends an e-mail), and the From, To and
-Cc headers of e-mail. Each proposal carries the shorter forms the documents also use ("Harbor Point"
-for "Harbor Point Provisions LLC", "Ms. Whitcombe" for "Dana Whitcombe"), because a scrub that misses
-the short form leaves the name in the text all the same.
+"/s/", "By:", "Signed for X:", "Received by:", or the sign-off that ends an e-mail), a defined term
+(X ("Seller")), and the people party_people.py finds (deponents, counsel, letterheads, signature and
+address blocks, every e-mail header on the page). Each proposal carries the shorter forms and defined
+terms the documents also use ("Harbor Point" for "Harbor Point Provisions LLC", "Ms. Whitcombe" for
+"Dana Whitcombe", "Seller"), because a scrub that misses the short form leaves the name in the text
+all the same.
 
 Nothing here reads the database: the input is the matter's page texts, so the rules can be tried on
 any text.
@@ -18,7 +20,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from email.utils import getaddresses
 
 from corrections.party_names import (
     ORG,
@@ -29,6 +30,7 @@ from corrections.party_names import (
     organisation_core,
     plain_name,
 )
+from corrections.party_people import block_names, deposition_names, email_header_names, letterhead_people
 
 
 @dataclass(frozen=True)
@@ -73,8 +75,11 @@ _CAPTION_LINE = re.compile(r"^[ \t]*(?P<a>[A-Z][^\n]{1,100}?),?[ \t]+(?:v\.|vs\.
 _CAPTION_V = re.compile(r"^[ \t]*(?:v\.?|vs\.?|versus|-?[ \t]*against[ \t]*-?)[ \t]*$", re.I)
 _PLAINTIFF = re.compile(r"^[ \t]*(?:Plaintiffs?|Petitioners?|Appellants?|Claimants?)\b", re.I)
 _DEFENDANT = re.compile(r"^[ \t]*(?:Defendants?|Respondents?|Appellees?)\b", re.I)
-_HEADER = re.compile(r"(?im)^(?:From|To|Cc|Bcc|Reply-To)[ \t]*:[ \t]*(?P<value>.+)$")
-_LOCAL_PART = re.compile(r"^(?P<first>[a-z]{2,})[._](?P<last>[a-z]{2,})$", re.I)
+# A defined term: Wexford Tile Co., a New Jersey corporation ("Seller"); Bellmont Builders LLC (the "Buyer").
+_DEFINED = re.compile(
+    rf"(?P<name>{ORG}|{PERSON})[^()\"“”;.]{{0,80}}?\(\s*(?:(?:hereinafter|collectively),?\s+)?"
+    r"(?:referred\s+to\s+as\s+)?(?:the\s+)?[\"“](?P<term>[A-Z][\w&'’ .-]{1,40}?)[\"”]\s*\)"
+)
 
 
 def find_names(page: MatterPage) -> list[tuple[str, str]]:
@@ -86,17 +91,29 @@ def find_names(page: MatterPage) -> list[tuple[str, str]]:
     found += [(name, "caption") for name in _stacked_caption(text.splitlines())]
     for match in _PREAMBLE.finditer(text):
         found += [(match["a"], "agreement"), (match["b"], "agreement")]
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
     if page.page_no == 1 and page.kind != "email":
-        lines = [line.strip() for line in text.splitlines() if line.strip()][:3]
-        found += [(line, "letterhead") for line in lines if re.fullmatch(ORG, line)]
+        found += [(line, "letterhead") for line in lines[:3] if re.fullmatch(ORG, line)]
+        found += letterhead_people(lines)
+    found += [(m["name"], "defined term") for m in _DEFINED.finditer(text)]
+    found += deposition_names(text)
     found += [(m["name"], "signature") for m in _CLOSING.finditer(text)]
+    found += block_names(lines)
     flat = " ".join(text.split())  # OCR puts words on lines of their own
     found += [(m["name"], "signature") for m in _LABELLED_SIGNER.finditer(flat)]
     for match in _SIGNED_FOR.finditer(flat):
         found += [(match["org"], "signature"), (match["name"], "signature")]
+    found += email_header_names(text)
     if page.kind == "email":
-        found += _email_names(text)
+        found += _sign_off(text)
     return [(plain_name(name), how) for name, how in found if plain_name(name)]
+
+
+def defined_terms(text: str) -> list[tuple[str, str]]:
+    """(name, the term the document defines for it): ("Wexford Tile Co.", "Seller")."""
+    return [
+        (plain_name(m["name"]), m["term"].strip()) for m in _DEFINED.finditer(text) if plain_name(m["name"])
+    ]
 
 
 def _stacked_caption(lines: list[str]) -> list[str]:
@@ -113,21 +130,15 @@ def _stacked_caption(lines: list[str]) -> list[str]:
     return names
 
 
-def _email_names(text: str) -> list[tuple[str, str]]:
-    header, _, body = text.partition("\n\n")
-    found = []
-    for match in _HEADER.finditer(header):
-        for display, address in getaddresses([match["value"]]):
-            if display and "@" not in display:
-                found.append((display, "e-mail header"))
-            elif parts := _LOCAL_PART.match(address.split("@")[0]):
-                found.append((f"{parts['first'].title()} {parts['last'].title()}", "e-mail header"))
+def _sign_off(text: str) -> list[tuple[str, str]]:
+    """The name alone on the first line of an e-mail's last paragraph."""
+    body = text.partition("\n\n")[2]
     paragraphs = [p.strip() for p in re.split(r"\n[ \t]*\n", body) if p.strip()]
-    if paragraphs:  # the sign-off: a name alone on the first line of the last paragraph
+    if paragraphs:
         first = paragraphs[-1].splitlines()[0].strip()
         if is_person(first):
-            found.append((first, "e-mail signature"))
-    return found
+            return [(first, "e-mail signature")]
+    return []
 
 
 def propose_from_pages(pages: Iterable[MatterPage]) -> list[ProposedParty]:
@@ -135,8 +146,10 @@ def propose_from_pages(pages: Iterable[MatterPage]) -> list[ProposedParty]:
     by_key: dict[str, ProposedParty] = {}
     forms: dict[str, list[str]] = {}
     corpus: list[str] = []
+    terms: list[tuple[str, str]] = []
     for page in pages:
         corpus.append(page.text)
+        terms += defined_terms(page.text)
         for name, how in find_names(page):
             key = name_key(name)
             kind = "person" if is_person(name) else "organisation"
@@ -148,6 +161,7 @@ def propose_from_pages(pages: Iterable[MatterPage]) -> list[ProposedParty]:
     for key, party in by_key.items():
         party.name = main_form(forms[key])
     parties = _merge_short_forms(list(by_key.values()))
+    _add_terms(parties, terms)
     text = "\n".join(corpus)
     names = {name_key(p.name) for p in parties}
     taken: set[str] = set()  # a short form goes to one party only: the one found most often
@@ -159,6 +173,15 @@ def propose_from_pages(pages: Iterable[MatterPage]) -> list[ProposedParty]:
         ]  # fmt: skip
         taken.update(v.casefold() for v in party.variants)
     return sorted(parties, key=lambda p: (-len(p.found_in), p.name))
+
+
+def _add_terms(parties: list[ProposedParty], terms: list[tuple[str, str]]) -> None:
+    """Each defined term joins the party it was defined for: the scrub must replace "Seller" too."""
+    for name, term in terms:
+        key = name_key(name)
+        party = next((p for p in parties if key in {name_key(f) for f in (p.name, *p.variants)}), None)
+        if party is not None and term not in party.variants and name_key(term) != name_key(party.name):
+            party.variants.append(term)
 
 
 def _merge_short_forms(parties: list[ProposedParty]) -> list[ProposedParty]:

@@ -18,12 +18,14 @@ _SUFFIXES = {
 }  # fmt: skip
 SUFFIX = (
     r"(?:(?i:L\.L\.C\.|L\.L\.P\.|L\.P\.|P\.C\.|N\.A\.|LLC|LLP|PLLC|Inc\.?|Corp\.?|Ltd\.?|GmbH|plc|LP|PC)"
-    r"|(?i:Incorporated|Corporation|Company|Limited)|Co\.)"
+    r"|(?i:Incorporated|Corporation|Company|Limited)|C[Oo]\.)"
 )
 _ORG_WORD = r"(?:[A-Z][A-Za-z'’&.-]*|&|of)"
 ORG = rf"[A-Z][A-Za-z'’&.-]*(?:\s+{_ORG_WORD}){{0,6}}?,?\s+{SUFFIX}(?![A-Za-z])"
-_PERSON_WORD = r"[A-Z](?:[a-z]+|'[A-Z][a-z]+)(?:[A-Z][a-z]+)?(?:-[A-Z][a-z]+)?"
+_PERSON_WORD = r"[A-Z](?:[a-z]+|['’][A-Z][a-z]+)(?:[A-Z][a-z]+)?(?:-[A-Z][a-z]+)?"
 PERSON = rf"(?:{_PERSON_WORD}|[A-Z]\.)(?:[ \t]+[A-Z]\.)?(?:[ \t]+{_PERSON_WORD}){{1,2}}"
+# A person's name in capitals, as captions and appearances print it ("GREGORY HALVORSEN", "THOMAS O'KEEFE").
+CAPS_PERSON = r"[A-Z][A-Z'’-]+(?:[ \t]+[A-Z]\.)?(?:[ \t]+[A-Z][A-Z'’-]+){1,2}(?![A-Za-z])"
 
 _NOT_FIRST = {
     "the", "this", "that", "these", "those", "each", "such", "any", "our", "your", "his", "her", "their",
@@ -39,13 +41,15 @@ _ROLE_WORDS = {
     "judge", "honor", "state", "county", "district", "circuit", "united", "states", "department",
 }  # fmt: skip
 _TITLES = re.compile(r"^(?:Mr|Ms|Mrs|Miss|Dr|Hon|Judge)\.?\s+")
+# A signature block's next label, read onto the name's line where the lines were joined: "Thomas Reed Name".
+_LABEL_TAIL = re.compile(r"\s+(?:Name|Title|By|Its|Date|Signature|Print(?:ed)?(?: Name)?)$")
 
 
 def plain_name(raw: str) -> str:
     """The name as it should be listed, or "" when it is not a party's name at all."""
     name = " ".join(raw.split())
     name = re.sub(r",?\s+et\s+al\.?$", "", name, flags=re.I)
-    name = _TITLES.sub("", name).strip(" ,;:")
+    name = _LABEL_TAIL.sub("", _TITLES.sub("", name)).strip(" ,;:")
     if name.endswith(".") and not re.search(rf"(?:{SUFFIX}|\b[A-Z]\.)$", name):
         name = name[:-1]
     words = name.split()
@@ -81,8 +85,9 @@ def is_person(name: str) -> bool:
 
 
 def name_key(name: str) -> str:
-    """One key for every spelling of a name: case, commas, periods and the company form ignored."""
-    core = organisation_core(" ".join(name.split()))
+    """One key for every spelling of a name: case, commas, periods, the apostrophe's shape and the company
+    form ignored."""
+    core = organisation_core(" ".join(name.replace("’", "'").split()))
     return " ".join(re.sub(r"[.,]", " ", core).casefold().split())
 
 

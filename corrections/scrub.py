@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from corrections.errors import CorrectionsError
+from corrections.party_forms import scrub_names
 from corrections.store import add_party_name, party_list
 from evidence.identifiers import Pattern
 
@@ -67,7 +68,9 @@ def _placeholder(index: int) -> str:
 class Scrubber:
     """Replaces every piece of personal data ``patterns`` find (e-mail addresses, phone, card, account
     and social security numbers, dates of birth, street addresses) with its kind, e.g. ``[EMAIL]``, then
-    every listed name, longest first, whole words only, ignoring case.
+    every listed name and its shorter forms (party_forms.py), longest first, whole words only, ignoring
+    case. A one-word form written all in lower case is an ordinary word in prose ("the seller", "a
+    marsh") and stays; inside a file name or handle ("halvorsen-deposition.pdf") it is the name and goes.
 
     The patterns run first so an e-mail address goes whole ("m.calder@calder-refrig.example", not
     "m.[PARTY-C]@..."); one the attorney listed as a party's name gets that party's placeholder.
@@ -75,9 +78,10 @@ class Scrubber:
     not a social security number."""
 
     def __init__(self, names: Mapping[str, str], patterns: Sequence[Pattern] = ()) -> None:
-        self.names = {" ".join(n.split()).casefold(): p for n, p in names.items()}
+        names = scrub_names(names)
+        self.names = {_key(n): p for n, p in names.items()}
         ordered = sorted(names, key=len, reverse=True)
-        alternatives = "|".join(r"\s+".join(map(re.escape, n.split())) for n in ordered)
+        alternatives = "|".join(r"\s+".join(map(_word, n.split())) for n in ordered)
         self.pattern = re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.IGNORECASE) if ordered else None
         self.patterns = tuple(patterns)
 
@@ -85,11 +89,17 @@ class Scrubber:
         if personal_data:
             for found in self.patterns:
                 for start, end in sorted(found.spans(value), reverse=True):
-                    listed = self.names.get(" ".join(value[start:end].split()).casefold())
+                    listed = self.names.get(_key(value[start:end]))
                     value = value[:start] + (listed or f"[{found.name.upper()}]") + value[end:]
         if self.pattern is not None:
-            value = self.pattern.sub(lambda m: self.names[" ".join(m.group(0).split()).casefold()], value)
+            value = self.pattern.sub(self._placeholder, value)
         return value
+
+    def _placeholder(self, match: re.Match[str]) -> str:
+        found = match.group(0)
+        if found.islower() and " " not in found and not _in_a_handle(match):
+            return found
+        return self.names[_key(found)]
 
     def deep(self, value: Any, key: str = "") -> Any:
         """Every string inside lists and dicts (the keys are field names and stay)."""
@@ -100,6 +110,27 @@ class Scrubber:
         if isinstance(value, dict):
             return {k: self.deep(v, k) for k, v in value.items()}
         return value
+
+
+def _key(name: str) -> str:
+    """One key for the spellings of a name the scrub treats alike: case, spacing and the apostrophe
+    ("O'Keefe" typed, "O’Keefe" as a word processor writes it)."""
+    return " ".join(name.replace("’", "'").split()).casefold()
+
+
+def _word(word: str) -> str:
+    return re.escape(word.replace("’", "'")).replace("'", "['’]")
+
+
+def _in_a_handle(match: re.Match[str]) -> bool:
+    """Whether the word is part of a file name, path or handle: joined to the next part by - / or a dot."""
+    text, start, end = match.string, match.start(), match.end()
+    before, after = text[start - 1 : start], text[end : end + 2]
+    return (
+        before in ("-", "/", "\\", ".")
+        or after[:1] in ("-", "/", "\\")
+        or (after[:1] == "." and after[1:2].isalnum())
+    )
 
 
 _NOT_PROSE = re.compile(r"sha256$|_at$|^server_build$")  # hashes and timestamps of the pairs export

@@ -135,7 +135,9 @@ def load_base(
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     from corrections.train_cache import cached_architecture, save_base
+    from corrections.train_loop import quiet_library_notices
 
+    quiet_library_notices()
     from_cache = cache is not None and converter_dir is not None and cached_architecture(cache, converter_dir)
     if from_cache:
         base = cache  # type: ignore[assignment]  # a Hugging Face folder from here on

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import random
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -144,8 +145,17 @@ def collate(batch: Sequence[Example], pad_id: int, device: str) -> dict[str, Any
     }
 
 
+def quiet_library_notices() -> None:
+    """Keep the libraries' notices to their own developers out of the attorney's training output:
+    transformers warns (FutureWarning) that peft still reads ``is_gradient_checkpointing``, on every run,
+    about nothing he can change. Installed for the process, as training runs in a worker thread too."""
+    warnings.filterwarnings("ignore", category=FutureWarning, module=r"(transformers|peft)(\.|$)")
+
+
 def wrap_lora(model: Any, settings: LoraSettings) -> Any:
     from peft import LoraConfig, get_peft_model
+
+    quiet_library_notices()
 
     config = LoraConfig(
         r=settings.r, lora_alpha=settings.alpha, lora_dropout=settings.dropout,

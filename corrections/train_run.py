@@ -2,8 +2,9 @@
 
 Everything is written into a hidden ``.NAME.partial`` folder beside the adapters, renamed to ``NAME``
 only when the GGUF is converted, and registered after that. A cancelled or failed run removes its
-partial folder; a run killed outright leaves one, which the next run of that name clears first. So the
-registry never names a half-written adapter.
+partial folder; a run killed outright leaves one, which the next start of chambers (or the next run of
+that name) clears once the run's lock on it has died with it. So the registry never names a
+half-written adapter.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from corrections.train_loop import (
     run_loop,
     wrap_lora,
 )
+from workspace.leftovers import claim_partial
 
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
@@ -91,6 +93,7 @@ def train_adapter(
     training_set, architecture = ready.training_set, ready.architecture
     root = adapters_dir(data_dir)
     folder, partial = root / request.name, root / f".{request.name}.partial"
+    claim = claim_partial(partial)  # held while this run lives, so a start elsewhere leaves it alone
     shutil.rmtree(partial, ignore_errors=True)  # left by a run that was killed
     if folder.exists():  # renamed but never registered: that run died between the two steps
         shutil.rmtree(folder)
@@ -135,7 +138,9 @@ def train_adapter(
         os.replace(partial, folder)
     except BaseException:
         shutil.rmtree(partial, ignore_errors=True)
+        claim.release()
         raise
+    claim.release()
     on_stage("Hashing the base model and the adapter for the registry")
     record = AdapterRecord(
         name=request.name, role=request.role, backend=request.selection.backend,

@@ -30,7 +30,7 @@ from drafting.events import (
     StageTokens,
 )  # fmt: skip
 from drafting.options import PipelineOptions
-from drafting.refusal import refuse
+from drafting.refusal import prompt_overflow, prompt_parts, refuse, too_long
 from drafting.runs import CANCELLED, COMPLETED, FAILED, REFUSED, Run, StageRecord
 from drafting.stages import CodeStage, IssuedRanges, Limits, ModelStage, Stage, StageResult
 from drafting.stages.sources import draft_task_text
@@ -162,7 +162,12 @@ class StageRunner:
                 answer, finished = await self._json(client, stage, backend, messages, schema, role, record)
         except (BackendError, PolicyRefusal) as exc:
             record.output = "".join(pieces) or getattr(exc, "partial", "")
-            refusal = refuse(stage.label, stage.name, run.id, exc, backend, role)
+            sizes = prompt_overflow(exc)
+            refusal = (
+                refuse(stage.label, stage.name, run.id, exc, backend, role)
+                if sizes is None
+                else too_long(stage.label, stage.name, run.id, backend, sizes, prompt_parts(run, messages))
+            )
             await self._close(record, stage, REFUSED, started, error=str(refusal))
             raise refusal from exc
         except asyncio.CancelledError:

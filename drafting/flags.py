@@ -11,6 +11,7 @@ from typing import Any
 
 from drafting.runs import Run
 from drafting.stages import verify
+from drafting.verify.model import REASONS
 
 # The gutter letter keeps a flag visible on a monochrome terminal (NO_COLOR, or a bad SSH client).
 GUTTER = {"block": "B", "high": "R", "warn": "W", "medium": "R", "low": "r"}
@@ -31,15 +32,31 @@ class FlagView:
     evidence: tuple[dict[str, Any], ...] = ()
     key: str | None = None  # the verifier's flag key, for overrides
     overridden: str | None = None  # the override's reason
+    verdict: str = ""  # the verifier's: verified | contradicted | unverifiable
+    reason: str = ""  # why an unverifiable item could not be checked (REASONS' key)
 
     @property
     def blocking(self) -> bool:
         return self.severity == "block" and self.overridden is None
 
+    @property
+    def heading(self) -> str:
+        """The verdict in words, so an unverifiable item never reads like a verified one."""
+        if self.source != "verifier" or not self.verdict:
+            return self.severity.upper()
+        if self.verdict == "unverifiable":
+            return (
+                f"UNVERIFIABLE ({REASONS.get(self.reason, self.reason)})" if self.reason else "UNVERIFIABLE"
+            )
+        return self.verdict.upper() + (" (to review)" if self.severity == "warn" else "")
+
     def label(self) -> str:
         mark = GUTTER.get(self.severity, "?")
         what = self.kind if self.source == "verifier" else f"review ({self.severity})"
-        done = " overridden" if self.overridden else ""
+        if self.source == "verifier" and self.verdict == "unverifiable":
+            what = f"unverifiable {what}"
+        acknowledged = self.verdict == "unverifiable"
+        done = (" acknowledged" if acknowledged else " overridden") if self.overridden else ""
         quoted = self.text if len(self.text) <= 32 else self.text[:31] + "…"
         return f"{mark}{done} {what} {quoted}: {self.message}"
 
@@ -63,6 +80,23 @@ def flags_from_marks(marks: list[dict[str, Any]], report: dict[str, Any]) -> lis
             FlagView(
                 m["start"], m["end"], m["source"], m["severity"], m["kind"], m["text"], m["message"],
                 m.get("fix", ""), tuple(flag.get("evidence", ())), flag.get("key"), override.get("reason"),
+                flag.get("verdict", ""), flag.get("reason", ""),
             )
         )  # fmt: skip
     return out
+
+
+def verdict_counts(flags: list[FlagView]) -> str:
+    """The verifier's verdicts counted apart, for the head of the flag list: "2 contradicted · 1 unverifiable"."""
+    counts = {"contradicted": 0, "unverifiable": 0, "verified": 0}
+    reviewed = 0
+    for flag in flags:
+        if flag.source == "verifier" and flag.verdict in counts and not flag.overridden:
+            counts[flag.verdict] += 1
+        elif flag.source == "reviewer":
+            reviewed += 1
+    done = sum(1 for f in flags if f.source == "verifier" and f.overridden)
+    parts = [f"{n} {name}" for name, n in counts.items() if n]
+    parts += [f"{done} overridden or acknowledged"] if done else []
+    parts += [f"{reviewed} from the reviewer"] if reviewed else []
+    return " · ".join(parts) or "no flags"

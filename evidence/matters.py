@@ -5,12 +5,14 @@ The rules for a matter's name and folders live here; its rows are read and writt
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
 
 from evidence.errors import BadMatterName, EvidenceError, MatterExists, MatterNotFound
-from evidence.store import Matter, add_matter, find_matter, matter_names
+from evidence.store import Matter, add_matter, database_file_of, find_matter, matter_names
+from evidence.walk import path_key
 from workspace.database import Connection
 
 __all__ = ["Matter", "check_matter_name", "create_matter", "get_matter", "list_matters"]
@@ -29,8 +31,20 @@ def check_matter_name(name: str) -> str:
     return name
 
 
-def create_matter(db: Connection, name: str, sources: Sequence[Path]) -> Matter:
-    """Record a new matter; each source folder must exist now (it is stored as an absolute path)."""
+def create_matter(
+    db: Connection,
+    name: str,
+    sources: Sequence[Path],
+    *,
+    config_folder: Path | None = None,
+    data_folder: Path | None = None,
+) -> Matter:
+    """Record a new matter; each source folder must exist now (it is stored as an absolute path).
+
+    ``config_folder`` is the folder of chambers' config (``$CHAMBERS_HOME``) and ``data_folder`` its data
+    folder, when the caller knows them: neither is a source, nor anything holding them, nor anything in
+    the data folder. Without ``data_folder`` the database's folder stands for it (not refused inside).
+    """
     name = name.strip()
     if not name:
         raise EvidenceError("A matter needs a name, e.g. `chambers matter new harbor-point --sources DIR`.")
@@ -45,6 +59,9 @@ def create_matter(db: Connection, name: str, sources: Sequence[Path]) -> Matter:
                 f"{path} is not a folder. Give the folder that holds the matter's documents.",
                 title="Source folder not found",
             )
+        check_source_folder(
+            path, data_folder or database_file_of(db).parent, config_folder, inside=data_folder is not None
+        )
         resolved.append(path)
     if find_matter(db, name) is not None:
         raise MatterExists(
@@ -53,6 +70,54 @@ def create_matter(db: Connection, name: str, sources: Sequence[Path]) -> Matter:
         )
     add_matter(db, name, resolved)
     return get_matter(db, name)
+
+
+def check_source_folder(
+    path: Path, data_folder: Path, config_folder: Path | None = None, *, inside: bool = False
+) -> None:
+    """Refuse a source folder that is the whole disk, or that is or holds chambers' own folders (or,
+    with ``inside``, lies in the data folder).
+
+    Every folder below a matter's source is read as evidence and is closed to every writer, so a source
+    holding the data folder would make chambers read its own database and outputs and then refuse to
+    write them; ``/`` would put the whole machine under that rule; and a source inside the data folder
+    (its exports, say) would be written to by chambers itself.
+    """
+    try:
+        str(path).encode("utf-8")
+    except UnicodeEncodeError:
+        raise EvidenceError(
+            f"{path_key(path)} has a name that is not UTF-8 (\\xNN marks the bytes that are not), so it "
+            "cannot be recorded as a source folder. Rename the folder and give its new name.",
+            title="Source folder not usable",
+        ) from None
+    real = Path(os.path.realpath(path))
+    reason = None
+    if real == Path(real.anchor):
+        reason = "is the root of the file system: every file on the machine would become evidence"
+    else:
+        own_folders = (
+            (data_folder, "data folder", "its database and outputs"),
+            (config_folder, "config folder", "its settings"),
+        )
+        for own, what, holding in own_folders:
+            if own is None:
+                continue
+            own_real = Path(os.path.realpath(own))
+            if real == own_real:
+                reason = f"is chambers' own {what}, which holds {holding}"
+            elif inside and what == "data folder" and real.is_relative_to(own_real):
+                reason = f"lies in chambers' own {what} {own_real}, where chambers writes {holding}"
+            elif own_real.is_relative_to(real):
+                reason = f"holds chambers' own {what} {own_real}, which holds {holding}"
+            if reason:
+                break
+    if reason:
+        raise EvidenceError(
+            f"{path} {reason}. A matter's source folders are read as evidence and never written to, so "
+            "this one was not recorded. Give the folder that holds just this matter's documents.",
+            title="Source folder refused",
+        )
 
 
 def get_matter(db: Connection, name: str) -> Matter:

@@ -20,6 +20,7 @@ from pathlib import Path
 import pymupdf
 
 from evidence.errors import EncryptedPdf, UnreadablePdf
+from evidence.walk import path_key
 
 MUPDF_ERRORS: tuple[type[Exception], ...] = (RuntimeError, pymupdf.mupdf.FzErrorBase)
 # What working on one bad PDF can raise, caught where a file's failure becomes its notice. PyMuPDF
@@ -61,26 +62,32 @@ def open_pdf(
     damaged_advice: str = DAMAGED_ADVICE,
 ) -> pymupdf.Document:
     """Open the PDF file at ``path`` for reading, or raise an error naming it and what to do."""
-    name = str(path)
+    name = path_key(path)  # a name that is not UTF-8 shows its odd bytes escaped
     try:
         with open(path, "rb") as fh:
             head = fh.read(PDF_HEAD)
     except FileNotFoundError:
-        raise UnreadablePdf(name, f"{path} does not exist. Check the path, or pick the file again.") from None
+        raise UnreadablePdf(name, f"{name} does not exist. Check the path, or pick the file again.") from None
     except IsADirectoryError:
-        raise UnreadablePdf(name, f"{path} is a folder, not a PDF. Give the PDF files in it.") from None
+        raise UnreadablePdf(name, f"{name} is a folder, not a PDF. Give the PDF files in it.") from None
     except OSError as exc:
         raise UnreadablePdf(
-            name, f"{path} could not be read ({exc.strerror}). Check its permissions."
+            name, f"{name} could not be read ({exc.strerror}). Check its permissions."
         ) from exc
     if not head:
-        raise UnreadablePdf(name, f"{path} is empty (0 bytes). Replace it with a complete copy.")
+        raise UnreadablePdf(name, f"{name} is empty (0 bytes). Replace it with a complete copy.")
+    if name != str(path):  # the index reads it (as bytes); a copy made from it would carry the bad name on
+        raise UnreadablePdf(
+            name,
+            f"{name} has a name that is not UTF-8 (\\xNN marks the bytes that are not), so chambers cannot "
+            "write a copy under it. It is indexed as it is; rename it to stamp, bind or redact it.",
+        )
     _check_head(name, head)
     try:
         doc = pymupdf.open(path, filetype="pdf")
     except MUPDF_ERRORS as exc:
         raise UnreadablePdf(
-            name, f"{path} is damaged and cannot be read as a PDF ({exc}). {damaged_advice}"
+            name, f"{name} is damaged and cannot be read as a PDF ({exc}). {damaged_advice}"
         ) from exc
     return _checked(name, doc, password, locked_advice, damaged_advice)
 

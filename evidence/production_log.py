@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 
 from evidence.bates import Bates, parse_bates
-from evidence.walk import Notice
+from evidence.walk import Notice, path_key
 
 _LOG_NAME = re.compile(r"^production[-_ ]?log\.csv$", re.IGNORECASE)
 
@@ -33,9 +33,9 @@ def read_production_log(log: Path, notices: list[Notice]) -> dict[str, Bates]:
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
         notices.append(
             Notice(
-                str(log),
+                path_key(log),
                 "error",
-                f"{log} could not be read as a production log ({exc}). Save it as UTF-8 CSV.",
+                f"{path_key(log)} could not be read as a production log ({exc}). Save it as UTF-8 CSV.",
             )
         )
         return starts
@@ -44,11 +44,11 @@ def read_production_log(log: Path, notices: list[Notice]) -> dict[str, Bates]:
         bates = parse_bates(begin)
         if not name or bates is None:
             notices.append(
-                Notice(str(log), "error", f"{log}, line {number}: expected columns file,bates_begin "
+                Notice(path_key(log), "error", f"{path_key(log)}, line {number}: expected columns file,bates_begin "
                        f"(e.g. invoices.pdf,HPP-000101); got {name!r},{begin!r}. That row was ignored.")
             )  # fmt: skip
             continue
-        starts[str(log.parent / name)] = bates
+        starts[path_key(log.parent / name)] = bates
     return starts
 
 

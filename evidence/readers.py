@@ -7,11 +7,13 @@ An e-mail becomes its headers and body, and each attachment its own document.
 
 from __future__ import annotations
 
+import codecs
 import email
+import email.header
 import re
 import zipfile
 from email import policy
-from email.message import EmailMessage
+from email.message import EmailMessage, MIMEPart
 from email.utils import parsedate_to_datetime
 from io import BytesIO
 from xml.etree import ElementTree
@@ -46,8 +48,39 @@ def read_source(
     )
 
 
+_BOMS = (  # longest first: UTF-32 LE's mark begins with UTF-16 LE's
+    (codecs.BOM_UTF32_LE, "utf-32-le", "UTF-32"),
+    (codecs.BOM_UTF32_BE, "utf-32-be", "UTF-32"),
+    (codecs.BOM_UTF16_LE, "utf-16-le", "UTF-16"),
+    (codecs.BOM_UTF16_BE, "utf-16-be", "UTF-16"),
+)
+
+
 def decode_text(name: str, data: bytes) -> tuple[str, list[str]]:
-    """Text from bytes: UTF-8 when it is, else Windows-1252 (what Windows editors write), with a note."""
+    """Text from bytes: UTF-16/32 when a byte-order mark says so (Notepad's "Unicode"), UTF-8 when it
+    is, else Windows-1252 (what Windows editors write), with a note."""
+    for bom, encoding, label in _BOMS:
+        if data.startswith(bom):
+            body = data[len(bom) :]
+            try:
+                return body.decode(encoding), []
+            except UnicodeDecodeError as exc:
+                return body.decode(encoding, "replace"), [
+                    f"{name} is marked as {label} but is damaged at byte {exc.start + len(bom)}; what could "
+                    "not be read shows as \ufffd. Ask for a fresh copy."
+                ]
+    wide = _unmarked_utf16(data)
+    if wide is not None:
+        try:
+            text = data.decode(wide)
+        except UnicodeDecodeError:
+            text = ""
+        shown = sum(c.isprintable() or c.isspace() for c in text[:4096])
+        if text and shown >= 0.95 * len(text[:4096]):  # text, not 16-bit numbers that look like it
+            return text, [
+                f"{name} has no byte-order mark but reads as {wide.upper()} (every other byte is zero); "
+                "it was read so. Check its search results, or save it again as UTF-8."
+            ]
     if b"\x00" in data[:8192]:
         raise UnreadableFile(
             name,
@@ -68,6 +101,18 @@ def decode_text(name: str, data: bytes) -> tuple[str, list[str]]:
             "letters in its search results, or save it again as UTF-8."
         ]
     raise AssertionError("latin-1 decodes every byte")  # pragma: no cover
+
+
+def _unmarked_utf16(data: bytes) -> str | None:
+    """UTF-16 without its mark, as some exporters write: text whose every other byte is zero."""
+    head = data[:8192]
+    if len(head) < 8 or len(head) % 2:
+        return None
+    even, odd = head[0::2], head[1::2]
+    for zeros, other, encoding in ((odd, even, "utf-16-le"), (even, odd, "utf-16-be")):
+        if zeros.count(0) >= 0.9 * len(zeros) and other.count(0) <= 0.01 * len(other):
+            return encoding
+    return None
 
 
 def read_text(name: str, data: bytes, *, part: str = "") -> SourceDocument:
@@ -149,21 +194,24 @@ def read_email(
             date = parsedate_to_datetime(str(message["Date"])).date().isoformat()
         except (TypeError, ValueError):
             date = None
-    header = "".join(f"{h}: {message[h]}\n" for h in ("From", "To", "Cc", "Date", "Subject") if message[h])
+    header = "".join(
+        f"{h}: {_header(message, h)}\n" for h in ("From", "To", "Cc", "Date", "Subject") if message[h]
+    )
     body_part = message.get_body(preferencelist=("plain", "html"))
-    body = ""
+    body, notes = "", list[str]()
     if body_part is not None:
-        body = str(body_part.get_content())
+        body, notes = _text_content(name, body_part)
         if body_part.get_content_type() == "text/html":
             body = re.sub(r"<[^>]+>", " ", body)
     documents = [
         SourceDocument(
             part=part,
             kind="email",
-            title=str(message["Subject"] or name.rsplit("/", 1)[-1]),
+            title=_header(message, "Subject") or name.rsplit("/", 1)[-1],
             doc_date=date,
             page_count=1,
             pages=single_page(header + "\n" + body),
+            notes=notes,
         )
     ]
     for number, attachment in enumerate(message.iter_attachments(), start=1):
@@ -178,6 +226,45 @@ def read_email(
         except UnreadableFile as exc:
             documents[0].notes.append(f"{name}, {label}: {exc.message}")
     return documents
+
+
+def _header(message: EmailMessage, name: str) -> str:
+    """A header's text; words in a character set Python does not know are read as UTF-8 or Windows-1252."""
+    value = str(message[name] or "")
+    if "\ufffd" not in value:
+        return value
+    raw = next((v for k, v in message.raw_items() if k.lower() == name.lower()), "")
+    words = []
+    for chunk, charset in email.header.decode_header(str(raw)):
+        if isinstance(chunk, str):
+            words.append(chunk)
+            continue
+        try:
+            words.append(chunk.decode(charset or "ascii"))
+        except (LookupError, UnicodeDecodeError):
+            try:
+                words.append(chunk.decode("utf-8"))
+            except UnicodeDecodeError:
+                words.append(chunk.decode("cp1252", "replace"))
+    return " ".join(" ".join(words).split())
+
+
+def _text_content(name: str, part: MIMEPart) -> tuple[str, list[str]]:
+    """A text part's words; a charset Python does not know is read as UTF-8 or Windows-1252, with a note."""
+    try:
+        return str(part.get_content()), []
+    except LookupError:
+        charset = part.get_content_charset() or "?"
+    payload = part.get_payload(decode=True)
+    raw = payload if isinstance(payload, bytes) else b""
+    try:
+        text, _ = decode_text(name, raw)
+    except UnreadableFile:  # NUL bytes: a wide encoding under an unknown name; keep what reads
+        text = raw.decode("utf-8", "replace")
+    return text, [
+        f"{name} declares the character set '{charset}', which chambers does not know; its text was read as "
+        "UTF-8 (or Windows-1252 where it is not). Check accented letters in its search results."
+    ]
 
 
 def _first_iso_date(text: str) -> str | None:

@@ -133,6 +133,23 @@ def quoted_shingles(db: Connection) -> None:
     db.execute("ALTER TABLE output_shingles ADD COLUMN quoted INTEGER NOT NULL DEFAULT 0")
 
 
+def read_files(db: Connection) -> None:
+    """What each file an ingest read was on disk when it was read: its path with every link resolved
+    and its device and inode, so the guard knows the file itself even after the link is re-pointed."""
+    db.execute(
+        """
+        CREATE TABLE read_files (
+            matter_id INTEGER NOT NULL REFERENCES matters(id) ON DELETE CASCADE,
+            path TEXT NOT NULL,
+            real_path TEXT NOT NULL,
+            device INTEGER NOT NULL,
+            inode INTEGER NOT NULL,
+            PRIMARY KEY (matter_id, path)
+        )
+        """
+    )
+
+
 SCHEMA = Schema(
     "evidence",
     (
@@ -142,6 +159,7 @@ SCHEMA = Schema(
         Migration(
             "evidence.004_quoted_shingles", quoted_shingles, replaces=("m104_evidence_quoted_shingles",)
         ),
+        Migration("evidence.005_read_files", read_files),
     ),
     requires=(workspace_schema.SCHEMA,),
 )

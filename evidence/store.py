@@ -58,6 +58,29 @@ def matter_names(db: Connection) -> list[str]:
     return [str(r[0]) for r in db.execute("SELECT name FROM matters ORDER BY name")]
 
 
+@dataclass(frozen=True)
+class ReadFile:
+    """A file an ingest read: its path as listed, and (when recorded) what it was on disk then."""
+
+    matter: str
+    path: str
+    real_path: str | None = None
+    device: int | None = None
+    inode: int | None = None
+
+
+def read_files(db: Connection) -> list[ReadFile]:
+    """Every file an ingest read: indexed, or kept out with a notice after reading."""
+    rows = db.execute(
+        """SELECT m.name, r.path, r.real_path, r.device, r.inode FROM read_files r
+           JOIN matters m ON m.id = r.matter_id
+           UNION SELECT m.name, d.path, NULL, NULL, NULL FROM documents d JOIN matters m ON m.id = d.matter_id
+           UNION SELECT m.name, n.path, NULL, NULL, NULL FROM ingest_notices n JOIN matters m ON m.id = n.matter_id
+           WHERE n.sha256 IS NOT NULL ORDER BY 1, 2"""
+    ).fetchall()
+    return [ReadFile(*r) for r in rows]
+
+
 def add_matter(db: Connection, name: str, sources: Sequence[Path]) -> None:
     with db:
         cur = db.execute(

@@ -60,9 +60,10 @@ class RedactionRequest:
     rects: tuple[PageRect, ...] = ()
     ocr: str = "auto"  # auto: OCR pages that are pictures; always: every page with an image; never
     scrub: bool = False
+    known: tuple[tuple[str, str], ...] = ()  # values found anywhere in the file, with their reasons
 
     def matcher(self) -> Matcher:
-        return Matcher(self.terms, self.patterns)
+        return Matcher(self.terms, self.patterns, dict(self.known))
 
     def describe(self) -> str:
         parts = [f"{len(self.terms)} term(s)"] if self.terms else []

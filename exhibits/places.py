@@ -17,7 +17,9 @@ from dataclasses import dataclass
 
 import pymupdf
 
-from exhibits.rawscan import PDF_ERRORS, decoded, readable_xrefs, stream_bytes
+from exhibits.rawscan import PDF_ERRORS, decoded, pdf_strings, readable_xrefs, stream_bytes, string_text
+from exhibits.tokens import name_text, names, with_url_views
+from exhibits.unpack import nested_texts
 
 REWRITTEN = "[redacted]"
 KINDS = (
@@ -56,12 +58,14 @@ def document_places(doc: pymupdf.Document) -> list[Place]:
     ]
 
 
-def _unpacked(read: Callable[[], bytes]) -> bytes:
-    """An attached file's bytes; none where MuPDF cannot unpack them (verification then refuses the file)."""
+def _unpacked(read: Callable[[], bytes]) -> str:
+    """What an attached file says, read in its own format (a PDF's pages and objects, a gzip's text);
+    nothing where it cannot be read: verification then refuses the file, and scrubbing removed it."""
     try:
-        return read() or b""
+        data = read() or b""
     except PDF_ERRORS:
-        return b""
+        return ""
+    return "\n".join(nested_texts(data) or [])
 
 
 def _string(doc: pymupdf.Document, xref: int, key: str) -> str:
@@ -76,9 +80,21 @@ def _information(doc: pymupdf.Document) -> Iterator[Place]:
         return
     info = int(value.split()[0])
     for key in doc.xref_get_keys(info):
-        text = _string(doc, info, key)
+        text = _value_text(*doc.xref_get_key(info, key))
         if text:
             yield Place("metadata", f"metadata {key.lower()}", text, _info_deleter(doc, info, key))
+
+
+def _value_text(kind: str, value: str) -> str:
+    """A value's words: a string, a name, a number (an employee number is one), or those in an array."""
+    if kind == "string":
+        return value
+    if kind in ("name", "int", "float"):
+        return name_text(value[1:].encode("latin-1", "replace")) if kind == "name" else value
+    if kind in ("array", "dict"):
+        source = value.encode("latin-1", "replace")
+        return "\n".join([string_text(v) for _, _, v in pdf_strings(source)] + names(source))
+    return ""
 
 
 def _info_deleter(doc: pymupdf.Document, info: int, key: str) -> Callable[[], None]:
@@ -125,7 +141,7 @@ def _bookmarks(doc: pymupdf.Document) -> Iterator[Place]:
             "bookmark", f"bookmark {index + 1} title", str(entry[1]), _setter(doc, xref, "Title", title)
         )
         action = " ".join(str(target.get(k) or "") for k in ("uri", "file", "nameddest", "to_name"))
-        action += " " + _string(doc, xref, "A/URI") + " " + _string(doc, xref, "A/JS")
+        action = with_url_views(action + " " + _string(doc, xref, "A/URI")) + " " + _string(doc, xref, "A/JS")
 
         def drop_action(xref: int = xref) -> None:
             doc.xref_set_key(xref, "A", "null")
@@ -140,7 +156,9 @@ def _pages(doc: pymupdf.Document) -> Iterator[Place]:
         yield from _annotations(doc, page, index + 1)
         yield from _widgets(page, index + 1)
         for link in page.get_links():
-            text = " ".join(str(link.get(k) or "") for k in ("uri", "file", "nameddest", "to"))
+            text = with_url_views(
+                " ".join(str(link.get(k) or "") for k in ("uri", "file", "nameddest", "to"))
+            )
             yield Place("link", f"link on page {index + 1}", text, _link_deleter(page, link))
 
 
@@ -154,7 +172,7 @@ def _annotations(doc: pymupdf.Document, page: pymupdf.Page, page_no: int) -> Ite
         parts = [str(v) for v in (annot.info or {}).values()]
         parts += [_string(doc, annot.xref, "RC"), annot.get_text()]
         if annot.type[0] == FILE_ATTACHMENT:
-            parts += [str(annot.file_info), decoded(_unpacked(annot.get_file))]
+            parts += [str(annot.file_info), _unpacked(annot.get_file)]
         if annot.popup_xref:
             parts.append(_string(doc, annot.popup_xref, "Contents"))
         yield Place(
@@ -196,7 +214,7 @@ def _widget_deleter(page: pymupdf.Page, widget: pymupdf.Widget) -> Callable[[], 
 
 def _attachments(doc: pymupdf.Document) -> Iterator[Place]:
     for name in list(doc.embfile_names()):
-        content = decoded(_unpacked(lambda name=name: doc.embfile_get(name)))  # type: ignore[misc]
+        content = _unpacked(lambda name=name: doc.embfile_get(name))  # type: ignore[misc]
         text = f"{name}\n{doc.embfile_info(name)}\n{content}"
         yield Place("attachment", f"embedded file {name}", text, _attachment_deleter(doc, name))
 

@@ -8,9 +8,15 @@ table is read as its source (objects packed in object streams included), the
 PDF strings in it decoded, and every stream decompressed: content streams
 (pages, forms, appearances) have their strings joined per text object, so a
 secret split over several ``Tj`` still reads whole; other streams (scripts,
-metadata, attachments, unknown ones) are searched as text, unknown ones for the
-terms and removed strings only (patterns of digits match binary data by
-chance). Pictures and font programs are binary and skipped.
+metadata, scripts, form data, unknown ones) are searched as text, UTF-16 too;
+those of unknown make that are not plain text (colour profiles, maps,
+functions) for the terms and removed strings only (patterns of digits match
+binary data and character maps by chance). Names are read with their escapes undone, comments in content
+streams are read, strings are URL-decoded as well (an address), and the
+document information's numbers are read. Attached files are read in their own
+format (unpack.py), a PDF inside recursively; one that cannot be read comes
+back unread. Of pictures, only a JPEG's own metadata is read (imagemeta.py);
+font programs are binary and skipped.
 """
 
 from __future__ import annotations
@@ -21,8 +27,13 @@ from dataclasses import dataclass
 
 import pymupdf
 
+from exhibits.imagemeta import is_jpeg, is_jpx, metadata_texts, picture_bytes
+from exhibits.tokens import names, with_url_views
+from exhibits.unpack import looks_like_text, nested_texts, text_views, unpack, unreadable_why
+
 _ESCAPES = {ord("n"): b"\n", ord("r"): b"\r", ord("t"): b"\t", ord("b"): b"\b", ord("f"): b"\f"}
-_STRING_START = re.compile(rb"[(<]")
+_STRING_START = re.compile(rb"[(<%]")
+_EOL = re.compile(rb"[\r\n]")
 _PLAIN = re.compile(rb"[^()\\\\]+")
 REFERENCE = re.compile(rb"(\d+)\s+\d+\s+R\b")
 _INLINE_IMAGE = re.compile(
@@ -30,7 +41,7 @@ _INLINE_IMAGE = re.compile(
 )
 _TEXT_END = re.compile(rb"(?<![A-Za-z])ET(?![A-Za-z])")
 _BINARY_SUBTYPES = {"/Image", "/Type1C", "/CIDFontType0C", "/OpenType"}
-_TEXT_TYPES = {"/Metadata", "/EmbeddedFile"}  # streams known to hold text: patterns run over them too
+_TEXT_TYPES = {"/Metadata"}  # streams known to hold text: patterns run over them too
 _BINARY_TYPES = {"/XRef"}  # the cross-reference stream: offsets in binary
 
 
@@ -46,9 +57,29 @@ def decoded(data: bytes) -> str:
 
 def pdf_strings(data: bytes) -> Iterator[tuple[int, int, bytes]]:
     """(start, end, bytes) of every literal ``(...)`` and hex ``<...>`` string in PDF source."""
+    for kind, start, end, value in pdf_tokens(data):
+        if kind == "string":
+            yield start, end, value
+
+
+def comments(data: bytes) -> list[tuple[int, int, bytes]]:
+    """(start, end, text) of every comment (``% ...`` to the end of the line) outside strings and pictures."""
+    tokens = pdf_tokens(without_inline_images(data))
+    return [(start, end, value) for kind, start, end, value in tokens if kind == "comment"]
+
+
+def pdf_tokens(data: bytes) -> Iterator[tuple[str, int, int, bytes]]:
+    """Strings and comments, read in order so that a "(" in a comment starts no string, nor a "%" in a
+    string a comment."""
     at = 0
     while (found := _STRING_START.search(data, at)) is not None:
         at = found.start()
+        if data[at] == 0x25:  # %
+            eol = _EOL.search(data, at)
+            end = len(data) if eol is None else eol.start()
+            yield "comment", at, end, data[at + 1 : end]
+            at = end
+            continue
         if data[at] == 0x28:  # (
             end, value = _literal(data, at + 1)
         elif data.startswith(b"<<", at):
@@ -59,7 +90,7 @@ def pdf_strings(data: bytes) -> Iterator[tuple[int, int, bytes]]:
             end = len(data) if close < 0 else close + 1
             digits = re.sub(rb"[^0-9A-Fa-f]", b"", data[at + 1 : end - 1])
             value = bytes.fromhex((digits + b"0" * (len(digits) % 2)).decode())
-        yield at, end, value
+        yield "string", at, end, value
         at = end
 
 
@@ -98,24 +129,42 @@ def _literal(data: bytes, at: int) -> tuple[int, bytes]:
     return at, bytes(out)
 
 
+# PDFDocEncoding, where it differs from Latin-1: its dashes (0x84, 0x85, 0x8A) above all, which read
+# as Latin-1 control characters would hide an SSN written with them from the patterns.
+_PDF_DOC = dict(zip(range(0x80, 0x9F), "\u2022\u2020\u2021\u2026\u2014\u2013\u0192\u2044\u2039\u203a\u2212"
+                    "\u2030\u201e\u201c\u201d\u2018\u2019\u201a\u2122\ufb01\ufb02\u0141\u0152\u0160\u0178"
+                    "\u017d\u0131\u0142\u0153\u0161\u017e", strict=True)) | {0xA0: "\u20ac"}  # fmt: skip
+
+
 def string_text(value: bytes) -> str:
-    """A PDF string as text: UTF-16 with a byte-order mark, UTF-8 with one, else byte for byte."""
+    """A PDF string as text: UTF-16 with a byte-order mark, UTF-8 with one, else PDFDocEncoding."""
     if value.startswith(b"\xef\xbb\xbf"):
         return value[3:].decode("utf-8", "replace")
-    return decoded(value) if value.startswith((b"\xfe\xff", b"\xff\xfe")) else value.decode("latin-1")
+    if value.startswith((b"\xfe\xff", b"\xff\xfe")):
+        return decoded(value)
+    return value.decode("latin-1").translate(_PDF_DOC)
 
 
 def text_objects(content: bytes) -> list[str]:
-    """The strings of a content stream, those of one text object (BT ... ET) joined by spaces."""
-    content = _INLINE_IMAGE.sub(b" ", content)  # a picture's bytes are no strings, though "(" may occur
-    groups: list[list[str]] = [[]]
+    """The strings of a content stream, those of one text object (BT ... ET) joined by spaces; read
+    again as Windows' encoding (most simple fonts use it: its dashes are 0x96 and 0x97) where it differs."""
+    content = without_inline_images(content)
+    groups: list[list[bytes]] = [[]]
     last = 0
     for start, end, value in pdf_strings(content):
         if _TEXT_END.search(content, last, start):
             groups.append([])
-        groups[-1].append(string_text(value))
+        groups[-1].append(value)
         last = end
-    return [" ".join(group) for group in groups if group]
+    texts = [" ".join(string_text(value) for value in group) for group in groups if group]
+    high = [group for group in groups if any(byte >= 0x80 for value in group for byte in value)]
+    return texts + [" ".join(v.decode("cp1252", "replace") for v in group) for group in high]
+
+
+def without_inline_images(content: bytes) -> bytes:
+    """The content stream with each inline picture's bytes blanked, offsets kept: a picture's bytes hold
+    no strings nor comments, though "(" and "%" may occur in them."""
+    return _INLINE_IMAGE.sub(lambda m: b" " * len(m.group(0)), content)
 
 
 @dataclass(frozen=True)
@@ -124,6 +173,7 @@ class RawText:
     texts: list[str] | None  # None: the object is damaged and could not be read
     patterns: bool = True  # False for streams of unknown make (colour profiles, maps): terms only, as
     # patterns of digits match by chance in binary data
+    why: str = ""  # where ``texts`` is None for a reason other than damage: what the attached file is
 
 
 PDF_ERRORS = (RuntimeError, pymupdf.mupdf.FzErrorBase)  # what MuPDF raises for a damaged object
@@ -150,31 +200,71 @@ def stream_bytes(doc: pymupdf.Document, xref: int) -> bytes | None:
         return None
 
 
-def raw_texts(doc: pymupdf.Document) -> Iterator[RawText]:
+def raw_texts(doc: pymupdf.Document, depth: int = 1) -> Iterator[RawText]:
     """What every object and every decompressed stream of ``doc`` says, one object at a time.
 
-    A damaged object cannot be read, so it cannot be shown clean: it comes back with ``None``.
+    A damaged object cannot be read, so it cannot be shown clean: it comes back with ``None``, and so
+    does an attached file in a format nothing here reads. ``depth`` counts PDFs attached inside PDFs.
     """
+    from exhibits.filespecs import attached_streams  # which reads objects with this module's parser
+
     contents = content_xrefs(doc)
+    attached = attached_streams(doc)
+    info = doc.xref_get_key(-1, "Info")
+    info_xref = int(info[1].split()[0]) if info[0] == "xref" else 0
     yield RawText("trailer", [string_text(v) for _, _, v in pdf_strings(doc.pdf_trailer().encode("latin-1"))])
     readable, damaged = readable_xrefs(doc)
     yield from (RawText(f"object {xref}", None) for xref in damaged)
     for xref in readable:
         source = doc.xref_object(xref, compressed=False).encode("latin-1", "replace")
-        yield RawText(f"object {xref}", [string_text(v) for _, _, v in pdf_strings(source)])
-        if not doc.xref_is_stream(xref) or binary_stream(doc, xref):
-            continue
-        data = stream_bytes(doc, xref)
-        if data is None:
-            yield RawText(f"stream {xref}", None)
-        elif xref in contents:
-            yield RawText(f"stream {xref} (content)", text_objects(data))
-        elif doc.xref_get_key(xref, "Type")[1] == "/ObjStm":
-            yield RawText(f"stream {xref} (object stream)", [string_text(v) for _, _, v in pdf_strings(data)])
-        elif doc.xref_get_key(xref, "Type")[1] in _TEXT_TYPES:
-            yield RawText(f"stream {xref}", [decoded(data)])
-        else:
-            yield RawText(f"stream {xref}", [decoded(data)], patterns=False)
+        texts = [with_url_views(string_text(v)) for _, _, v in pdf_strings(source)]
+        texts.append("\n".join(names(source)))
+        if xref == info_xref:  # the document information: its numbers are the producer's data too
+            texts.append(source.decode("latin-1"))
+        yield RawText(f"object {xref}", texts)
+        if doc.xref_is_stream(xref):
+            yield from _stream_texts(doc, xref, xref in contents, attached.get(xref), depth)
+
+
+def _stream_texts(
+    doc: pymupdf.Document, xref: int, content: bool, attached: str | None, depth: int
+) -> Iterator[RawText]:
+    if is_jpeg(doc, xref):
+        yield RawText(f"picture metadata in object {xref}", metadata_texts(picture_bytes(doc, xref)))
+        return
+    if is_jpx(doc, xref):
+        yield RawText(
+            f"picture in object {xref}", [picture_bytes(doc, xref).decode("latin-1")], patterns=False
+        )
+        return
+    if binary_stream(doc, xref):
+        return
+    data = stream_bytes(doc, xref)
+    kind = doc.xref_get_key(xref, "Type")[1]
+    if data is None:
+        yield RawText(f"stream {xref}", None)
+    elif content:
+        found = [string_text(value) for _, _, value in comments(data)]
+        yield RawText(f"stream {xref} (content)", text_objects(data) + found + ["\n".join(names(data))])
+    elif kind == "/ObjStm":
+        yield RawText(f"stream {xref} (object stream)", [string_text(v) for _, _, v in pdf_strings(data)])
+    elif attached is not None or unpack(data).kind in ("pdf", "gzip"):
+        where = f"attached file {attached}" if attached else f"stream {xref} (a file inside the PDF)"
+        texts = nested_texts(data, depth)
+        why = "" if texts is not None else unreadable_why(data, depth)
+        yield RawText(where, texts, why=why)
+    else:
+        yield RawText(
+            f"stream {xref}", text_views(data), patterns=kind in _TEXT_TYPES or plain_text(doc, xref, data)
+        )
+
+
+def plain_text(doc: pymupdf.Document, xref: int, data: bytes) -> bool:
+    """A stream of no known kind that is text a person wrote (a script, XFA form data, a note), where the
+    patterns run too; not a character map or a calculator function, whose numbers are no identifiers."""
+    if doc.xref_get_key(xref, "FunctionType")[0] != "null" or b"begincmap" in data[:4096]:
+        return False
+    return looks_like_text(data)
 
 
 def binary_stream(doc: pymupdf.Document, xref: int) -> bool:

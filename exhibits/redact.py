@@ -12,10 +12,14 @@ originals, which would otherwise stay in the file with the text visible. Line
 art fully under a box is removed; text under a box is removed character by
 character.
 
-Pages are searched with every layer switched on, then each page again widened
-to find text drawn off it (hidden.py, remove.py); ``--scrub`` then removes or
-rewrites every other place that holds a hit (places.py). Each document is
-saved to a temporary file and verified there (verify.py);
+The whole file is read first, so that a value found anywhere is looked for
+everywhere (core.py). Pages are searched with every layer switched on, their
+pictures read on their own (imageocr.py), then each page again widened to
+find text drawn off it (hidden.py, remove.py); ``--scrub`` then redacts every
+attached file in its own format or removes it, saying why (attached.py), and
+removes or rewrites every other place that holds a hit (places.py,
+unlisted.py, objects.py). Each document is saved to a temporary file and
+verified there (verify.py);
 a leak raises ``RedactionLeak`` and nothing is published for any document of
 the request. The log records each box with a keyed hash (HMAC-SHA256) of the
 text it removed: an SSN has only 10^9 values, so a plain hash in a log that
@@ -31,18 +35,18 @@ import hashlib
 import hmac
 import io
 import secrets
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-import pymupdf
-
 from evidence.index.store import load_matter
 from evidence.pdf_open import PDF_FAILURES, open_pdf
+from exhibits.core import SAVE_OPTIONS, gathered, pages, redact_open
 from exhibits.errors import RedactionLeak
 from exhibits.find import Hit, RedactionRequest, check_rects, find_on_page, tessdata_for
 from exhibits.hidden import layers_on
+from exhibits.imageocr import Doubt, read_pictures
 from exhibits.pdfio import (
     LeftOut,
     check_outputs,
@@ -52,14 +56,11 @@ from exhibits.pdfio import (
     save_to_temp,
     sha256_file,
 )
-from exhibits.remove import apply_boxes, redact_off_page, scrub
 from exhibits.stamp import Progress, ProgressFn
 from exhibits.store import RedactedFile, RedactionBox, record_redactions
 from exhibits.unlisted import every_place
 from exhibits.verify import Leak, verify_file
 from workspace.paths import publish, write_atomically
-
-SAVE_OPTIONS = {"garbage": 4, "deflate": True, "deflate_images": True, "use_objstms": 1}
 
 
 @dataclass
@@ -72,6 +73,8 @@ class DocumentRedaction:
     verified_with: list[str] = field(default_factory=list)
     checked: str = ""  # what verification read, for the attorney
     output_sha256: str = ""
+    attachments: list[str] = field(default_factory=list)  # each attached file redacted or removed
+    doubts: list[Doubt] = field(default_factory=list)  # pictures OCR read with low confidence
 
     @property
     def log_csv(self) -> Path:
@@ -84,13 +87,9 @@ class DocumentRedaction:
             lines.append(
                 f"  p.{hit.page_no:<4} {hit.reason:<16} {len(hit.rects)} box(es){' OCR' if hit.ocr else ''}  {shown}"
             )
+        lines += [f"  {notice}" for notice in self.attachments]
+        lines += [f"  Check: {doubt.describe()}" for doubt in self.doubts]
         return lines
-
-
-def _pages(doc: pymupdf.Document) -> Iterator[pymupdf.Page]:
-    """The pages one at a time (PyMuPDF's Document is iterable, but its type stubs do not say so)."""
-    for index in range(doc.page_count):
-        yield doc.load_page(index)
 
 
 def _masked(text: str) -> str:
@@ -111,12 +110,16 @@ def plan_redaction(
         try:
             check_rects(request.rects, doc.page_count, str(source))
             item = DocumentRedaction(Path(source), output, doc.page_count)
+            found = gathered(doc, request)
             with layers_on(doc):
-                for page in _pages(doc):
-                    hits, _ = find_on_page(page, request, tessdata)
-                    item.hits.extend(hits)
+                for page in pages(doc):
+                    hits, _ = find_on_page(page, found, tessdata)
+                    covered = [r for hit in hits for r in hit.rects]
+                    pictures, doubts = read_pictures(page, found, tessdata, covered)
+                    item.hits.extend(hits + pictures)
+                    item.doubts.extend(doubts)
             if request.scrub:
-                matcher = request.matcher().with_known({h.text: h.reason for h in item.hits if h.text})
+                matcher = found.matcher().with_known({h.text: h.reason for h in item.hits if h.text})
                 item.scrubbed = [place.where for place in every_place(doc) if matcher.find(place.text)]
         finally:
             doc.close()
@@ -131,19 +134,10 @@ def redact_document(
     tessdata = tessdata_for(request)
     doc = open_pdf(item.source)
     try:
-        item.hits = []
-        with layers_on(doc):
-            for page in _pages(doc):
-                hits, _ = find_on_page(page, request, tessdata)
-                apply_boxes(page, [r for hit in hits for r in hit.rects])
-                item.hits.extend(hits)
-                tick()
-            for index in range(doc.page_count):
-                item.hits.extend(redact_off_page(doc, index, request))
-        found = {h.text: h.reason for h in item.hits if h.text and h.reason != "rectangle"}
-        matcher = request.matcher().with_known(found)
-        if request.scrub:
-            item.scrubbed = scrub(doc, matcher)
+        outcome = redact_open(doc, request, tessdata, tick)
+        item.hits, item.scrubbed = outcome.hits, outcome.scrubbed
+        item.attachments, item.doubts = outcome.attachments, outcome.doubts
+        matcher = request.matcher().with_known(outcome.known)
         tmp = save_to_temp(doc, item.output, **SAVE_OPTIONS)
     finally:
         doc.close()
@@ -269,7 +263,7 @@ def _record(
     matter_id = load_matter(db_path, matter).id
     logged = [
         RedactedFile(str(item.source.absolute()), sha256_file(item.source), str(item.output.absolute()),
-                     item.output_sha256, key, "+".join(item.verified_with), item.scrubbed,
+                     item.output_sha256, key, "+".join(item.verified_with), item.scrubbed + item.attachments,
                      [RedactionBox(h.page_no, [[r.x0, r.y0, r.x1, r.y1] for r in h.rects], h.reason,
                                    text_hmac(key, h.text), h.ocr) for h in item.hits])
         for item in items

@@ -14,6 +14,7 @@ import pymupdf
 from exhibits.find import Hit, RedactionRequest, find_on_page
 from exhibits.hidden import from_widened, page_area, widened
 from exhibits.matching import Matcher
+from exhibits.objects import scrub_entries
 from exhibits.unlisted import every_place
 
 REDACT_MODES = {
@@ -56,4 +57,4 @@ def scrub(doc: pymupdf.Document, matcher: Matcher) -> list[str]:
         if matcher.find(place.text):
             place.remove()
             done.append(place.where)
-    return done
+    return done + scrub_entries(doc, matcher)

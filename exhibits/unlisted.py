@@ -17,17 +17,20 @@ from collections.abc import Callable, Iterator
 
 import pymupdf
 
+from exhibits.imagemeta import is_jpeg, metadata_texts, picture_bytes, replace_jpeg, without_metadata
 from exhibits.places import Place, document_places
 from exhibits.rawscan import (
     PDF_ERRORS,
     REFERENCE,
     binary_stream,
+    comments,
     content_xrefs,
     decoded,
     pdf_strings,
     stream_bytes,
     string_text,
 )
+from exhibits.unpack import nested_texts, unpack
 
 # Entries places.py reads (or that hold no text of their own); every other catalog entry is read here.
 _LISTED = {"Type", "Pages", "Outlines", "OCProperties", "AcroForm", "PageLabels", "Metadata", "Version", "Lang",
@@ -37,8 +40,10 @@ _MARKED_KEY = re.compile(rb"/(?:ActualText|Alt|E)\s*$")
 
 
 def every_place(doc: pymupdf.Document) -> list[Place]:
-    """places.py's places, then the catalog's other entries and the marked-content strings."""
-    return [*document_places(doc), *_catalog_entries(doc), *_marked_content(doc)]
+    """places.py's places, then the catalog's other entries, the marked-content strings, the comments
+    in content streams and the pictures' own metadata."""
+    return [*document_places(doc), *_catalog_entries(doc), *_marked_content(doc), *_comments(doc),
+            *_picture_metadata(doc)]  # fmt: skip
 
 
 def _catalog_entries(doc: pymupdf.Document) -> Iterator[Place]:
@@ -78,7 +83,9 @@ def _reachable_text(doc: pymupdf.Document, source: bytes) -> Iterator[str]:
                 )
             except PDF_ERRORS:
                 continue  # damaged: MuPDF cannot read it, and verification refuses a file that keeps one
-            if stream is not None:
+            if stream is not None and unpack(stream).kind in ("pdf", "gzip"):
+                yield from nested_texts(stream) or []  # an attached file, read in its own format
+            elif stream is not None:
                 yield decoded(stream)
 
 
@@ -107,3 +114,43 @@ def _emptier(doc: pymupdf.Document, xref: int, spans: list[tuple[int, int, bytes
         doc.update_stream(xref, data)
 
     return empty
+
+
+def _comments(doc: pymupdf.Document) -> Iterator[Place]:
+    """Comments (``% ...``) in content streams: nothing draws them, any parser reads them."""
+    for xref in sorted(content_xrefs(doc)):
+        found = comments(stream_bytes(doc, xref) or b"")
+        if found:
+            text = "\n".join(string_text(value) for _, _, value in found)
+            yield Place("comment", f"comments in stream {xref}", text, _uncommenter(doc, xref))
+
+
+def _uncommenter(doc: pymupdf.Document, xref: int) -> Callable[[], None]:
+    """Drops every comment of one stream (the line break that ends each stays, so operators stay apart)."""
+
+    def drop() -> None:
+        data = stream_bytes(doc, xref) or b""
+        for start, end, _ in reversed(comments(data)):
+            data = data[:start] + b" " + data[end:]
+        doc.update_stream(xref, data)
+
+    return drop
+
+
+def _picture_metadata(doc: pymupdf.Document) -> Iterator[Place]:
+    """A JPEG picture's comment, EXIF and XMP segments; removing them keeps the picture as it is."""
+    for xref in range(1, doc.xref_length()):
+        try:
+            if not (doc.xref_is_stream(xref) and is_jpeg(doc, xref)):
+                continue
+        except PDF_ERRORS:
+            continue
+        data = picture_bytes(doc, xref)
+        texts = metadata_texts(data)
+        if texts:
+            yield Place("picture metadata", f"picture metadata in object {xref}", "\n".join(texts),
+                        _metadata_dropper(doc, xref, data))  # fmt: skip
+
+
+def _metadata_dropper(doc: pymupdf.Document, xref: int, data: bytes) -> Callable[[], None]:
+    return lambda: replace_jpeg(doc, xref, without_metadata(data))

@@ -102,3 +102,100 @@ def _write(path: Path, data: bytes) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(data)
     return path
+
+
+# Hiding places a redaction must reach: each builder adds one to an ordinary page, holding ``SECRET``
+# (an SSN), ``BARE`` (the same without dashes) or ``CODENAME`` (a term). Built with PyMuPDF.
+SECRET, BARE, CODENAME = "531-44-9087", "531449087", "Project Nightjar"
+
+
+def secret_pdf(text: str = f"Intake form. SSN {SECRET} on file.", attach: bytes = b"") -> bytes:
+    """A small PDF of its own holding ``text`` (compressed, so its bytes do not show it), and a file."""
+    doc = pymupdf.open()
+    doc.new_page().insert_text((72, 72), text, fontsize=11)
+    if attach:
+        doc.embfile_add("inner.pdf", attach)
+    data = doc.tobytes(garbage=3, deflate=True)
+    doc.close()
+    return data
+
+
+def jpeg(segment: bytes = b"") -> bytes:
+    """A small red JPEG, with ``segment`` (a whole marker segment) put right after its start marker."""
+    pix = pymupdf.Pixmap(pymupdf.csRGB, pymupdf.IRect(0, 0, 64, 48), False)
+    pix.set_rect(pix.irect, (200, 30, 30))
+    data = pix.tobytes("jpg")
+    return data[:2] + segment + data[2:]
+
+
+def marker(code: int, payload: bytes) -> bytes:
+    return bytes([0xFF, code]) + (len(payload) + 2).to_bytes(2, "big") + payload
+
+
+def exif(description: str) -> bytes:
+    """An EXIF APP1 segment whose ImageDescription (tag 0x010E, ASCII) is ``description``."""
+    text = description.encode() + b"\0"
+    ifd = (
+        (1).to_bytes(2, "big") + b"\x01\x0e\x00\x02" + len(text).to_bytes(4, "big") + (26).to_bytes(4, "big")
+    )
+    return marker(0xE1, b"Exif\0\0" + b"MM\0*\0\0\0\x08" + ifd + b"\0\0\0\0" + text)
+
+
+def xmp_segment(text: str) -> bytes:
+    packet = f'<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF><d>{text}</d></rdf:RDF></x:xmpmeta>'
+    return marker(0xE1, b"http://ns.adobe.com/xap/1.0/\0" + packet.encode())
+
+
+def append_content(doc: pymupdf.Document, page: pymupdf.Page, source: bytes) -> None:
+    xref = page.get_contents()[0]
+    doc.update_stream(xref, (doc.xref_stream(xref) or b"") + b"\n" + source + b"\n")
+
+
+def info_entry(doc: pymupdf.Document, key: str, value: str) -> None:
+    """A key of the producer's own in the document information, ``value`` written as PDF source."""
+    doc.set_metadata({"title": "Intake"})
+    info = int(doc.xref_get_key(-1, "Info")[1].split()[0])
+    doc.xref_set_key(info, key, value)
+
+
+def utf16_hex(text: str) -> str:
+    return "<FEFF" + text.encode("utf-16-be").hex().upper() + ">"
+
+
+def picture_of_text(page: pymupdf.Page, text: str, dpi: int, fontsize: float) -> pymupdf.Rect:
+    """``text`` rendered at ``dpi`` and placed as a picture at its natural size, under the page's text."""
+    paper = pymupdf.open()
+    paper.new_page(width=300, height=60).insert_text((10, 35), text, fontsize=fontsize)
+    pix = paper[0].get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY)
+    where = pymupdf.Rect(72, 320, 372, 380)
+    page.insert_image(where, pixmap=pix)
+    body = "Employee record. The badge photo follows below; please keep it on file for HR. " * 3
+    page.insert_textbox(pymupdf.Rect(72, 100, 540, 300), body, fontsize=11)
+    return where
+
+
+def stencil_picture_of_text(doc: pymupdf.Document, page: pymupdf.Page, text: str, dpi: int) -> pymupdf.Rect:
+    """``text`` as a 1-bit stencil mask (how bitonal scans and faxes are drawn: no colours, only ink)."""
+    paper = pymupdf.open()
+    paper.new_page(width=300, height=60).insert_text((10, 35), text, fontsize=7)
+    pix = paper[0].get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY)
+    rows = []
+    for y in range(pix.height):
+        bits = "".join("0" if pix.pixel(x, y)[0] < 128 else "1" for x in range(pix.width))
+        bits += "1" * (-len(bits) % 8)  # 0 paints with the fill colour: the ink
+        rows.append(int(bits, 2).to_bytes(len(bits) // 8, "big"))
+    xref = doc.get_new_xref()
+    doc.update_object(xref, f"<</Type/XObject/Subtype/Image/Width {pix.width}/Height {pix.height}"
+                            "/ImageMask true/BitsPerComponent 1>>")  # fmt: skip
+    doc.update_stream(xref, b"".join(rows))
+    page.insert_text(
+        (72, 100), "Fax received; the claimant's card is copied below for the file.", fontsize=11
+    )
+    body = "Employee record. The badge photo follows below; please keep it on file for HR. " * 3
+    page.insert_textbox(pymupdf.Rect(72, 110, 540, 300), body, fontsize=11)
+    resources = doc.xref_get_key(page.xref, "Resources")
+    target, path = (int(resources[1].split()[0]), "XObject/Fax") if resources[0] == "xref" else (page.xref, "Resources/XObject/Fax")  # fmt: skip
+    doc.xref_set_key(target, path, f"{xref} 0 R")
+    bottom = page.rect.height - 380  # content streams count from the page's foot
+    append_content(doc, page, f"q 0 g 300 0 0 60 72 {bottom:g} cm /Fax Do Q".encode())
+    return pymupdf.Rect(72, 320, 372, 380)

@@ -168,7 +168,15 @@ def main() -> None:
 
     home = out / "home"
     home.mkdir()
-    (home / "config.toml").write_text(CONFIG)
+    # A profile that would listen on the public address; its "server" only waits, so a serve that
+    # started it would be heard polling /health there.
+    script = out / "llama-server"
+    script.write_text("#!/bin/sh\nsleep 2\n")
+    script.chmod(0o755)
+    (out / "m.gguf").write_bytes(b"GGUF")
+    profile = (f'[[profiles]]\nname = "public-listen"\nmodel = "{out / "m.gguf"}"\nbinary = "{script}"\n'
+               f'listen_host = "{PUBLIC_V4}"\nport = {PORT}\n')  # fmt: skip
+    (home / "config.toml").write_text(CONFIG + profile)
     sources = out / "sources"
     sources.mkdir()
     (out / "instructions.txt").write_text("Draft a short demand letter.")
@@ -176,6 +184,7 @@ def main() -> None:
     runs.append(
         chambers(home, "bench", "--runs", "1", "--warmup", "0", "--lengths", "64", "--max-tokens", "4")
     )
+    runs.append(chambers(home, "serve", "public-listen"))
     runs.append(chambers(home, "matter", "new", "m", "--sources", str(sources)))
     for _ in range(2):
         runs.append(chambers(home, "draft", "--matter", "m", "--task", "freeform",

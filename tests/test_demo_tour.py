@@ -108,3 +108,27 @@ def test_the_guide_line_follows_the_run_itself() -> None:
     assert tour.advance("accepted").startswith("Demo 6/6")
     assert tour.advance("run-started").startswith("Demo: the run is going"), "a second run is followed too"
     assert tour.advance("run-completed").startswith("Demo 2/6")
+
+
+def test_the_guides_planted_line_and_its_fix_teach_a_true_citation(db: Path) -> None:
+    """The real verifier on the sample matter: the planted line blocks, and the fix the guide asks for
+    leaves nothing at all on that line, not even a warning (a fix that still cites the wrong page
+    would teach a miscitation)."""
+    from drafting.session import DraftingSession
+    from drafting.store import RunStore
+    from tui.demo_tour import FIX, PLANTED
+    from workspace.audit import AuditLog
+
+    run = RunStore(db).load(planted_run(db, draft=f"Dear Mr. Calder,\n\n{PLANTED}\n"))
+    session = DraftingSession(config(), db, AuditLog(db))
+    before = session.reverify(run, run.draft)
+    wrong, right = FIX
+    assert [f.text for f in before.flags if f.blocking] == [wrong]
+    after = session.reverify(run, run.draft.replace(wrong, right))
+    assert after.flags == [], [(f.severity, f.text, f.message) for f in after.flags]
+
+
+def test_the_guide_names_what_was_blocked_not_the_planted_figure() -> None:
+    tour = DemoTour()
+    tour.advance("run-completed")
+    assert "2 items" in tour.advance("verified", blocking=2) and "52,000" not in tour.hint

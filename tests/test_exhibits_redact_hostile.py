@@ -248,13 +248,15 @@ def test_bad_redaction_is_caught_by_xray(tmp_path: Path) -> None:
 def test_verification_fails_and_writes_nothing_when_a_place_is_left(
     db_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Scrubbing made to skip layer names (a test-only fault): verification must catch what remains."""
+    """Scrubbing made to skip layer names, and its last sweep of every object's entries switched off
+    (test-only faults): verification must catch what remains."""
     real = exhibits.remove.every_place
 
     def without_layers(doc: pymupdf.Document) -> list[Place]:
         return [place for place in real(doc) if place.kind != "layer name"]
 
     monkeypatch.setattr(exhibits.remove, "every_place", without_layers)
+    monkeypatch.setattr(exhibits.remove, "scrub_entries", lambda doc, matcher: [])
     source = hostile_pdf(tmp_path / "sources" / "layers.pdf", PLACES["layer name"])
     with pytest.raises(RedactionLeak, match=r"layer \d+: pattern ssn") as caught:
         redact(db_path, source, tmp_path / "out", scrub=True)

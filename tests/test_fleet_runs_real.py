@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -26,9 +27,10 @@ from backends.fleet.agree import AgreementRunner, finals_corpus
 from backends.fleet.doctor import run_doctor
 from backends.fleet.quantize import quantized
 from backends.fleet.store import best_per_board, latest_by_model_file, save_agreement
-from backends.local_server import ensure_llama_tool, free_port
+from backends.local_server import LlamaServerProcess, ensure_llama_tool, free_port
+from backends.server_key import KEY_FILE, read_key
 from tui.cli import main
-from workspace.config import load_config
+from workspace.config import Backend, Config, Policy, load_config
 from workspace.database import connect
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -87,13 +89,19 @@ parallel = 4
             announced.append(line)
             if "healthy at" in line:
                 break
+        key_file = isolated_home / "data" / KEY_FILE
+        assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
         with httpx.Client(trust_env=False, timeout=2) as client:
             healthy = client.get(f"http://127.0.0.1:{port}/health").status_code == 200
             assert healthy, "the profile's server never answered /health"
-            props = client.get(f"http://127.0.0.1:{port}/props").json()
+            # A web page's script has no key: the served server does not answer it.
+            assert client.get(f"http://127.0.0.1:{port}/props").status_code == 401
+            bearer = {"Authorization": f"Bearer {read_key(key_file)}"}
+            props = client.get(f"http://127.0.0.1:{port}/props", headers=bearer).json()
         assert props["total_slots"] == 2 and props["model_path"] == str(demo_model)
         config = load_config(config_file)
-        report = asyncio.run(run_doctor(config, []))
+        report = asyncio.run(run_doctor(config, []))  # its clients send the key: /props is read
+        assert not [f for f in report.findings if "without an API key" in f.message]
         drift = [f.message for f in report.findings if f.level == "warning" and "profile" in f.message]
         assert all("(profile drifted)" in m for m in drift), drift  # the served profile matches itself
         unchecked = [f.message for f in report.findings if f.level == "info" and "not checked" in f.message]
@@ -116,6 +124,43 @@ parallel = 4
     with pytest.raises(httpx.ConnectError):
         httpx.get(f"http://127.0.0.1:{port}/health", timeout=2)
     assert (isolated_home / "data/logs/serve-demo.log").stat().st_size > 0
+
+
+def test_ctrl_c_on_serve_stops_the_server_once_and_exits_130(
+    isolated_home: Path, demo_model: Path, llama_server_binary: Path
+) -> None:
+    """The terminal's Ctrl+C goes to the whole foreground process group, as killpg does here."""
+    port = free_port()
+    write_config(isolated_home, demo_model, port)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "tui.cli", "serve", "demo"], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)  # fmt: skip
+    announced: list[str] = []
+    try:
+        assert proc.stderr is not None
+        for line in iter(proc.stderr.readline, ""):
+            announced.append(line)
+            if "healthy at" in line:
+                break
+    finally:
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    said = "".join(announced) + err + out
+    assert proc.returncode == 130, said
+    assert "stopped (exit 130)" in said
+    assert "second interrupt" not in said and "terminate called" not in said, said
+    with pytest.raises(httpx.ConnectError):
+        httpx.get(f"http://127.0.0.1:{port}/health", timeout=2)
+
+
+async def test_the_doctor_warns_of_a_llama_server_that_answers_without_a_key(
+    llama_server: LlamaServerProcess,
+) -> None:
+    backend = Backend(name="open", kind="llamacpp", url=llama_server.url, roles=("drafter",))
+    report = await run_doctor(Config(file="c.toml", policy=Policy(), boards=(), backends=(backend,)), [])
+    warned = [f for f in report.findings if f.subject == "backend open" and "without an API key" in f.message]
+    assert len(warned) == 1 and warned[0].level == "warning" and "chambers serve" in warned[0].message
 
 
 def test_sweep_runs_each_variant_and_keeps_going_past_a_broken_one(

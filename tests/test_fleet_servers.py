@@ -99,9 +99,10 @@ def test_doctor_passes_against_the_real_server(
     assert "workhorse" in out and f" {demo_model.name} " in out and "loopback" in out
     assert "chassis1     recorded  12 GPUs" in out
     assert "board pair-23: mixes memory sizes" in out
-    # the mixed pair and the recording's six health warnings (GPU 5 and 8's lost NVLink lane, GPU 10's heat);
-    # the servers sit inside their boards
-    assert "0 errors, 7 warnings." in out
+    # the mixed pair, the recording's six health warnings (GPU 5 and 8's lost NVLink lane, GPU 10's heat)
+    # and the test server, started without an API key; the servers sit inside their boards
+    assert "0 errors, 8 warnings." in out
+    assert "backend workhorse: answers" in out and "without an API key" in out
     assert (
         "GPU 5 on chassis1: NVLink degraded: link 3 down (5 of 6 active) (on board board-a; server workhorse"
         in out

@@ -3,8 +3,8 @@
 tests/policy_namespace_child.py binds two public addresses (one IPv4, one Teredo IPv6) on
 the namespace's loopback and serves them with logging servers, and answers the office
 name from a fake DNS that gives loopback and the public address in turn. Then ``doctor``
-(twice), ``bench``, ``draft`` (twice, and resumed on each public backend) and four ticks
-of the dashboard's polling run against them.
+(twice), ``bench``, ``serve`` (a profile listening on the public address), ``draft`` (twice,
+and resumed on each public backend) and four ticks of the dashboard's polling run against them.
 """
 
 from __future__ import annotations
@@ -37,6 +37,8 @@ def test_no_public_server_hears_from_any_command(tmp_path: Path) -> None:
 
     said = "\n".join(r["out"] + r["err"] for r in result["runs"])
     assert "Traceback" not in said
+    serve = next(r for r in result["runs"] if r["args"][0] == "serve")
+    assert serve["rc"] == 3 and "will not start profile 'public-listen'" in serve["err"]
     for name, address in PUBLIC.items():  # every refusal names the backend and the address
         assert f"cannot use backend '{name}': http://" in said and f"({address})" in said
     refused = [p for p in result["polls"] if p["health"] == "refused"]

@@ -13,7 +13,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from backends.sse import SSEParser
+from backends.sse import LineTooLong, SSEParser
 
 
 def reference(stream: str) -> list[str]:
@@ -64,3 +64,22 @@ def test_any_cutting_of_a_stream_gives_the_reference_events(stream: str, cuts: l
 def test_arbitrary_text_never_raises(stream: str, cuts: list[int]) -> None:
     events = feed_in_pieces(stream, cuts)
     assert all(isinstance(e, str) for e in events)
+
+
+@settings(max_examples=300)
+@given(streams, st.lists(st.integers(min_value=0), max_size=8), st.integers(min_value=1, max_value=12))
+def test_a_line_past_the_cap_is_refused_however_the_stream_is_cut(
+    stream: str, cuts: list[int], cap: int
+) -> None:
+    """Refused exactly when some line, finished or not, is longer than the cap; else as uncapped."""
+    longest = max(len(line) for line in re.split(r"\r\n|\r|\n", stream))
+    parser, events, last = SSEParser(max_line=cap), [], 0
+    try:
+        for cut in [*sorted(c % (len(stream) + 1) for c in cuts), len(stream)]:
+            events += parser.feed(stream[last:cut])
+            last = cut
+    except LineTooLong as exc:
+        assert longest > cap and exc.limit == cap
+    else:
+        assert longest <= cap
+        assert events == feed_in_pieces(stream, cuts)

@@ -36,9 +36,10 @@ def test_verify_blocks_fabrications_prints_a_summary_and_writes_a_report(
     report = tmp_path / "out.html"
     assert main(["verify", str(CORPUS / "facts.md"), "--matter", SAMPLE_MATTER, "--report", str(report)]) == 1
     out = capsys.readouterr().out
-    assert "BLOCK      bates" in out and "'RTX 3060'" in out and "Final export: stopped." in out
+    assert "CONTRADICTED   bates" in out and "'RTX 3060'" in out and "Final export: stopped." in out
     html = report.read_text()
     assert "RTX 3060" in html and "HPP-000004" in html and "<table>" in html
+    assert 'class="contradicted"' in html and " contradicted, " in html and " unverifiable, " in html
 
     good = tmp_path / "good.md"
     good.write_text("The price was $84,000 (HPP-000001), payable under the agreement of January 10, 2024.\n")
@@ -70,6 +71,46 @@ def test_an_override_needs_a_reason_and_is_recorded(
     assert data["counts"]["overridden"] == 1 and data["flags"][0]["override"]["reason"] == reason
     db = sqlite3.connect(home_db)
     assert db.execute("SELECT reason FROM verify_overrides").fetchall() == [(reason,)]
+
+
+def test_unverifiable_items_are_counted_apart_exit_4_and_are_acknowledged_with_who_and_when(
+    home_db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    draft = tmp_path / "draft.md"
+    draft.write_text(
+        "Delay damages are enforceable. Northgate Foods, Inc. v. Arctic Coil Co., 512 F.3d 210, 211 (9th Cir. 2008). "
+        "So is a fixed sum. Kessler Dairy v. Frostline Corp., 611 F.3d 77, 80 (2d Cir. 2010).\n"
+    )
+    assert main(["verify", str(draft), "--matter", SAMPLE_MATTER, "--json"]) == 4
+    data = json.loads(capsys.readouterr().out)
+    assert data["counts"]["verified"] == 1 and data["counts"]["unverifiable"] == 1
+    assert data["counts"]["contradicted"] == 0
+    (flag,) = [f for f in data["flags"] if f["verdict"] == "unverifiable"]
+    assert flag["text"] == "611 F.3d 77" and flag["reason"] == "not-in-library"
+    assert main(["verify", str(draft), "--matter", SAMPLE_MATTER]) == 4
+    out = capsys.readouterr().out
+    assert "UNVERIFIABLE" in out and f"--acknowledge {flag['key']}" in out and "Final export: stopped." in out
+    assert main(["verify", str(draft), "--matter", SAMPLE_MATTER, "--acknowledge", flag["key"]]) == 0
+    assert "ACKNOWLEDGED" in capsys.readouterr().out
+    db = sqlite3.connect(home_db)
+    ((reason, by, at),) = db.execute("SELECT reason, by, at FROM verify_overrides").fetchall()
+    assert reason.startswith("acknowledged as unverifiable: the opinion is not in the library") and by and at
+    assert main(["verify", str(draft), "--matter", SAMPLE_MATTER, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["counts"]["acknowledged"] == 1
+
+
+def test_a_contradicted_item_exits_1_and_cannot_be_acknowledged(
+    home_db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    draft = tmp_path / "draft.md"
+    draft.write_text(
+        "Delay damages. Northgate Foods, Inc. v. Arctic Coil Co., 512 F.3d 210, 240 (9th Cir. 2008).\n"
+    )
+    assert main(["verify", str(draft), "--matter", SAMPLE_MATTER, "--json"]) == 1
+    (flag,) = json.loads(capsys.readouterr().out)["flags"]
+    assert flag["verdict"] == "contradicted" and "page 240 is not in it" in flag["message"]
+    assert main(["verify", str(draft), "--matter", SAMPLE_MATTER, "--acknowledge", flag["key"]]) == 2
+    assert "override it with a written reason" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(
@@ -120,3 +161,60 @@ def test_an_override_survives_edits_elsewhere_but_not_a_changed_statement(
     assert may_export_final(verify_draft(home_db, draft, SAMPLE_MATTER))[0]
     draft.write_text("Calder was paid $53,000 (HPP-000004).\n")
     assert not may_export_final(verify_draft(home_db, draft, SAMPLE_MATTER))[0]
+
+
+def test_the_flag_list_names_each_verdict_and_counts_them_apart() -> None:
+    from drafting.flags import flags_from_marks, verdict_counts
+    from tui.drafting_dialogs import describe
+
+    marks = [
+        {"start": 0, "end": 5, "source": "verifier", "severity": "block", "kind": "case", "text": "1 F.3d 1",
+         "message": "Wrong pin."},
+        {"start": 9, "end": 20, "source": "verifier", "severity": "block", "kind": "case", "text": "2 F.3d 2",
+         "message": "Unverifiable: not in your library."},
+    ]  # fmt: skip
+    report = {
+        "flags": [
+            {"start": 0, "end": 5, "kind": "case", "verdict": "contradicted", "reason": "", "key": "a"},
+            {"start": 9, "end": 20, "kind": "case", "verdict": "unverifiable", "reason": "not-in-library",
+             "key": "b"},
+        ]
+    }  # fmt: skip
+    contradicted, unverifiable = flags_from_marks(marks, report)
+    assert verdict_counts([contradicted, unverifiable]) == "1 contradicted · 1 unverifiable"
+    assert "unverifiable case" in unverifiable.label() and "unverifiable" not in contradicted.label()
+    assert describe(unverifiable).startswith("UNVERIFIABLE (the opinion is not in the library)")
+    assert "chambers authorities add FILE" in describe(unverifiable)
+    assert describe(contradicted).startswith("CONTRADICTED")
+
+
+async def test_the_flag_dialog_offers_to_add_the_opinion_of_an_unverifiable_item() -> None:
+    from textual.app import App
+    from textual.widgets import Static
+
+    from drafting.flags import FlagView
+    from tui.drafting_dialogs import FlagScreen
+
+    missing = FlagView(0, 11, "verifier", "block", "case", "611 F.3d 77", "Unverifiable: not in the library.",
+                       key="k", verdict="unverifiable", reason="not-in-library")  # fmt: skip
+    wrong = FlagView(0, 11, "verifier", "block", "case", "512 F.3d 210", "Wrong pin.", key="j",
+                     verdict="contradicted")  # fmt: skip
+    answers: list[str | None] = []
+
+    class Host(App[None]):
+        pass
+
+    app = Host()
+    async with app.run_test() as pilot:
+        await app.push_screen(FlagScreen(missing), answers.append)
+        await pilot.pause()
+        assert "a adds the opinion" in str(app.screen.query_one("#flag-foot", Static).render())
+        await pilot.press("a")
+        await pilot.pause()
+        await app.push_screen(FlagScreen(wrong), answers.append)
+        await pilot.pause()
+        assert "a adds the opinion" not in str(app.screen.query_one("#flag-foot", Static).render())
+        await pilot.press("a")  # a contradiction is not settled by adding anything
+        await pilot.press("escape")
+        await pilot.pause()
+    assert answers == ["add", None]

@@ -119,3 +119,20 @@ def test_a_short_form_pinned_before_its_opinions_first_page_is_blocked() -> None
     before, inside = [check_dependent(i, verified) for i in items if i.fields.get("form") == "short"]
     assert before.severity == "block" and "pinned to page 250, before the page" in before.message
     assert inside.severity == "ok"
+
+
+def test_eyecite_overlap_notes_never_reach_the_terminal() -> None:
+    """A fresh process, as `chambers` is: reading a library's opinion (not only a draft) stays quiet."""
+    import subprocess
+    import sys
+
+    code = (
+        "import logging; logging.basicConfig(level=logging.WARNING)\n"
+        "from drafting.verify.authorities import parse_citation\n"
+        "print(parse_citation('Id. 1 U.S. 1 (1990)'))\n"
+        "from drafting.verify.extract_citations import extract_citations\n"
+        "extract_citations('Smith v. Jones, 1 U.S. 1, 5 U.S.C. § 552 (1990).')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "1 U.S. 1" in done.stdout
+    assert "Unknown overlap" not in done.stderr, done.stderr

@@ -22,6 +22,7 @@ import pymupdf
 import pytest
 
 import drafting.verify.checks_cases as checks_cases
+import drafting.verify.checks_quotes as checks_quotes
 import drafting.verify.checks_record as checks_record
 import drafting.verify.checks_sources as checks_sources
 from drafting import schema as drafting_schema
@@ -33,7 +34,7 @@ from evidence.matters import create_matter
 from tests.verify_real_corpus import OPINIONS, _transcript, requires_opinions
 from workspace.database import connect
 
-MODULES = (checks_record, checks_sources, checks_cases)
+MODULES = (checks_record, checks_sources, checks_cases, checks_quotes)
 PAGES = {
     1: "Manifest of August 27, 2019. Passenger 24C boarded at 10:05.",
     2: "Invoice for cart repairs of $1,250.00 dated July 2, 2019. The cart was secured in its galley position.",
@@ -77,6 +78,14 @@ Matter of Z-Z-O-, 26 I&N Dec. 586 (BIA 2015). Other authority, 123 F.4th at 456.
 The Board agreed in In re Smith, 26 I&N Dec. 586 (BIA 2015).
 "We hold that Tarrant's claims lack merit."
 The compact's history is at Tarrant, 569 U.S. at 600.
+The contract fell in Alpha Co. v. Beta Corp., 10 F.4th 100, 105 (2d Cir. 2021). See Alpha Co., 10 F.4th at 107.
+The court held that "the second page says damages are owed." Alpha Co., 10 F.4th at 101.
+It held that "the first page says the contract is void." Alpha Co., 10 F.4th at 102.
+It said the "repeatedly third page ends it." Alpha Co., 10 F.4th at 102.
+It said "the second page says damages are waived." Alpha Co., 10 F.4th at 101.
+It said "quantum chromodynamics governs every lease of farmland." Alpha Co., 10 F.4th at 101.
+The dates differ in Gamma LLC v. Delta Inc., 11 F.4th 200 (2d Cir. 2021).
+A decision's own date is no record fact: Alpha Co. v. Beta Corp., 10 F.4th 100 (2d Cir. Mar. 3, 2021).
 
 Under 42 U.S.C. § 1983 and 28 U.S.C. § 1331 the court has jurisdiction.
 """
@@ -119,6 +128,13 @@ def matter(tmp_path_factory: pytest.TempPathFactory) -> Path:
         shutil.copy((OPINIONS or Path("missing")) / name, opinions / name)
     (opinions / "title-42.txt").write_text("42 U.S.C. 1983. Every person who, under color of any statute ...")
     (opinions / "matter-of-z-z-o.txt").write_text("Matter of Z-Z-O-, Respondent\n\nDecided by Board. Asylum.")
+    (opinions / "alpha-v-beta.txt").write_text(  # a vendor text with bracketed page markers
+        "ALPHA CO. v. BETA CORP.\n10 F.4th 100 (2d Cir. 2021)\nThe first page says the contract is void.\n"
+        "[10 F.4th 101]\nThe second page says damages are owed.\n[10 F.4th 102]\nThe rpea tedly third page ends it.\n"
+    )
+    (opinions / "gamma-v-delta.txt").write_text(
+        "GAMMA LLC v. DELTA INC.\n11 F.4th 200\nNothing here says when.\n"
+    )
     (opinions / "per-curiam.txt").write_text("Per curiam. The judgment below is affirmed.")
     database = root / "chambers.sqlite3"
     db = connect(database, drafting_schema.SCHEMA)

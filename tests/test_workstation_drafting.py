@@ -199,7 +199,9 @@ async def test_flags_listed_marked_jumped_and_opened_with_their_evidence(db: Pat
         await pilot.pause()
         assert isinstance(app.screen, FlagScreen)
         detail = str(app.screen.query_one("#flag-detail", Static).render())
-        assert "BLOCK" in detail and "01-supply-agreement.pdf, page 2, Bates HPP-000002" in detail, detail
+        assert "CONTRADICTED" in detail and "01-supply-agreement.pdf, page 2, Bates HPP-000002" in detail, (
+            detail
+        )
         assert "$200 as liquidated damages" in detail
         await pilot.press("escape")
         assert isinstance(app.screen, DraftingScreen)

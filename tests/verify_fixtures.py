@@ -20,14 +20,15 @@ from workspace.database import connect
 LIBRARY = f"{SAMPLE_MATTER}-authorities"
 OPINIONS = {
     "northgate.pdf": [
-        "NORTHGATE FOODS, INC. v. ARCTIC COIL CO.\n512 F.3d 210 (9th Cir. 2008)\n\nOpinion of the court. "
+        # the reporter's page numbers as vendor text prints them (star pages), so pins can be checked
+        "NORTHGATE FOODS, INC. v. ARCTIC COIL CO.\n512 F.3d 210 (9th Cir. 2008)\n\nOpinion of the court.\n*211\n"
         "A clause fixing damages for each day of delay is enforceable where the parties' estimate of the "
         "loss was reasonable when they contracted, and it is not a penalty merely because actual loss is "
         "hard to prove.",
-        "The seller's supplier delays do not excuse late completion unless the contract says so. Affirmed.",
+        "*212\nThe seller's supplier delays do not excuse late completion unless the contract says so. Affirmed.",
     ],
     "bayview.pdf": [
-        "BAYVIEW SEAFOOD CO. v. POLAR SYSTEMS, INC.\n88 Cal. App. 5th 301 (2023)\n\nA warranty that "
+        "BAYVIEW SEAFOOD CO. v. POLAR SYSTEMS, INC.\n88 Cal. App. 5th 301 (2023)\n\n*302\nA warranty that "
         "promises a response on site within a fixed time is breached when the seller arrives late, "
         "whatever the cause of the failure. The buyer may recover the value of goods lost while it waited.",
     ],

@@ -156,6 +156,8 @@ class Score:
     fabricated_blocked: int = 0
     unverifiable: int = 0
     unverifiable_flagged: int = 0
+    true_unverifiable: int = 0  # true items the verifier could not check here (a slip opinion's pin)
+    fabricated_verified: int = 0
     dropped: list[str] = field(default_factory=list)  # answer-key items with no flag at all
     misses: list[str] = field(default_factory=list)  # fabricated not blocked, true blocked
     unexpected_blocks: list[str] = field(default_factory=list)  # blocks on things not in the key
@@ -172,6 +174,8 @@ class Score:
         return (
             f"{self.part}: fabricated blocked {self.fabricated_rate:.1%} ({self.fabricated_blocked}/{self.fabricated}), "
             f"true blocked {self.true_rate:.1%} ({self.true_blocked}/{self.true_items}), "
+            f"true unverifiable {self.true_unverifiable}/{self.true_items}, "
+            f"fabricated verified {self.fabricated_verified}, "
             f"unverifiable flagged {self.unverifiable_flagged}/{self.unverifiable}, "
             f"dropped {len(self.dropped)}, unexpected blocks {len(self.unexpected_blocks)}"
         )
@@ -197,24 +201,33 @@ def score_part(corpus: RealCorpus, part: str) -> Score:
             where = f"{draft.name}: {kind} {text!r}#{occurrence} ({note})"
             if found is None:
                 score.dropped.append(where)
-                got = "missing"
+                got, verdict = "missing", "missing"
             else:
-                got = found.severity
-                where += f" -> {found.severity}: {found.message}"
+                got, verdict = found.severity, getattr(found, "verdict", "")
+                where += f" -> {found.severity}/{verdict}: {found.message}"
             if truth == "fabricated":
                 score.fabricated += 1
                 score.fabricated_blocked += got == "block"
+                score.fabricated_verified += verdict == "verified"
                 if got != "block":
                     score.misses.append("NOT BLOCKED " + where)
             elif truth == "true":
                 score.true_items += 1
-                score.true_blocked += got == "block"
-                if got == "block":
+                # a true item is wrongly blocked when the sources are said to contradict it; one
+                # that cannot be checked here (unverifiable) is counted apart
+                wrong = verdict == "contradicted" if verdict else got == "block"
+                score.true_blocked += wrong
+                score.true_unverifiable += verdict == "unverifiable"
+                if wrong:
                     score.misses.append("FALSE BLOCK " + where)
             else:
                 score.unverifiable += 1
                 score.unverifiable_flagged += got in ("block", "warn")
         for key, flag in flags.items():
-            if key not in keyed and flag.severity == "block":
+            if (
+                key not in keyed
+                and getattr(flag, "verdict", "contradicted") == "contradicted"
+                and flag.severity == "block"
+            ):
                 score.unexpected_blocks.append(f"{draft.name}: {flag.kind} {flag.text!r}: {flag.message}")
     return score

@@ -252,4 +252,10 @@ def create_app(
         config, AuditLog(database_file), first_screen=first_screen, start_on_dashboard=on_dashboard
     )
     app.saved_theme = config.ui.theme or load_theme()  # ui.toml: where earlier versions kept it
+    app.set_keymap(dict(config.keys))  # his [keys]: F1 and the footer show them as he set them
     return app
+
+
+def mouse_wanted(config: Config, no_mouse: bool) -> bool:
+    """The mouse is the app's unless ``--no-mouse`` or ``[ui] mouse = false`` leave it to the terminal."""
+    return not no_mouse and config.ui.mouse is not False

@@ -26,6 +26,10 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=exit_codes.HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument(
+        "--no-mouse", action="store_true",
+        help="leave the mouse to the terminal, for its own text selection (or set mouse = false in [ui])",
+    )  # fmt: skip
     sub = parser.add_subparsers(dest="command")
     for module in MODULES:
         module.register(sub)
@@ -44,13 +48,22 @@ def _list_exit_codes(parser: argparse.ArgumentParser) -> None:
                 _list_exit_codes(child)
 
 
+def _clear_leftovers(paths: Paths) -> None:
+    """A killed chambers' temporary config saves and half-trained adapters go at the next start."""
+    from corrections.adapters import adapters_dir
+    from workspace.leftovers import clear_leftovers
+
+    clear_leftovers(paths.config_file, paths.data_dir, adapters_dir(paths.data_dir))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     paths = Paths.from_environment()
+    _clear_leftovers(paths)
     try:
         handler = getattr(args, "handler", None)
         if handler is None:
-            return cmd_workstation(paths)
+            return cmd_workstation(paths, no_mouse=args.no_mouse)
         code = int(handler(args, paths))
         sys.stdout.flush()  # inside the try: a closed pipe must be met here, not at interpreter exit
         return code
@@ -77,12 +90,12 @@ def _reader_went_away() -> int:
     return exit_codes.BROKEN_PIPE
 
 
-def cmd_workstation(paths: Paths) -> int:
-    from tui.app import create_app
+def cmd_workstation(paths: Paths, *, no_mouse: bool = False) -> int:
+    from tui.app import create_app, mouse_wanted
     from workspace.config import load_config
 
     config = load_config(paths.config_file)
-    create_app(config, paths.database_file).run()
+    create_app(config, paths.database_file).run(mouse=mouse_wanted(config, no_mouse))
     return 0
 
 

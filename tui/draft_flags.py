@@ -21,7 +21,7 @@ from textual.widget import Widget
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from drafting.flags import FlagView
+from drafting.flags import FlagView, verdict_counts
 from tui.draft_rows import DraftRows, to_content
 from tui.drafting_view import GUTTER_CELLS, marked_text
 
@@ -35,6 +35,8 @@ class FlagList(OptionList):
     flags: reactive[list[FlagView]] = reactive(list, always_update=True)
 
     def watch_flags(self, flags: list[FlagView]) -> None:
+        if flags:  # the three verdicts counted apart, so an unverifiable item is never read as verified
+            self.border_title = f"Flags: {verdict_counts(flags)}"
         self.clear_options()
         self.add_options([Option(Text(f.label()), id=str(i)) for i, f in enumerate(flags)])
 

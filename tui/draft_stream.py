@@ -135,6 +135,12 @@ class DraftStream(Vertical):
         self.display = True
         await self._append(text)
 
+    async def show_stored(self, text: str) -> None:
+        """Show a stored draft that was never verified (a run cancelled, failed or killed mid-stream) from
+        its start: a blank pane would read as a lost draft."""
+        await self.restart(text)
+        self.scroll_visible(top=True, animate=False)
+
     async def flush(self) -> None:
         """Append what arrived since the last frame, in one piece."""
         if not self._pending or self._appending:

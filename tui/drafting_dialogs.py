@@ -75,10 +75,21 @@ def searched_line(matter: str, documents: list[tuple[str, int]]) -> str:
 
 
 def describe(flag: FlagView, passages: dict[int, str] | None = None, searched: str = "") -> str:
-    lines = [f"{flag.severity.upper()}  {flag.kind} ({flag.source})", "", f"In the draft: {flag.text!r}", "",
+    lines = [f"{flag.heading}  {flag.kind} ({flag.source})", "", f"In the draft: {flag.text!r}", "",
              flag.message]  # fmt: skip
     if flag.overridden:
-        lines += ["", f"Overridden: {flag.overridden}"]
+        lines += [
+            "",
+            f"{'Acknowledged' if flag.verdict == 'unverifiable' else 'Overridden'}: {flag.overridden}",
+        ]
+    elif flag.verdict == "unverifiable" and flag.reason in (
+        "not-in-library",
+        "no-citation",
+        "no-page-numbers",
+    ):
+        lines += ["", "Add the opinion (or a copy with its page numbers) with "
+                  "`chambers authorities add FILE --cite \"VOLUME REPORTER PAGE (YEAR)\"`, then verify again; "
+                  "or acknowledge that it stands unchecked (recorded with who and when)."]  # fmt: skip
     if flag.source == "reviewer":
         lines += ["", f"The reviewer's fix: {flag.fix or '(none given)'}"]
     elif flag.evidence:
@@ -106,6 +117,9 @@ def shorten(text: str, limit: int = 160) -> str:
     return flat[: cut if cut > 0 else limit] + "…"
 
 
+ADDABLE = ("not-in-library", "no-page-numbers", "no-year", "no-citation", "no-library")
+
+
 class FlagScreen(ChambersDialog[str | None]):
     """One flag. Esc closes; o asks to override it (a blocking verifier flag) with a reason.
 
@@ -118,6 +132,8 @@ class FlagScreen(ChambersDialog[str | None]):
                 tooltip="Let this blocking flag stand, with a written reason (recorded)"),
         Binding("r", "read", "Read page", id="flag.read",
                 tooltip="Open the evidence's first page in the reader, whole, as it was ingested"),
+        Binding("a", "add_opinion", "Add opinion", id="flag.add_opinion",
+                tooltip="Add the opinion to the authorities library (only that file is ingested), then verify again"),
     ]  # fmt: skip
 
     def __init__(self, flag: FlagView, database_file: Path | None = None, matter: str | None = None) -> None:
@@ -158,8 +174,12 @@ class FlagScreen(ChambersDialog[str | None]):
             with VerticalScroll(id="flag-scroll"):
                 yield Static(describe(self.flag), id="flag-detail", markup=False)
             read = "r reads the page · " if self.flag.evidence else ""
+            verb = "acknowledges" if self.flag.verdict == "unverifiable" else "overrides"
+            add = "a adds the opinion · " if self.can_add() else ""
             hint = (
-                f"{read}o overrides with a reason · Esc closes" if self.flag.blocking else f"{read}Esc closes"
+                f"{read}{add}o {verb} with a reason · Esc closes"
+                if self.flag.blocking
+                else f"{read}Esc closes"
             )
             yield Static(hint, id="flag-foot")
 
@@ -171,6 +191,18 @@ class FlagScreen(ChambersDialog[str | None]):
             self.dismiss("read")
         else:
             self.notify("This flag cites no page of the matter to read.", severity="warning")
+
+    def can_add(self) -> bool:
+        """An unverifiable item that adding an opinion (or a copy with its pages) can settle."""
+        return self.flag.verdict == "unverifiable" and self.flag.reason in ADDABLE
+
+    def action_add_opinion(self) -> None:
+        if self.can_add():
+            self.dismiss("add")
+        else:
+            self.notify(
+                "Adding an opinion settles only an item the library cannot check.", severity="warning"
+            )
 
     def action_override(self) -> None:
         if self.flag.blocking and self.flag.key:

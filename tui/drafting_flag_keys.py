@@ -7,6 +7,7 @@ again in a thread worker through the drafting session).
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import on, work
@@ -88,6 +89,10 @@ class FlagKeys(RoomScreen):
             if reason and self.run_record is not None and flag.key:
                 self.override_flag(self.run_record, self.draft_text, flag.key, reason)
 
+        def file_given(answer: str | None) -> None:
+            if answer and self.run_record is not None:
+                self.add_opinion(self.run_record, self.draft_text, answer)
+
         def after(answer: str | None) -> None:
             if answer == "read" and self.run_record is not None and flag.evidence:
                 pointer = flag.evidence[0]
@@ -100,6 +105,13 @@ class FlagKeys(RoomScreen):
             if answer == "override":
                 self.app.push_screen(
                     ReasonScreen(f"Why may {flag.text!r} stand? ({flag.message})"), reason_given
+                )
+            if answer == "add":
+                self.app.push_screen(
+                    ReasonScreen(
+                        f"The opinion's file for {flag.text!r} (a PDF or text; a --cite may follow):"
+                    ),
+                    file_given,
                 )
 
         matter = self.run_record.matter if self.run_record is not None else None
@@ -119,6 +131,23 @@ class FlagKeys(RoomScreen):
             return
         screen = ReadingScreen(page_heading(view, view.path), page_subtitle(view), page_body(view, words))
         self.app.call_from_thread(self.app.push_screen, screen)
+
+    @work(thread=True, exclusive=True, group="verify", exit_on_error=False)
+    def add_opinion(self, run: Run, text: str, answer: str) -> None:
+        """Add the file named (only it is ingested) to the matter's library, then verify the text again."""
+        import shlex
+
+        from drafting.verify import default_library
+        from drafting.verify.library import add_opinion_file
+
+        path, _, cite = answer.partition(" --cite ")
+        database_file = self.session.database_file
+        library = default_library(database_file, run.matter) or f"{run.matter}-authorities"
+        cites = [c.strip().strip('"') for c in cite.split(" --cite ")] if cite else []
+        added = add_opinion_file(database_file, library, Path(shlex.split(path)[0]), cites, [])
+        self.session.forget_indexes()  # the library changed: read it again
+        self.app.call_from_thread(self.set_status, added.notes[-1])
+        self.app.call_from_thread(self.verified, self.session.reverify(run, text))
 
     @work(thread=True, exclusive=True, group="verify", exit_on_error=False)
     def override_flag(self, run: Run, text: str, key: str, reason: str) -> None:

@@ -347,6 +347,8 @@ class DraftingScreen(FlagKeys, WorkingCopyKeys, FinishingKeys, ChambersScreen):
             self.reached(f"run-{run.status}")
         elif run.status != "created":
             self.reached("run-ended")  # failed, refused or cancelled: the guide says so, not the step before
+        if loaded.marked is None and saved is None:  # stopped before its verification: the draft it reached
+            self.run_worker(self.stream.show_stored(run.draft), group="load-draft", exit_on_error=False)
         if saved is not None:
             self.draft_text = saved.text
             self.open_editor(saved.cursor)

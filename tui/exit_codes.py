@@ -12,14 +12,17 @@ CLEAN = 0
 BLOCKED = 1
 USAGE = 2
 BACKEND = 3
+UNVERIFIABLE = 4  # `chambers verify`: nothing contradicted, but items it could not check are unacknowledged
 INTERRUPTED = 130
 BROKEN_PIPE = 141
 
 HELP = """exit codes:
   0    clean: the command did what it was asked and found nothing that blocks
   1    something blocks: a verifier flag, the gate's "no basis", a doctor error, a leak
-  2    usage or input error: a bad option, a missing file or matter, a config problem
+  2    usage or input error: a bad option, a missing file or matter, a config problem,
+       a prompt longer than the server's context
   3    a model server refused or is down, or the local-only policy refused its address
+  4    verify only: nothing is contradicted, but unverifiable items are not yet acknowledged
   130  stopped with Ctrl-C (what was done is kept)
   141  the reader of the output went away (for example `| head`)"""
 
@@ -28,8 +31,10 @@ def for_error(exc: BaseException) -> int:
     """The exit code for a domain error: BACKEND when a server or the policy refused, else USAGE."""
     # Imported here: `chambers --help` should not pay for httpx.
     from backends.errors import BackendError, PolicyRefusal
-    from drafting.refusal import StageRefused
+    from drafting.refusal import PromptTooLong, StageRefused
 
+    if isinstance(exc, PromptTooLong):  # the server is up: the prompt is the input to change
+        return USAGE
     if isinstance(exc, BackendError | PolicyRefusal | StageRefused):
         return BACKEND
     return USAGE

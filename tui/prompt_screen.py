@@ -52,8 +52,8 @@ class PromptScreen(ChambersScreen):
             tooltip="Check every backend again: health, model, context size",
         ),
         Binding("ctrl+l", "focus_prompt", "Prompt", id="prompt.focus", tooltip="Go to the prompt box"),
-        Binding(
-            "ctrl+b",
+        Binding(  # not ctrl+b: inside tmux, its prefix, that key never reaches chambers
+            "ctrl+o",
             "focus_backends",
             "Backends",
             id="backends.focus",

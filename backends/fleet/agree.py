@@ -14,6 +14,7 @@ import hashlib
 import os
 import re
 import subprocess
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -100,12 +101,33 @@ def _sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
+_NEED = re.compile(r"need at least (\d+) tokens")
+
+
+def min_tokens(n_ctx: int) -> int:
+    """What llama-perplexity needs to score in ``n_ctx``: two contexts' worth of the corpus."""
+    return 2 * n_ctx
+
+
+def too_short(corpus_name: str, n_ctx: int, found: str) -> AgreeError:
+    need = min_tokens(n_ctx)
+    return AgreeError(
+        f"The corpus '{corpus_name}' is too short: {found}, and agreement needs at least {need} tokens "
+        f"(about {int(need * CHARS_PER_TOKEN)} characters) to score a context of {n_ctx}. Give a longer "
+        f"--corpus{' or a smaller --ctx (64 at least)' if n_ctx > MIN_CTX else ''}.",
+        title="The corpus is too short",
+    )
+
+
 def _run(cmd: list[str], log: Path, what: str) -> tuple[str, float]:
+    """Run one llama-perplexity command, its output added to the run's one log."""
     start = time.perf_counter()
     result = subprocess.run(cmd, capture_output=True, text=True, errors="replace", check=False)
     seconds = time.perf_counter() - start
     output = result.stdout + result.stderr
-    log.write_text(f"$ {' '.join(cmd)}\n{output}", encoding="utf-8")
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with open(log, "a", encoding="utf-8") as fh:
+        fh.write(f"$ {' '.join(cmd)}\n{output}\n")
     if result.returncode != 0:
         lines = [x for x in output.splitlines() if x.strip()]
         reason = next((x for x in reversed(lines) if "error" in x.lower() or "need at least" in x), None)
@@ -123,6 +145,13 @@ class AgreementRunner:
         self.perplexity = perplexity
         self.work_dir = work_dir
         self.threads = threads or max(1, (os.cpu_count() or 2))
+        # One log for the whole run, every command's output in it, named by when the run began: the
+        # next run's log never overwrites the one an error message pointed at.
+        stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
+        (work_dir / "logs").mkdir(parents=True, exist_ok=True)
+        handle, name = tempfile.mkstemp(prefix=f"agree-{stamp}-", suffix=".log", dir=work_dir / "logs")
+        os.close(handle)
+        self.log = Path(name)
 
     def measure(
         self, reference: Path, candidate: Path, corpus_text: str, corpus_name: str, n_ctx: int | None = None
@@ -139,6 +168,9 @@ class AgreementRunner:
                 "their final texts), or pass --corpus FILE with text of your own."
             )
         ctx = pick_ctx(corpus_text, n_ctx)
+        if len(corpus_text) / CHARS_PER_TOKEN < min_tokens(ctx):
+            found = f"{len(corpus_text)} characters, about {int(len(corpus_text) / CHARS_PER_TOKEN)} tokens"
+            raise too_short(corpus_name, ctx, found)
         corpus_sha = hashlib.sha256(corpus_text.encode("utf-8")).hexdigest()
         self.work_dir.mkdir(parents=True, exist_ok=True)
         corpus_file = self.work_dir / f"corpus-{corpus_sha[:16]}.txt"
@@ -152,24 +184,36 @@ class AgreementRunner:
             partial = base.with_suffix(".partial")
             cmd = [str(self.perplexity), "-m", str(reference), "-f", str(corpus_file),
                    "--kl-divergence-base", str(partial), *common]  # fmt: skip
-            _, s = _run(cmd, self.work_dir / "reference.log", f"score the reference {reference.name}")
+            _, s = self._run(cmd, f"score the reference {reference.name}", corpus_name, ctx)
             os.replace(partial, base)  # the saved logits appear whole or not at all
             commands.append(" ".join(cmd))
             seconds += s
         cmd = [str(self.perplexity), "-m", str(candidate), "--kl-divergence-base", str(base), "--kl-divergence",
                *common]  # fmt: skip
-        output, s = _run(cmd, self.work_dir / "candidate.log", f"score the candidate {candidate.name}")
+        output, s = self._run(cmd, f"score the candidate {candidate.name}", corpus_name, ctx)
         commands.append(" ".join(cmd))
         seconds += s
         try:
             mean, p99, top, tokens = parse_kld_output(output)
         except ValueError as exc:
-            raise AgreeError(f"llama-perplexity's output could not be read ({exc}); see the log.") from None
+            raise AgreeError(
+                f"llama-perplexity's output could not be read ({exc}). The whole output is in {self.log}."
+            ) from None
         return Agreement(
             reference=str(reference), candidate=str(candidate), corpus=corpus_name, corpus_sha256=corpus_sha,
             n_ctx=ctx, mean_kld=mean, p99_kld=p99, same_top1_pct=top, tokens=tokens, perplexity_s=seconds,
             total_s=time.perf_counter() - started, commands=tuple(commands),
         )  # fmt: skip
+
+    def _run(self, cmd: list[str], what: str, corpus_name: str, n_ctx: int) -> tuple[str, float]:
+        try:
+            return _run(cmd, self.log, what)
+        except AgreeError as exc:
+            need = _NEED.search(self.log.read_text(encoding="utf-8", errors="replace").rsplit("$ ", 1)[-1])
+            if need is None:
+                raise
+            found = f"fewer than {need.group(1)} tokens by the model's own count (see {self.log})"
+            raise too_short(corpus_name, n_ctx, found) from exc
 
 
 def format_agreement(results: list[Agreement]) -> str:

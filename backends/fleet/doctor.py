@@ -16,6 +16,7 @@ from typing import Any
 
 from backends.fleet.doctor_lora import lora_findings
 from backends.fleet.health_lint import lint_health
+from backends.fleet.key_check import key_findings
 from backends.fleet.profile_check import binary_build, profile_findings
 from backends.fleet.profiles import profiles_from_config
 from backends.fleet.serve import binary_for
@@ -188,6 +189,7 @@ async def run_doctor(
         *backend_findings(config, list(samples)),
         *(Finding(level, subject, message) for level, subject, message in adapters),
         *loras,
+        *await key_findings(reachable, config.policy),
         *await _profile_findings(config, props, loaded),
     ]
     return report

@@ -14,12 +14,16 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from difflib import get_close_matches
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from backends.errors import PolicyRefusal
+from backends.fleet.serve_policy import check_listen_host, remote_flag_problem
 from backends.lora import launch_flags
 from workspace.config import Board, Config, ConfigError
+from workspace.errors import ChambersError
 
 # The sampling set the seed attorney tested on his drafting roles.
 SEED_SAMPLING = {"temperature": 0.7, "repeat_penalty": 1.2, "min_p": 0.01, "top_p": 0.95, "top_k": 40}
@@ -35,6 +39,7 @@ MANAGED_FLAGS = {
     "-sm", "--split-mode", "-ot", "--override-tensor", "--cpu-moe", "-cmoe", "--n-cpu-moe", "-ncmoe",
     "-c", "--ctx-size", "-np", "--parallel", "-ctk", "--cache-type-k", "-ctv", "--cache-type-v",
     "-fa", "--flash-attn", "--lora", "--temp", "--repeat-penalty", "--min-p", "--top-p", "--top-k",
+    "--api-key", "--api-key-file",
 }  # fmt: skip
 
 
@@ -67,6 +72,11 @@ class LaunchProfile:
     sampling: dict[str, float] = field(default_factory=lambda: dict(SEED_SAMPLING))
     binary: str | None = None  # a llama-server of its own; else the one chambers builds
     alias: str | None = None
+    allow_remote: bool = False  # with remote_reason: extra_args may make the server download
+    remote_reason: str | None = None
+    # The file of the API key the server demands (``--api-key-file``), set by the caller from the
+    # data folder (backends.server_key): every chambers client sends the key.
+    api_key_file: str | None = None
 
     def with_changes(self, **changes: Any) -> LaunchProfile:
         return dataclasses.replace(self, **changes)
@@ -82,6 +92,8 @@ def command(profile: LaunchProfile, binary: Path | str) -> list[str]:
     cmd = [str(binary), "-m", p.model, "--host", p.listen_host, "--port", str(p.port)]
     if p.alias:
         cmd += ["--alias", p.alias]
+    if p.api_key_file:
+        cmd += ["--api-key-file", p.api_key_file]
     if p.n_gpu_layers is not None:
         cmd += ["-ngl", str(p.n_gpu_layers)]
     if p.tensor_split:
@@ -132,13 +144,41 @@ def profiles_from_config(config: Config) -> tuple[LaunchProfile, ...]:
     return parsed
 
 
+def listen_refusals(config: Config) -> list[str]:
+    """What the policy says against each profile's listen_host (``chambers config`` shows them).
+
+    Raises:
+        ProfileError: a profile does not parse (``extra_args`` that download included).
+    """
+    refusals = []
+    for p in profiles_from_config(config):
+        try:
+            check_listen_host(p.name, p.listen_host, p.port, config.policy)
+        except PolicyRefusal as exc:
+            refusals.append(exc.message)
+    return refusals
+
+
 def profile_named(config: Config, name: str) -> LaunchProfile:
     profiles = profiles_from_config(config)
     for p in profiles:
         if p.name == name:
             return p
-    known = ", ".join(p.name for p in profiles) or "none defined"
-    raise ProfileError(config.file, "profiles", f"no profile named '{name}' (profiles: {known})")
+    raise UnknownProfile(name, [p.name for p in profiles], config.file)
+
+
+class UnknownProfile(ChambersError):
+    """The name given on the command line matches no profile: the name is the typo, not the file."""
+
+    title = "No such launch profile"
+
+    def __init__(self, name: str, known: list[str], file: Path | str) -> None:
+        close = get_close_matches(name, known, n=1)
+        hint = f" Did you mean '{close[0]}'?" if close else ""
+        listed = f"The profiles in {file} are: {', '.join(known)}." if known else (
+            f"{file} has no [[profiles]] yet; add one to serve a model."
+        )  # fmt: skip
+        super().__init__(f"There is no profile named '{name}'.{hint} {listed} Check the name you typed.")
 
 
 class _Keys:
@@ -183,7 +223,7 @@ class _Keys:
 _KEYS = {
     "name", "model", "board", "backend", "port", "listen_host", "n_gpu_layers", "tensor_split", "split_mode",
     "override_tensor", "cpu_moe", "n_cpu_moe", "ctx_size", "parallel", "cache_type_k", "cache_type_v",
-    "flash_attn", "lora", "extra_args", "sampling", "binary", "alias",
+    "flash_attn", "lora", "extra_args", "sampling", "binary", "alias", "allow_remote", "remote_reason",
 }  # fmt: skip
 
 
@@ -212,6 +252,13 @@ def _parse(config: Config, raw: Mapping[str, Any], key: str) -> LaunchProfile:
     for arg in extra:
         if arg.split("=", 1)[0] in MANAGED_FLAGS:
             raise k.fail("extra_args", f"'{arg}' is set by the profile's own keys; use those instead")
+    allow_remote = bool(k.get("allow_remote", bool, "true or false"))
+    reason = k.get("remote_reason", str, "a sentence saying why this server may download")
+    if allow_remote and not (reason and reason.strip()):
+        raise k.fail("remote_reason", "allow_remote = true needs a remote_reason saying why it may download")
+    problem = remote_flag_problem(extra, allow_remote, reason)
+    if problem:
+        raise k.fail("extra_args", problem)
     return LaunchProfile(
         name=name, model=_model_path(config, model), boards=boards, gpus=gpus, host=host, backend=backend,
         listen_host=listen_host, port=port, n_gpu_layers=k.count("n_gpu_layers", 0),
@@ -221,7 +268,7 @@ def _parse(config: Config, raw: Mapping[str, Any], key: str) -> LaunchProfile:
         cache_type_k=k.choice("cache_type_k", CACHE_TYPES), cache_type_v=k.choice("cache_type_v", CACHE_TYPES),
         flash_attn=flash, lora=tuple(_model_path(config, p) for p in k.strings("lora")), extra_args=extra,
         sampling=_sampling(k), binary=k.get("binary", str, "the path of a llama-server binary"),
-        alias=k.get("alias", str, "a model alias"),
+        alias=k.get("alias", str, "a model alias"), allow_remote=allow_remote, remote_reason=reason,
     )  # fmt: skip
 
 

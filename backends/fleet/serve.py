@@ -29,6 +29,7 @@ import httpx
 
 from backends.endpoint import Endpoint, sync_client
 from backends.fleet.profiles import LaunchProfile, command, environment
+from backends.fleet.serve_policy import check_listen_host, serve_environment
 from backends.fleet.telemetry import HostTelemetry
 from backends.lora import refused_file
 from backends.lora_base import TrainedOn
@@ -93,7 +94,7 @@ def check_model_file(profile: LaunchProfile) -> None:
 
 
 def server_environment(profile: LaunchProfile) -> dict[str, str]:
-    return {**os.environ, **environment(profile)}
+    return {**serve_environment(), **environment(profile)}
 
 
 class ForegroundServer:
@@ -105,6 +106,8 @@ class ForegroundServer:
         binary: Path,
         log_file: Path,
         echo: IO[str] | None = None,
+        *,
+        policy: Policy | None = None,
         trained_on: Mapping[str, TrainedOn] | None = None,
     ) -> None:
         """``trained_on``: the registry's base of each adapter, by the adapter's file, to name the base
@@ -112,11 +115,13 @@ class ForegroundServer:
         self.profile = profile
         self.trained_on = dict(trained_on or {})
         self._pump_thread: threading.Thread | None = None
+        self.policy = policy or Policy()
         self.cmd = command(profile, binary)
         self.log_file = log_file
         self.echo = echo if echo is not None else sys.stdout
         self.process: subprocess.Popen[bytes] | None = None
         self._stopping = threading.Event()
+        self._stopped_by: int | None = None  # the signal that asked chambers to stop
 
     @property
     def url(self) -> str:
@@ -131,7 +136,13 @@ class ForegroundServer:
             self.echo.flush()
 
     def run(self, healthy_within_s: float = 300.0, on_healthy: Callable[[str], None] | None = None) -> int:
-        """Start, announce health, wait; returns the server's exit status (0 after a clean stop)."""
+        """Start, announce health, wait; returns the server's exit status (0 after a clean stop).
+
+        Raises:
+            PolicyRefusal: the profile's listen_host is not allowed; nothing is started.
+        """
+        p = self.profile
+        check_listen_host(p.name, p.listen_host, p.port, self.policy)
         self.log_file.parent.mkdir(parents=True, exist_ok=True)
         previous = {s: signal.signal(s, self._on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
         try:
@@ -139,6 +150,10 @@ class ForegroundServer:
                 self.process = subprocess.Popen(
                     self.cmd, env=server_environment(self.profile), stdout=subprocess.PIPE,
                     stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                    # Its own process group: the terminal's Ctrl+C reaches chambers alone, which then
+                    # sends the server exactly one SIGINT. A second one (the terminal's, then ours)
+                    # makes llama-server abandon its shutdown ("terminating immediately").
+                    start_new_session=True,
                 )  # fmt: skip
                 assert self.process.stdout is not None
                 pump = threading.Thread(target=self._pump, args=(self.process.stdout, log), daemon=True)
@@ -155,14 +170,14 @@ class ForegroundServer:
                 signal.signal(sig, handler)
 
     def _on_signal(self, signum: int, frame: FrameType | None) -> None:
+        self._stopped_by = signum
         self._stopping.set()
 
     def _wait_healthy(self, within_s: float, on_healthy: Callable[[str], None] | None) -> None:
         assert self.process is not None
         deadline = time.monotonic() + within_s
-        # Our own child on one of this machine's addresses, asked only for /health: no client text goes
-        # there, so the local-only question does not arise; it still goes by the endpoint layer.
-        own = Endpoint(f"profile '{self.profile.name}'", self.url, Policy(local_only=False)).check()
+        # The policy judged the listen address before the server started; /health is asked there.
+        own = Endpoint(f"profile '{self.profile.name}'", self.url, self.policy, what="launch profile").check()
         with sync_client(2.0) as client:
             while time.monotonic() < deadline and not self._stopping.is_set():
                 if self.process.poll() is not None:
@@ -209,18 +224,25 @@ class ForegroundServer:
         )
 
     def _stop(self) -> int:
-        """SIGTERM, then SIGKILL after the grace period; 0 when we asked it to stop and it did."""
+        """One SIGINT (llama-server's own clean shutdown), SIGTERM after the grace period, then SIGKILL.
+
+        Returns 130 when the attorney's Ctrl+C stopped it (the shell's code for SIGINT), 0 when another
+        stop request (SIGTERM, a service manager) did and it went, else the server's own exit status.
+        """
         assert self.process is not None
         asked = self._stopping.is_set()
-        if self.process.poll() is None:
-            self.process.terminate()
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGKILL):
+            if self.process.poll() is not None:
+                break
+            self.process.send_signal(sig)
             try:
                 self.process.wait(timeout=STOP_GRACE_S)
             except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=STOP_GRACE_S)
+                continue
         code = self.process.returncode
-        return 0 if asked and code in (0, -signal.SIGTERM) else code
+        if not asked or code not in (0, -signal.SIGINT, -signal.SIGTERM, 128 + signal.SIGINT):
+            return code
+        return 128 + signal.SIGINT if self._stopped_by == signal.SIGINT else 0
 
 
 def binary_for(

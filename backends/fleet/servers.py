@@ -20,6 +20,7 @@ import httpx
 
 from backends.endpoint import Endpoint, async_client
 from backends.errors import ModelLoading, ServerTimeout, ServerUnreachable
+from backends.local_build import shown_build
 from backends.native import NativeClient, OllamaModel, Slot
 from workspace.config import Backend, Policy
 from workspace.errors import ChambersError
@@ -129,7 +130,7 @@ class ServerPoller:
         if self._props is None or self._polls % PROPS_EVERY == 0:
             props = await self.client.props()
             self._props = ServerSample(
-                b.name, b.kind, "ok", None, klass, props.model, props.n_ctx, props.build,
+                b.name, b.kind, "ok", None, klass, props.model, props.n_ctx, shown_build(b.url, props.build),
                 slots_total=props.total_slots,
             )  # fmt: skip
         sample = self._props

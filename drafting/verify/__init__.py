@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from drafting.verify.model import Flag, Report, may_export_final
-from drafting.verify.overrides import apply_overrides, record_override
+from drafting.verify.overrides import apply_overrides, record_acknowledgement, record_override
 from drafting.verify.sources import MatterSources, ProductionRange, load_sources
 from drafting.verify.verifier import Library, load_library, read_draft, verify_text
 from evidence.index.store import matter_id
@@ -24,6 +24,7 @@ __all__ = [
     "default_library",
     "load_matter_index",
     "may_export_final",
+    "record_acknowledgement",
     "record_override",
     "verify_draft",
     "verify_with",

@@ -14,15 +14,21 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING
 
+from drafting.verify.case_names import plain_apostrophes
 from drafting.verify.extract_citations import extract_citations
 from drafting.verify.sources import MatterSources, Page, cite_key
 from drafting.verify.text import sentence_bounds
 
+if TYPE_CHECKING:
+    from drafting.verify.opinion_text import OpinionText
+
 HEAD_PAGES = 6  # a slip opinion's own first page comes after its syllabus
 HEAD_CHARS = 6000
 CAPTIONS = 3
-_CITE_LABEL = re.compile(r"^\s*(?:Cite as|Citations?(?: Numbers?)?|Reported at)\s*:\s*", re.I)
+_CITE_LABEL = re.compile(r"^\s*(?:Cite as:?|Citations?(?: Numbers?)?:|Reported at:?)\s*", re.I)
 # Signals, and the history and treatment lines of Westlaw and Lexis printouts: they cite others.
 _SIGNAL = re.compile(
     r"^\s*(?:See|see|Cf\.|cf\.|Accord|But|E\.g\.|Compare|quoting|citing|Distinguished|Declined|Called|"
@@ -31,7 +37,8 @@ _SIGNAL = re.compile(
     re.I,
 )
 _NEUTRAL_SHAPE = r"\b(?:19|20)\d\d-[A-Z][A-Za-z]{1,5}-\d{1,6}\b"  # "2022-NCSC-1", "2021-Ohio-1234"
-_CITE_SHAPE = re.compile(rf"\b\d{{1,4}}\s+[A-Z][A-Za-z0-9.'&\s]{{0,24}}?\s+\d{{1,7}}\b|{_NEUTRAL_SHAPE}")
+# "(1st)" in Illinois' public-domain form: "2018 IL App (1st) 152522"
+_CITE_SHAPE = re.compile(rf"\b\d{{1,4}}\s+[A-Z][A-Za-z0-9.'&()\s]{{0,24}}?\s+\d{{1,7}}\b|{_NEUTRAL_SHAPE}")
 _ENDS_IN_CITE = re.compile(
     rf"(?:\d{{1,4}}\s+[A-Z][A-Za-z0-9.' &()]{{0,30}}?\s+\d{{1,7}}(?:-[A-Z])?|{_NEUTRAL_SHAPE})"
     r"\s*(?:\([^()]*\))?\W{0,3}$"
@@ -42,11 +49,41 @@ _STANDS_ALONE = re.compile(
     r"^\s*(?:,\s*\d{1,4}\s+[A-Z][A-Za-z0-9.' &]{0,24}?\s+\d{1,7}\s*)*(?:\([^()]*\))?\s*$"
 )
 _VERSUS = re.compile(r"(?:^|\s)(?:v\.?|vs\.?|versus|-?against-?)(?=\s|$)", re.M)
-_SUBJECT_CAPTION = re.compile(r"^\s*(?:In re|Matter of|In the Matter of|Ex parte)\b", re.I)
+_SUBJECT_CAPTION = re.compile(
+    r"^\s*(?:In re|Matter of|In the Matter of|In the Interest of|Ex parte|Appeal of|Application of|Petition of|"
+    r"Estate of)\b",
+    re.I,
+)
 _YEAR = re.compile(r"\((?:[^()]*?\s)?((?:1[89]|20)\d\d)\)")
+# The decision's date as the file prints it: "Decided June 13, 2013", "Filed 11 February 2022",
+# "Date Filed: 12/22/2020" (an ECF stamp), "DECIDED: ...". Capitalised, so "this Court decided
+# Grutter" in prose is not one.
+_MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
+_DECIDED = re.compile(
+    rf"(?:\b(?P<word>Decided|DECIDED|Filed|FILED|Date Filed|Opinion Filed|Opinion filed|Delivered|Dated|Signed|Date:)|"
+    rf"^[ \t]*(?P<low>decided|filed)|^[ \t]*(?P<alone>)(?=[A-Z][a-z]{{2,8}}\.?\s+\d{{1,2}},?\s+(?:1[89]|20)\d\d\.?\]?[ \t]*$))"
+    rf"\s*:?\s*"
+    rf"(?:{_MONTH}\s+\d{{1,2}},?\s+(?P<y1>(?:1[89]|20)\d\d)|\d{{1,2}}\s+{_MONTH}\s+(?P<y2>(?:1[89]|20)\d\d)"
+    rf"|\d{{1,2}}/\d{{1,2}}/(?P<y3>(?:1[89]|20)\d\d))",
+    re.M,  # a date may stand alone on its line, under the court's name
+)
+_NEUTRAL_VOLUME = re.compile(r"^((?:19|20)\d\d) [A-Z][^.\s]* \d+$")
 
 
-@dataclass(frozen=True)
+def decision_year(pages: list[Page]) -> str:
+    """The year the opinion was decided, where its first pages print the date; "Decided" before "Filed"."""
+    found: list[tuple[int, int, int, str]] = []
+    for page in pages[:HEAD_PAGES]:
+        for m in _DECIDED.finditer(page.text[:HEAD_CHARS]):
+            word = (m["word"] or m["low"] or "").lower()
+            # "Decided" first; else the first date printed (the caption's, before any later "Filed")
+            found.append(
+                (0 if word.startswith("decided") else 1, page.index, m.start(), m["y1"] or m["y2"] or m["y3"])
+            )
+    return min(found)[3] if found else ""
+
+
+@dataclass(frozen=True, eq=False)
 class Opinion:
     key: str  # the first of its citations, e.g. "569 U.S. 614"
     citations: tuple[str, ...]  # every citation that names it, parallel ones included
@@ -58,6 +95,15 @@ class Opinion:
     @property
     def file(self) -> str:
         return self.pages[0].file
+
+    @cached_property
+    def reading(self) -> OpinionText:
+        """Its text without page markers and running heads, and where each reporter page begins.
+
+        Read on first use: most opinions of a library are never cited by a given draft."""
+        from drafting.verify.opinion_text import read_opinion
+
+        return read_opinion(list(self.pages), self.citations)
 
 
 @dataclass(frozen=True)
@@ -178,12 +224,17 @@ def _caption_lines(lines: list[str], at: int) -> list[int]:
             if not line.strip():
                 index += step
                 continue
-            if _NOT_CAPTION.match(line) or not (first or _caption_like(line)):
+            if _NOT_CAPTION.match(line) or not (first or _caption_like(line) or _names_a_party(line, step)):
                 break
             chosen.append(index)
             first = False
             index += step
     return sorted(chosen)
+
+
+def _names_a_party(line: str, step: int) -> bool:
+    """ "Vanessa St. Pierre," above its "Plaintiff—Appellant,": a short name line, ending in its comma."""
+    return step < 0 and len(line.strip()) <= 60 and line.rstrip().endswith(",") and not _is_prose(line)
 
 
 def _caption_like(line: str) -> bool:
@@ -210,8 +261,14 @@ def _cites_another(after: str, own_keys: set[str]) -> bool:
 CAPTION_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 
 
+_INITIALS = re.compile(r"\b(?:[a-z]\.\s?){2,}")
+
+
 def caption_words(text: str) -> frozenset[str]:
-    return frozenset(CAPTION_WORD.findall(text.lower().replace("’", "'")))
+    """The caption's words, and its initials run together ("K.N.C." is also "knc", as drafts write it)."""
+    text = plain_apostrophes(text.lower())
+    initials = {re.sub(r"[.\s]", "", m.group()) for m in _INITIALS.finditer(text)}
+    return frozenset(CAPTION_WORD.findall(text)) | initials
 
 
 def index_opinions(
@@ -238,7 +295,9 @@ def index_opinions(
             continue
         keys = {c.key for c in cites}
         blocks = captions(pages, keys)
-        year = next((c.year for c in cites if c.year), "")
+        # a public-domain citation's volume is its year ("2022-NCSC-1"), or else the file's date line
+        neutral = next((m[1] for c in cites if (m := _NEUTRAL_VOLUME.match(c.key))), "")
+        year = next((c.year for c in cites if c.year), "") or neutral or decision_year(pages)
         opinion = Opinion(
             key=cites[0].key,
             citations=tuple(c.key for c in cites),

@@ -10,11 +10,15 @@ citation they stand for: after a blocked citation they are never "ok".
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from drafting.verify.authorities import Opinion
+from drafting.verify.case_names import full_word, plain_apostrophes
 from drafting.verify.checks_record import make_flag, where
 from drafting.verify.extract_citations import known_reporter, party_words
 from drafting.verify.found import Found, could_hold, pin_page
 from drafting.verify.model import Flag
+from drafting.verify.pins import check_pin
 from drafting.verify.sources import MatterSources, cite_key
 from drafting.verify.text import normalize_for_match
 
@@ -59,7 +63,7 @@ _GENERIC = frozenset(
 
 def distinctive(name: str) -> list[str]:
     # "Z-Z-O-": initials joined by hyphens are as many one-letter words, which tell nothing apart
-    words = party_words(name.replace("’", "'").replace("-", " "))
+    words = party_words(plain_apostrophes(name).replace("-", " "))
     return [w for w in words if w.rstrip(".") not in _GENERIC]
 
 
@@ -99,6 +103,10 @@ def word_in_caption(word: str, caption: frozenset[str]) -> bool:
     word = word.lower().rstrip(".")
     if word in caption or _CONTRACTIONS.get(word) in caption:
         return True
+    full = full_word(word)  # either side may abbreviate: "Mgmt." in the draft, "Reg'l" in the caption
+    expanded = {full_word(w) for w in caption}
+    if full in expanded or all(part in caption or part in expanded for part in full.split()):
+        return True
     if "'" in word:  # Reg'l, Int'l, Ass'n, Dep't: the caption word starts and ends alike
         head, _, tail = word.partition("'")
         return any(w.startswith(head) and w.endswith(tail) and len(w) > len(word) for w in caption)
@@ -111,7 +119,7 @@ def word_in_caption(word: str, caption: frozenset[str]) -> bool:
 def missing_parties(item: Found, opinion: Opinion) -> list[tuple[str, str]]:
     """(role, name) of each party named in the draft whose distinctive words are not all in the caption."""
     out = []
-    for role in ("plaintiff", "defendant", "subject"):
+    for role in ("plaintiff", "defendant", "subject", "name"):
         name = item.fields.get(role, "")
         words = distinctive(name)
         if words and not all(word_in_caption(w, opinion.words) for w in words):
@@ -130,15 +138,25 @@ def check_case(item: Found, opinions: dict[str, Opinion] | None) -> Flag:
         return make_flag(
             item,
             "block",
-            "Unverified: not in your authorities library (no library is set up for this matter).",
+            "Unverifiable: not in your authorities library (no library is set up for this matter).",
             normalized=key,
+            verdict="unverifiable",
+            reason="no-library",
         )
     opinion = opinions.get(key)
     if opinion is None:
-        return make_flag(item, "block", "Unverified: not in your authorities library.", normalized=key)
+        return make_flag(
+            item,
+            "block",
+            "Unverifiable: the opinion is not in your authorities library. Add it with "
+            "`chambers authorities add FILE`, or acknowledge this item.",
+            normalized=key,
+            verdict="unverifiable",
+            reason="not-in-library",
+        )
     page = opinion.pages[0]
     named = " v. ".join(
-        n for n in (item.fields.get(r, "") for r in ("plaintiff", "defendant", "subject")) if n
+        n for n in (item.fields.get(r, "") for r in ("plaintiff", "defendant", "subject", "name")) if n
     )
     if not opinion.words:
         return make_flag(
@@ -168,6 +186,30 @@ def check_case(item: Found, opinions: dict[str, Opinion] | None) -> Flag:
             [page],
             normalized=key,
         )
+    pin = check_pin(item, opinion)
+    if pin is not None and pin.verdict != "verified":
+        contradicted = pin.verdict == "contradicted"
+        return make_flag(
+            item,
+            "block",
+            f"{PIN_ONLY[0] if contradicted else PIN_ONLY[1]}: {pin.message} ({opinion.file}).",
+            [page],
+            normalized=key,
+            verdict="contradicted" if contradicted else "unverifiable",
+            reason="" if contradicted else "no-page-numbers",
+        )
+    if year and not opinion.year:
+        return make_flag(
+            item,
+            "block",
+            f"Unverifiable year: {key} is {opinion.caption!r} ({opinion.file}), but the library has no decision "
+            f"year for it, so {year} cannot be checked. Give it with `chambers authorities add FILE --cite "
+            f'"{key} ({year})"`, or acknowledge this item.',
+            [page],
+            normalized=key,
+            verdict="unverifiable",
+            reason="no-year",
+        )
     if not named or not any(distinctive(n) for n in named.split(" v. ")):
         return make_flag(
             item,
@@ -175,6 +217,7 @@ def check_case(item: Found, opinions: dict[str, Opinion] | None) -> Flag:
             f"{key} is in your library, but the draft names no parties to compare.",
             [page],
             normalized=key,
+            verdict="verified",
         )
     return make_flag(
         item,
@@ -185,7 +228,10 @@ def check_case(item: Found, opinions: dict[str, Opinion] | None) -> Flag:
     )
 
 
-def check_dependent(item: Found, verdict: Flag | None) -> Flag:
+PIN_ONLY = ("Wrong pin", "Unverifiable pin")
+
+
+def check_dependent(item: Found, verdict: Flag | None, opinion: Opinion | None = None) -> Flag:
     """A short form, supra or Id.: the verdict of the citation it stands for, never better."""
     label = "'Id.'" if item.kind == "id" else "A short form"
     if item.refers_to is None or verdict is None:
@@ -205,6 +251,22 @@ def check_dependent(item: Found, verdict: Flag | None) -> Flag:
             "cannot be in it. Correct the page, or cite the opinion the page belongs to.",
             normalized=item.refers_to.text,
         )
+    pin = check_pin(item, opinion) if opinion is not None else None
+    if verdict.message.startswith(PIN_ONLY):  # the case is right, only the full citation's pin was not
+        verdict = replace(verdict, severity="ok", verdict="verified")
+    if pin is not None and pin.verdict == "contradicted":
+        return make_flag(
+            item, "block", f"{note}, with a wrong pin: {pin.message}.", normalized=item.refers_to.text
+        )
+    if verdict.verdict == "verified" and pin is not None and pin.verdict == "unverifiable":
+        return make_flag(
+            item,
+            "block",
+            f"{note}, which is verified, but its pin is not: {pin.message}.",
+            normalized=item.refers_to.text,
+            verdict="unverifiable",
+            reason="no-page-numbers",
+        )
     if verdict.severity == "ok":
         return make_flag(item, "ok", f"{note}, which is verified.", normalized=item.refers_to.text)
     return make_flag(
@@ -212,6 +274,8 @@ def check_dependent(item: Found, verdict: Flag | None) -> Flag:
         verdict.severity,
         f"{note}, which is not verified: {verdict.message}",
         normalized=item.refers_to.text,
+        verdict=verdict.verdict,
+        reason=verdict.reason,
     )
 
 
@@ -237,4 +301,21 @@ def check_statute(item: Found, library: MatterSources | None) -> Flag:
         "warn",
         "Statute not checked: its text is not in your authorities library.",
         normalized=item.fields["key"],
+    )
+
+
+def check_belonging(item: Found, owner: Found, verdict: Flag) -> Flag:
+    """A decision's date in its citation, or an amount in an opinion's words: the verdict of its owner.
+
+    Neither is a fact of the matter's record, so the record is not asked; it stands or falls with
+    the citation (whose year is checked) or the quotation (checked word for word).
+    """
+    what = "the citation" if owner.kind == "case" else "the quotation"
+    return make_flag(
+        item,
+        verdict.severity,
+        f"Part of {what} {owner.text!r}, not a fact of the record: {verdict.message}",
+        normalized=owner.text,
+        verdict=verdict.verdict,
+        reason=verdict.reason,
     )

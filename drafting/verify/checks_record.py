@@ -1,6 +1,8 @@
 """Checks of record statements: Bates numbers, deposition cites, exhibits, dates and amounts.
 
 Each check returns one flag. What it cannot decide is ``warn`` with the reason, never ``ok``.
+Each flag also carries its verdict: a block is contradicted, an ok verified, and a warning is
+unverifiable unless the check says the sources bear it out (a punctuation-only difference).
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from collections.abc import Sequence
 from datetime import date, timedelta
 
 from drafting.verify.found import Found
-from drafting.verify.model import Flag, Pointer, Severity
+from drafting.verify.model import Flag, Pointer, Severity, Verdict
 from drafting.verify.sources import MatterSources, Page
 from drafting.verify.text import normalize_for_match
 from drafting.verify.transcripts import TranscriptPage, read_transcript
@@ -21,6 +23,8 @@ _ARITHMETIC = re.compile(
     r"[×x]\s*\$|\bx\s*\d|\btimes\b|\bmultipl|\bcalculat|\bcomput|\bper day\b|\bsum of\b", re.I
 )
 
+_DEFAULT_VERDICT: dict[str, Verdict] = {"block": "contradicted", "ok": "verified", "warn": "unverifiable"}
+
 
 def make_flag(
     item: Found,
@@ -30,7 +34,13 @@ def make_flag(
     needle: str = "",
     normalized: str = "",
     score: float | None = None,
+    *,
+    verdict: Verdict | None = None,
+    reason: str = "",
 ) -> Flag:
+    verdict = verdict or _DEFAULT_VERDICT[severity]
+    if verdict == "unverifiable" and not reason:
+        reason = "not-checkable"
     return Flag(
         start=item.draft_start,
         end=item.draft_end,
@@ -40,6 +50,8 @@ def make_flag(
         message=message,
         evidence=tuple(pointer(p, needle, score) for p in pages[:3]),
         normalized=normalized,
+        verdict=verdict,
+        reason=reason if verdict == "unverifiable" else "",
     )
 
 

@@ -13,6 +13,7 @@ import re
 from rapidfuzz import fuzz
 
 from drafting.verify.authorities import Opinion
+from drafting.verify.checks_quotes import opinion_for, quotation_of_opinion
 from drafting.verify.checks_record import (
     deposition_excerpt,
     make_flag,
@@ -24,7 +25,8 @@ from drafting.verify.checks_record import (
 )
 from drafting.verify.found import Found
 from drafting.verify.model import Flag
-from drafting.verify.sources import MatterSources, Page, cite_key
+from drafting.verify.pins import full_of
+from drafting.verify.sources import MatterSources, Page
 from drafting.verify.text import normalize_for_match
 
 NEAR_MATCH = 96.0  # partial-ratio score from which a quotation counts as nearly exact (warn)
@@ -60,8 +62,8 @@ def check_quotation(
     if not parts:
         return make_flag(item, "warn", "Nothing to compare inside the quotation marks.")
     target = item.pin.refers_to if item.pin is not None and item.pin.kind == "id" else item.pin
-    if target is not None and target.kind == "case":
-        return _quotation_of_opinion(item, parts, target, opinions)
+    if target is not None and target.kind == "case" and item.pin is not None:
+        return _quotation_of_opinion(item, parts, item.pin, opinions)
     if target is not None and target.kind == "deposition":
         return _quotation_of_testimony(item, parts, target, sources)
     pinned = pinned_pages(item.pin, sources)
@@ -190,27 +192,14 @@ def _quotation_of_testimony(item: Found, parts: list[str], cite: Found, sources:
 def _quotation_of_opinion(
     item: Found, parts: list[str], cite: Found, opinions: dict[str, Opinion] | None
 ) -> Flag:
-    opinion = _opinion_for(cite, opinions)
+    opinion = opinion_for(cite, opinions)
     if opinion is None:
-        full = _full_of(cite)
         return make_flag(
             item,
             "block",
-            f"The cited opinion ({full.text}) is not in your authorities library, so the quotation cannot be "
-            "checked. Add the opinion with `chambers authorities add FILE --cite ...`.",
+            f"The cited opinion ({full_of(cite).text}) is not in your authorities library, so the quotation "
+            "cannot be checked. Add the opinion with `chambers authorities add FILE --cite ...`.",
+            verdict="unverifiable",
+            reason="not-in-library",
         )
-    page = _exact(parts, list(opinion.pages))
-    if page is not None:
-        return make_flag(item, "ok", f"Quoted exactly from the opinion, {where(page)}.", [page], parts[0])
-    return _fuzzy_verdict(item, parts, list(opinion.pages), f"the cited opinion ({opinion.key})")
-
-
-def _full_of(cite: Found) -> Found:
-    return cite.refers_to if cite.refers_to is not None else cite
-
-
-def _opinion_for(cite: Found, opinions: dict[str, Opinion] | None) -> Opinion | None:
-    full = _full_of(cite)
-    if opinions is None or "volume" not in full.fields or full.fields.get("form") != "full":
-        return None
-    return opinions.get(cite_key(full.fields["volume"], full.fields["reporter"], full.fields["page"]))
+    return quotation_of_opinion(item, parts, cite, opinion)

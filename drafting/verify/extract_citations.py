@@ -13,7 +13,10 @@ import re
 from functools import lru_cache
 from typing import Any
 
+from drafting.verify.case_names import is_opening, last_clause, single_party, strip_opening
+from drafting.verify.docket_key import docket_key
 from drafting.verify.found import Found
+from drafting.verify.pin_text import pin_after
 
 _CASE_SHAPE = re.compile(
     r"\b(?P<volume>\d{1,4}) (?P<reporter>[A-Z][A-Za-z0-9.' ]{0,24}?\.?) (?P<page>\d{1,5})"
@@ -138,7 +141,7 @@ _NAME_ABBREVIATION = re.compile(
     r"Exch|Fed|Fed'n|Fin|Found|Gen|Gov't|Grp|Hosp|Hous|Inc|Indem|Indep|Indus|Info|Ins|Inst|Int'l|Inv|Invs|"
     r"Lab|Labs|Liab|Ltd|Mach|Mfg|Mgmt|Med|Mem'l|Mkt|Mktg|Mortg|Mun|Mut|Nat'l|Org|Pac|Pharm|Prods|Prop|Props|"
     r"Pub|Reg'l|Rehab|Res|Rsch|Sav|Sch|Sec|Serv|Servs|Soc'y|Sys|Tech|Tel|Telecomm|Transp|Twp|Univ|Util|Vill|"
-    r"rel)\.(?=\s)"
+    r"rel)\.(?=[\s,])"
 )
 
 
@@ -154,20 +157,39 @@ def _parties(text: str, volume_start: int, eyecite: tuple[str, str] = ("", "")) 
     if " v. " not in window:
         return "", ""
     if _eyecite_is_right(window, *eyecite):
-        return eyecite[0].strip(" ,"), eyecite[1].strip(" ,")
+        return strip_opening(eyecite[0].strip(" ,")), eyecite[1].strip(" ,")
     left, _, right = window.rpartition(" v. ")
     if _NOT_A_NAME.search(_without_name_abbreviations(right)):
         return "", ""  # the "v." belongs to an earlier citation: this one names no parties
+    left = _without_name_abbreviations(left)  # "Testing Labs., Inc.": its periods end no sentence
     plaintiff = _name_run(_PARTY_SPLIT.split(left)[-1].strip(" ,"))
     if not party_words(plaintiff):  # "Inc." alone: the name is the segment before it
         pieces = [p for p in _PARTY_SPLIT.split(left) if p.strip()]
         plaintiff = _name_run(left[-120:]) if len(pieces) < 2 else _name_run(", ".join(pieces[-2:]))
     defendant = right.strip().rstrip(",").strip()
-    return plaintiff, defendant
+    return last_clause(strip_opening(plaintiff)), defendant
+
+
+_SHORT_NAME = re.compile(
+    r"(?:^|[\s(])(?P<name>[A-Z][\w'’.&-]*(?:\s+(?:of|the|and|&|[A-Z][\w'’.&-]*)){0,5}),\s*$"
+)
+
+
+def short_name(text: str, volume_start: int) -> str:
+    """The name of a citation that gives only one ("Fisher, 570 U.S. 297"), opening words aside; or ""."""
+    match = _SHORT_NAME.search(text[max(0, volume_start - 80) : volume_start])
+    if not match or " v. " in match["name"]:
+        return ""
+    name = strip_opening(match["name"])
+    name = single_party(name) or name  # "IN RE KNC", as a reporter's short name writes it
+    if is_opening(match["name"]) or _SHORT_FORM_WORD.search(name) or not party_words(name):
+        return ""
+    return name
 
 
 _SUBJECT = re.compile(
-    r"\b(?:In re|[Mm]atter of|In the [Mm]atter of|Ex parte)\s+(?P<name>[^,;()]{1,80}?),\s*$"
+    r"\b(?:In re|[Mm]atter of|In the [Mm]atter of|In the Interest of|Ex parte|Appeal of|Application of|Petition of)\s+"
+    r"(?P<name>[^,;()]{1,80}?),\s*$"
 )
 
 
@@ -193,8 +215,13 @@ def _looks_like_prose(name: str) -> bool:
     return any(w.islower() and w not in _CONNECTORS for w in name.split())
 
 
+_DOCKET_IN_NAME = re.compile(r",\s*Nos?\.\s*([A-Z]{0,5}[- ]?\d[\dA-Za-z]*(?:[-–:][\dA-Za-z]+)*)\s*,?\s*$")
+
+
 def extract_citations(text: str) -> list[Found]:
-    """Cases (full, short, id., supra) and statutes in one section of collapsed text."""
+    """Cases (full, short, id., supra, docket numbers) and statutes in one section of collapsed text."""
+    from drafting.verify.docket import cited_dockets
+
     # eyecite takes most of a second to import (it builds its tokenizer from reporters-db), so it is
     # imported here, on first use, and `chambers verify` with a bad draft or no sources answers at once.
     items: list[Found] = []
@@ -219,6 +246,7 @@ def extract_citations(text: str) -> list[Found]:
                     "volume": m["volume"],
                     "reporter": _squash(m["reporter"]),
                     "page": m["page"],
+                    "pin": pin_after(text, m.end("page")),
                     "plaintiff": plaintiff,
                     "defendant": defendant,
                     "unparsed": "1",
@@ -229,6 +257,7 @@ def extract_citations(text: str) -> list[Found]:
         if not _overlaps(taken, m.start(), m.end()):
             items.append(_neutral_item(text, m))
             taken.append((m.start(), m.end()))
+    items.extend(cited_dockets(text, taken))
     for pattern in (_STATUTE, _STATE_CODE) if "§" in text else (_STATUTE,):
         for m in pattern.finditer(text):
             if _overlaps(taken, m.start(), m.end()):
@@ -253,7 +282,13 @@ def _eyecite_citations(text: str, items: list[Found], taken: list[tuple[int, int
             meta = cite.metadata
             plaintiff, defendant = _parties(text, start, (meta.plaintiff or "", meta.defendant or ""))
             fields = {"form": "full", "year": year_after(text, end), **_volume_reporter_page(cite)}
+            fields["pin"] = pin_after(text, end)
             fields |= {"plaintiff": plaintiff, "defendant": defendant, "subject": _subject(text, start)}
+            if not (plaintiff or defendant or fields["subject"]):
+                fields["name"] = short_name(text, start)
+            docket = _DOCKET_IN_NAME.search(defendant)
+            if docket:  # "Standard Ins. Co., No. 21-50498, 2022 WL 796252": the docket names it too
+                fields["defendant"], fields["docket"] = defendant[: docket.start()], docket_key(docket[1])
             items.append(Found("case", start, end, text[start:end], fields))
             taken.append((start, end))
         elif isinstance(cite, ShortCaseCitation):
@@ -288,6 +323,7 @@ def _neutral_item(text: str, m: re.Match[str]) -> Found:
     """A public-domain citation: the year is its volume, the court its reporter, the number its page."""
     plaintiff, defendant = _parties(text, m.start())
     fields = {"form": "full", "year": m["volume"], "volume": m["volume"], "reporter": m["reporter"]}
+    fields["pin"] = pin_after(text, m.end())
     fields |= {
         "page": m["page"],
         "plaintiff": plaintiff,

@@ -51,6 +51,9 @@ def quick_start(cache_folder: Path) -> None:
 
 def get_citations(text: str) -> list[Any]:
     """``eyecite.get_citations(text)``, from a tokenizer of the sources the text can need when allowed."""
+    # its "Unknown overlap case" notes (an Id. or a statute inside a case's span) are eyecite's own
+    # bookkeeping, not the attorney's business, wherever a text is read: a draft or a library
+    logging.getLogger("eyecite").setLevel(logging.ERROR)
     lean = _lean_eyecite()
     if lean is not None:
         return lean.get_citations(text)

@@ -23,6 +23,7 @@ class Found:
     fields: dict[str, str] = field(default_factory=dict)
     pin: Found | None = None  # the record or case citation this statement is attributed to
     refers_to: Found | None = None  # for short forms and Id.: the full citation they stand for
+    owner: Found | None = None  # a date or amount that belongs to a citation or an opinion's quotation
     draft_start: int = 0  # span in the draft as written
     draft_end: int = 0
 
@@ -96,3 +97,31 @@ def could_hold(full: Found, pin: int | None) -> bool:
     """Whether a pin page can lie in the opinion ``full`` cites: never on a page before its first."""
     page = full.fields.get("page", "")
     return pin is None or not page.isdigit() or int(page) <= pin
+
+
+_PARENTHETICAL = re.compile(r"(?:,\s*(?:at\s+)?[¶*]*\s*\d+(?:[-–]\d+)?)*\s*\([^()]{0,80}\)")
+
+
+def not_record_facts(items: list[Found], text: str) -> list[Found]:
+    """Mark the dates and amounts that belong to a citation or to an opinion's words (``owner``).
+
+    A date in a citation's parenthetical ("(Mo. Ct. App. Jan. 19, 2021)") is the decision's, and an
+    amount inside a quotation of an opinion is the opinion's: neither is a fact of the matter's
+    record, so neither is checked against it; each takes the verdict of what it belongs to.
+    """
+    owners: list[tuple[int, int, Found]] = []
+    for item in items:
+        if item.kind == "case":
+            m = _PARENTHETICAL.match(text, item.end)
+            if m:
+                owners.append((item.end, m.end(), item))
+        elif item.kind == "quotation" and item.pin is not None and item.pin.kind in ("case", "id"):
+            target = item.pin.refers_to if item.pin.kind == "id" else item.pin
+            if target is None or target.kind == "case":
+                owners.append((item.start, item.end, item))
+    for i in items:
+        if i.kind in ("date", "amount"):
+            owner = next((o for s, e, o in owners if s <= i.start and i.end <= e), None)
+            if owner is not None:
+                i.owner = owner
+    return items

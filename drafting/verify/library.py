@@ -101,3 +101,56 @@ def list_authorities(database_file: Path, library: str) -> list[Authority]:
         if name not in out:
             out[name] = Authority(name, pages[0].path, (), "", reasons.get(name, "not indexed"))
     return sorted(out.values(), key=lambda a: a.file)
+
+
+@dataclass(frozen=True)
+class Added:
+    file: Path  # where the opinion now lies, inside the library's folders
+    notes: tuple[str, ...]  # what was done, for the attorney ("Created the library...", "Copied...")
+
+
+def add_opinion_file(
+    database_file: Path, library: str, file: Path, cites: list[str], output_roots: list[Path]
+) -> Added:
+    """Put ``file`` in the library (creating it on the file's folder, or copying the file into its
+    first folder), ingest that file alone, and record the citations given for it."""
+    from drafting import schema as drafting_schema
+    from evidence.errors import MatterNotFound
+    from evidence.ingest import ingest_matter
+    from evidence.matters import create_matter, get_matter
+    from workspace.database import connect
+    from workspace.paths import write_atomically
+
+    file = file.expanduser().absolute()
+    if not file.is_file():
+        raise VerifyError(
+            f"There is no file at {file}. Give the path of the opinion's PDF or text file.",
+            title="Opinion not found",
+        )
+    check_citations(cites)
+    notes: list[str] = []
+    db = connect(database_file, drafting_schema.SCHEMA)
+    try:
+        try:
+            matter = get_matter(db, library)
+        except MatterNotFound:
+            matter = create_matter(db, library, [file.parent])
+            notes.append(f"Created the authorities library '{library}' on {file.parent}.")
+    finally:
+        db.close()
+    if not any(file.is_relative_to(folder) for folder in matter.sources):
+        target = matter.sources[0] / file.name
+        if target.exists() and target.read_bytes() != file.read_bytes():
+            raise VerifyError(
+                f"{target} exists already and holds another file. Rename {file.name} and add it again.",
+                title="Name taken in the library",
+            )
+        write_atomically(target, file.read_bytes())
+        notes.append(f"Copied {file.name} into {matter.sources[0]}.")
+        file = target
+    report = ingest_matter(database_file, library, output_roots=output_roots, only=file)
+    notes += [f"[{n.kind}] {n.message}" for n in report.notices]
+    notes.append(f"Ingested {file.name}: {len(report.ingested)} file(s) read ({report.pages} pages).")
+    if cites:
+        add_citations(database_file, library, file, cites)
+    return Added(file, tuple(notes))

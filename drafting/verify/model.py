@@ -14,6 +14,19 @@ from typing import Any, Literal
 
 Severity = Literal["block", "warn", "ok"]
 SEVERITY_ORDER: dict[str, int] = {"block": 0, "warn": 1, "ok": 2}
+# What the verifier knows of an item: the sources say it, say otherwise, or cannot be asked here.
+Verdict = Literal["verified", "contradicted", "unverifiable"]
+VERDICTS: tuple[Verdict, ...] = ("contradicted", "unverifiable", "verified")
+# Why an item is unverifiable, where the attorney can do something about it. Each stops the draft
+# until it is acknowledged (who and when are recorded), or until the library is completed.
+REASONS: dict[str, str] = {
+    "not-in-library": "the opinion is not in the library",
+    "no-page-numbers": "this copy has no page numbers, so the pin cannot be checked",
+    "no-year": "the library lacks the decision year",
+    "no-citation": "the opinion was added without a citation",
+    "no-library": "no authorities library is set up for this matter",
+    "not-checkable": "nothing in the matter or the library can confirm or refute it",
+}
 
 
 @dataclass(frozen=True)
@@ -51,6 +64,8 @@ class Flag:
     message: str
     evidence: tuple[Pointer, ...] = ()
     normalized: str = ""  # the item as the verifier understood it (ISO date, cents, cite)
+    verdict: Verdict = "verified"
+    reason: str = ""  # for an unverifiable item: one of REASONS' keys
 
     @property
     def key(self) -> str:
@@ -77,10 +92,13 @@ class Report:
     overrides: dict[str, Override] = field(default_factory=dict)
 
     def counts(self) -> dict[str, int]:
-        out = {"block": 0, "warn": 0, "ok": 0, "overridden": 0}
+        """Severities and the three verdicts, each counted on its own: an unverifiable is never verified."""
+        out = {"block": 0, "warn": 0, "ok": 0, "overridden": 0, "acknowledged": 0}
+        out |= {verdict: 0 for verdict in VERDICTS}
         for flag in self.flags:
+            out[flag.verdict] += 1
             if flag.severity == "block" and flag.key in self.overrides:
-                out["overridden"] += 1
+                out["acknowledged" if flag.verdict == "unverifiable" else "overridden"] += 1
             else:
                 out[flag.severity] += 1
         return out
@@ -119,9 +137,16 @@ def may_export_final(report: Report) -> tuple[bool, str]:
     """Whether the draft may be exported as final, and why not: any block that is not overridden stops it."""
     blocking = report.blocking
     if not blocking:
-        return True, "Every blocking flag is resolved or overridden with a reason."
-    first = blocking[0]
+        return True, "Nothing is contradicted, and every unverifiable item is acknowledged or overridden."
+    contradicted = [f for f in blocking if f.verdict == "contradicted"]
+    first = (contradicted or blocking)[0]
+    if not contradicted:
+        return False, (
+            f"{len(blocking)} unverifiable item(s) are not acknowledged, the first at characters "
+            f"{first.start}-{first.end} ({first.text!r}: {REASONS.get(first.reason, first.message)}). Add the "
+            "opinion with `chambers authorities add FILE`, or acknowledge each with `chambers verify --acknowledge KEY`."
+        )
     return False, (
-        f"{len(blocking)} blocking flag(s) remain, the first at characters {first.start}-{first.end} "
+        f"{len(contradicted)} contradicted item(s) remain, the first at characters {first.start}-{first.end} "
         f"({first.text!r}: {first.message}). Fix the text and verify again, or override each with a written reason."
     )

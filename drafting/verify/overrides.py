@@ -1,4 +1,5 @@
-"""Overrides: the attorney's written reason for letting a blocking flag stand.
+"""Overrides: the attorney's written reason for letting a blocking flag stand; acknowledgements of
+the items chambers could not check.
 
 An override is kept in an append-only table with the flag as it was, the draft's hash, who
 and when, so the audit trail shows exactly what was let through and why. It is keyed by the
@@ -15,7 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from drafting.verify.errors import OverrideError
-from drafting.verify.model import Override, Report
+from drafting.verify.model import REASONS, Override, Report
 from drafting.verify.store import add_override, overrides_of
 
 MIN_REASON_CHARS = 12
@@ -39,6 +40,37 @@ def record_override(
             f"An override needs a written reason of at least {MIN_REASON_CHARS} characters (why '{flag.text}' may stand).",
             title="Override needs a reason",
         )
+    override = Override(
+        key=flag_key, reason=reason, by=by or getpass.getuser(), at=datetime.now(UTC).isoformat()
+    )
+    add_override(database_file, report.matter, report.draft_sha256, flag_key,
+                 json.dumps(asdict(flag), sort_keys=True), reason, override.by, override.at)  # fmt: skip
+    report.overrides[flag_key] = override
+    return override
+
+
+def record_acknowledgement(
+    database_file: Path, report: Report, flag_key: str, note: str = "", by: str | None = None
+) -> Override:
+    """The attorney's acknowledgement that an unverifiable item stands unchecked, recorded like an override."""
+    flag = next((f for f in report.flags if f.key == flag_key), None)
+    if flag is None:
+        raise OverrideError(
+            f"The draft has no flag {flag_key}. Run `chambers verify` again and copy the key from its output."
+        )
+    if flag.verdict != "unverifiable" or flag.severity != "block":
+        raise OverrideError(
+            f"Flag {flag_key} is {flag.verdict}, not an unverifiable item that stops the draft: "
+            + (
+                "override it with a written reason (--override KEY --reason ...)."
+                if flag.verdict == "contradicted"
+                else "nothing to acknowledge."
+            ),
+            title="Nothing to acknowledge",
+        )
+    reason = f"acknowledged as unverifiable: {REASONS.get(flag.reason, flag.reason)}"
+    if note.strip():
+        reason += f" ({note.strip()})"
     override = Override(
         key=flag_key, reason=reason, by=by or getpass.getuser(), at=datetime.now(UTC).isoformat()
     )

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 from html import escape
 
-from drafting.verify.model import Report, may_export_final
+from drafting.verify.model import REASONS, Report, may_export_final
 
 _CSS = (
     "body{font-family:Georgia,serif;margin:2em;color:#111}table{border-collapse:collapse;width:100%}"
     "td,th{border:1px solid #999;padding:4px 6px;vertical-align:top;font-size:10pt}"
-    ".block{background:#fdd}.warn{background:#ffe9b3}.ok{background:#e6f4e6}.overridden{background:#e8e8ff}"
+    ".contradicted{background:#fdd}.unverifiable{background:#ffe9b3}.verified{background:#e6f4e6}"
+    ".overridden{background:#e8e8ff}"
     "code{font-size:9pt}"
 )
 
@@ -23,9 +24,11 @@ def render_html(report: Report) -> str:
     rows = []
     for number, flag in enumerate(report.flags, start=1):
         override = report.overrides.get(flag.key)
-        css = "overridden" if override and flag.severity == "block" else flag.severity
-        verdict = flag.severity + (
-            f" (overridden by {override.by}, {override.at}: {override.reason})" if override else ""
+        css = "overridden" if override and flag.severity == "block" else flag.verdict
+        done = "acknowledged" if flag.verdict == "unverifiable" else "overridden"
+        reason = f": {REASONS.get(flag.reason, flag.reason)}" if flag.verdict == "unverifiable" else ""
+        verdict = f"{flag.verdict}{reason} [{flag.severity}]" + (
+            f" ({done} by {override.by}, {override.at}: {override.reason})" if override else ""
         )
         evidence = "<br>".join(
             escape(
@@ -47,8 +50,9 @@ def render_html(report: Report) -> str:
         f"<h1>Verification of {escape(report.draft)}</h1>\n"
         f"<p>Matter: {escape(report.matter)}. Authorities library: {escape(report.authorities or 'none')}. "
         f"Draft SHA-256: <code>{report.draft_sha256}</code></p>\n"
-        f"<p>{counts['block']} blocking, {counts['warn']} to review, {counts['ok']} grounded, "
-        f"{counts['overridden']} overridden. Final export: {'allowed' if allowed else 'stopped'}. {escape(why)}</p>\n"
+        f"<p>{counts['contradicted']} contradicted, {counts['unverifiable']} unverifiable, {counts['verified']} "
+        f"verified; {counts['overridden']} overridden, {counts['acknowledged']} acknowledged. "
+        f"Final export: {'allowed' if allowed else 'stopped'}. {escape(why)}</p>\n"
         "<table><tr><th>#</th><th>span</th><th>kind</th><th>statement</th><th>verdict</th><th>why</th>"
         "<th>evidence</th><th>key</th></tr>\n" + "\n".join(rows) + "\n</table></body></html>\n"
     )

@@ -10,6 +10,7 @@ thousand characters long, because eyecite rescans the rest of its input for each
 from __future__ import annotations
 
 import bisect
+import html
 import re
 import unicodedata
 from collections.abc import Iterator
@@ -197,10 +198,15 @@ def sections(draft: str, limit: int = SECTION_CHARS) -> Iterator[Section]:
 # whitespace follows. Written to begin with ``\s`` so the scan jumps from space to space.
 _ODD_SPACE = re.compile(r"\s(?:(?<! )|(?=\s))\s*")
 _BREAK_BEFORE = "#-*|>"
+_ODD_SPACE_OR_ENTITY = re.compile(_ODD_SPACE.pattern + r"|&(?:#\d{1,6}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z]{2,8});")
 
 
 def _clean(draft: str, start: int, end: int) -> Section:
-    """Collapse whitespace with C-speed regular expressions; only the odd runs are recorded."""
+    """Collapse whitespace with C-speed regular expressions; only the odd runs are recorded.
+
+    A Markdown draft's character references ("&amp;", "&lsquo;") are read as the one character
+    they show, recorded like a collapsed run, so a flag's span still covers the draft as written.
+    """
     raw = draft[start:end]
     stripped = raw.strip()
     base = start + (len(raw) - len(raw.lstrip()))
@@ -211,7 +217,13 @@ def _clean(draft: str, start: int, end: int) -> Section:
     removed = 0
     kept: list[str] = []  # the text between odd runs, each run then written as one space
     previous_end = 0
-    for match in _ODD_SPACE.finditer(raw):
+    pattern = _ODD_SPACE_OR_ENTITY if "&" in raw else _ODD_SPACE
+    for match in pattern.finditer(raw):
+        shown = " "
+        if match.group()[0] == "&":
+            shown = html.unescape(match.group())
+            if len(shown) != 1:
+                continue  # not a reference Markdown would show as one character: kept as written
         after = match.start() - removed + 1  # the first collapsed position after this run
         removed += match.end() - match.start() - 1
         shift_at.append(after)
@@ -219,7 +231,7 @@ def _clean(draft: str, start: int, end: int) -> Section:
         newlines = match.group().count("\n")
         if newlines > 1 or (newlines and raw[match.end() : match.end() + 1] in tuple(_BREAK_BEFORE)):
             breaks.append(after)
-        kept += (raw[previous_end : match.start()], " ")
+        kept += (raw[previous_end : match.start()], shown)
         previous_end = match.end()
     kept.append(raw[previous_end:])
     return Section("".join(kept), base, tuple(shift_at), tuple(shift_by), tuple(breaks))

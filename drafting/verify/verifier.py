@@ -8,12 +8,17 @@ eyecite sees one section at a time.
 from __future__ import annotations
 
 import hashlib
-import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from drafting.verify.authorities import Opinion, Unindexed, index_opinions
-from drafting.verify.checks_cases import check_case, check_dependent, check_statute
+from drafting.verify.checks_cases import (
+    check_belonging,
+    check_case,
+    check_dependent,
+    check_statute,
+    missing_parties,
+)
 from drafting.verify.checks_record import (
     check_amount,
     check_bates,
@@ -22,11 +27,13 @@ from drafting.verify.checks_record import (
     check_exhibit,
 )
 from drafting.verify.checks_sources import check_quotation, check_term
+from drafting.verify.docket import check_docket, index_dockets
 from drafting.verify.errors import VerifyError
 from drafting.verify.extract_citations import extract_citations, party_words
 from drafting.verify.extract_record import extract_record
-from drafting.verify.found import Found, could_hold, link, pin_page
+from drafting.verify.found import Found, could_hold, link, not_record_facts, pin_page
 from drafting.verify.model import Flag, Report, sort_flags
+from drafting.verify.pins import full_of
 from drafting.verify.sources import MatterSources, cite_key, load_sources
 from drafting.verify.text import sections, sentence_bounds
 
@@ -39,6 +46,7 @@ class Library:
     sources: MatterSources
     opinions: dict[str, Opinion]
     unindexed: list[Unindexed] = field(default_factory=list)
+    dockets: dict[str, list[Opinion]] = field(default_factory=dict)  # unreported ones too
 
 
 def load_library(database_file: Path, name: str) -> Library:
@@ -46,14 +54,11 @@ def load_library(database_file: Path, name: str) -> Library:
 
     sources = load_sources(database_file, name)
     opinions, unindexed = index_opinions(sources, given_citations(database_file, name))
-    return Library(sources, opinions, unindexed)
+    return Library(sources, opinions, unindexed, index_dockets(sources, opinions))
 
 
 def extract(draft: str, prefixes: frozenset[str], opinions: dict[str, Opinion] | None = None) -> list[Found]:
     """Every statement, with spans in the draft, pins attached and short forms resolved."""
-    logging.getLogger("eyecite").setLevel(
-        logging.ERROR
-    )  # its "unknown overlap" notes are not the attorney's business
     everything: list[Found] = []
     for section in sections(draft):
         if not section.text:
@@ -61,6 +66,7 @@ def extract(draft: str, prefixes: frozenset[str], opinions: dict[str, Opinion] |
         items = extract_citations(section.text) + extract_record(section.text, prefixes)
         items = _drop_overlaps(items)
         link(items, sentence_bounds(section.text, section.breaks), section.text, section.breaks)
+        items = not_record_facts(items, section.text)
         for item in items:
             item.draft_start, item.draft_end = section.original(item.start, item.end)
         everything.extend(sorted(items, key=lambda i: (i.start, i.end)))
@@ -87,7 +93,7 @@ def _resolve(items: list[Found], opinions: dict[str, Opinion]) -> None:
         elif item.kind == "case" and item.fields.get("form") == "short":
             item.refers_to = _short_form_target(item, fulls, opinions)
         elif item.kind == "case":
-            item.refers_to = _supra_target(item, fulls)
+            item.refers_to = _supra_target(item, fulls, opinions)
         elif item.kind == "id":
             item.refers_to = (
                 last_cite.refers_to
@@ -110,13 +116,14 @@ def _short_form_target(item: Found, fulls: list[Found], opinions: dict[str, Opin
     pin = pin_page(item.fields.get("page", ""))
     same_slot = [f for f in reversed(fulls) if (f.fields["volume"], f.fields["reporter"]) == slot]
     return (
-        next((f for f in same_slot if could_hold(f, pin)), None)
+        next((f for f in same_slot if _sound(f, pin, opinions)), None)
+        or next((f for f in same_slot if could_hold(f, pin)), None)
         or next((f for f in reversed(fulls) if _parallel(f, slot, opinions)), None)
         or next(iter(same_slot), None)
     )
 
 
-def _supra_target(item: Found, fulls: list[Found]) -> Found | None:
+def _supra_target(item: Found, fulls: list[Found], opinions: dict[str, Opinion]) -> Found | None:
     """The full citation "Fisher, supra, at 310" stands for: the latest named so whose first page the pin can follow.
 
     A name cited twice, once rightly and once on a wrong page, is told apart by the pin; where
@@ -134,14 +141,38 @@ def _supra_target(item: Found, fulls: list[Found]) -> Found | None:
         )
     ]
     pin = pin_page(item.fields.get("pin", ""))
-    return next((f for f in named if could_hold(f, pin)), None) or next(iter(named), None)
+    return (
+        next((f for f in named if _sound(f, pin, opinions)), None)
+        or next((f for f in named if could_hold(f, pin)), None)
+        or next(iter(named), None)
+    )
+
+
+def _sound(full: Found, pin: int | None, opinions: dict[str, Opinion]) -> bool:
+    """Whether the library holds ``full``'s opinion, under the names the draft gives it, with the pin in
+    its pages: an antecedent the sources bear out wins over one they contradict."""
+    if full.fields.get("form") != "full":
+        return False
+    opinion = opinions.get(cite_key(full.fields["volume"], full.fields["reporter"], full.fields["page"]))
+    if opinion is None or (opinion.words and missing_parties(full, opinion)):
+        return False
+    if pin is None:
+        return True
+    series = opinion.reading.series.get(
+        cite_key(full.fields["volume"], full.fields["reporter"], full.fields["page"])
+    )
+    first = int(full.fields["page"]) if full.fields["page"].isdigit() else 0
+    return first <= pin and (series is None or pin <= series.last)
 
 
 DEPENDENT_FORMS = ("short", "supra")
 
 
-def _depends(item: Found) -> bool:
-    return item.kind == "id" or (item.kind == "case" and item.fields.get("form") in DEPENDENT_FORMS)
+def _depends(item: Found) -> int:
+    """Check order: statements first, then what stands for a citation, then what belongs to either."""
+    if item.owner is not None:
+        return 2
+    return int(item.kind == "id" or (item.kind == "case" and item.fields.get("form") in DEPENDENT_FORMS))
 
 
 def _parallel(full: Found, slot: tuple[str, str], opinions: dict[str, Opinion]) -> bool:
@@ -167,6 +198,8 @@ def _check_one(
     draft: str,
     verdicts: dict[int, Flag],
 ) -> Flag:
+    if item.owner is not None and id(item.owner) in verdicts:  # the owner is checked first (``_depends``)
+        return check_belonging(item, item.owner, verdicts[id(item.owner)])
     if item.kind == "bates":
         return check_bates(item, sources)
     if item.kind == "deposition":
@@ -184,10 +217,25 @@ def _check_one(
         return check_term(item, sources)
     if item.kind == "id" or (item.kind == "case" and item.fields.get("form") in DEPENDENT_FORMS):
         target = item.refers_to
-        return check_dependent(item, verdicts.get(id(target)) if target is not None else None)
+        return check_dependent(
+            item, verdicts.get(id(target)) if target is not None else None, _opinion_of(item, opinions)
+        )
+    if item.kind == "case" and item.fields.get("form") == "docket":
+        return check_docket(item, library.dockets if library is not None else None)
+    if item.kind == "case" and item.fields.get("docket") and library is not None:
+        slot = cite_key(item.fields["volume"], item.fields["reporter"], item.fields["page"])
+        if slot not in library.opinions and item.fields["docket"] in library.dockets:
+            return check_docket(item, library.dockets)  # an unreported opinion: its docket names it
     if item.kind == "case":
         return check_case(item, opinions)
     return check_statute(item, library.sources if library is not None else None)
+
+
+def _opinion_of(item: Found, opinions: dict[str, Opinion] | None) -> Opinion | None:
+    full = full_of(item)
+    if opinions is None or full.kind != "case" or full.fields.get("form") != "full":
+        return None
+    return opinions.get(cite_key(full.fields["volume"], full.fields["reporter"], full.fields["page"]))
 
 
 def verify_text(draft: str, name: str, sources: MatterSources, library: Library | None = None) -> Report:

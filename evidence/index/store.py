@@ -17,6 +17,7 @@ from pathlib import Path
 
 from evidence.matters import Matter, get_matter
 from evidence.store import find_matter, open_index, registered_output
+from evidence.walk import key_path
 from workspace.database import Connection
 
 
@@ -146,7 +147,7 @@ def matter_pdfs(db_path: Path, matter: str) -> list[MatterPdf]:
             "WHERE d.matter_id = ? AND d.kind = 'pdf' AND d.part = '' ORDER BY d.path",
             (matter_id,),
         ).fetchall()
-    return [MatterPdf(Path(r[0]), r[1], int(r[2]), r[3]) for r in rows]
+    return [MatterPdf(key_path(r[0]), r[1], int(r[2]), r[3]) for r in rows]  # the file itself, bytes and all
 
 
 def own_outputs(db_path: Path, sha256s: Iterable[str]) -> dict[str, OwnOutput]:

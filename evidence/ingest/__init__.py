@@ -11,6 +11,8 @@ writes go through ``evidence/ingest/store.py``.
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -32,7 +34,7 @@ from evidence.provenance import (
 )
 from evidence.readers import READABLE_SUFFIXES, read_source
 from evidence.store import open_index
-from evidence.walk import Notice, SourceListing, list_sources
+from evidence.walk import Notice, SourceListing, list_sources, path_key, special_notice, vanished_notice
 from workspace.database import Connection
 
 PROGRESS_EVERY_PAGES = 100
@@ -89,6 +91,28 @@ class IngestReport:
         return [n for n in self.notices if n.kind == "quarantined"]
 
 
+class _NotRegular(Exception):
+    """A listed file that proved, when opened, to be a pipe, socket or device."""
+
+    def __init__(self, mode: int) -> None:
+        super().__init__(mode)
+        self.mode = mode
+
+
+def _read_regular(path: Path) -> tuple[bytes, os.stat_result]:
+    """The file's bytes, opened without blocking so that a pipe put in a file's place cannot hang the ingest."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise _NotRegular(info.st_mode)
+        os.set_blocking(fd, True)
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            return fh.read(), info
+    finally:
+        os.close(fd)
+
+
 class _Quarantine(Exception):
     """Raised inside a file's transaction to roll it back when its text proves to be ours."""
 
@@ -105,8 +129,12 @@ def ingest_matter(
     output_roots: Sequence[Path] = (),
     tessdata: str | bool | None = True,
     follow_links: bool = False,
+    only: Path | None = None,
 ) -> IngestReport:
     """Bring the matter's index up to date with its source folders; returns what happened.
+
+    ``only`` reads that one file of the folders and leaves every other file as it is indexed
+    (adding one opinion to a library must not read a whole downloads folder beside it).
 
     ``output_roots`` are chambers' own output folders (the data folder): files
     there are quarantined. ``tessdata=True`` finds Tesseract; None means no OCR. Symbolic links
@@ -115,7 +143,7 @@ def ingest_matter(
     with open_index(db_path) as db:
         matter = get_matter(db, name)
         ingest = _Ingest(db, matter, progress, dict(passwords or {}), output_roots, tessdata)
-        return ingest.run(follow_links=follow_links)
+        return ingest.run(follow_links=follow_links, only=only)
 
 
 class _Ingest:
@@ -134,13 +162,14 @@ class _Ingest:
         self.tessdata = find_tessdata() if tessdata is True else (tessdata or None)
         self.report = IngestReport(matter=matter.name)
         self.bates_log: dict[str, Bates] = {}
+        self._reading: tuple[str, str, int, int] | None = None  # (key, real path, device, inode)
 
-    def run(self, *, follow_links: bool = False) -> IngestReport:
+    def run(self, *, follow_links: bool = False, only: Path | None = None) -> IngestReport:
         walk_notices: list[Notice] = []
         listings = list_sources(list(self.matter.sources), walk_notices, follow_links=follow_links)
         logs = [p for listing in listings for p in listing.files if is_production_log(p)]
         with self.db:
-            self.records.clear_walk_notices([str(log) for log in logs])
+            self.records.clear_walk_notices([path_key(log) for log in logs])
         for log in logs:
             self.bates_log.update(read_production_log(log, walk_notices))
         seen: set[str] = set()
@@ -153,58 +182,79 @@ class _Ingest:
             for path in listing.files:
                 if not listing.complete:
                     break
-                if is_production_log(path):
-                    seen.add(str(path))
+                if is_production_log(path) or (only is not None and path.absolute() != only.absolute()):
+                    seen.add(path_key(path))  # not read now, and not removed either
                     continue
                 if self._ingest_path(path, listing):
-                    seen.add(str(path))
+                    seen.add(path_key(path))
         self._remove_missing(listings, seen)
         return self.report
 
     # --- one file -------------------------------------------------------------
 
     def _ingest_path(self, path: Path, listing: SourceListing) -> bool:
-        """Read one file into the index (or a notice); False when it turned out not to exist."""
-        key = str(path)
+        """Read one file into the index (or a notice); False when its whole source folder went away."""
+        key = path_key(path)
         try:
             info = path.stat()
             known = self._known(key)
             if known and known.size == info.st_size and known.mtime_ns == info.st_mtime_ns:
+                self._remember(key, path, info)
                 self.report.unchanged += 1
                 self.progress(IngestEvent(key, 0, 0, "unchanged"))
                 return True
-            with open(path, "rb") as fh:  # read-only, always
-                data = fh.read()
+            data, info = _read_regular(path)  # read-only, always; info: what was read
         except FileNotFoundError:
             if not listing.root.is_dir():
                 listing.complete = False
                 self._notice(
                     Notice(
-                        str(listing.root),
+                        path_key(listing.root),
                         "vanished",
-                        f"The source folder {listing.root} disappeared during the ingest (unplugged or moved?). "
-                        "Files not yet read from it were left as they were; run the ingest again when it is back.",
+                        f"The source folder {path_key(listing.root)} disappeared during the ingest (unplugged or "
+                        "moved?). Files not yet read from it were left as they were; run the ingest again when "
+                        "it is back.",
                     )
                 )
-            return False
+                return False
+            if self.records.has_documents(key):
+                self.report.removed.append(key)
+            self._forget(key)
+            self._notice(Notice(key, "vanished", vanished_notice(key)))
+            return True
+        except _NotRegular as odd:
+            self._forget(key)
+            self._notice(Notice(key, "special", special_notice(key, odd.mode)))
+            return True
         except OSError as exc:
             self._notice(
                 Notice(key, "error", f"{key} could not be read ({exc.strerror}). Check its permissions.")
             )
             return True
+        # What was read is recorded in the same transaction as the file's records (no extra commit).
+        self._reading = (key, path_key(os.path.realpath(path)), info.st_dev, info.st_ino)
+        try:
+            self._take(path, key, data, info, known)
+        finally:
+            self._reading = None
+        return True
+
+    def _take(self, path: Path, key: str, data: bytes, info: os.stat_result, known: KnownFile | None) -> None:
+        """A file's bytes, as read: into the index, or into a notice naming it."""
         sha = sha256_bytes(data)
         if known and known.sha256 == sha:
             with self.db:
                 self.records.touch(key, info.st_size, info.st_mtime_ns)
+                self._record_reading()
             self.report.unchanged += 1
-            return True
+            return
         self.progress(IngestEvent(key, 0, 0, "file"))
         stamp = (sha, info.st_size, info.st_mtime_ns)
         reason = self._quarantine_reason(path, sha)
         if reason:
             self._forget(key)
             self._notice(Notice(key, "quarantined", quarantine_notice(key, reason)), stamp)
-            return True
+            return
         if path.suffix.lower() not in READABLE_SUFFIXES:
             self._forget(key)
             self._notice(
@@ -215,16 +265,17 @@ class _Ingest:
                 ),
                 stamp,
             )
-            return True
+            return
+        name = path_key(path.name)
         try:
             documents = read_source(
-                path.name, data, password=self.passwords.get(path.name), tessdata=self.tessdata
+                name, data, password=self.passwords.get(path.name), tessdata=self.tessdata
             )
             del data
             self._store(key, documents, stamp)
         except UnreadableFile as exc:
             self._forget(key)
-            self._notice(Notice(key, exc.kind, exc.message.replace(path.name, key, 1)), stamp)
+            self._notice(Notice(key, exc.kind, exc.message.replace(name, key, 1)), stamp)
         except _Quarantine as q:
             self._forget(key)
             self._notice(Notice(key, "quarantined", quarantine_notice(key, str(q))), stamp)
@@ -233,7 +284,6 @@ class _Ingest:
         except Exception as exc:  # any other failure of a reader on this file is this file's notice
             self._forget(key)
             self._notice(Notice(key, "error", unexpected_failure(key, exc)), stamp)
-        return True
 
     def _quarantine_reason(self, path: Path, sha: str) -> str | None:
         output = registered_output(self.db, sha)
@@ -278,12 +328,24 @@ class _Ingest:
                 raise _Quarantine(reason)
             for note in notes:
                 self._insert_notice(note, stamp)
+            self._record_reading()
         self.report.ingested.append(key)
         self.report.pages += done
         self.report.notices.extend(notes)
         self.progress(IngestEvent(key, done, pages_total, "done"))
 
     # --- records ----------------------------------------------------------------
+
+    def _remember(self, key: str, path: Path, info: os.stat_result) -> None:
+        """Which file on disk ``key`` is, for the guard that keeps every writer off it (an unchanged file:
+        written only when it differs from what is recorded)."""
+        with self.db:
+            self.records.remember_read(key, path_key(os.path.realpath(path)), info.st_dev, info.st_ino)
+
+    def _record_reading(self) -> None:
+        """Inside the transaction of the file being read: which file on disk it was."""
+        if self._reading is not None:
+            self.records.remember_read(*self._reading)
 
     def _known(self, key: str) -> KnownFile | None:
         """What was recorded for this path last time: an indexed file or a lasting quarantine."""
@@ -304,6 +366,8 @@ class _Ingest:
             if replace:
                 self.records.drop_notices(notice.path, notice.kind)
             self._insert_notice(notice, stamp)
+            if stamp is not None:
+                self._record_reading()
 
     def _insert_notice(self, notice: Notice, stamp: Stamp | None) -> None:
         self.records.add_notice(notice.path, notice.kind, notice.message, stamp)

@@ -14,6 +14,16 @@ from datetime import UTC, datetime
 from evidence.bates import Bates
 from evidence.documents import SourceDocument
 
+
+def storable(text: str) -> str:
+    """Text SQLite's UTF-8 can hold: a lone surrogate (a broken font's text, say) written as ``\\udcNN``."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
+
+
 DatabaseTrouble = sqlite3.Error  # the database's own failure, never a file's: an ingest stops on it
 Stamp = tuple[str, int, int]  # a file's sha256, size and mtime_ns as read
 
@@ -37,7 +47,7 @@ class IngestRecords:
     def clear_walk_notices(self, logs: list[str]) -> None:
         """Notices about folders and production logs are found afresh by every ingest."""
         self.db.execute(
-            "DELETE FROM ingest_notices WHERE matter_id = ? AND kind IN ('missing', 'vanished', 'loop', 'outside')",
+            "DELETE FROM ingest_notices WHERE matter_id = ? AND kind IN ('missing', 'vanished', 'loop', 'outside', 'special')",
             (self.matter_id,),
         )
         self.db.executemany(
@@ -77,7 +87,7 @@ class IngestRecords:
         cur = self.db.execute(
             """INSERT INTO documents (matter_id, path, part, kind, title, doc_date, sha256, size,
                    mtime_ns, page_count, ingested_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-            (self.matter_id, key, doc.part, doc.kind, doc.title, doc.doc_date, sha, size, mtime_ns,
+            (self.matter_id, storable(key), storable(doc.part), doc.kind, storable(doc.title), doc.doc_date, sha, size, mtime_ns,
              doc.page_count, ingested_at),
         )  # fmt: skip
         return int(cur.lastrowid or 0)
@@ -90,7 +100,7 @@ class IngestRecords:
             (document_id, page_no, bates.text if bates else None, bates.prefix if bates else None,
              bates.number if bates else None, int(ocr), len(text)),
         )  # fmt: skip
-        self.db.execute("INSERT INTO pages_fts (rowid, text) VALUES (?, ?)", (cur.lastrowid, text))
+        self.db.execute("INSERT INTO pages_fts (rowid, text) VALUES (?, ?)", (cur.lastrowid, storable(text)))
 
     def forget(self, key: str) -> None:
         """Drop this path's pages, documents and notices."""
@@ -98,6 +108,22 @@ class IngestRecords:
         self.db.execute(f"DELETE FROM pages_fts WHERE rowid IN ({ids})", (self.matter_id, key))
         self.db.execute("DELETE FROM documents WHERE matter_id = ? AND path = ?", (self.matter_id, key))
         self.db.execute("DELETE FROM ingest_notices WHERE matter_id = ? AND path = ?", (self.matter_id, key))
+        self.db.execute("DELETE FROM read_files WHERE matter_id = ? AND path = ?", (self.matter_id, key))
+
+    def remember_read(self, key: str, real_path: str, device: int, inode: int) -> bool:
+        """The file behind ``key`` as it was read, for the guard (kept while the path has records);
+        False when that was recorded already (nothing written)."""
+        row = self.db.execute(
+            "SELECT real_path, device, inode FROM read_files WHERE matter_id = ? AND path = ?",
+            (self.matter_id, storable(key)),
+        ).fetchone()
+        if row is not None and tuple(row) == (storable(real_path), device, inode):
+            return False
+        self.db.execute(
+            "INSERT OR REPLACE INTO read_files (matter_id, path, real_path, device, inode) VALUES (?, ?, ?, ?, ?)",
+            (self.matter_id, storable(key), storable(real_path), device, inode),
+        )
+        return True
 
     def drop_notices(self, path: str, kind: str) -> None:
         self.db.execute(
@@ -109,7 +135,7 @@ class IngestRecords:
         sha, size, mtime_ns = stamp if stamp else (None, None, None)
         self.db.execute(
             "INSERT INTO ingest_notices (matter_id, path, sha256, size, mtime_ns, kind, message, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (self.matter_id, path, sha, size, mtime_ns, kind, message, datetime.now(UTC).isoformat()),
+            (self.matter_id, storable(path), sha, size, mtime_ns, kind, storable(message), datetime.now(UTC).isoformat()),
         )  # fmt: skip
 
     def recorded_paths(self) -> set[str]:

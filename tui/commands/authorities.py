@@ -56,46 +56,15 @@ def _library_name(args: argparse.Namespace, paths: Paths) -> str:
 
 
 def cmd_add(args: argparse.Namespace, paths: Paths) -> int:
-    from drafting import schema as drafting_schema
-    from drafting.verify.errors import VerifyError
-    from drafting.verify.library import add_citations, check_citations
-    from evidence.errors import MatterNotFound
-    from evidence.matters import create_matter, get_matter
-    from tui.commands.evidence import run_ingest
-    from workspace.database import connect
-    from workspace.paths import write_atomically
+    from drafting.verify.library import add_opinion_file
 
-    file = Path(args.file).expanduser().absolute()
-    if not file.is_file():
-        raise VerifyError(
-            f"There is no file at {file}. Give the path of the opinion's PDF or text file.",
-            title="Opinion not found",
-        )
-    check_citations(args.cite)
     name = _library_name(args, paths)
-    db = connect(paths.database_file, drafting_schema.SCHEMA)
-    try:
-        try:
-            library = get_matter(db, name)
-        except MatterNotFound:
-            library = create_matter(db, name, [file.parent])
-            print(f"Created the authorities library '{name}' on {file.parent}.")
-    finally:
-        db.close()
-    if not any(file.is_relative_to(folder) for folder in library.sources):
-        target = library.sources[0] / file.name
-        if target.exists() and target.read_bytes() != file.read_bytes():
-            raise VerifyError(
-                f"{target} exists already and holds another file. Rename {file.name} and add it again.",
-                title="Name taken in the library",
-            )
-        write_atomically(target, file.read_bytes())
-        print(f"Copied {file.name} into {library.sources[0]}.")
-        file = target
-    run_ingest(paths, name)
-    if args.cite:
-        add_citations(paths.database_file, name, file, args.cite)
-    return _show(paths, name, only=file.name)
+    added = add_opinion_file(
+        paths.database_file, name, Path(args.file), list(args.cite or []), [paths.data_dir]
+    )
+    for note in added.notes:
+        print(note, flush=True)
+    return _show(paths, name, only=added.file.name)
 
 
 def cmd_list(args: argparse.Namespace, paths: Paths) -> int:

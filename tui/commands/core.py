@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Mapping
 from typing import Any
 
 from tui import exit_codes
@@ -14,7 +15,11 @@ def register(sub: Any) -> None:
     init = sub.add_parser("init", help="write a commented starter config")
     init.add_argument("--force", action="store_true", help="overwrite an existing config")
     init.set_defaults(handler=cmd_init)
-    sub.add_parser("config", help="check the config and list the backends").set_defaults(handler=cmd_config)
+    config = sub.add_parser("config", help="check the config and list the backends")
+    config.add_argument(
+        "--keys", action="store_true", help="list every action id and its key, as [keys] can remap"
+    )
+    config.set_defaults(handler=cmd_config)
     demo = sub.add_parser(
         "demo", help="start a local llama-server with the demo model and open the workstation"
     )
@@ -43,10 +48,12 @@ def cmd_init(args: argparse.Namespace, paths: Paths) -> int:
 
 def cmd_config(args: argparse.Namespace, paths: Paths) -> int:
     from backends.errors import PolicyRefusal
+    from backends.fleet.profiles import listen_refusals, profiles_from_config
     from backends.policy import check_backend
     from workspace.config import load_config
 
     config = load_config(paths.config_file)
+    profiles_from_config(config)  # a launch profile's problem (a board that is not there) is the config's
     print(
         f"{paths.config_file}: {len(config.boards)} boards, {len(config.backends)} backends, "
         f"local_only={'yes' if config.policy.local_only else 'no'}"
@@ -62,9 +69,32 @@ def cmd_config(args: argparse.Namespace, paths: Paths) -> int:
         print(
             f"  {backend.name:<12} {backend.kind:<9} {backend.url:<28} {','.join(backend.roles):<16} {verdict}"
         )
+    refusals += listen_refusals(config)  # and a profile's extra_args that download fail to parse
     for refusal in refusals:
         print(f"\n{refusal}")
-    return exit_codes.BACKEND if refusals else exit_codes.CLEAN
+    wrong_keys = _keys(config.keys, listing=args.keys)
+    if refusals:
+        return exit_codes.BACKEND
+    return exit_codes.USAGE if wrong_keys else exit_codes.CLEAN
+
+
+def _keys(keymap: Mapping[str, str], *, listing: bool) -> list[str]:
+    """His [keys] checked against the workstation's actions (read only when he has remapped a key or
+    asks for the list: it imports every screen); the problems are printed and returned."""
+    if not keymap and not listing:
+        return []
+    from tui.keys import actions, keys_of, problems
+
+    if listing:
+        print("\nactions ([keys] maps an id to a key):")
+        for action in actions():
+            print(f"  {action.id:<32} {','.join(keys_of(action, keymap)):<14} {action.description}")
+    elif keymap:
+        print(f"\n[keys]: {len(keymap)} remapped: " + ", ".join(f"{k} = {v}" for k, v in keymap.items()))
+    wrong = problems(keymap)
+    for problem in wrong:
+        print(f"\n{problem}")
+    return wrong
 
 
 def _allowed(address_class: str, remote_reason: str | None) -> str:
@@ -83,7 +113,7 @@ def cmd_demo(args: argparse.Namespace, paths: Paths) -> int:
 
     from backends.local_server import LlamaServerProcess, ensure_demo_model, ensure_llama_server
     from evidence.guard import check_output
-    from tui.app import create_app
+    from tui.app import create_app, mouse_wanted
     from tui.commands.evidence import setup_demo_matter
     from tui.commands.exhibits import setup_demo_exhibits
     from tui.demo import DemoFirstScreen, _kept_ui, demo_config
@@ -104,7 +134,8 @@ def cmd_demo(args: argparse.Namespace, paths: Paths) -> int:
         config = replace(demo_config(server.url, str(paths.config_file)), ui=_kept_ui(paths))
         write_atomically(paths.config_file, config_to_toml(config).encode("utf-8"))
         progress(f"Demo config written to {paths.config_file}")
-        create_app(config, paths.database_file, first_screen=partial(DemoFirstScreen, tour=DemoTour())).run()
+        app = create_app(config, paths.database_file, first_screen=partial(DemoFirstScreen, tour=DemoTour()))
+        app.run(mouse=mouse_wanted(config, args.no_mouse))
     return 0
 
 

@@ -174,14 +174,20 @@ def cmd_delete(args: argparse.Namespace, paths: Paths) -> int:
 
 
 def cmd_parties(args: argparse.Namespace, paths: Paths) -> int:
+    from corrections.party_forms import shorter_forms
+    from corrections.party_proposals import check_matter
     from corrections.scrub import add_party, party_list
 
+    check_matter(paths.database_file, args.matter)
     if args.add:
         print(f"{args.add} -> {add_party(paths.database_file, args.matter, args.add, same_as=args.same_as)}")
     if args.propose or args.confirm:
         _proposals(args, paths)
-    for name, placeholder in party_list(paths.database_file, args.matter).items():
+    listed = party_list(paths.database_file, args.matter)
+    for name, placeholder in listed.items():
         print(f"{placeholder:<12} {name}")
+    for placeholder, forms in shorter_forms(listed).items():
+        print(f"{placeholder:<12} and its shorter forms: {', '.join(forms)}")
     return 0
 
 

@@ -38,6 +38,10 @@ def register(sub: Any) -> None:
         "--instructions", required=True, metavar="FILE", help="a text file saying what to draft"
     )
     draft.add_argument("--drafter", help="heavy (hard reasoning) or workhorse; default: the task's rule")
+    draft.add_argument(
+        "--max-context", type=int, metavar="TOKENS",
+        help="fit the sources into at most this many tokens of context (default: the drafter's whole window)",
+    )  # fmt: skip
     _choice_arguments(draft)
     draft.set_defaults(handler=cmd_draft)
 
@@ -69,9 +73,10 @@ def _choice_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the finished run as JSON")
 
 
-def _pipeline(paths: Paths, out: TextIO) -> Pipeline:
+def _pipeline(paths: Paths, out: TextIO, max_context: int | None = None) -> Pipeline:
     from functools import partial
 
+    from drafting.options import PipelineOptions
     from drafting.pipeline import Pipeline
     from drafting.tasks import seed_prompts
     from exhibits.registry import issued_productions
@@ -92,6 +97,7 @@ def _pipeline(paths: Paths, out: TextIO) -> Pipeline:
         prompts=prompts,
         on_event=lambda e: _progress(e, out),
         issued_ranges=issued,
+        options=PipelineOptions(max_context_tokens=max_context),
     )
 
 
@@ -112,11 +118,15 @@ def _reroutes(values: list[str]) -> list[tuple[str, str]]:
 def cmd_draft(args: argparse.Namespace, paths: Paths) -> int:
     from pathlib import Path
 
-    from drafting.tasks import read_instructions
+    from drafting.tasks import DraftingInputError, read_instructions
 
     out = sys.stderr if args.json else sys.stdout
     instructions = read_instructions(Path(args.instructions))
-    pipe = _pipeline(paths, out)
+    if args.max_context is not None and args.max_context < 256:
+        raise DraftingInputError(
+            f"--max-context {args.max_context} leaves no room for sources: give 256 or more."
+        )
+    pipe = _pipeline(paths, out, args.max_context)
     run = pipe.start(args.matter, args.task, instructions, args.drafter)
     print(
         f"Run {run.id}: {run.task_type.replace('_', ' ')} over matter '{run.matter}'.", file=out, flush=True

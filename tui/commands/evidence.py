@@ -74,7 +74,13 @@ def cmd_matter_new(args: argparse.Namespace, paths: Paths) -> int:
     from evidence.store import open_index
 
     with open_index(paths.database_file) as db:
-        matter = create_matter(db, args.name, [Path(s) for s in args.sources])
+        matter = create_matter(
+            db,
+            args.name,
+            [Path(s) for s in args.sources],
+            config_folder=paths.config_file.parent,
+            data_folder=paths.data_dir,
+        )
     print(f"Matter '{matter.name}' created with {len(matter.sources)} source folder(s):")
     for source in matter.sources:
         print(f"  {source}")
@@ -193,6 +199,7 @@ def cmd_context(args: argparse.Namespace, paths: Paths) -> int:
     """The drafter's context for a task, chosen by the very builder a run uses (its window and /tokenize)."""
     import asyncio
 
+    from backends.policy import check_backend
     from drafting.context import choose_context
     from drafting.options import PipelineOptions
     from drafting.stages.sources import task_text
@@ -202,7 +209,10 @@ def cmd_context(args: argparse.Namespace, paths: Paths) -> int:
 
     config = load_config(paths.config_file)
     kind = task_type(args.type)
-    backend = config.backend_for_role(args.role or kind.drafter_role)
+    role = args.role or kind.drafter_role
+    backend = config.backend_for_role(role)
+    # A drafter the policy refuses is never sent this context: say so (exit 3), as a run would.
+    check_backend(backend, config.policy, role)
     task = task_text(kind.name, args.task.strip(), paths.config_file.parent / "prompts")
     chosen = asyncio.run(
         choose_context(

@@ -56,6 +56,8 @@ def cmd_doctor(args: argparse.Namespace, paths: Paths) -> int:
     print(json.dumps(report.as_dict(), indent=2) if args.json else format_report(report))
     if any(s.health in ("down", "refused") for s in report.backends):
         return exit_codes.BACKEND
+    if any(h.status.startswith("refused") for h in report.hosts):  # the policy refused a telemetry source
+        return exit_codes.BACKEND
     return exit_codes.BLOCKED if report.errors else exit_codes.CLEAN
 
 

@@ -49,6 +49,7 @@ def cmd_serve(args: argparse.Namespace, paths: Paths) -> int:
 
     config = load_config(paths.config_file)
     profile = _with_adapters(profile_named(config, args.profile), config, paths)
+    profile = _guarded(profile, config, paths)
     allowed = check_split(profile, _host_telemetry(config, profile.host), args.allow_split)
     if allowed:
         print(allowed, file=sys.stderr)
@@ -59,12 +60,10 @@ def cmd_serve(args: argparse.Namespace, paths: Paths) -> int:
         print(f"{env} {shlex.join(command(profile, binary))}")
         return 0
     if args.unit:
-        return _write_unit(
-            profile, binary, Path(args.unit_dir) if args.unit_dir else paths.data_dir / "units"
-        )
+        return _write_unit(profile, binary, paths, Path(args.unit_dir) if args.unit_dir else None)
     check_model_file(profile)
     log = paths.data_dir / "logs" / f"serve-{profile.name}.log"
-    server = ForegroundServer(profile, binary, log, trained_on=_bases_by_file(paths))
+    server = ForegroundServer(profile, binary, log, trained_on=_bases_by_file(paths), policy=config.policy)
     print(f"chambers serve: {profile.name} on {', '.join(profile.boards) or 'CPU'} "
           f"(CUDA_VISIBLE_DEVICES={environment(profile)['CUDA_VISIBLE_DEVICES']}); log {log}",
           file=sys.stderr)  # fmt: skip
@@ -79,9 +78,19 @@ def cmd_serve(args: argparse.Namespace, paths: Paths) -> int:
     return code
 
 
-def _write_unit(profile: Any, binary: Any, folder: Any) -> int:
-    from backends.fleet.systemd_unit import systemd_verify, write_unit
+def _write_unit(profile: Any, binary: Any, paths: Paths, unit_dir: Any) -> int:
+    from backends.fleet.systemd_unit import systemd_verify, unit_name, write_unit
+    from evidence.guard import check_output
+    from workspace.errors import ChambersError
 
+    if unit_dir is not None and not unit_dir.is_dir():  # only chambers' own units/ folder is made
+        raise ChambersError(
+            f"{unit_dir} is not a folder. Nothing was written. Give an existing folder as --unit-dir, or "
+            "leave it out to write the unit into chambers' data folder.",
+            title="Unit folder not found",
+        )
+    folder = unit_dir if unit_dir is not None else paths.data_dir / "units"
+    check_output(paths.database_file, folder / unit_name(profile), what="unit folder (--unit-dir)")
     unit = write_unit(profile, binary, folder)
     print(f"Wrote {unit}")
     verdict = systemd_verify(unit)
@@ -106,6 +115,15 @@ def _bases_by_file(paths: Paths) -> dict[str, Any]:
     if not paths.database_file.exists():
         return {}
     return {str(Path(r.file).resolve()): trained_on_of(r) for r in list_adapters(paths.database_file)}
+
+
+def _guarded(profile: LaunchProfile, config: Config, paths: Paths) -> LaunchProfile:
+    """The profile once the policy allows its listen address, with the served servers' API key."""
+    from backends.fleet.serve_policy import check_listen_host
+    from backends.server_key import ensure_key
+
+    check_listen_host(profile.name, profile.listen_host, profile.port, config.policy)
+    return profile.with_changes(api_key_file=str(ensure_key(paths.data_dir)))
 
 
 def _with_adapters(profile: LaunchProfile, config: Config, paths: Paths) -> LaunchProfile:

@@ -5,11 +5,23 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from tui import exit_codes
 from workspace.paths import Paths
 
 
 def register(sub: Any) -> None:
-    verify = sub.add_parser("verify", help="check a draft's citations, dates, Bates numbers and quotations")
+    verify = sub.add_parser(
+        "verify",
+        help="check a draft's citations, dates, Bates numbers and quotations",
+        description="Each item is verified (the sources say it), contradicted (they say otherwise) or "
+        "unverifiable (chambers cannot check it here: the opinion is not in the library, this copy has no "
+        "page numbers, the library lacks the decision year, or the opinion was added without a citation).",
+        epilog="verify's own exit status: 0 when nothing is contradicted and every unverifiable item is\n"
+        "acknowledged; 1 when anything is contradicted (not overridden); 4 when nothing is contradicted\n"
+        "but unverifiable items are not yet acknowledged (acknowledge each with --acknowledge KEY, or add\n"
+        "the opinion with `chambers authorities add FILE`).\n\n" + exit_codes.HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     verify.add_argument("draft", help="the draft, as Markdown or plain text")
     verify.add_argument("--matter", required=True, help="the matter whose sources ground the draft")
     verify.add_argument(
@@ -24,13 +36,23 @@ def register(sub: Any) -> None:
     )
     verify.add_argument("--override", metavar="KEY", help="let a blocking flag stand (needs --reason)")
     verify.add_argument("--reason", help="why the overridden flag may stand; recorded in the audit trail")
+    verify.add_argument(
+        "--acknowledge",
+        metavar="KEY",
+        help="let an unverifiable item stand unchecked (who and when are recorded; --reason adds a note)",
+    )
     verify.set_defaults(handler=cmd_verify)
 
 
 def cmd_verify(args: argparse.Namespace, paths: Paths) -> int:
     from pathlib import Path
 
-    from drafting.verify import load_matter_index, may_export_final, record_override, verify_with
+    from drafting.verify import (
+        load_matter_index,
+        record_acknowledgement,
+        record_override,
+        verify_with,
+    )
     from drafting.verify.errors import OverrideError
     from drafting.verify.eyecite_quick import quick_start
     from drafting.verify.report_html import render_html
@@ -64,6 +86,8 @@ def cmd_verify(args: argparse.Namespace, paths: Paths) -> int:
                 'Give the reason with --reason "...": an override without a written reason is not recorded.'
             )
         record_override(paths.database_file, report, args.override, args.reason)
+    if args.acknowledge:
+        record_acknowledgement(paths.database_file, report, args.acknowledge, args.reason or "")
     if args.report:
         write_atomically(Path(args.report), render_html(report).encode("utf-8"))
     if args.json:
@@ -72,8 +96,17 @@ def cmd_verify(args: argparse.Namespace, paths: Paths) -> int:
         _print_summary(report, show_all=args.all)
         if args.report:
             print(f"Report written to {args.report}")
-    allowed, _ = may_export_final(report)
-    return 0 if allowed else 1
+    return exit_status(report)
+
+
+def exit_status(report: Any) -> int:
+    """1 on anything contradicted; 4 when only unacknowledged unverifiable items stop the draft; else 0."""
+    from tui import exit_codes
+
+    blocking = report.blocking
+    if any(f.verdict == "contradicted" for f in blocking):
+        return exit_codes.BLOCKED
+    return exit_codes.UNVERIFIABLE if blocking else exit_codes.CLEAN
 
 
 def _print_summary(report: Any, *, show_all: bool) -> None:
@@ -83,17 +116,28 @@ def _print_summary(report: Any, *, show_all: bool) -> None:
     for flag in report.flags:
         if flag.severity == "ok" and not show_all:
             continue
-        mark = "OVERRIDDEN" if flag.key in report.overrides else flag.severity.upper()
-        print(f"{mark:<10} {flag.kind:<10} {flag.start:>6}-{flag.end:<6} {flag.text!r}")
+        mark = _mark(flag, report)
+        print(f"{mark:<14} {flag.kind:<10} {flag.start:>6}-{flag.end:<6} {flag.text!r}")
         print(f"           {flag.message}")
         for pointer in flag.evidence[:1]:
             bates = f" [{pointer.bates}]" if pointer.bates else ""
             print(f"           evidence: {pointer.file} p. {pointer.page}{bates}: {pointer.snippet[:100]}")
         if flag.severity == "block":
-            print(f"           key: {flag.key}")
+            how = "--acknowledge" if flag.verdict == "unverifiable" else "--override"
+            print(f"           key: {flag.key} ({how} {flag.key})")
     allowed, why = may_export_final(report)
     print(
-        f"{report.draft}: {counts['block']} blocking, {counts['warn']} to review, {counts['ok']} grounded, "
-        f"{counts['overridden']} overridden (matter {report.matter}, authorities {report.authorities or 'none'})."
+        f"{report.draft}: {counts['contradicted']} contradicted, {counts['unverifiable']} unverifiable, "
+        f"{counts['verified']} verified; {counts['overridden']} overridden, {counts['acknowledged']} acknowledged, "
+        f"{counts['warn']} to review (matter {report.matter}, authorities {report.authorities or 'none'})."
     )
     print(("Final export: allowed. " if allowed else "Final export: stopped. ") + why)
+
+
+def _mark(flag: Any, report: Any) -> str:
+    """The verdict first, so an unverifiable item never reads like a verified one."""
+    if flag.key in report.overrides:
+        return "ACKNOWLEDGED" if flag.verdict == "unverifiable" else "OVERRIDDEN"
+    if flag.verdict == "verified":
+        return "VERIFIED" if flag.severity == "ok" else "VERIFIED(warn)"
+    return flag.verdict.upper()

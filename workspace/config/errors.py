@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from difflib import get_close_matches
 from pathlib import Path
 
 from workspace.errors import ChambersError
@@ -36,4 +38,14 @@ class NoBackendForRole(ChambersError):
             f"No backend in {file} has the role '{role}'. Add '{role}' to the roles of "
             "one backend. chambers never sends a step to a server it was not given."
         )
+        self.role = role
+
+
+class UnknownRole(ChambersError):
+    title = "No such role"
+
+    def __init__(self, role: str, roles: Sequence[str]) -> None:
+        close = get_close_matches(role, roles, n=1)
+        hint = f" Did you mean '{close[0]}'?" if close else ""
+        super().__init__(f"There is no role '{role}'.{hint} The roles are: {', '.join(roles)}.")
         self.role = role

@@ -7,12 +7,13 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from workspace.config.errors import NoBackendForRole
+from workspace.config.errors import NoBackendForRole, UnknownRole
 from workspace.config.schema import (
     Problem,
     Read,
     checked,
     flag,
+    key_table,
     list_of,
     number,
     one_of,
@@ -194,6 +195,8 @@ class UiSettings:
     since this layer does not know which themes the TUI has."""
 
     theme: str | None = setting(_THEME, default=None)
+    # False leaves the mouse to the terminal, so its own text selection (and copy) works again.
+    mouse: bool | None = setting(flag, default=None)  # None: on
 
 
 @schema
@@ -222,6 +225,7 @@ class Config:
     # since only the fleet knows llama-server's flags.
     profiles: tuple[Mapping[str, Any], ...] = setting(raw_tables, default=())
     export: ExportSettings = setting(table(ExportSettings), default_factory=ExportSettings)
+    keys: Mapping[str, str] = setting(key_table, default_factory=dict)  # action id -> key(s), remapped
 
     def problem(self) -> Problem | None:
         """A backend on a board that is not there, or a role given to two backends."""
@@ -246,6 +250,8 @@ class Config:
 
     def backend_for_role(self, role: str) -> Backend:
         """The one backend configured for ``role``; there is no fallback."""
+        if role not in ROLES:  # a typo, not a missing backend: adding it to a backend would be refused
+            raise UnknownRole(role, ROLES)
         for backend in self.backends:
             if role in backend.roles:
                 return backend

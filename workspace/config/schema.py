@@ -228,6 +228,17 @@ def raw_tables(value: object, key: str, words: str | None = None) -> tuple[Mappi
     return tuple(value)
 
 
+def key_table(value: object, key: str) -> Mapping[str, str]:
+    """``[keys]``: action ids to keys, each a key name or several joined by commas ("ctrl+o,f3").
+    Which ids exist is the workstation's to say; this layer only checks the shape."""
+    if not isinstance(value, Mapping):
+        raise wrong(key, 'a table of action = "key"', value)
+    for action, keys in value.items():
+        if not isinstance(keys, str) or not keys.strip() or any(not k.strip() for k in keys.split(",")):
+            raise wrong(join(key, action), 'a key such as "ctrl+o", or keys joined by commas', keys)
+    return {action: keys.replace(" ", "") for action, keys in value.items()}
+
+
 # --- checks and words -----------------------------------------------------------------------
 
 

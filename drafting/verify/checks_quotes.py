@@ -1,0 +1,142 @@
+"""A quotation attributed to an opinion: in its words, and on the page the citation names.
+
+The opinion is read as one text with its page markers and running heads taken out (see
+opinion_text), so a quotation that runs across a page break or a "- 12 -" footer is still found.
+Where the copy prints its reporter's pages, the page the quotation is on must be the one cited,
+or the flag names the page it is on. A source's OCR defect ("rpea tedly") costs a warning, never
+a block: the quotation's letters are all there, only the source's spacing broke.
+"""
+
+from __future__ import annotations
+
+import re
+
+from rapidfuzz import fuzz
+from rapidfuzz.distance import Levenshtein
+
+from drafting.verify.authorities import Opinion
+from drafting.verify.checks_record import make_flag
+from drafting.verify.found import Found
+from drafting.verify.model import Flag
+from drafting.verify.pins import cited_pin, full_of, is_neutral, key_for
+from drafting.verify.sources import Page
+
+MAX_OCCURRENCES = 24
+OCR_EDITS_PER_CHARS = 40  # one dropped or doubled letter in this many is a scan's defect, not a new word
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def _occurrences(needle: str, text: str) -> list[int]:
+    out: list[int] = []
+    at = text.find(needle)
+    while at >= 0 and len(out) < MAX_OCCURRENCES:
+        out.append(at)
+        at = text.find(needle, at + 1)
+    return out
+
+
+def _spans(parts: list[str], text: str) -> list[tuple[int, int]]:
+    """Each place the quotation starts where all its parts follow in order within a few pages."""
+    out = []
+    for start in _occurrences(parts[0], text):
+        end, ok = start + len(parts[0]), True
+        for part in parts[1:]:
+            nxt = text.find(part, end)
+            if nxt < 0 or nxt - end > 20_000:
+                ok = False
+                break
+            end = nxt + len(part)
+        if ok:
+            out.append((start, end))
+    return out
+
+
+def _page(opinion: Opinion, offset: int) -> Page:
+    return opinion.pages[min(opinion.reading.pdf_page(offset), len(opinion.pages) - 1)]
+
+
+def quotation_of_opinion(item: Found, parts: list[str], cite: Found, opinion: Opinion) -> Flag:
+    reading = opinion.reading
+    spans = _spans(parts, reading.text)
+    if not spans:
+        return _not_verbatim(item, parts, opinion)
+    pin = cited_pin(cite)
+    key = key_for(cite, opinion)
+    series = reading.series.get(key)
+    if pin is None or series is None:
+        page = _page(opinion, spans[0][0])
+        return make_flag(item, "ok", f"Quoted exactly from the opinion ({opinion.file}).", [page], parts[0])
+    number, _ = pin
+    found_on: list[tuple[int, int]] = []
+    for start, end in spans:
+        first, last = series.page_at(start), series.page_at(max(start, end - 1))
+        if first <= number <= last:
+            return make_flag(
+                item,
+                "ok",
+                f"Quoted exactly from {key}, {_label(key, first, last)}, as cited ({opinion.file}).",
+                [_page(opinion, start)],
+                parts[0],
+            )
+        found_on.append((first, last))
+    first, last = found_on[0]
+    return make_flag(
+        item,
+        "block",
+        f"Quoted exactly, but the words are on {_label(key, first, last)} of {key}, not at the cited "
+        f"{'¶' if is_neutral(key) else 'page'} {number}: correct the pin cite ({opinion.file}).",
+        [_page(opinion, spans[0][0])],
+        parts[0],
+    )
+
+
+def _label(key: str, first: int, last: int) -> str:
+    mark = "¶" if is_neutral(key) else "page"
+    return f"{mark} {first}" if first == last else f"{mark}s {first}-{last}"
+
+
+def _not_verbatim(item: Found, parts: list[str], opinion: Opinion) -> Flag:
+    """No exact match: a scan's broken spacing warns; a changed word blocks, showing the passage."""
+    text = opinion.reading.text
+    needle = " ".join(parts)
+    found = fuzz.partial_ratio_alignment(needle, text, score_cutoff=60)
+    if found is None:
+        return make_flag(
+            item, "block", f"The quotation is not in the cited opinion ({opinion.key}, {opinion.file})."
+        )
+    passage = text[found.dest_start : found.dest_end]
+    page = _page(opinion, found.dest_start)
+    squeezed_quote, squeezed_source = "".join(_WORD.findall(needle)), "".join(_WORD.findall(passage))
+    edits = Levenshtein.distance(squeezed_quote, squeezed_source)
+    split = len(_WORD.findall(passage)) > len(_WORD.findall(needle))
+    if squeezed_quote == squeezed_source or (
+        split and edits <= max(1, len(squeezed_quote) // OCR_EDITS_PER_CHARS)
+    ):
+        return make_flag(
+            item,
+            "warn",
+            "The words match the opinion; only punctuation or spacing differs, or a scan broke a word "
+            f'in the source: {opinion.file} reads "{passage}".',
+            [page],
+            passage,
+            score=round(found.score, 1),
+            verdict="verified",
+        )
+    return make_flag(
+        item,
+        "block",
+        f"The quotation is not in the cited opinion ({opinion.key}): the closest passage "
+        f'({opinion.file}, score {found.score:.0f}) reads: "{passage}".',
+        [page],
+        passage,
+        score=round(found.score, 1),
+    )
+
+
+def opinion_for(cite: Found, opinions: dict[str, Opinion] | None) -> Opinion | None:
+    from drafting.verify.sources import cite_key
+
+    full = full_of(cite)
+    if opinions is None or "volume" not in full.fields or full.fields.get("form") != "full":
+        return None
+    return opinions.get(cite_key(full.fields["volume"], full.fields["reporter"], full.fields["page"]))

@@ -1,0 +1,135 @@
+"""Docket-number citations to unreported opinions: "Doe v. Roe, No. ED108783 (Mo. Ct. App. Jan. 19, 2021)".
+
+Such a citation has no reporter slot, so it is matched to a library opinion by its docket number
+(as the opinion prints it: a "No. 20-1507" line, or the "Case: 20-1507" stamp of every page of a
+filed copy), then by court where two opinions share a number. It gets a verdict like any other
+citation: the caption is compared, the year checked, and one not in the library is unverifiable.
+"""
+
+from __future__ import annotations
+
+import re
+
+from drafting.verify.authorities import HEAD_CHARS, HEAD_PAGES, Opinion, caption_words, captions
+from drafting.verify.docket_key import docket_key
+from drafting.verify.found import Found
+from drafting.verify.model import Flag
+from drafting.verify.sources import MatterSources, Page
+
+_DOCKET = r"[A-Z]{0,5}[- ]?\d[\dA-Za-z]*(?:[-–:][\dA-Za-z]+)*"
+_CITED = re.compile(
+    rf"\bNos?\.\s*(?P<docket>{_DOCKET})(?:,\s*(?:19|20)\d\d\s+WL\s+\d+)?(?:,\s*at\s+\*?\d+)?"
+    r"\s*\((?P<paren>[^()]{0,80}?(?P<year>(?:19|20)\d\d))\)"
+)
+_OWN = re.compile(
+    rf"^\s*(?:Docket\s+)?Nos?\.\s*(?P<docket>{_DOCKET})\.?\s*(?:$|\s{{2,}}|\s+(?:Argued|Submitted|Decided|Filed))",
+    re.M,
+)
+_STAMP = re.compile(rf"^\s*(?:Appellate\s+)?Case:?\s+(?P<docket>{_DOCKET})\s+Document", re.M)
+_COURT_WORD = re.compile(r"[A-Za-z]+")
+
+
+def cited_dockets(text: str, taken: list[tuple[int, int]]) -> list[Found]:
+    """The docket-number citations of one section, each a case item whose parties come before "No."."""
+    from drafting.verify.extract_citations import _parties, short_name
+
+    out = []
+    for m in _CITED.finditer(text) if "No" in text else ():
+        if any(s < m.end() and m.start() < e for s, e in taken):
+            continue
+        plaintiff, defendant = _parties(text, m.start())
+        fields = {"form": "docket", "docket": docket_key(m["docket"]), "court": m["paren"], "year": m["year"]}
+        fields |= {"plaintiff": plaintiff, "defendant": defendant, "volume": "", "reporter": "", "page": ""}
+        if not (plaintiff or defendant):
+            fields["name"] = short_name(text, m.start())
+        end = m.end("docket")
+        out.append(Found("case", m.start(), end, text[m.start() : end], fields))
+        taken.append((m.start(), m.end()))
+    return out
+
+
+def index_dockets(library: MatterSources, opinions: dict[str, Opinion]) -> dict[str, list[Opinion]]:
+    """Docket number -> the library's opinions that print it, indexed or not (an unreported one has no slot)."""
+    by_document = {o.pages[0].document_id: o for o in opinions.values()}
+    out: dict[str, list[Opinion]] = {}
+    for document_id, pages in library.documents.items():
+        head = "\n".join(p.text[:HEAD_CHARS] for p in pages[:HEAD_PAGES])
+        numbers = {docket_key(m["docket"]) for pattern in (_OWN, _STAMP) for m in pattern.finditer(head)}
+        if not numbers:
+            continue
+        opinion = by_document.get(document_id)
+        if opinion is None:
+            blocks = captions(pages, set())
+            opinion = Opinion(
+                key=f"No. {sorted(numbers)[0]}",
+                citations=(),
+                caption=blocks[0] if blocks else "",
+                words=caption_words(" ".join(blocks)),
+                year=_year(pages),
+                pages=tuple(pages),
+            )
+        for number in sorted(numbers):
+            out.setdefault(number, []).append(opinion)
+    return out
+
+
+def _year(pages: list[Page]) -> str:
+    from drafting.verify.authorities import decision_year
+
+    return decision_year(pages)
+
+
+def opinion_for_docket(item: Found, dockets: dict[str, list[Opinion]]) -> Opinion | None:
+    """The opinion with this docket number; between several, the one whose text names the cited court."""
+    found = dockets.get(item.fields.get("docket", ""), [])
+    if len(found) <= 1:
+        return found[0] if found else None
+    words = {w.lower() for w in _COURT_WORD.findall(item.fields.get("court", "")) if len(w) > 2}
+    return max(found, key=lambda o: sum(w in o.pages[0].norm for w in words))
+
+
+def check_docket(item: Found, dockets: dict[str, list[Opinion]] | None) -> Flag:
+    """The verdict of a docket-number citation: the library's opinion of that number, its caption and year."""
+    from drafting.verify.checks_cases import missing_parties
+    from drafting.verify.checks_record import make_flag
+
+    key = f"No. {item.fields['docket']}"
+    opinion = opinion_for_docket(item, dockets) if dockets is not None else None
+    if opinion is None:
+        return make_flag(
+            item,
+            "block",
+            f"Unverifiable: no opinion in your authorities library has docket {key}. Add it with "
+            "`chambers authorities add FILE`, or acknowledge this item.",
+            normalized=key,
+            verdict="unverifiable",
+            reason="not-in-library" if dockets is not None else "no-library",
+        )
+    page = opinion.pages[0]
+    missing = missing_parties(item, opinion) if opinion.words else []
+    if missing:
+        who = " and ".join(f'the {role} "{name}"' for role, name in missing)
+        return make_flag(
+            item,
+            "block",
+            f"Wrong case name: docket {key} is {opinion.caption!r} ({opinion.file}); {who} named in the draft "
+            f"{'are' if len(missing) > 1 else 'is'} not in its caption.",
+            [page],
+            normalized=key,
+        )
+    year = item.fields.get("year", "")
+    if year and opinion.year and year != opinion.year:
+        return make_flag(
+            item,
+            "block",
+            f"Docket {key} ({opinion.file}) was decided in {opinion.year}, not {year}.",
+            [page],
+            normalized=key,
+        )
+    return make_flag(
+        item,
+        "ok",
+        f"Verified by docket number: {key} is {opinion.caption!r} ({opinion.file}).",
+        [page],
+        normalized=key,
+    )

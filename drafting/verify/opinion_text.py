@@ -1,0 +1,216 @@
+"""An opinion's text as one reading, and where each of its reporter pages (or paragraphs) begins.
+
+Vendors and courts print page boundaries in many ways: a bracketed parallel-page line
+(``[148 A.3d 443]``), star pages (``*484``, ``**291``: one star per reporter, in the order the
+citations are given), "Page 587" lines, and paragraph numbers (``¶ 37``) in public-domain
+opinions. Courts' PDFs add running heads and footers to every page ("- 12 -", "Cite as:", ECF
+stamps). None of these is part of the opinion's words, so a quotation that runs across one must
+still be found: they are taken out of the text, and each page marker is kept as a boundary, so
+a pin can be checked against the opinion's page range and a quotation placed on its page.
+
+A copy with no marker of a reporter's pages (a slip opinion) has no known range in that
+reporter: its pins cannot be checked, which the verifier says instead of guessing.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+from drafting.verify.sources import Page
+from drafting.verify.text import normalize_for_match
+
+_BRACKET = re.compile(r"\[\s*(\d{1,4})\s+([A-Z][A-Za-z0-9.' ]{0,25}?)\s*(\d{1,5})\s*\]")
+_STAR = re.compile(r"(?<![\w*])(\*{1,3})(\d{1,5})\b")
+_PAGE_LINE = re.compile(r"^[ \t]*Page[ \t]+(\d{1,5})[ \t]*$", re.M)
+_PARAGRAPH = re.compile(r"^[ \t]*¶[ \t]*(\d{1,4})\b", re.M)
+# Running heads and footers that need no repetition to be known: slip-page numbers ("- 12 -",
+# a bare number), "Cite as:" heads, and the ECF stamp of every page of a filed document.
+_HEAD_LINE = re.compile(
+    r"^[ \t]*(?:-[ \t]*\d{1,4}[ \t]*-|\d{1,4}|Cite as:.*|Case:?[ \t]+\S+.*Document:?.*|"
+    r"(?:Appellate )?Case:?[ \t]+\d.*Page:?[ \t]*\d+.*)[ \t]*$",
+    re.M,
+)
+_DIGITS = re.compile(r"\d+")
+REPEATED_HEAD = 3  # a short line printed this often is a running head, not the opinion's words
+HEAD_LINE_CHARS = 90
+MAX_REPORTER_PAGES = 1500
+MAX_FIRST_GAP = 12
+
+
+@dataclass
+class Series:
+    """One reporter's pages in this copy: the page each boundary opens, at its offset in ``text``."""
+
+    first: int
+    offsets: list[int] = field(default_factory=list)
+    numbers: list[int] = field(default_factory=list)
+
+    @property
+    def last(self) -> int:
+        return max([self.first, *self.numbers])
+
+    def page_at(self, offset: int) -> int:
+        at = bisect.bisect_right(self.offsets, offset) - 1
+        return self.first if at < 0 else self.numbers[at]
+
+
+@dataclass
+class OpinionText:
+    text: str  # normalized, markers and running heads taken out, pages joined
+    series: dict[str, Series]  # citation key -> its pages, where this copy prints them
+    pdf_offsets: list[int]  # where each of the file's pages begins in ``text``
+
+    def pdf_page(self, offset: int) -> int:
+        return max(0, bisect.bisect_right(self.pdf_offsets, offset) - 1)
+
+
+def _squash(reporter: str) -> str:
+    return re.sub(r"\s+", "", reporter)
+
+
+def _running_heads(pages: list[Page]) -> set[str]:
+    """Short lines repeated through the document (digits aside): its running heads and footers."""
+    lines = [_DIGITS.sub("#", line.strip()) for page in pages for line in page.text.splitlines()]
+    if len(lines) <= 40:
+        return set()
+    seen = Counter(line for line in lines if 2 < len(line) <= HEAD_LINE_CHARS)
+    return {line for line, n in seen.items() if n >= REPEATED_HEAD}
+
+
+def read_opinion(pages: list[Page], citations: tuple[str, ...]) -> OpinionText:
+    """The opinion's text, and the page series of each of ``citations`` that the copy prints."""
+    heads = _running_heads(pages)
+    pieces: list[str] = []
+    pdf_offsets: list[int] = []
+    markers: list[tuple[int, str, int, str]] = []  # (offset, kind, number, key-or-stars)
+    length = 0
+    for page in pages:
+        pdf_offsets.append(length)
+        for line in page.text.splitlines():
+            stripped = line.strip()
+            if not stripped:
+                continue
+            line, found = _take_markers(line)
+            if not found and (_DIGITS.sub("#", stripped) in heads or _HEAD_LINE.fullmatch(stripped)):
+                continue
+            for kind, number, label, at in found:
+                markers.append(
+                    (length + len(normalize_for_match(line[:at])) + (1 if length else 0), kind, number, label)
+                )
+            norm = normalize_for_match(line)
+            if not norm:
+                continue
+            if pieces:
+                pieces.append(" ")
+                length += 1
+            pieces.append(norm)
+            length += len(norm)
+    text = "".join(pieces)
+    return OpinionText(text, _series(markers, citations), pdf_offsets)
+
+
+def _take_markers(line: str) -> tuple[str, list[tuple[str, int, str, int]]]:
+    """The line without its page markers, and each marker: kind, page, label, where it stood."""
+    found: list[tuple[str, int, str, int]] = []
+    page_line = _PAGE_LINE.fullmatch(line)
+    if page_line:
+        return "", [("page", int(page_line[1]), "", 0)]
+    paragraph = _PARAGRAPH.match(line)
+    if paragraph:
+        found.append(("para", int(paragraph[1]), "", 0))
+        line = line[paragraph.end() :]
+    out: list[str] = []
+    last = 0
+    for m in sorted([*_BRACKET.finditer(line), *_STAR.finditer(line)], key=lambda m: m.start()):
+        if m.start() < last:
+            continue
+        out.append(line[last : m.start()])
+        at = len("".join(out))
+        if m.re is _BRACKET:
+            found.append(("bracket", int(m[3]), f"{m[1]} {_squash(m[2])}", at))
+        else:
+            found.append(("star", int(m[2]), m[1], at))
+        last = m.end()
+    out.append(line[last:])
+    return "".join(out), found
+
+
+def _letters(reporter: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", reporter.lower())
+
+
+def _same_slot(label: str, slot: str) -> bool:
+    """ "134 Hawai'i" and "134 Haw.", "447 N.J.Super." and "447 N.J. Super.": one volume, one reporter."""
+    (volume, _, reporter), (volume2, _, reporter2) = label.partition(" "), slot.partition(" ")
+    a, b = _letters(reporter), _letters(reporter2)
+    return volume == volume2 and len(a) >= 2 and len(b) >= 2 and (a.startswith(b) or b.startswith(a))
+
+
+def _in_order(run: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The longest run of markers whose pages only rise (a judges' line or a footnote's star
+    out of place is left out); nothing when most are out of order, which is no page run at all."""
+    tails: list[int] = []  # tails[k]: index of the smallest last page of an ordered run of length k+1
+    before: list[int] = [-1] * len(run)
+    for i, (_, n) in enumerate(run):
+        k = bisect.bisect_left([run[t][1] for t in tails], n)  # strictly rising: a page starts once
+        before[i] = tails[k - 1] if k else -1
+        tails[k : k + 1] = [i]
+    chain: list[int] = []
+    at = tails[-1] if tails else -1
+    while at >= 0:
+        chain.append(at)
+        at = before[at]
+    kept = [run[i] for i in reversed(chain)]
+    return kept if len(kept) * 10 >= len(run) * 6 else []
+
+
+def _series(markers: list[tuple[int, str, int, str]], citations: tuple[str, ...]) -> dict[str, Series]:
+    """Each citation's page series: bracket markers by volume and reporter; star, "Page" and ¶ runs
+    by the citation whose first page they follow."""
+    out: dict[str, Series] = {}
+    parsed = [(key, *key.rsplit(" ", 1)) for key in citations]
+    for key, slot, first in parsed:
+        if not first.isdigit():
+            continue
+        own = [(o, n) for o, kind, n, label in markers if kind == "bracket" and _same_slot(label, slot)]
+        if own:
+            out[key] = Series(int(first), [o for o, _ in own], [n for _, n in own])
+    runs: dict[str, list[tuple[int, int]]] = {}
+    for offset, kind, number, label in markers:
+        if kind in ("star", "page"):
+            runs.setdefault(f"{kind}{label}", []).append((offset, number))
+    for name, run in sorted(runs.items()):
+        run = _in_order(run)
+        if not run:
+            continue  # not a run of pages: footnote stars, a list
+        numbers = [n for _, n in run]
+        # a vendor's first star may come pages after the first (headnotes, a syllabus skipped)
+        fits = sorted(
+            (numbers[0] - int(first), key)
+            for key, _, first in parsed
+            if key not in out
+            and first.isdigit()
+            and int(first) <= numbers[0] <= int(first) + MAX_FIRST_GAP
+            and numbers[-1] - int(first) < MAX_REPORTER_PAGES
+        )
+        if fits:
+            stars = len(name) - len("star") if name.startswith("star") else 1
+            key = fits[0][1] if len(fits) < stars else [k for _, k in fits][stars - 1]
+            out[key] = Series(int(key.rsplit(" ", 1)[1]), [o for o, _ in run], numbers)
+    paragraphs = [(o, n) for o, kind, n, _ in markers if kind == "para"]
+    if len(paragraphs) >= 2:
+        for key, slot, _ in parsed:
+            if _is_neutral(slot) and key not in out:
+                out[key] = Series(1, [o for o, _ in paragraphs], [n for _, n in paragraphs])
+    return out
+
+
+_NEUTRAL_SLOT = re.compile(r"^(?:19|20)\d\d ")
+
+
+def _is_neutral(slot: str) -> bool:
+    """A public-domain citation's slot: its volume is the year ("2018 WI", "2022 NCSC")."""
+    return bool(_NEUTRAL_SLOT.match(slot))

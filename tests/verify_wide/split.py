@@ -1,0 +1,41 @@
+"""The deterministic split of the wide corpus into a tune part and a held-back part.
+
+The six opinions of the first corpus were read while the verifier was tuned, so they are tune
+opinions. Of the others, those whose name's sha256 sorts first make up the held-back part, enough
+that it is at least a third of the whole corpus; ``heldout.txt`` records the result, and a test
+checks that it still follows from the manifest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from pathlib import Path
+
+HELDOUT_FILE = Path(__file__).with_name("heldout.txt")
+FIRST_SIX = frozenset(
+    {
+        "tarrant-v-herrmann.pdf",
+        "calvary-chapel-v-mills.pdf",
+        "gift-surplus-v-state-ex-rel-cooper.pdf",
+        "st-pierre-v-standard-insurance.pdf",
+        "fisher-v-university-of-texas.txt",
+        "petro-lubricant-v-adelman.txt",
+    }
+)
+
+
+def heldout_names(names: list[str]) -> list[str]:
+    """The held-back opinions: ceil(n/3) of the names outside the first six, by sha256 of the name."""
+    others = sorted(
+        (n for n in names if n not in FIRST_SIX), key=lambda n: hashlib.sha256(n.encode()).hexdigest()
+    )
+    return sorted(others[: math.ceil(len(names) / 3)])
+
+
+def recorded_heldout() -> list[str]:
+    return [line for line in HELDOUT_FILE.read_text().splitlines() if line and not line.startswith("#")]
+
+
+def part_of(name: str, heldout: list[str]) -> str:
+    return "heldout" if name in heldout else "tune"
