@@ -149,6 +149,7 @@ def train_adapter(
         file_sha256=file_sha256(folder / gguf_name), settings=request.settings.as_dict(),
         loss_curve=result.loss_curve, trained_tokens=result.trained_tokens, train_seconds=round(result.seconds, 1),
         train_pair_ids=[e.pair_id for e in examples], held_out_pair_ids=training_set.held_out_ids,
+        base_size=request.base.stat().st_size if request.base.is_file() else None,
     )  # fmt: skip
     register(db_path, record)
     return record

@@ -16,6 +16,8 @@ from workspace.errors import ChambersError
 from workspace.paths import Paths
 
 if TYPE_CHECKING:
+    from backends.lora_base import TrainedOn
+    from corrections.model import AdapterRecord
     from corrections.train_eval import PairScore
 
 
@@ -55,6 +57,11 @@ def register(sub: Any) -> None:
     ev.add_argument("--role", required=True)
     ev.add_argument("--adapter", required=True)
     ev.add_argument("--max-tokens", type=int, help="longest answer asked for (default 256)")
+    ev.add_argument(
+        "--other-base",
+        metavar="REASON",
+        help="score it over a model other than its base anyway (the reason is stored with the scores)",
+    )
     ev.set_defaults(handler=cmd_eval)
 
     top = sub.add_parser("adapters", help="the LoRA adapters trained from the corrections")
@@ -67,6 +74,21 @@ def register(sub: Any) -> None:
     delete.add_argument("name")
     delete.add_argument("--yes", action="store_true", help="confirm: its files are removed")
     delete.set_defaults(handler=cmd_delete)
+
+
+def trained_on_of(record: AdapterRecord) -> TrainedOn:
+    from backends.lora_base import TrainedOn
+
+    return TrainedOn(record.name, record.base_path, record.base_sha256, record.base_size)
+
+
+def trained_on(paths: Paths) -> dict[str, TrainedOn]:
+    """What the registry says each adapter (by name) was trained on; empty before the first one."""
+    from corrections.adapters import list_adapters
+
+    if not paths.database_file.exists():
+        return {}
+    return {r.name: trained_on_of(r) for r in list_adapters(paths.database_file)}
 
 
 def cmd_train(args: argparse.Namespace, paths: Paths) -> int:
@@ -167,6 +189,7 @@ def cmd_eval(args: argparse.Namespace, paths: Paths) -> int:
             f"Adapter '{record.name}' has no held-out pairs left to replay. Train a new adapter.",
             title="Nothing to evaluate",
         )
+    model = asyncio.run(_served_model_checked(backend, config.policy, record, args.other_base))
     lora_id = asyncio.run(adapter_id(backend, config.policy, record.name))
     replay = Replayer(
         backend,
@@ -188,10 +211,35 @@ def cmd_eval(args: argparse.Namespace, paths: Paths) -> int:
     result = asyncio.run(replayed())
     scores = result.as_dict()
     scores["backend"], scores["server_decode_tok_s"] = backend.name, replay.decode_tok_s
+    scores["model"] = model
     store_eval(paths.database_file, record.name, scores)
     print(format_table(scores["table"]))
     print("Lower edit ratio (what he would still change), higher chrF and fewer verifier blocks are better.")
     return 0
+
+
+async def _served_model_checked(
+    backend: Any, policy: Any, record: AdapterRecord, other_base: str | None
+) -> dict[str, Any]:
+    """The model the role's server loads, for the scores' record; refused when it is not the adapter's base
+    unless ``other_base`` says why it is scored over another one."""
+    from backends.lora_base import mismatch, served_model
+    from backends.native import NativeClient
+
+    props = await NativeClient(backend, policy).props()
+    path = str(props.raw.get("model_path") or "") or None
+    served = served_model(path) if path else None
+    why = mismatch(trained_on_of(record), served) if served is not None else None
+    if why and not (other_base or "").strip():
+        raise ChambersError(
+            f"Backend '{backend.name}': {why}. Its scores would not be the adapter's. Serve it over its base "
+            f"(`chambers adapters show {record.name}` prints the line), or run the eval again with "
+            "--other-base REASON to score it over this model anyway; the reason is stored with the scores.",
+            title="The eval was not run",
+        )
+    reason = (other_base or "").strip() if why else None  # a reason is kept only where one was needed
+    return {"path": path, "size": served.size if served else None, "base": record.base_path,
+            "mismatch": why, "other_base": reason}  # fmt: skip
 
 
 def cmd_list(args: argparse.Namespace, paths: Paths) -> int:
@@ -226,6 +274,10 @@ def cmd_show(args: argparse.Namespace, paths: Paths) -> int:
     )
     if record.eval:
         print(format_table(record.eval["table"]))
+        model = record.eval.get("model") or {}
+        if model.get("path"):
+            other = f" (not its base: {model['other_base']})" if model.get("other_base") else ""
+            print(f"scored over {model['path']}{other}")
     print("Serve it:  " + launch_line(record.base_path, record.file))
     return 0
 
