@@ -15,7 +15,7 @@ from workspace.config import parse_config
 
 def profile_config(text: str, model: Path, *, backend: str | None) -> str:
     """The demo config with its sample profile switched on, serving ``model`` for ``backend``."""
-    lines = [line[2:] if line.startswith("# ") and "=" in line or line == "# [[profiles]]" else line
+    lines = [line[2:] if (line.startswith("# ") and "=" in line) or line == "# [[profiles]]" else line
              for line in text.splitlines()]  # fmt: skip
     out = []
     for line in lines:

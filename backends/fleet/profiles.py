@@ -20,8 +20,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from backends.errors import PolicyRefusal
-from backends.fleet.serve_policy import check_listen_host, remote_flag_problem
 from backends.fleet.gguf_name import served_name
+from backends.fleet.serve_policy import check_listen_host, remote_flag_problem
 from backends.lora import launch_flags
 from workspace.config import Board, Config, ConfigError
 from workspace.errors import ChambersError
