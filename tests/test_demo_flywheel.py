@@ -115,3 +115,24 @@ def test_a_missing_train_extra_is_offered_with_the_exact_command() -> None:
     assert missing_train_module(TRAIN_MODULES) is None, "this environment has the extra (make test)"
     assert "make demo-train" in (REPO / "README.md").read_text()
     assert "\ndemo-train:" in (REPO / "Makefile").read_text()
+
+
+def test_eval_for_another_role_is_refused_naming_the_adapters_role(
+    isolated_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tui.cli import main
+
+    paths = Paths.from_environment()
+    paths.config_file.parent.mkdir(parents=True, exist_ok=True)
+    paths.database_file.parent.mkdir(parents=True, exist_ok=True)
+    # Port 9 (discard): nothing answers there, so a replay that started would fail as a server error (3).
+    paths.config_file.write_text(
+        demo_config_text(demo_config("http://127.0.0.1:9", str(paths.config_file))), encoding="utf-8"
+    )
+    model = tmp_path / "demo.gguf"
+    model.write_bytes(b"the demo model")
+    adapter(paths.database_file, tmp_path, model)
+    assert main(["eval", "--role", "reviewer", "--adapter", "demo-v1"]) == 2
+    err = capsys.readouterr().err
+    assert "Adapter 'demo-v1' was trained for the drafter, not the reviewer" in err
+    assert "chambers eval --role drafter --adapter demo-v1" in err

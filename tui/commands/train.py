@@ -27,12 +27,15 @@ def register(sub: Any) -> None:
     )
     tr.add_argument("--role", required=True, help="the role whose drafts he corrected, e.g. drafter")
     tr.add_argument("--name", required=True, help="the adapter's name (its file is NAME.gguf)")
-    tr.add_argument("--task", help="only pairs of this task type")
-    tr.add_argument("--model", help="only pairs drafted by this model")
-    tr.add_argument("--since", metavar="YYYY-MM-DD", help="only pairs accepted on or after this date")
+    tr.add_argument("--task", help="only pairs of this task type (default: every task)")
+    tr.add_argument("--model", help="only pairs drafted by this model (default: the one model of the pairs)")
     tr.add_argument(
-        "--min-edit-ratio", type=float, metavar="R", help="only drafts he changed at least this much"
+        "--since", metavar="YYYY-MM-DD", help="only pairs accepted on or after this date (default: all)"
     )
+    tr.add_argument(
+        "--min-edit-ratio", type=float, metavar="R",
+        help="only drafts he changed at least this much (default: every accepted pair)",
+    )  # fmt: skip
     tr.add_argument(
         "--base",
         type=Path,
@@ -43,19 +46,27 @@ def register(sub: Any) -> None:
     tr.add_argument(
         "--target-modules", default="q_proj,v_proj", help="comma-separated (default q_proj,v_proj)"
     )
-    tr.add_argument("--epochs", type=int, default=3)
-    tr.add_argument("--max-steps", type=int, help="stop after this many optimizer steps")
-    tr.add_argument("--batch-size", type=int, default=4)
-    tr.add_argument("--lr", type=float, default=1e-3, help="learning rate (default 1e-3)")
-    tr.add_argument("--max-tokens", type=int, default=2048, help="leave out pairs longer than this")
+    tr.add_argument("--epochs", type=int, default=3, help="passes over the pairs (default 3)")
     tr.add_argument(
-        "--4bit", dest="four_bit", action="store_true", help="QLoRA: a 4-bit base (CUDA + bitsandbytes)"
+        "--max-steps", type=int, help="stop after this many optimizer steps (default: every epoch's steps)"
+    )
+    tr.add_argument("--batch-size", type=int, default=4, help="pairs per optimizer step (default 4)")
+    tr.add_argument("--lr", type=float, default=1e-3, help="learning rate (default 1e-3)")
+    tr.add_argument(
+        "--max-tokens", type=int,
+        help="leave out pairs longer than this (default: as long as the longest pair, so none is left out)",
+    )  # fmt: skip
+    tr.add_argument(
+        "--4bit",
+        dest="four_bit",
+        action="store_true",
+        help="QLoRA: a 4-bit base (CUDA + bitsandbytes; default: fp16 on CUDA, fp32 on the CPU)",
     )
     tr.set_defaults(handler=cmd_train)
 
     ev = sub.add_parser("eval", help="replay an adapter's held-out pairs with and without it, and score both")
-    ev.add_argument("--role", required=True)
-    ev.add_argument("--adapter", required=True)
+    ev.add_argument("--role", required=True, help="the role the adapter was trained for, e.g. drafter")
+    ev.add_argument("--adapter", required=True, help="the adapter's name (chambers adapters list)")
     ev.add_argument("--max-tokens", type=int, help="longest answer asked for (default 256)")
     ev.add_argument(
         "--other-base",
@@ -120,10 +131,19 @@ def cmd_train(args: argparse.Namespace, paths: Paths) -> int:
         name=args.name, role=args.role, base=base, selection=TrainingSelection(backend.name, filters),
         settings=settings, quantize_4bit=args.four_bit,
     )  # fmt: skip
-    record = train_adapter(
-        paths.database_file, paths.data_dir, request, ensure_lora_converter(_say), on_stage=_say,
-        on_progress=lambda p: _say(p.line()),
-    )  # fmt: skip
+    try:
+        record = train_adapter(
+            paths.database_file, paths.data_dir, request, ensure_lora_converter(_say), on_stage=_say,
+            on_progress=lambda p: _say(p.line()),
+        )  # fmt: skip
+    except KeyboardInterrupt:
+        # The run removed its partial folder on the way out (train_run), so this is the whole story.
+        print(
+            f"Stopped (Ctrl+C): adapter '{args.name}' was not kept (no file, no registry entry); the "
+            "accepted pairs are unchanged. Run the same command to train again.",
+            file=sys.stderr, flush=True,
+        )  # fmt: skip
+        raise
     curve = record.loss_curve
     print(f"Adapter '{record.name}': {len(record.train_pair_ids)} pairs, {len(curve)} steps in {record.train_seconds:.0f} s, "
           f"loss {curve[0]:.3f} -> {curve[-1]:.3f}; {len(record.held_out_pair_ids)} pairs held out.")  # fmt: skip
@@ -170,6 +190,7 @@ def cmd_eval(args: argparse.Namespace, paths: Paths) -> int:
     from corrections.adapters import get_adapter, store_eval
     from corrections.store import get_pair
     from corrections.train_eval import DEFAULT_MAX_TOKENS, EvalResult, evaluate, format_table, verifier_blocks
+    from corrections.train_time import decode_rate, expected_line
     from drafting.replay import Replayer, adapter_id
     from exhibits.registry import issued_productions
     from workspace.audit import AuditLog
@@ -178,6 +199,13 @@ def cmd_eval(args: argparse.Namespace, paths: Paths) -> int:
     config = load_config(paths.config_file)
     backend = config.backend_for_role(args.role)
     record = get_adapter(paths.database_file, args.adapter)
+    if record.role != args.role:
+        raise ChambersError(
+            f"Adapter '{record.name}' was trained for the {record.role}, not the {args.role}: its held-out "
+            f"pairs are the {record.role}'s drafts. Run `chambers eval --role {record.role} --adapter "
+            f"{record.name}`, or train an adapter for the {args.role}.",
+            title="Nothing was evaluated",
+        )
     pairs = []
     for pair_id in record.held_out_pair_ids:
         try:
@@ -202,13 +230,32 @@ def cmd_eval(args: argparse.Namespace, paths: Paths) -> int:
     _say(
         f"Replaying {len(pairs)} held-out pairs on '{backend.name}' at adapter scale 0 and 1 (temperature 0)"
     )
+    answers = 2 * len(pairs) * (args.max_tokens or DEFAULT_MAX_TOKENS)
+    _say(expected_line("eval", answers, decode_rate(paths.database_file, backend.name), f"on '{backend.name}'")
+         + " That counts the answers at their longest; reading each prompt adds to it.")  # fmt: skip
     blocks = verifier_blocks(paths.database_file, partial(issued_productions, paths.database_file))
+    done: list[int] = []
+
+    def progress(count: int, total: int, score: PairScore) -> None:
+        done.append(count)
+        _eval_progress(count, total, score)
 
     async def replayed() -> EvalResult:
-        async with replay:  # its connections are closed on the loop that opened them
-            return await evaluate(pairs, replay, blocks, on_progress=_eval_progress)
+        # Its connections are closed on the loop that opened them; on Ctrl+C that closes the stream
+        # in flight, which tells the server to stop reading the abandoned prompt.
+        async with replay:
+            return await evaluate(pairs, replay, blocks, on_progress=progress)
 
-    result = asyncio.run(replayed())
+    try:
+        result = asyncio.run(replayed())
+    except KeyboardInterrupt:
+        earlier = "keeps its earlier scores" if record.eval else "stays not evaluated"
+        print(
+            f"Stopped (Ctrl+C) after {done[-1] if done else 0} of {2 * len(pairs)} replays: no scores were "
+            f"stored, and adapter '{record.name}' {earlier}. The request in flight was closed on the server.",
+            file=sys.stderr, flush=True,
+        )  # fmt: skip
+        raise
     scores = result.as_dict()
     scores["backend"], scores["server_decode_tok_s"] = backend.name, replay.decode_tok_s
     scores["model"] = model
