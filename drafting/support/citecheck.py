@@ -82,7 +82,7 @@ def build_citecheck(
     documents: list[MatterSources],
 ) -> CiteCheck:
     judged = dict(zip((id(p) for p in pairs), judgements or [], strict=False))
-    entries = []
+    entries: list[Entry] = []
     for flag in (f for f in report.flags if f.kind in CITE_KINDS):
         pair = _pair_for(pairs, flag.start, flag.end)
         label, span, missing = _judgement_text(judged.get(id(pair)) if pair and judgements else None)
