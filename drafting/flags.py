@@ -34,6 +34,7 @@ class FlagView:
     overridden: str | None = None  # the override's reason
     verdict: str = ""  # the verifier's: verified | contradicted | unverifiable
     reason: str = ""  # why an unverifiable item could not be checked (REASONS' key)
+    support: dict[str, Any] | None = None  # the support check's pair (claim, passage, locator, judgement)
 
     @property
     def blocking(self) -> bool:
@@ -42,6 +43,8 @@ class FlagView:
     @property
     def heading(self) -> str:
         """The verdict in words, so an unverifiable item never reads like a verified one."""
+        if self.source == "support":
+            return self.message.split(";", 1)[0].upper()  # "MODEL JUDGEMENT: CONTRADICTS", "LOCATOR"
         if self.source != "verifier" or not self.verdict:
             return self.severity.upper()
         if self.verdict == "unverifiable":
