@@ -77,3 +77,35 @@ def test_a_report_in_an_unknown_format_is_refused_before_anything_runs(home_db, 
     err = capsys.readouterr().err
     assert "cite-check.txt" in err and ".docx, .pdf, .html or .json" in err
     assert not (tmp_path / "cite-check.txt").exists()
+
+
+def test_support_judgements_go_into_the_stored_pairs_and_the_report(home_db, tmp_path):
+    """The support role on a scripted server (a real HTTP stream): one verbatim span, one invented."""
+    from drafting.support.check import citecheck_of, support_check, write_report
+    from drafting.support.store import pairs_of
+    from drafting.verify import load_matter_index, verify_with
+    from tests.scripted_server import scripted_server
+    from tests.test_support_judge import _config
+
+    text = _draft(tmp_path).read_text(encoding="utf-8")
+    index = load_matter_index(home_db, MATTER, LIBRARY)
+    report = verify_with(home_db, text, "brief.md", index)
+    bates_page = index.sources.bates[("ABC", 2)].text
+    span = "metal serving cart struck the left knee"
+    assert span in bates_page
+    answers = [
+        {"label": "does not address", "missing": "", "span": "an invented sentence that no page has"},
+        {"label": "supports", "missing": "", "span": span},
+    ]
+    with scripted_server(*answers) as (url, script):
+        pairs, judgements = support_check(home_db, text, report, index, _config(url))
+    assert [j.label for j in judgements] == ["no evidence given", "supports"]
+    assert len(script.requests) == 2
+    stored = pairs_of(home_db, MATTER, report.draft_sha256)
+    assert [s["judgement"]["label"] for s in stored] == ["no evidence given", "supports"]
+    assert stored[0]["judgement"]["answered"] == "does not address"  # kept beside the discard
+    out = tmp_path / "judged.json"
+    write_report(out, report, citecheck_of(report, index, pairs, judgements))
+    case, bates = json.loads(out.read_text())["entries"]
+    assert case["judgement"] == "model judgement: no evidence given" and case["span"] == ""
+    assert bates["judgement"] == "model judgement: supports" and bates["span"] == span
