@@ -100,3 +100,28 @@ def test_pairs_are_stored_with_the_run_and_a_wrong_judgement_is_marked(corpus, t
     (mark,) = marks_of(db, record.name)
     assert mark.judgement["label"] == "contradicts" and mark.note == "it does support it"
     assert mark.pair["cite"] == stored[0]["cite"]
+
+
+def test_a_marked_judgement_is_exported_as_a_training_row(corpus, tmp_path):
+    import json
+
+    from drafting.support.judge import messages
+    from drafting.support.store import mark_wrong
+    from drafting.support.training import export_marks
+
+    library, record = corpus
+    draft = "Web postings stay up indefinitely. See Petro-Lubricant Testing Labs., Inc. v. Adelman, 447 N.J. Super. 391, 400 (App. Div. 2016).\n"
+    (pair,) = [p.to_json() for p in _pairs(draft, library, record)]
+    judgement = {
+        "label": "no evidence given",
+        "answered": "contradicts",
+        "answered_span": "invented",
+        "span": "",
+    }
+    mark_wrong(record.database_file, "training-matter", "sha-t", pair, judgement, "the page says it")
+    out = tmp_path / "support.jsonl"
+    assert export_marks(record.database_file, "training-matter", out) == 1
+    (row,) = [json.loads(line) for line in out.read_text().splitlines()]
+    assert row["messages"] == messages(pair["claim"], pair["passage"])  # exactly what the role is sent
+    assert json.loads(row["rejected"]) == {"label": "contradicts", "missing": "", "span": "invented"}
+    assert row["note"] == "the page says it"
