@@ -36,6 +36,7 @@ def test_keyed_set_locator_finds_the_cited_page_and_flags_the_wrong_one(corpus):
     assert score.rate(score.best_on_cited, "supports") >= 0.95, score.misses
     assert score.rate(score.warned, "supports") <= 0.05, score.misses
     assert score.rate(score.warned, "wrong-page") >= 0.90, score.misses
+    assert score.rate(score.warned, "does not address") <= 0.10  # no page is closer for a point never reached
     for item, pair in zip(items, pairs, strict=True):
         # the claim is the sentence before the citation, at its offsets in the draft
         assert draft[pair.claim_start : pair.claim_end] == pair.claim
