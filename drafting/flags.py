@@ -69,7 +69,16 @@ def flags_in_run(run: Run) -> list[FlagView]:
     verified = verify.completed(run)
     if verified is None:
         return []
-    return flags_from_marks([m.as_dict() for m in verified.marks], verified.report or {})
+    flags = flags_from_marks([m.as_dict() for m in verified.marks], verified.report or {})
+    if not verified.support:
+        return flags
+    from drafting.support.flags import support_flags  # it builds FlagViews: imported here, not at the top
+
+    sha = str((verified.report or {}).get("draft_sha256", ""))
+    for extra in support_flags(list(verified.support), sha):  # after the flags at or before it, in order
+        at = next((i for i, f in enumerate(flags) if f.start > extra.start), len(flags))
+        flags.insert(at, extra)
+    return flags
 
 
 def flags_from_marks(marks: list[dict[str, Any]], report: dict[str, Any]) -> list[FlagView]:

@@ -126,3 +126,31 @@ def test_a_marked_judgement_is_exported_as_a_training_row(corpus, tmp_path):
     assert row["messages"] == messages(pair["claim"], pair["passage"])  # exactly what the role is sent
     assert json.loads(row["rejected"]) == {"label": "contradicts", "missing": "", "span": "invented"}
     assert row["note"] == "the page says it"
+
+
+def test_the_verify_stage_keeps_the_pairs_with_the_run_and_lists_the_locator_warning(corpus):
+    from drafting.flags import flags_in_run
+    from drafting.runs import COMPLETED, Run, StageRecord
+    from drafting.stages.verify import STAGE
+
+    _library, record = corpus
+    item = next(i for i in key_items() if i["id"] == "petro-396-wrong-page")
+    draft = f"{item['claim']}. See {item['cite']}.\n"
+
+    def stage(seq: int, name: str, output: str, result: dict) -> StageRecord:
+        return StageRecord(
+            seq, 1, seq, name, None, None, None, None, None, [], output, result, COMPLETED, "now"
+        )
+
+    run = Run(1, "now", record.name, "memo", "", "drafter", ["draft", "verify"], COMPLETED)
+    run.stages.append(stage(1, "draft", draft, {}))
+    result = STAGE.compute(record.database_file, run, None)
+    (pair,) = result.support
+    assert pair["warning"] == "the closest passage to this sentence is on page 396; you cite 400"
+    assert draft[pair["claim_start"] : pair["claim_end"]] == pair["claim"]
+    stored = result.as_dict()
+    assert STAGE.result_from(stored).support == result.support  # kept with the run's stage record
+    run.stages.append(stage(2, "verify", "", stored))
+    support = [f for f in flags_in_run(run) if f.source == "support"]
+    assert [(f.kind, f.severity, f.blocking) for f in support] == [("locator", "warn", False)]
+    assert support[0].support is not None and support[0].support["best_page"] == "396"
