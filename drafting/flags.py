@@ -35,6 +35,7 @@ class FlagView:
     overridden: str | None = None  # the override's reason
     verdict: str = ""  # the verifier's: verified | contradicted | unverifiable
     reason: str = ""  # why an unverifiable item could not be checked (REASONS' key)
+    support: dict[str, Any] | None = None  # the support check's pair (claim, passage, locator, judgement)
 
     @property
     def blocking(self) -> bool:
@@ -43,6 +44,8 @@ class FlagView:
     @property
     def heading(self) -> str:
         """The verdict in words, so an unverifiable item never reads like a verified one."""
+        if self.source == "support":
+            return self.message.split(";", 1)[0].upper()  # "MODEL JUDGEMENT: CONTRADICTS", "LOCATOR"
         if self.source != "verifier" or not self.verdict:
             return self.severity.upper()
         if self.verdict == "unverifiable":
@@ -67,7 +70,16 @@ def flags_in_run(run: Run) -> list[FlagView]:
     verified = verify.completed(run)
     if verified is None:
         return []
-    return flags_from_marks([m.as_dict() for m in verified.marks], verified.report or {})
+    flags = flags_from_marks([m.as_dict() for m in verified.marks], verified.report or {})
+    if not verified.support:
+        return flags
+    from drafting.support.flags import support_flags  # it builds FlagViews: imported here, not at the top
+
+    sha = str((verified.report or {}).get("draft_sha256", ""))
+    for extra in support_flags(list(verified.support), sha):  # after the flags at or before it, in order
+        at = next((i for i, f in enumerate(flags) if f.start > extra.start), len(flags))
+        flags.insert(at, extra)
+    return flags
 
 
 def flags_from_marks(marks: list[dict[str, Any]], report: dict[str, Any]) -> list[FlagView]:

@@ -36,6 +36,7 @@ def test_keyed_set_locator_finds_the_cited_page_and_flags_the_wrong_one(corpus):
     assert score.rate(score.best_on_cited, "supports") >= 0.95, score.misses
     assert score.rate(score.warned, "supports") <= 0.05, score.misses
     assert score.rate(score.warned, "wrong-page") >= 0.90, score.misses
+    assert score.rate(score.warned, "does not address") <= 0.10  # no page is closer for a point never reached
     for item, pair in zip(items, pairs, strict=True):
         # the claim is the sentence before the citation, at its offsets in the draft
         assert draft[pair.claim_start : pair.claim_end] == pair.claim
@@ -100,3 +101,56 @@ def test_pairs_are_stored_with_the_run_and_a_wrong_judgement_is_marked(corpus, t
     (mark,) = marks_of(db, record.name)
     assert mark.judgement["label"] == "contradicts" and mark.note == "it does support it"
     assert mark.pair["cite"] == stored[0]["cite"]
+
+
+def test_a_marked_judgement_is_exported_as_a_training_row(corpus, tmp_path):
+    import json
+
+    from drafting.support.judge import messages
+    from drafting.support.store import mark_wrong
+    from drafting.support.training import export_marks
+
+    library, record = corpus
+    draft = "Web postings stay up indefinitely. See Petro-Lubricant Testing Labs., Inc. v. Adelman, 447 N.J. Super. 391, 400 (App. Div. 2016).\n"
+    (pair,) = [p.to_json() for p in _pairs(draft, library, record)]
+    judgement = {
+        "label": "no evidence given",
+        "answered": "contradicts",
+        "answered_span": "invented",
+        "span": "",
+    }
+    mark_wrong(record.database_file, "training-matter", "sha-t", pair, judgement, "the page says it")
+    out = tmp_path / "support.jsonl"
+    assert export_marks(record.database_file, "training-matter", out) == 1
+    (row,) = [json.loads(line) for line in out.read_text().splitlines()]
+    assert row["messages"] == messages(pair["claim"], pair["passage"])  # exactly what the role is sent
+    assert json.loads(row["rejected"]) == {"label": "contradicts", "missing": "", "span": "invented"}
+    assert row["note"] == "the page says it"
+
+
+def test_the_verify_stage_keeps_the_pairs_with_the_run_and_lists_the_locator_warning(corpus):
+    from drafting.flags import flags_in_run
+    from drafting.runs import COMPLETED, Run, StageRecord
+    from drafting.stages.verify import STAGE
+
+    _library, record = corpus
+    item = next(i for i in key_items() if i["id"] == "petro-396-wrong-page")
+    draft = f"{item['claim']}. See {item['cite']}.\n"
+
+    def stage(seq: int, name: str, output: str, result: dict) -> StageRecord:
+        return StageRecord(
+            seq, 1, seq, name, None, None, None, None, None, [], output, result, COMPLETED, "now"
+        )
+
+    run = Run(1, "now", record.name, "memo", "", "drafter", ["draft", "verify"], COMPLETED)
+    run.stages.append(stage(1, "draft", draft, {}))
+    result = STAGE.compute(record.database_file, run, None)
+    (pair,) = result.support
+    assert pair["warning"] == "the closest passage to this sentence is on page 396; you cite 400"
+    assert draft[pair["claim_start"] : pair["claim_end"]] == pair["claim"]
+    stored = result.as_dict()
+    assert STAGE.result_from(stored).support == result.support  # kept with the run's stage record
+    run.stages.append(stage(2, "verify", "", stored))
+    support = [f for f in flags_in_run(run) if f.source == "support"]
+    assert [(f.kind, f.severity, f.blocking) for f in support] == [("locator", "warn", False)]
+    assert support[0].support is not None and support[0].support["best_page"] == "396"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -134,6 +135,10 @@ class FlagScreen(ChambersDialog[str | None]):
                 tooltip="Open the evidence's first page in the reader, whole, as it was ingested"),
         Binding("a", "add_opinion", "Add opinion", id="flag.add_opinion",
                 tooltip="Add the opinion to the authorities library (only that file is ingested), then verify again"),
+        Binding("b", "best_paragraph", "Best paragraph", id="flag.best_paragraph",
+                tooltip="Show the locator's best paragraph of the cited opinion beside the claim, or the passage again"),
+        Binding("w", "judgement_wrong", "Judgement wrong", id="flag.judgement_wrong",
+                tooltip="Mark the support model's judgement wrong (stored, exported with the corrections)"),
     ]  # fmt: skip
 
     def __init__(
@@ -174,6 +179,9 @@ class FlagScreen(ChambersDialog[str | None]):
         self.query_one("#flag-detail", Static).update(describe(self.flag, found, searched))
 
     def compose(self) -> ComposeResult:
+        if self.flag.support is not None:
+            yield from self._compose_support(self.flag.support)
+            return
         with Vertical(id="flag-box"):
             with VerticalScroll(id="flag-scroll"):
                 yield Static(describe(self.flag), id="flag-detail", markup=False)
@@ -189,6 +197,42 @@ class FlagScreen(ChambersDialog[str | None]):
                 else f"{read}Esc closes"
             )
             yield Static(hint, id="flag-foot")
+
+    def _compose_support(self, support: dict[str, Any]) -> ComposeResult:
+        from tui.support_pane import SupportPane
+
+        with Vertical(id="flag-box"):
+            yield Static(f"{self.flag.heading}  {self.flag.text}", id="flag-detail", markup=False)
+            yield SupportPane(support)
+            wrong = "w marks the judgement wrong · " if support.get("judgement") else ""
+            yield Static(f"b best paragraph · {wrong}Esc closes", id="flag-foot")
+
+    def action_best_paragraph(self) -> None:
+        from tui.support_pane import SupportPane
+
+        if self.flag.support is None:
+            self.notify("Only a support flag has a best paragraph to show.", severity="warning")
+            return
+        self.query_one(SupportPane).toggle_best()
+
+    def action_judgement_wrong(self) -> None:
+        support = self.flag.support
+        if (
+            support is None
+            or not support.get("judgement")
+            or self.database_file is None
+            or self.matter is None
+        ):
+            self.notify("There is no support model judgement here to mark.", severity="warning")
+            return
+        from drafting.support.store import mark_wrong
+
+        pair = {k: v for k, v in support.items() if k not in ("judgement", "draft_sha256")}
+        mark_wrong(
+            self.database_file, self.matter, str(support.get("draft_sha256", "")), pair, support["judgement"],
+            "marked wrong in the flag dialog",
+        )  # fmt: skip
+        self.notify("Marked: the model's judgement is wrong. It is kept for the support role's training.")
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -28,6 +28,7 @@ class VerifyResult:
     why: str
     marks: tuple[Mark, ...]  # verifier flags and anchored findings, by position in the draft
     unanchored: tuple[Finding, ...]  # reviewer findings whose quote is not in the draft
+    support: tuple[dict[str, Any], ...] = ()  # each citation's claim, passage and locator (drafting.support)
 
     @property
     def counts(self) -> dict[str, int]:
@@ -40,7 +41,7 @@ class VerifyResult:
             "why": self.why,
             "marks": [m.as_dict() for m in self.marks],
             "unanchored": [f.as_dict() for f in self.unanchored],
-        }
+        } | ({"support": list(self.support)} if self.support else {})
 
 
 def draft_name(run: Run) -> str:
@@ -66,7 +67,10 @@ class VerifyStage(CodeStage[VerifyResult]):
         data = report.to_dict()
         allowed, why = may_export_final(report)
         marks = tuple(merge_marks(draft, data["flags"], findings))
-        return VerifyResult(data, allowed, why, marks, unanchored)
+        from drafting.support.check import support_check
+
+        pairs, _ = support_check(database_file, draft, report, index)  # the locator only: no model here
+        return VerifyResult(data, allowed, why, marks, unanchored, tuple(p.to_json() for p in pairs))
 
     def result_from(self, stored: dict[str, Any]) -> VerifyResult:
         return VerifyResult(
@@ -75,6 +79,7 @@ class VerifyStage(CodeStage[VerifyResult]):
             str(stored.get("why", "")),
             tuple(Mark(**m) for m in stored.get("marks", [])),
             tuple(Finding(**f) for f in stored.get("unanchored", [])),
+            tuple(stored.get("support", [])),
         )
 
     def summary(self, result: VerifyResult, record: StageRecord) -> str:

@@ -42,8 +42,9 @@ def features(text: str) -> list[str]:
 
 
 class BM25:
-    def __init__(self, documents: list[str]) -> None:
-        self.docs = [Counter(features(d)) for d in documents]
+    def __init__(self, documents: list[str], word_pairs: bool = True) -> None:
+        self.featurize = features if word_pairs else terms
+        self.docs = [Counter(self.featurize(d)) for d in documents]
         self.lengths = [sum(c.values()) for c in self.docs]
         self.average = (sum(self.lengths) / len(self.lengths)) if self.lengths else 0.0
         frequency: Counter[str] = Counter()
@@ -53,7 +54,7 @@ class BM25:
         self.idf = {t: math.log(1 + (n - f + 0.5) / (f + 0.5)) for t, f in frequency.items()}
 
     def scores(self, query: str) -> list[float]:
-        wanted = set(features(query))
+        wanted = set(self.featurize(query))
         out = []
         for counts, length in zip(self.docs, self.lengths, strict=True):
             norm = K1 * (1 - B + B * length / self.average) if self.average else K1

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from drafting.support.bm25 import BM25
+from drafting.support.bm25 import BM25, terms
 from drafting.support.paragraphs import Paragraph
 
 CLEARLY = 1.5  # the best paragraph elsewhere must score this many times the passage's best
 MIN_SCORE = 1.0  # below this nothing in the opinion speaks to the claim: no page is "closer"
+# A paragraph elsewhere is a closer passage only where it holds at least half the claim's words;
+# for a point the opinion never reaches, the best paragraph shares a few words and is no closer.
+MIN_COVERAGE = 0.5
 
 
 @dataclass(frozen=True)
@@ -23,6 +26,12 @@ class Located:
     passage_score: float  # the best score among the passage's paragraphs
     ranked: tuple[tuple[int, float], ...]  # (paragraph index, score), best first, the top few
     warning: str = ""
+
+
+def coverage(claim: str, text: str) -> float:
+    """The share of the claim's distinct words that ``text`` holds."""
+    wanted = set(terms(claim))
+    return len(wanted & set(terms(text))) / len(wanted) if wanted else 0.0
 
 
 def _page_label(page: int | None, paragraph: bool) -> str:
@@ -52,6 +61,7 @@ def locate(
         and best.page is not None
         and best_score >= MIN_SCORE
         and best_score >= CLEARLY * inside
+        and coverage(claim, best.text) >= MIN_COVERAGE
     ):
         warning = (
             f"the closest passage to this sentence is on {_page_label(best.page, paragraph_pins)}; "

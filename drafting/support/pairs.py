@@ -58,6 +58,7 @@ def pair_citations(
     items: list[Found],
     opinions: dict[str, Opinion],
     record: MatterSources | None = None,
+    word_pairs: bool = True,
 ) -> list[Pair]:
     """Every citation of ``items`` (the verifier's extraction of ``draft``) with its claim and passage."""
     cites = sorted((i for i in items if i.kind in CITE_KINDS), key=lambda i: i.draft_start)
@@ -75,7 +76,7 @@ def pair_citations(
             claim.member,
         )
         if item.kind in ("case", "id"):
-            _opinion_passage(pair, item, opinions, cache)
+            _opinion_passage(pair, item, opinions, cache, word_pairs)
         elif item.kind == "bates":
             _bates_passage(pair, item, record)
         else:
@@ -96,6 +97,7 @@ def _opinion_passage(
     item: Found,
     opinions: dict[str, Opinion],
     cache: dict[tuple[int, str], tuple[list[Paragraph], BM25]],
+    word_pairs: bool = True,
 ) -> None:
     opinion = _opinion_of(item, opinions)
     if opinion is None:
@@ -104,7 +106,7 @@ def _opinion_passage(
     key = key_for(item, opinion)
     if (id(opinion), key) not in cache:
         paragraphs = paragraphs_of(opinion, key)
-        cache[(id(opinion), key)] = (paragraphs, BM25([p.text for p in paragraphs]))
+        cache[(id(opinion), key)] = (paragraphs, BM25([p.text for p in paragraphs], word_pairs))
     paragraphs, index = cache[(id(opinion), key)]
     pair.source, pair.sha256 = opinion.file, opinion.pages[0].sha256
     pin = cited_pin(item)

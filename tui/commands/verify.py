@@ -30,7 +30,16 @@ def register(sub: Any) -> None:
     verify.add_argument(
         "--json", action="store_true", help="print the report as JSON (byte-identical on re-runs)"
     )
-    verify.add_argument("--report", metavar="OUT.html", help="write a printable audit of every item checked")
+    verify.add_argument(
+        "--report",
+        metavar="OUT.docx|pdf|html|json",
+        help="write the cite-check report: every citation's verdict, passage, support and sources",
+    )
+    verify.add_argument(
+        "--support",
+        action="store_true",
+        help="have the support model (the reviewer's backend) judge whether each cited passage says it",
+    )
     verify.add_argument(
         "--all", action="store_true", help="list grounded items too, not only blocks and warnings"
     )
@@ -55,10 +64,9 @@ def cmd_verify(args: argparse.Namespace, paths: Paths) -> int:
     )
     from drafting.verify.errors import OverrideError
     from drafting.verify.eyecite_quick import quick_start
-    from drafting.verify.report_html import render_html
     from drafting.verify.verifier import read_draft
     from exhibits.registry import issued_productions
-    from workspace.paths import cache_dir, write_atomically
+    from workspace.paths import cache_dir
 
     if not paths.database_file.exists():
         from evidence.errors import MatterNotFound
@@ -71,6 +79,9 @@ def cmd_verify(args: argparse.Namespace, paths: Paths) -> int:
         from evidence.guard import check_output
 
         check_output(paths.database_file, Path(args.report), what="report path (--report)")
+        from drafting.support.report_files import check_format
+
+        check_format(Path(args.report))
     draft = Path(args.draft)
     text = read_draft(draft)
     issued = issued_productions(paths.database_file, args.matter)
@@ -88,8 +99,8 @@ def cmd_verify(args: argparse.Namespace, paths: Paths) -> int:
         record_override(paths.database_file, report, args.override, args.reason)
     if args.acknowledge:
         record_acknowledgement(paths.database_file, report, args.acknowledge, args.reason or "")
-    if args.report:
-        write_atomically(Path(args.report), render_html(report).encode("utf-8"))
+    if args.report or args.support:
+        _support_report(args, paths, text, report, index)
     if args.json:
         print(report.to_json(), end="")
     else:
@@ -97,6 +108,29 @@ def cmd_verify(args: argparse.Namespace, paths: Paths) -> int:
         if args.report:
             print(f"Report written to {args.report}")
     return exit_status(report)
+
+
+def _support_report(args: argparse.Namespace, paths: Paths, text: str, report: Any, index: Any) -> None:
+    """Pair every citation with its passage (and, with --support, the model's judgement); write the report."""
+    from pathlib import Path
+
+    from drafting.support.check import citecheck_of, support_check, write_report
+
+    config = None
+    if args.support:
+        from workspace.config import load_config
+
+        config = load_config(paths.config_file)
+
+    def progress(done: int, total: int) -> None:
+        if not args.json:
+            print(
+                f"\rsupport: {done}/{total} citations judged", end="\n" if done == total else "", flush=True
+            )
+
+    pairs, judgements = support_check(paths.database_file, text, report, index, config, progress=progress)
+    if args.report:
+        write_report(Path(args.report), report, citecheck_of(report, index, pairs, judgements))
 
 
 def exit_status(report: Any) -> int:
