@@ -144,14 +144,14 @@ def run_imatrix(
 
 def require_moe(model: Path) -> None:
     """Refuse a dense model before any tool runs: without expert tensors there is no routing to measure."""
-    from gguf import GGUFReader
+    from backends.fleet.gguf_tensors import GGUFTableError, read_tensor_table
 
     if not model.is_file():
         raise ExpertsError(f"The model {model} does not exist. Give a GGUF file or a profile's name.")
     try:
-        names = [t.name for t in GGUFReader(str(model)).tensors]
-    except (OSError, ValueError) as exc:
-        raise ExpertsError(f"{model} cannot be read as a GGUF model ({exc}).") from None
+        names = [t.name for t in read_tensor_table(model)]
+    except GGUFTableError as exc:
+        raise ExpertsError(exc.message) from None
     if not any(_EXPS.match(n) for n in names):
         raise ExpertsError(
             f"{model.name} is a dense model: it has no expert tensors (blk.N.ffn_*_exps), so there is no routing "

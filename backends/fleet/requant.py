@@ -30,7 +30,7 @@ def write_requant(tool: Path, plan: Plan, imatrix: Path, target: Path, threads: 
     plan_file = target.with_name(f"{target.name}.tensor-types.txt")
     write_atomically(plan_file, plan.type_file().encode("ascii"))
     partial = target.with_name(f".{target.name}.partial")
-    requantize = _already_quantized(plan.source)
+    requantize = plan.source_quantized
     cmd = [str(tool), "--pure", *(["--allow-requantize"] if requantize else []), "--imatrix", str(imatrix),
            "--tensor-type-file", str(plan_file), str(plan.source), str(partial), plan.cold,
            str(threads or max(1, os.cpu_count() or 2))]  # fmt: skip
@@ -50,10 +50,3 @@ def write_requant(tool: Path, plan: Plan, imatrix: Path, target: Path, threads: 
         )
     os.replace(partial, target)
     return Written(target, size, seconds, " ".join(cmd))
-
-
-def _already_quantized(path: Path) -> bool:
-    from gguf import GGMLQuantizationType, GGUFReader
-
-    plain = {GGMLQuantizationType.F32, GGMLQuantizationType.F16, GGMLQuantizationType.BF16}
-    return any(t.tensor_type not in plain for t in GGUFReader(str(path)).tensors)

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from backends.fleet.experts import LayerRouting, ranked_experts
+from backends.fleet.gguf_tensors import read_tensor_table
 from backends.fleet.imatrix import ExpertsError, Imatrix
 
 _EXPS = re.compile(r"^blk\.(\d+)\.ffn_(gate|up|down)_exps\.weight$")
@@ -49,6 +50,7 @@ class Plan:
     fixed: int  # bytes the plan does not touch: metadata, norms, router, unquantized tensors
     all_cold: int
     tensors: tuple[PlannedTensor, ...]
+    source_quantized: bool = False  # llama-quantize then needs --allow-requantize
 
     @property
     def planned(self) -> int:
@@ -92,10 +94,8 @@ def quantizable(name: str, shape: tuple[int, ...]) -> bool:
 
 
 def make_plan(source: Path, imatrix: Imatrix, hot: str, cold: str, budget: int) -> Plan:
-    from gguf import GGUFReader
-
-    reader = GGUFReader(str(source))
-    tensors = [(t.name, tuple(int(d) for d in t.shape), int(t.n_bytes)) for t in reader.tensors]
+    table = read_tensor_table(source)
+    tensors = [(t.name, t.shape, t.n_bytes) for t in table]
     if not any(_EXPS.match(name) for name, _, _ in tensors):
         raise RequantError(
             f"{source.name} is a dense model: it has no expert tensors (blk.N.ffn_*_exps), so there is no "
@@ -136,7 +136,8 @@ def make_plan(source: Path, imatrix: Imatrix, hot: str, cold: str, budget: int) 
         )
         for n, s in chosen
     )  # fmt: skip
-    return Plan(source, hot, cold, budget, fixed, all_cold, planned)
+    quantized_source = any(t.type_name not in ("F32", "F16", "BF16") for t in table)
+    return Plan(source, hot, cold, budget, fixed, all_cold, planned, quantized_source)
 
 
 @dataclass(frozen=True)

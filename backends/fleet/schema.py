@@ -124,6 +124,11 @@ def experts(db: Connection) -> None:
     db.execute("CREATE INDEX requant_plans_output ON requant_plans(output_file, id)")
 
 
+def requant_proof(db: Connection) -> None:
+    """The before/after proof a requantization ends with: agreement and speed of both files."""
+    db.execute("ALTER TABLE requant_plans ADD COLUMN proof_json TEXT")
+
+
 SCHEMA = Schema(
     "fleet",
     (
@@ -131,6 +136,7 @@ SCHEMA = Schema(
         Migration("fleet.002_sweep_results", sweep_results, replaces=("m210_fleet_sweep_results",)),
         Migration("fleet.003_agreement", agreement, replaces=("m211_fleet_agreement",)),
         Migration("fleet.004_experts", experts),
+        Migration("fleet.005_requant_proof", requant_proof),
     ),
     requires=(workspace_schema.SCHEMA,),
 )

@@ -244,11 +244,12 @@ def latest_experts(database_file: Path, model_file: str) -> dict[str, object] | 
 def save_requant_plan(
     database_file: Path, made_at: str, source_file: str, output_file: str, budget_bytes: int, planned_bytes: int,
     hot_type: str, cold_type: str, plan: list[dict[str, object]], line: dict[str, object],
+    proof: dict[str, object] | None = None,
 ) -> None:  # fmt: skip
     with database.session(database_file, fleet_schema.SCHEMA) as db:
         db.execute(
             "INSERT INTO requant_plans (made_at, source_file, output_file, budget_bytes, planned_bytes, hot_type, "
-            "cold_type, plan_json, line_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "cold_type, plan_json, line_json, proof_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (made_at, source_file, output_file, budget_bytes, planned_bytes, hot_type, cold_type,
-             json.dumps(plan), json.dumps(line)),
+             json.dumps(plan), json.dumps(line), None if proof is None else json.dumps(proof)),
         )  # fmt: skip

@@ -30,6 +30,13 @@ def register(sub: Any) -> None:
     requant.add_argument(
         "--corpus", default="finals", help="'finals' (his accepted corrections) or a text FILE"
     )
+    requant.add_argument("--reference", help="the profile or GGUF to agree with (default: the source model)")
+    requant.add_argument(
+        "--mc", metavar="FILE", help="multiple-choice questions (JSON lines) to count answer changes"
+    )
+    requant.add_argument(
+        "--no-proof", action="store_true", help="skip the before/after agreement and speed runs"
+    )
     requant.set_defaults(handler=cmd_requant)
 
 
@@ -139,10 +146,59 @@ def cmd_requant(args: argparse.Namespace, paths: Paths) -> int:
     line = expert_line(plan, run.imatrix.expert_counts())
     print(format_plan(plan, line))
     _say(f"writing {target.name} with llama-quantize")
-    written = write_requant(ensure_llama_tool("llama-quantize", _say), plan, run.imatrix.path, target)
+    quantize = ensure_llama_tool("llama-quantize", _say)
+    written = write_requant(quantize, plan, run.imatrix.path, target)
+    print(f"wrote {target} ({written.size / GIB:.4f} GiB) in {written.quantize_s:.1f} s")
+    if source != Path(args.profile).expanduser():  # a profile's name: its new sibling goes beside it
+        from backends.fleet.profile_entry import add_commented_entry
+
+        note = (f"chambers requant {datetime.now(UTC).date()}: {args.profile} along his routed traffic, "
+                f"{plan.hot} hot / {plan.cold} cold, {written.size / GIB:.2f} of {args.budget_gib} GiB")  # fmt: skip
+        add_commented_entry(paths.config_file, args.profile, args.to, target, note)
+        print(
+            f"added a commented [[profiles]] entry '{args.to}' beside '{args.profile}' in {paths.config_file}"
+        )
+    proof = None
+    if not args.no_proof:
+        proof = _prove(args, paths, plan, run, source, target, quantize)
     save_requant_plan(
         paths.database_file, datetime.now(UTC).isoformat(), str(source), str(target), plan.budget, plan.planned,
-        plan.hot, plan.cold, [asdict(t) for t in plan.tensors], asdict(line),
+        plan.hot, plan.cold, [asdict(t) for t in plan.tensors], asdict(line), proof,
     )  # fmt: skip
-    print(f"wrote {target} ({written.size / GIB:.4f} GiB) in {written.quantize_s:.1f} s")
     return 0
+
+
+def _prove(
+    args: argparse.Namespace, paths: Paths, plan: Any, run: Any, source: Path, target: Path, quantize: Path
+) -> Any:
+    """The all-cold file beside the source (made once), then agreement and speed of it and of ``target``."""
+    from dataclasses import asdict, replace
+    from datetime import UTC, datetime
+
+    from backends.fleet.agree import AgreementRunner
+    from backends.fleet.requant import write_requant
+    from backends.fleet.requant_proof import format_proof, prove
+    from backends.fleet.store import save_agreement
+    from backends.local_server import ensure_llama_server, ensure_llama_tool
+
+    before = source.with_name(f"{source.name.removesuffix('.gguf')}.all-{plan.cold}.gguf")
+    if not before.exists():
+        cold_plan = replace(plan, tensors=tuple(replace(t, qtype=plan.cold) for t in plan.tensors))
+        _say(f"writing {before.name}, every tensor at {plan.cold}, for the comparison")
+        write_requant(quantize, cold_plan, run.imatrix.path, before)
+    reference = _model(paths, args.reference) if args.reference else source
+    text, corpus_name = _corpus(paths, args.corpus)
+    answers = None
+    if args.mc:
+        from tui.commands.fleet_agree import _answer_changes
+
+        answers = _answer_changes(Path(args.mc), reference, [before, target], paths, _say)
+    runner = AgreementRunner(ensure_llama_tool("llama-perplexity", _say), paths.data_dir / "agree")
+    _say(f"proving it on {corpus_name}: agreement with {reference.name}, then speed, for both files")
+    sides = prove(runner, ensure_llama_server(_say), reference, before, target, text, corpus_name,
+                  paths.data_dir / "logs", answers)  # fmt: skip
+    now = datetime.now(UTC).isoformat()
+    for side in sides:
+        save_agreement(paths.database_file, side.agreement, now, side.answers_changed, side.answers_total)
+    print(format_proof(*sides))
+    return {"before": asdict(sides[0]), "after": asdict(sides[1])}

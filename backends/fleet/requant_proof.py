@@ -1,0 +1,96 @@
+"""Proof on his text that a requantization helped: agreement and speed, before and after.
+
+"Before" is the same model with every quantizable tensor at the cold type (the plan's starting
+point, written with the same imatrix), so the difference is the hot tensors alone. Both are scored
+against the source with ``llama-perplexity`` (``AgreementRunner``), and both are served once by
+llama-server for a few timed completions of his own text: prefill and generation tok/s are the
+server's own ``timings``, the median of the runs.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+from backends.fleet.agree import Agreement, AgreementRunner
+from backends.fleet.requant_plan import GIB
+from backends.local_server import LlamaServerProcess
+
+SPEED_RUNS = 3
+SPEED_TOKENS = 32
+
+
+@dataclass(frozen=True)
+class Speed:
+    prefill_tps: float
+    generation_tps: float
+
+
+@dataclass(frozen=True)
+class Side:
+    path: str
+    size: int
+    agreement: Agreement
+    answers_changed: int | None
+    answers_total: int | None
+    speed: Speed
+
+
+def measure_speed(binary: Path, model: Path, prompt: str, log_dir: Path) -> Speed:
+    server = LlamaServerProcess(binary, model, extra_args=("-np", "1", "-c", "2048"), alias=model.stem,
+                                log_file=log_dir / f"requant-speed-{model.stem}.log")  # fmt: skip
+    prefill, generation = [], []
+    with server:
+        for _ in range(SPEED_RUNS):
+            reply = httpx.post(
+                f"{server.url}/completion",
+                json={"prompt": prompt, "n_predict": SPEED_TOKENS, "cache_prompt": False, "temperature": 0},
+                timeout=300,
+            )
+            reply.raise_for_status()
+            timings = reply.json()["timings"]
+            prefill.append(float(timings["prompt_per_second"]))
+            generation.append(float(timings["predicted_per_second"]))
+    return Speed(statistics.median(prefill), statistics.median(generation))
+
+
+def prove(
+    runner: AgreementRunner, server_binary: Path, reference: Path, before: Path, after: Path, corpus_text: str,
+    corpus_name: str, log_dir: Path, answers: dict[str, tuple[int, int]] | None = None,
+) -> tuple[Side, Side]:  # fmt: skip
+    prompt = corpus_text[:2000]
+    sides = []
+    for path in (before, after):
+        agreement = runner.measure(reference, path, corpus_text, corpus_name)
+        changed, total = (answers or {}).get(str(path), (None, None))
+        speed = measure_speed(server_binary, path, prompt, log_dir)
+        sides.append(Side(str(path), path.stat().st_size, agreement, changed, total, speed))
+    return sides[0], sides[1]
+
+
+def format_proof(before: Side, after: Side) -> str:
+    def row(label: str, a: str, b: str) -> str:
+        return f"{label:<22} {a:>14} -> {b:<14}"
+
+    answers = "-"
+    if before.answers_total:
+        answers = f"{before.answers_changed}/{before.answers_total} -> {after.answers_changed}/{after.answers_total}"
+    lines = [
+        f"before: {Path(before.path).name}   after: {Path(after.path).name}   "
+        f"(reference {Path(before.agreement.reference).name}, corpus {before.agreement.corpus})",
+        row("same top-1 %", f"{before.agreement.same_top1_pct:.2f}", f"{after.agreement.same_top1_pct:.2f}"),
+        row("mean KLD", f"{before.agreement.mean_kld:.5f}", f"{after.agreement.mean_kld:.5f}"),
+        row("p99 KLD", _opt(before.agreement.p99_kld), _opt(after.agreement.p99_kld)),
+        f"{'answers changed':<22} {answers}",
+        row("prefill tok/s", f"{before.speed.prefill_tps:.1f}", f"{after.speed.prefill_tps:.1f}"),
+        row("generation tok/s", f"{before.speed.generation_tps:.1f}", f"{after.speed.generation_tps:.1f}"),
+        row("size GiB", f"{before.size / GIB:.4f}", f"{after.size / GIB:.4f}"),
+    ]
+    return "\n".join(lines)
+
+
+def _opt(value: float | None) -> str:
+    return "-" if value is None else f"{value:.5f}"
