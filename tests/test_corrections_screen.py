@@ -58,7 +58,7 @@ async def test_browse_a_pair_as_a_redline_and_filter(isolated_home: Path) -> Non
         table.focus()
         await pilot.press("down", "down")
         await settle(pilot)
-        assert "completed six weeks late" in redline_text(screen)
+        assert "{+ completed six weeks+} late" in redline_text(screen)  # marked as F7 marks it
         assert "Pair 1: +" in str(screen.query_one("#corrections-redline-scroll").border_title)
         screen.query_one("#corrections-min", Input).value = "1"
         screen.query_one("#corrections-min", Input).focus()

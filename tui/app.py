@@ -30,7 +30,7 @@ from tui.evidence_screen import EvidenceScreen
 from tui.exhibits_screen import ExhibitsScreen
 from tui.help_keys import help_sections
 from tui.prompt_screen import PromptScreen
-from tui.screen_commands import ActionCommands, ScreenCommands
+from tui.screen_commands import ActionCommands, RoomActionCommands, ScreenCommands
 from tui.screens import HelpScreen, error_screen
 from tui.settings_screen import SettingsScreen
 from tui.ui_settings import load_theme, persist_theme
@@ -50,7 +50,7 @@ def _config_unset() -> Config:
 class ChambersApp(App[None]):
     TITLE = "chambers"
     CSS_PATH = "chambers.tcss"
-    COMMANDS = App.COMMANDS | {ScreenCommands, ActionCommands}
+    COMMANDS = App.COMMANDS | {ScreenCommands, ActionCommands, RoomActionCommands}
     BINDINGS = [
         Binding(
             "escape",

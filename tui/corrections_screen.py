@@ -24,7 +24,7 @@ from textual.widgets import DataTable, Footer, Header, Input, Select, Static
 from corrections.model import StoredPair
 from corrections.redline import Redline
 from corrections.store import PairFilters
-from drafting.redline_marks import STYLES
+from drafting.redline_marks import STYLES, marked
 from tui.chambers_screen import ChambersScreen
 from tui.corrections_dialogs import ConfirmScreen, ExportScreen
 from workspace.config import Config
@@ -162,7 +162,9 @@ class CorrectionsScreen(ChambersScreen):
     def _show_redline(self, pair: StoredPair, line: Redline) -> None:
         text = Text()
         for segment in line.segments:
-            text.append(segment.text, style=STYLES.get(segment.kind, ""))
+            # Marked as F7 marks them ([-gone-]{+new+}): struck text and the word after it would
+            # otherwise read as one word wherever a deletion ends where an insertion starts.
+            text.append(marked(segment.kind, segment.text), style=STYLES.get(segment.kind, ""))
         view = self.query_one("#corrections-redline", Static)
         view.remove_class("stats")  # the redline wraps to the pane
         self.query_one("#corrections-list").display = True

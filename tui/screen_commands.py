@@ -79,3 +79,55 @@ class ActionCommands(Provider):
             score = max(matcher.match(title), matcher.match(help_text) * 0.8)
             if score > 0:
                 yield Hit(score, matcher.highlight(title), run, help=help_text)
+
+
+def _room_screens() -> dict[str, type]:
+    """Each F-key room's screen class, by the app action that opens it (imported here: the app
+    imports this module)."""
+    from tui.corrections_screen import CorrectionsScreen
+    from tui.dashboard import DashboardScreen
+    from tui.drafting_screen import DraftingScreen
+    from tui.evidence_screen import EvidenceScreen
+    from tui.exhibits_screen import ExhibitsScreen
+
+    return {"evidence": EvidenceScreen, "exhibits": ExhibitsScreen, "drafting": DraftingScreen,
+            "corrections": CorrectionsScreen, "dashboard": DashboardScreen}  # fmt: skip
+
+
+class RoomActionCommands(Provider):
+    """The keys of every other room, from wherever the palette is opened: "Corrections: Train (t)"
+    opens the corrections screen and runs its train action, so "train" or "adapter" finds it from
+    the drafting screen too. The room on show is ActionCommands' (its keys run in place)."""
+
+    def _actions(self) -> list[tuple[str, str, Callable[[], Awaitable[Any]]]]:
+        out: list[tuple[str, str, Callable[[], Awaitable[Any]]]] = []
+        rooms = dict(SCREENS)
+        for room, screen_class in _room_screens().items():
+            if isinstance(self.screen, screen_class):
+                continue
+            name = rooms[room].split(":", 1)[0]
+            for b in getattr(screen_class, "BINDINGS", []):
+                if isinstance(b, Binding) and b.description and b.show is not False:
+                    run = partial(self._run_in_room, room, screen_class, b.action)
+                    out.append((f"{name}: {b.description} ({b.key})", b.tooltip or b.description, run))
+        return out
+
+    async def _run_in_room(self, room: str, screen_class: type, action: str) -> None:
+        await self.app.run_action(room)
+
+        async def then() -> None:
+            if isinstance(self.app.screen, screen_class):
+                await self.app.screen.run_action(action)
+
+        self.app.call_after_refresh(then)
+
+    async def discover(self) -> Hits:
+        for title, help_text, run in self._actions():
+            yield DiscoveryHit(title, run, help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for title, help_text, run in self._actions():
+            score = max(matcher.match(title), matcher.match(help_text) * 0.8)
+            if score > 0:
+                yield Hit(score * 0.9, matcher.highlight(title), run, help=help_text)

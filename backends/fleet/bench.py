@@ -10,6 +10,7 @@ caller owns as each run finishes, so an interrupted bench keeps what it has.
 
 from __future__ import annotations
 
+import asyncio
 import statistics
 import time
 from collections.abc import Callable
@@ -28,6 +29,7 @@ from workspace.config import Backend, Policy, Sampling
 
 DEFAULT_LENGTHS = (500, 4000, 16000)
 CONTEXT_MARGIN = 96  # chat template and the answer's first tokens
+IDLE_TIMEOUT_S = 180.0  # an abandoned long prompt on a slow server can take minutes to read
 UNKNOWN_CTX = 4096  # Ollama's usual default; a longer prompt would be silently truncated
 
 
@@ -110,7 +112,7 @@ class LengthResult:
 class Progress:
     backend: str
     target_tokens: int
-    phase: str  # "warm-up" or "run"
+    phase: str  # "warm-up", "run", or "waiting for idle slots" before the first call
     done: int  # calls finished for this backend, warm-ups included
     total: int
 
@@ -159,6 +161,40 @@ class Bench:
         if tokens > 0:
             self._chars_per_token = len(text) / tokens
 
+    async def wait_for_idle(
+        self, *, timeout_s: float = IDLE_TIMEOUT_S, poll_s: float = 0.5,
+        on_wait: Callable[[int], None] | None = None,
+    ) -> float:  # fmt: skip
+        """Wait until no slot of the server is processing (llama-server ``/slots``); returns the seconds
+        waited. A server still reading an abandoned prompt (an eval stopped with Ctrl+C, another
+        client) would share its compute with the timed calls and make them slow or time out.
+
+        Raises:
+            BackendError: a slot is still busy after ``timeout_s``.
+        """
+        server = adapter_for(self.backend, self.policy, timeout=httpx.Timeout(10.0))
+        if not server.REPORTS_SLOTS:
+            return 0.0
+        start = time.monotonic()
+        while True:
+            try:
+                busy = sum(1 for slot in await server.native.slots() if slot.is_processing)
+            except BackendError:
+                return time.monotonic() - start  # /slots is off (no --slots): nothing to wait on
+            waited = time.monotonic() - start
+            if not busy:
+                return waited
+            if waited >= timeout_s:
+                raise BackendError(
+                    f"Backend '{self.backend.name}' still had {busy} busy slot(s) after {timeout_s:.0f} s, "
+                    "so its speed cannot be measured alone. Another client is using it (perhaps a request "
+                    "stopped midway whose prompt the server is still reading); wait, or restart that server.",
+                    backend=self.backend.name, url=self.backend.url,
+                )  # fmt: skip
+            if on_wait is not None:
+                on_wait(busy)
+            await asyncio.sleep(poll_s)
+
     async def run(self, on_progress: Callable[[Progress], None] | None = None) -> list[LengthResult]:
         try:
             return await self._run(on_progress)
@@ -172,6 +208,15 @@ class Bench:
         if plan:
             await self._measure_ratio(plan[-1][0])
         total, done = len(plan) * (s.warmup + s.runs), 0
+        if plan and on_progress is not None:
+            first = plan[0][0]
+            await self.wait_for_idle(
+                on_wait=lambda _: on_progress(
+                    Progress(self.backend.name, first, "waiting for idle slots", 0, total)
+                )
+            )
+        elif plan:
+            await self.wait_for_idle()
         for length, capped_from in plan:
             result = LengthResult(self.backend.name, self.backend.url, model, build, length, s.warmup, s.runs,
                                   capped_from=capped_from)  # fmt: skip
