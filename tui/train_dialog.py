@@ -33,7 +33,7 @@ from workspace.errors import ChambersError
 def serve_hint(backend: str, name: str) -> str:
     """How to serve the new adapter: the demo restarts its own server with it; elsewhere the backend
     names it and its server loads the file."""
-    from tui.demo import DEMO_BACKEND
+    from tui.demo_tour import DEMO_BACKEND
 
     if backend == DEMO_BACKEND:
         return (
