@@ -89,7 +89,11 @@ def adapters_table(records: list[AdapterRecord]) -> list[str]:
     adapter on the held-out pairs: a lower edit ratio and a higher chrF mean his edits were learnt.
     """
     if not records:
-        return ["No adapters yet: `chambers train --role drafter --name NAME` makes one from these pairs."]
+        # Two lines: one would be cut off at 80 columns, and its second half is what to do.
+        return [
+            "No adapters yet: `chambers train --role drafter --name NAME`",
+            "(or t on this screen) makes one from these pairs.",
+        ]
     name_width = max(4, *(len(r.name) for r in records))
     base_width = max(4, *(len(r.base_model) for r in records))
     lines = [

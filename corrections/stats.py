@@ -75,12 +75,38 @@ def _summarise(model: str, task: str, items: list[tuple[str, float]]) -> GroupSt
     )  # fmt: skip
 
 
-def stats_table(rows: list[GroupStats]) -> list[str]:
-    """The plain-text table ``chambers corrections stats`` prints (and the TUI panel shows)."""
+def stats_table(rows: list[GroupStats], *, width: int | None = None) -> list[str]:
+    """The plain-text table ``chambers corrections stats`` prints (and the TUI panel shows).
+
+    With ``width`` (the TUI's pane) a table that would not fit leaves out the median and shortens the
+    headings, so the trend, the column he reads for progress, is never the one cut off."""
     if not rows:
         return ["No correction pairs yet: accept an edited draft and it is kept here."]
+    full = _stats_lines(rows, narrow=False)
+    if width is not None and max(len(line) for line in full) > width:
+        return _stats_lines(rows, narrow=True, fit=width)
+    return full
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: max(1, width - 1)] + "…"
+
+
+def _stats_lines(rows: list[GroupStats], *, narrow: bool, fit: int = 0) -> list[str]:
     width = max(len(r.model) for r in rows)
     task_width = max(len(r.task_type) for r in rows)
+    if narrow:  # n drafts, mean edit, share unedited, trend: 76 columns with the usual names
+        # What the columns after the model take (the longest trend word is "fewer edits"); a model name
+        # longer than the rest leaves is cut at its end, never the trend.
+        rest = 2 + task_width + 2 + 4 + 2 + 6 + 2 + 4 + 2 + TREND_PERIODS + 1 + len("fewer edits")
+        width = max(8, min(width, fit - rest)) if fit else width
+        lines = [f"{'model':<{width}}  {'task':<{task_width}}  {'n':>4}  {'mean':>6}  same  trend"]
+        for r in rows:
+            lines.append(
+                f"{_cut(r.model, width):<{width}}  {r.task_type:<{task_width}}  {r.drafts:>4}  {r.mean_edit_ratio:>6.1%}  "
+                f"{r.unedited_share:>4.0%}  {r.sparkline:<{TREND_PERIODS}} {r.direction}"
+            )
+        return lines
     lines = [
         f"{'model':<{width}}  {'task':<{task_width}}  drafts  mean edit  median  unedited  trend (by month)",
     ]

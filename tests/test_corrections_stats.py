@@ -74,3 +74,16 @@ def test_the_command_line(isolated_home: Path, tmp_path: Path, capsys: pytest.Ca
         create_matter(conn, "harbor-point", [tmp_path / "sources"])
     assert main(["corrections", "parties", "harbor-point", "--add", "Harbor Point Provisions LLC"]) == 0
     assert "[PARTY-A]    Harbor Point Provisions LLC" in capsys.readouterr().out
+
+
+def test_a_table_too_wide_for_the_pane_keeps_its_trend() -> None:
+    from corrections.stats import GroupStats, stats_table
+
+    row = GroupStats(model="smollm2-135m-instruct", task_type="demand_letter", drafts=7, mean_edit_ratio=0.94,
+                     median_edit_ratio=0.947, unedited_share=0.0,
+                     trend=(("2026-10", 0.9), ("2026-11", 0.5)))  # fmt: skip
+    full = stats_table([row])
+    assert "median" in full[0] and max(len(line) for line in full) > 76
+    narrow = stats_table([row], width=76)
+    assert max(len(line) for line in narrow) <= 76
+    assert narrow[1].endswith("fewer edits") and "94.0%" in narrow[1]

@@ -136,3 +136,10 @@ def test_eval_for_another_role_is_refused_naming_the_adapters_role(
     err = capsys.readouterr().err
     assert "Adapter 'demo-v1' was trained for the drafter, not the reviewer" in err
     assert "chambers eval --role drafter --adapter demo-v1" in err
+
+
+def test_a_demo_adapter_is_offered_with_the_command_that_serves_it() -> None:
+    from tui.train_dialog import serve_hint
+
+    assert "`chambers demo --adapter demo-v1`" in serve_hint(DEMO_BACKEND, "demo-v1")
+    assert 'lora = [{ name = "v2" }]' in serve_hint("workhorse", "v2")

@@ -30,3 +30,22 @@ async def test_a_stage_with_long_figures_does_not_push_the_last_stage_out_of_the
         assert len(rows) == len(PLAN), rows
         assert "Verification" in rows[-1]
         assert "PP 143" in rows[2] and rows[2].rstrip().endswith("…")
+
+
+async def test_the_tg_rate_is_on_screen_at_80_columns(db: Path) -> None:
+    from tui.drafting_view import pp_tg
+
+    app = app_with(Config(file="c.toml", policy=Policy(), boards=(), backends=()), db)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_drafting(pilot)
+        strip = screen.query_one(PipelineStrip)
+        progress = PipelineProgress.for_plan(PLAN)
+        view = progress.get("draft")
+        view.backend, view.board, view.state = "demo-smollm2", "board-a", "completed"
+        view.speed = pp_tg({"cache_n": 2650, "prompt_n": 120, "prompt_ms": 290.0,
+                            "predicted_n": 450, "predicted_ms": 10000.0})  # fmt: skip
+        strip.progress = progress
+        strip.update(progress.render())
+        await pilot.pause()
+        row = strip.render_line(2).text
+        assert "TG 45 tok/s" in row, row

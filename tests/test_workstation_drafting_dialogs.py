@@ -115,7 +115,7 @@ def test_a_cached_prompt_reads_cached_and_no_rate_is_given_over_no_time() -> Non
     fresh = {"cache_n": 0, "prompt_n": 3100, "prompt_ms": 7500.0, "predicted_n": 120, "predicted_ms": 2650.0}
     assert pp_tg(fresh) == "PP 413 TG 45 tok/s"
     both = {**fresh, "cache_n": 2650}
-    assert pp_tg(both) == "cached 2,650 tok, PP 413 TG 45 tok/s"
+    assert pp_tg(both) == "PP 413 TG 45 tok/s, cached 2,650 tok"  # the rates first: TG is never cut
 
 
 async def test_the_gate_counts_its_tokens_and_its_no_is_explained_in_the_dialog(db: Path) -> None:

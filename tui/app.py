@@ -196,6 +196,12 @@ class ChambersApp(App[None]):
             self.install_screen(make(), name=name)
         self.push_screen(name)
 
+    def room_screens(self) -> dict[str, type]:
+        """Each F-key room's screen class by the action that opens it: the palette's way to every
+        room's keys from any screen."""
+        return {"evidence": EvidenceScreen, "exhibits": ExhibitsScreen, "drafting": DraftingScreen,
+                "corrections": CorrectionsScreen, "dashboard": DashboardScreen}  # fmt: skip
+
     def action_dashboard(self) -> None:
         self._toggle_installed(
             "fleet", DashboardScreen, lambda: DashboardScreen(self.config, self.audit.database_file)

@@ -56,6 +56,7 @@ class CorrectionsScreen(ChambersScreen):
         self.database_file = database_file
         self.pairs: list[StoredPair] = []
         self.showing_stats = False
+        self.width_for_stats: int | None = None  # the stats table's width, set when s shows it
         self._requested: PairFilters | None = None  # the filters of the last load asked for
 
     def compose(self) -> ComposeResult:
@@ -180,6 +181,7 @@ class CorrectionsScreen(ChambersScreen):
     def action_stats(self) -> None:
         self.showing_stats = not self.showing_stats
         if self.showing_stats:
+            self.width_for_stats = self.app.size.width - 4  # read here: the worker runs in a thread
             self.load_stats()
         else:
             self.query_one("#corrections-list").display = True
@@ -191,7 +193,8 @@ class CorrectionsScreen(ChambersScreen):
         from corrections.adapters import adapters_table, list_adapters
         from corrections.stats import compute_stats, stats_table
 
-        lines = stats_table(compute_stats(self.database_file))
+        # The table gets the screen's whole width (the list is hidden): its pane's borders and padding take 4.
+        lines = stats_table(compute_stats(self.database_file), width=self.width_for_stats)
         lines += ["", "Adapters (held-out pairs, all tasks; lower edit and higher chrF are better)"]
         lines += adapters_table(list_adapters(self.database_file))
         self.app.call_from_thread(self._show_stats, lines)

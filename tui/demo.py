@@ -15,7 +15,7 @@ from textual.widgets import Static
 from backends.fleet.mission import MISSION_BOARDS, mission_telemetry
 from drafting.pipeline import PipelineOptions
 from tui.chambers_screen import follow_config
-from tui.demo_tour import DEMO_INSTRUCTIONS, DEMO_TASK, DemoTour
+from tui.demo_tour import DEMO_BACKEND, DEMO_INSTRUCTIONS, DEMO_MODEL, DEMO_TASK, DemoTour
 from tui.drafting_screen import DraftingScreen
 from tui.prompt_screen import PromptScreen
 from workspace.audit import AuditLog
@@ -24,8 +24,6 @@ from workspace.errors import ChambersError
 from workspace.paths import Paths
 
 DEMO_ROLES = ("router", "gate", "drafter", "heavy", "reviewer", "extractor")
-DEMO_BACKEND = "demo-smollm2"
-DEMO_MODEL = "smollm2-135m-instruct"
 
 
 def demo_config(url: str, file: str, *, weights: str | None = None, adapter: str | None = None) -> Config:

@@ -16,6 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 DEMO_TASK = "demand_letter"
+# The demo config's one backend and the name its server gives the model (tui.demo writes the config).
+DEMO_BACKEND = "demo-smollm2"
+DEMO_MODEL = "smollm2-135m-instruct"
 DEMO_INSTRUCTIONS = (
     "Demand that Calder Refrigeration pay for the spoiled stock and the late installation of the "
     "walk-in freezer under the supply agreement, within 14 days."

@@ -170,8 +170,9 @@ def progress_of_run(config: Config, run: Run) -> PipelineProgress:
 
 
 def pp_tg(timings: dict[str, Any] | None) -> str:
-    """``cached 2,650 tok, PP 410 TG 45 tok/s``: what came from the prompt cache, and rates only where
-    tokens were processed over measurable time (a cached prompt's "PP 0 tok/s" is no speed at all)."""
+    """``PP 410 TG 45 tok/s, cached 2,650 tok``: rates only where tokens were processed over measurable
+    time (a cached prompt's "PP 0 tok/s" is no speed at all), then what came from the prompt cache. The
+    rates come first: at 80 columns the strip's row ends near the 75th, and TG is the figure he reads."""
     if not timings:
         return ""
     pp = rate(timings.get("prompt_n"), timings.get("prompt_ms"))
@@ -179,7 +180,7 @@ def pp_tg(timings: dict[str, Any] | None) -> str:
     rates = " ".join(f"{name} {value:.0f}" for name, value in (("PP", pp), ("TG", tg)) if value is not None)
     cached = int(timings.get("cache_n") or 0)
     parts = [f"cached {cached:,} tok"] if cached else []
-    return ", ".join(parts + ([f"{rates} tok/s"] if rates else []))
+    return ", ".join(([f"{rates} tok/s"] if rates else []) + parts)
 
 
 def redline_text(draft: str, final: str) -> Text:

@@ -81,19 +81,6 @@ class ActionCommands(Provider):
                 yield Hit(score, matcher.highlight(title), run, help=help_text)
 
 
-def _room_screens() -> dict[str, type]:
-    """Each F-key room's screen class, by the app action that opens it (imported here: the app
-    imports this module)."""
-    from tui.corrections_screen import CorrectionsScreen
-    from tui.dashboard import DashboardScreen
-    from tui.drafting_screen import DraftingScreen
-    from tui.evidence_screen import EvidenceScreen
-    from tui.exhibits_screen import ExhibitsScreen
-
-    return {"evidence": EvidenceScreen, "exhibits": ExhibitsScreen, "drafting": DraftingScreen,
-            "corrections": CorrectionsScreen, "dashboard": DashboardScreen}  # fmt: skip
-
-
 class RoomActionCommands(Provider):
     """The keys of every other room, from wherever the palette is opened: "Corrections: Train (t)"
     opens the corrections screen and runs its train action, so "train" or "adapter" finds it from
@@ -102,7 +89,9 @@ class RoomActionCommands(Provider):
     def _actions(self) -> list[tuple[str, str, Callable[[], Awaitable[Any]]]]:
         out: list[tuple[str, str, Callable[[], Awaitable[Any]]]] = []
         rooms = dict(SCREENS)
-        for room, screen_class in _room_screens().items():
+        # The app knows its rooms' screens (this module sits below them and may not import them).
+        rooms_of = getattr(self.app, "room_screens", None)
+        for room, screen_class in (rooms_of() if rooms_of is not None else {}).items():
             if isinstance(self.screen, screen_class):
                 continue
             name = rooms[room].split(":", 1)[0]

@@ -30,6 +30,19 @@ from workspace.config import Config
 from workspace.errors import ChambersError
 
 
+def serve_hint(backend: str, name: str) -> str:
+    """How to serve the new adapter: the demo restarts its own server with it; elsewhere the backend
+    names it and its server loads the file."""
+    from tui.demo_tour import DEMO_BACKEND
+
+    if backend == DEMO_BACKEND:
+        return (
+            f"Serve it: quit, then `chambers demo --adapter {name}`; "
+            f"`chambers eval --role drafter --adapter {name}` measures it."
+        )
+    return f'Name it on the backend (lora = [{{ name = "{name}" }}]) and `chambers eval` measures it.'
+
+
 class TrainScreen(ChambersDialog[str | None]):
     """Returns the new adapter's name, or None when nothing was trained."""
 
@@ -147,8 +160,9 @@ class TrainScreen(ChambersDialog[str | None]):
             curve = record.loss_curve
             self.say(
                 f"Adapter '{record.name}': {len(curve)} steps in {record.train_seconds:.0f} s, loss "
-                f"{curve[0]:.3f} -> {curve[-1]:.3f}. Name it on the backend (lora = [{{ name = "
-                f'"{record.name}" }}]) and `chambers eval` measures it. Esc closes.'
+                f"{curve[0]:.3f} -> {curve[-1]:.3f}. "
+                + serve_hint(record.backend, record.name)
+                + " Esc closes."
             )
 
     def failure_line(self, worker: Worker[object]) -> str:

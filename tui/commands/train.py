@@ -152,6 +152,10 @@ def cmd_train(args: argparse.Namespace, paths: Paths) -> int:
     print(
         f"Then in the config, on backend '{backend.name}':  lora = [{{ name = \"{record.name}\", scale = 1.0 }}]"
     )
+    from tui.demo import DEMO_BACKEND
+
+    if backend.name == DEMO_BACKEND:
+        print(f"In the demo:  chambers demo --adapter {record.name}  (its server loads the adapter)")
     print(f"Measure it:  chambers eval --role {args.role} --adapter {record.name}")
     return 0
 
