@@ -8,6 +8,17 @@ handlers so ``chambers --help`` is fast.
 
 from __future__ import annotations
 
-from tui.commands import authorities, core, corrections, drafting, evidence, exhibits, fleet, train, verify
+from tui.commands import (
+    authorities,
+    batch,
+    core,
+    corrections,
+    drafting,
+    evidence,
+    exhibits,
+    fleet,
+    train,
+    verify,
+)
 
-MODULES = [core, fleet, evidence, exhibits, verify, drafting, corrections, authorities, train]
+MODULES = [core, fleet, evidence, exhibits, verify, drafting, batch, corrections, authorities, train]
