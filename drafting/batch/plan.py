@@ -41,16 +41,13 @@ class ServerPlan:
 
 
 def plan_for(store: BatchStore, server: Server, jobs_at_once: int) -> ServerPlan:
-    speeds: dict[int, list[float]] = defaultdict(list)
-    for concurrency, tokens, seconds in store.measured(server.url):
-        speeds[concurrency].append(tokens / seconds)
-    if 1 not in speeds:
+    measured = store.measured(server.url)
+    if not any(concurrency == 1 for concurrency, _, _ in measured):
         return ServerPlan(server, jobs_at_once, {}, (
             "no measurement of one job at a time on this server yet: run a batch with --one-at-a-time "
             "(or benchmarks/batch.py) to see what batching gains here"
         ))  # fmt: skip
-    alone = sum(speeds[1]) / len(speeds[1])
-    gains = {k: k * (sum(v) / len(v)) / alone for k, v in speeds.items() if k > 1}
+    gains = gains_for(store, server.url)
     if not gains:
         return ServerPlan(server, jobs_at_once, {}, "no batched measurement on this server yet")
     return ServerPlan(server, jobs_at_once, gains, _advice(gains))
@@ -70,3 +67,14 @@ def _advice(gains: dict[int, float]) -> str:
             return (f"{prev} at once already gives {gains[prev]:.2f}x and {top} only {best:.2f}x: "
                     "more slots would not help")  # fmt: skip
     return f"batching pays: {best:.2f}x the throughput of one at a time with {top} at once"
+
+
+def gains_for(store: BatchStore, url: str) -> dict[int, float]:
+    """The measured throughput at each concurrency over one at a time on ``url`` (empty: not measured)."""
+    speeds: dict[int, list[float]] = defaultdict(list)
+    for concurrency, tokens, seconds in store.measured(url):
+        speeds[concurrency].append(tokens / seconds)
+    if 1 not in speeds:
+        return {}
+    alone = sum(speeds[1]) / len(speeds[1])
+    return {k: k * (sum(v) / len(v)) / alone for k, v in speeds.items() if k > 1}

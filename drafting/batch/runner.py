@@ -47,7 +47,7 @@ class Progress:
     note: str = ""  # why nothing more starts (the workstation holds the last slot)
 
     def line(self) -> str:
-        eta = "" if self.eta_s is None else f", about {_duration(self.eta_s)} left"
+        eta = "" if self.eta_s is None else f", about {duration(self.eta_s)} left"
         note = f" ({self.note})" if self.note else ""
         return (f"{self.done}/{self.total} done, {self.running} running, {self.failed} failed, "
                 f"{self.waiting} waiting; {self.tok_s:.1f} tok/s{eta}{note}")  # fmt: skip
@@ -267,7 +267,8 @@ def _why_full(full: list[str], open_now: bool, servers: dict[str, Server]) -> st
     return f"{url} is full"
 
 
-def _duration(seconds: float) -> str:
+def duration(seconds: float) -> str:
+    """Seconds as he would say them: 40 s, 12 min, 3.5 h."""
     if seconds < 90:
         return f"{seconds:.0f} s"
     if seconds < 5400:
