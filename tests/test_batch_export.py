@@ -27,3 +27,21 @@ def test_accepted_letters_are_written_and_a_contradicted_one_is_refused_by_name(
     assert again.written == [out / "debtor-0.md"] and again.written[0].read_text() == CLEAN
     assert export_batch(db, "b", "md", out, accepted={clean_run}).written == [out / "debtor-0-v2.md"]
     assert [j.line_no for j in again.not_accepted] == [4]
+
+
+async def test_jobs_whose_role_has_no_backend_fail_naming_it_and_the_batch_ends(
+    db: Path, tmp_path: Path
+) -> None:
+    import asyncio
+
+    from drafting.batch.runner import BatchRunner
+    from drafting.batch.store import BatchStore
+    from tests.batch_setup import queue
+    from workspace.config import Config, Policy
+
+    batch = await asyncio.to_thread(queue, db, tmp_path, 3)
+    config = Config(file="c.toml", policy=Policy(), boards=(), backends=())
+    final = await BatchRunner(config, db, workstation=lambda: True).run("b")
+    jobs = BatchStore(db).jobs(batch)
+    assert final.failed == 3 and [j.state for j in jobs] == ["failed"] * 3
+    assert all(j.error and "extractor" in j.error and j.run_id for j in jobs)

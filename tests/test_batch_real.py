@@ -151,3 +151,32 @@ async def test_with_the_workstation_open_one_slot_of_four_stays_free(
     assert final.done == 6
     assert max(j.concurrency or 0 for j in jobs) == 3
     assert 1 <= busiest[0] <= 3, busiest[0]
+
+
+async def test_stopping_keeps_the_jobs_in_flight_as_partial_runs_and_run_again_finishes_them(
+    db: Path, tmp_path: Path, llama_server_np4: LlamaServerProcess
+) -> None:
+    """What Ctrl-C does: ``asyncio.run`` cancels the batch's task, as here."""
+    batch = queue(db, tmp_path, 5)
+    store = BatchStore(db)
+    config = drafter_only(llama_server_np4.url, max_tokens=40)
+    running = asyncio.create_task(
+        BatchRunner(config, db, options=replace(OPTIONS), workstation=lambda: False).run("b")
+    )
+    while not any(s.stage == "draft" and s.status == "running" for j in store.jobs(batch) if j.run_id
+                  for s in RunStore(db).load(j.run_id).stages):  # fmt: skip
+        await asyncio.sleep(0.05)
+    running.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await running
+    stopped = [j for j in store.jobs(batch) if j.state == "partial"]
+    assert stopped and not any(j.state == "running" for j in store.jobs(batch))
+    cancelled = [
+        s for j in stopped if j.run_id for s in RunStore(db).load(j.run_id).stages if s.status == "cancelled"
+    ]
+    assert cancelled and all(s.stage == "draft" for s in cancelled)
+
+    final = await BatchRunner(config, db, options=replace(OPTIONS), workstation=lambda: False).run("b")
+    assert final.done == 5 and _runs(db) == 5
+    for job in store.jobs(batch):
+        assert job.attempts == (2 if job.id in {j.id for j in stopped} else 1)

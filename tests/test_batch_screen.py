@@ -84,9 +84,9 @@ async def test_enter_opens_the_contradicted_job_first_and_u_the_next_unreviewed(
         assert app.screen is screen
         await pilot.press("u")  # the contradicted one is seen, so the clean one is next
         await pilot.pause()
-        drafting = app.screen
-        assert isinstance(drafting, DraftingScreen)
-        await settle(drafting)
-        assert drafting.run_record is not None and drafting.run_record.id == clean_run
+        again = app.screen
+        assert isinstance(again, DraftingScreen)
+        await settle(again)
+        assert again.run_record is not None and again.run_record.id == clean_run
     jobs = BatchStore(db).jobs(BatchStore(db).batch("b").id)
     assert [j.line_no for j in jobs if j.reviewed_at] == [2, 4]

@@ -116,6 +116,8 @@ class BatchRunner:
 
     def capacity(self, url: str, open_now: bool) -> int:
         """How many batch jobs server ``url`` may hold now."""
+        if not url:
+            return 1  # no server: the job is refused at once, naming the role it lacks
         slots = self.servers[url].slots if url in self.servers else 1
         return max(0, slots - (1 if open_now else 0))
 
@@ -130,7 +132,8 @@ class BatchRunner:
                 while head is not None:
                     backends = backends_of(head.task, self.config)
                     await self._know(list(backends.values()))
-                    urls = tuple(dict.fromkeys(b.url for b in backends.values()))
+                    # A job whose roles have no backend fails at once, one at a time, not all together.
+                    urls = tuple(dict.fromkeys(b.url for b in backends.values())) or ("",)
                     open_now = self.workstation()
                     full = [u for u in urls if per_url.get(u, 0) >= self.capacity(u, open_now)]
                     if full or (self.one_at_a_time and flying):
