@@ -180,7 +180,7 @@ class BatchRunner:
         """One job's run, to its end; returns the tokens it decoded. Its outcome is on the job whatever it is."""
         job = entry.job
         first = next(iter(backends.values()), None)
-        busy = await busy_slots(first, self.config) if first is not None else None
+        busy: int | None = None
         pipe = Pipeline(
             self.config, self.database_file, prompts=self.prompts, options=self.options,
             audit=self.audit, issued_ranges=self.issued_ranges,
@@ -188,6 +188,7 @@ class BatchRunner:
         state, error = DONE, None
         run: Run | None = None
         try:
+            busy = await busy_slots(first, self.config) if first is not None else None
             run_id = (
                 job.run_id if job.run_id is not None else await asyncio.to_thread(self._new_run, pipe, job)
             )
