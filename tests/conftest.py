@@ -59,6 +59,22 @@ def llama_server(
     server.stop()
 
 
+@pytest.fixture(scope="session")
+def llama_server_np4(
+    llama_server_binary: Path, demo_model: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[LlamaServerProcess]:
+    """A second real llama-server decoding four sequences at once (-np 4), for the batch tests."""
+    log = tmp_path_factory.mktemp("llama-server-np4") / "server.log"
+    args = ("--metrics", "--slots", "--jinja", "-np", "4")
+    server = LlamaServerProcess(llama_server_binary, demo_model, extra_args=args, log_file=log)
+    try:
+        server.start()
+    except ChambersError as exc:
+        pytest.fail(f"The real llama-server (-np 4) did not start: {exc.message}", pytrace=False)
+    yield server
+    server.stop()
+
+
 def make_backend(url: str, *, name: str = "local", kind: str = "llamacpp", **kw: object) -> Backend:
     return Backend(name=name, kind=kind, url=url, roles=("drafter",), **kw)  # type: ignore[arg-type]
 

@@ -9,6 +9,7 @@ workers' errors (``tui.chambers_screen``); the app's only worker writes the chos
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from contextlib import ExitStack
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,7 +22,9 @@ from textual.screen import Screen
 from textual.widgets import Select
 from textual.worker import Worker, WorkerState
 
+from drafting.batch.presence import workstation_present
 from themes import DEFAULT_THEME, THEMES
+from tui.batch_screen import BatchScreen
 from tui.chambers_screen import follow_config
 from tui.corrections_screen import CorrectionsScreen
 from tui.dashboard import DashboardScreen
@@ -125,6 +128,7 @@ class ChambersApp(App[None]):
         self._theme_ready = False  # the theme set on mount is not a choice to save
         # Pipeline knobs for the drafting screen (None: the defaults); tests make the tiny model's answers short.
         self.pipeline_options: PipelineOptions | None = None
+        self._present = ExitStack()  # the workstation's presence, held from mount to unmount
 
     def get_default_screen(self) -> Screen[Any]:
         return self.first_screen(self.config, self.audit)
@@ -135,8 +139,14 @@ class ChambersApp(App[None]):
         names = {theme.name for theme in THEMES}
         self.theme = self.saved_theme if self.saved_theme in names else DEFAULT_THEME
         self._theme_ready = True
+        # While he is here, a batch leaves one slot of each server to him (the lock dies with the process).
+        if self.audit.database_file.parent.is_dir():
+            self._present.enter_context(workstation_present(self.audit.database_file))
         if self.start_on_dashboard:
             self.action_dashboard()
+
+    def on_unmount(self) -> None:
+        self._present.close()
 
     async def action_cancel_stream(self) -> None:
         """Esc: an open list closes first, then the screen on top; on the first screen, that screen's Esc."""
@@ -229,6 +239,20 @@ class ChambersApp(App[None]):
     def action_settings(self) -> None:
         self._toggle(SettingsScreen, lambda: SettingsScreen(self.config))
 
+    def action_batch(self) -> None:
+        self._toggle(BatchScreen, lambda: BatchScreen(self.audit.database_file))
+
+    @on(BatchScreen.OpenRun)
+    def open_batch_job(self, message: BatchScreen.OpenRun) -> None:
+        """A batch job's run in the drafting screen, over the batch screen (Esc goes back to it)."""
+        self.action_drafting()
+        screen = self.screen
+        if isinstance(screen, DraftingScreen):  # a screen installed just now is shown once it is mounted
+            if screen.is_mounted:
+                screen.show_run(message.run_id)
+            else:
+                self.call_after_refresh(screen.show_run, message.run_id)
+
     def action_help(self) -> None:
         """The keys of the screen on show first, then those of the box with the focus, then the app's."""
         self.push_screen(HelpScreen(help_sections(self)))
@@ -237,6 +261,11 @@ class ChambersApp(App[None]):
         yield from super().get_system_commands(screen)
         yield SystemCommand(
             "Settings", "Which backend each role uses, and the theme (F10)", self.action_settings
+        )
+        yield SystemCommand(
+            "Batches",
+            "Each job of a batch, contradicted drafts first; Enter opens one to review",
+            self.action_batch,
         )
 
 

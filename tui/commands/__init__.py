@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from tui.commands import (
     authorities,
+    batch,
     core,
     corrections,
     drafting,
@@ -21,4 +22,16 @@ from tui.commands import (
     verify,
 )
 
-MODULES = [core, fleet, evidence, exhibits, verify, drafting, corrections, authorities, train, fleet_experts]
+MODULES = [
+    core,
+    fleet,
+    evidence,
+    exhibits,
+    verify,
+    drafting,
+    batch,
+    corrections,
+    authorities,
+    train,
+    fleet_experts,
+]

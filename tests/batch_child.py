@@ -1,0 +1,22 @@
+"""A batch run in a child process, for the kill -9 test: python -m tests.batch_child DB URL NAME.
+
+It prints each progress line, so the test can kill it while jobs are in flight.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+from drafting.batch.runner import BatchRunner
+from tests.batch_setup import drafter_only
+from tests.pipeline_setup import OPTIONS
+
+if __name__ == "__main__":
+    db, url, name = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
+    runner = BatchRunner(
+        drafter_only(url), db, options=replace(OPTIONS), on_progress=lambda p: print(p.line(), flush=True)
+    )
+    asyncio.run(runner.run(name))
