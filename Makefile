@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: install install-dev tesseract poppler iproute xray demo test check bench clean
+.PHONY: install install-dev install-train tesseract poppler iproute xray demo demo-train test check bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -20,8 +20,14 @@ $(VENV)/.installed-dev: $(VENV)/.installed
 	$(BIN)/pip install --quiet -e '.[dev,train]'
 	touch $@
 
+# [train] alone (torch CPU build, transformers, peft, gguf): what `chambers train` needs, without the dev tools.
+$(VENV)/.installed-train: $(VENV)/.installed
+	$(BIN)/pip install --quiet -e '.[train]'
+	touch $@
+
 install: $(VENV)/.installed
 install-dev: $(VENV)/.installed-dev
+install-train: $(VENV)/.installed-train
 
 # OCR of scanned pages: PyMuPDF carries the engine, Debian's packages the English data. Needs root (CI is root).
 tesseract:
@@ -45,6 +51,10 @@ xray:
 
 # A real llama-server (built once, then cached) with the tiny demo model.
 demo: install tesseract poppler
+	CHAMBERS_HOME=$(CURDIR)/.demo $(BIN)/chambers demo
+
+# The demo with the [train] extra, so the whole loop runs from it: accept, train (F5 then t), serve, eval.
+demo-train: install-train tesseract poppler
 	CHAMBERS_HOME=$(CURDIR)/.demo $(BIN)/chambers demo
 
 # Builds or finds the real llama-server first, so its (one-time, ~10 min) build

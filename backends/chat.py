@@ -47,7 +47,7 @@ from backends.errors import (
     transport_error,
 )
 from backends.events import ContentDelta, Finished, PromptProgress, StreamEvent, Usage
-from backends.lora import LoadedAdapter, fetch_loaded, local_sha256, request_field
+from backends.lora import LoadedAdapter, complete_field, fetch_loaded, local_sha256, request_field
 from backends.pool import LoopPool
 from backends.stream_guard import StreamGuard, context_size, event_limit
 from workspace.audit import AuditLog, AuditRecord
@@ -163,8 +163,10 @@ class ChatClient:
             record.checked_ip = checked.ip
             client = await self._pool.client()
             record.server_build = await self._fetch_server_build(client, checked)
-            if self.backend.lora and "lora" not in body:  # a request may set its own scales
-                body["lora"] = record.request["lora"] = await self._lora_field(client, checked)
+            if self.backend.kind == "llamacpp" or self.backend.lora:
+                lora = await self._lora_field(client, checked, body.get("lora"))
+                if lora is not None:
+                    body["lora"] = record.request["lora"] = lora
             async for event in self._events(client, checked, body, reader):
                 if isinstance(event, Finished):
                     record.model = event.model or record.model
@@ -292,20 +294,29 @@ class ChatClient:
         hashes = [local_sha256(by_name[n].path) if n in by_name else None for n in self.adapters]
         return ",".join(self.adapters), ",".join(h or "?" for h in hashes) if any(hashes) else None
 
-    async def _lora_field(self, client: httpx.AsyncClient, checked: CheckedAddress) -> list[dict[str, Any]]:
-        """The configured adapters by the ids this server gave them, read once per client.
+    async def _lora_field(
+        self, client: httpx.AsyncClient, checked: CheckedAddress, own: Any
+    ) -> list[dict[str, Any]] | None:
+        """The request's ``lora`` list by the ids this server gave its adapters, read once per client:
+        the request's own entries (``own``, a replay setting its scale) or the configured adapters at
+        their scales, and every other adapter the server loaded at 0. None for a server without any.
 
-        Raises AdapterMissing when the server did not load one of them: drafting on the bare base
+        Raises AdapterMissing when the server did not load a configured adapter: drafting on the bare base
         while the run's record names an adapter would be a false record."""
         if self._loaded_adapters is None:
             try:
-                self._loaded_adapters = await fetch_loaded(client, self.backend, checked.extensions())
+                loaded = await fetch_loaded(client, self.backend, checked.extensions())
             except HTTP_FAILURES as exc:
+                if not self.backend.lora:
+                    return own if isinstance(own, list) else None  # the call itself says why
                 raise transport_error(
                     exc, backend=self.backend.name, url=self.backend.url, path="/lora-adapters"
                 ) from exc
             except (ValueError, KeyError, TypeError):
-                self._loaded_adapters = []  # not a list of adapters: every configured one is missing
+                loaded = []  # not a list of adapters: every configured one is missing
+            self._loaded_adapters = loaded
+        if isinstance(own, list):
+            return complete_field(own, self._loaded_adapters)
         return request_field(self.backend, self._loaded_adapters)
 
     async def _events(

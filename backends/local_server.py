@@ -8,9 +8,9 @@ cached per version in the user cache folder, behind a file lock so two
 processes never build at once, and a cached binary is never rebuilt.
 ``$CHAMBERS_LLAMA_SERVER`` points at an existing binary instead.
 
-``llama-quantize`` and ``llama-perplexity`` (for measuring how far a quantized
-model drifts from its reference) come from the same source and the same
-build: a fresh build makes all three at once, which adds only their own
+``llama-quantize``, ``llama-perplexity`` (for measuring how far a quantized
+model drifts from its reference) and ``llama-imatrix`` (which experts a text
+wakes) come from the same source and the same build: a fresh build makes them all at once, which adds only their own
 sources to the compile. A cache that has the server but not the tools builds
 the tools alone, once.
 
@@ -50,7 +50,7 @@ MODEL_VERSION = "0.1.2"
 MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 SERVER_ENV = "CHAMBERS_LLAMA_SERVER"
 TEST_SERVER_ARGS = ("--metrics", "--slots", "--jinja", "-np", "2")
-LLAMA_TOOLS = ("llama-quantize", "llama-perplexity")
+LLAMA_TOOLS = ("llama-quantize", "llama-perplexity", "llama-imatrix")
 
 Progress = Callable[[str], None]
 
@@ -83,7 +83,7 @@ def ensure_llama_server(progress: Progress | None = None) -> Path:
 
 
 def ensure_llama_tool(name: str, progress: Progress | None = None) -> Path:
-    """Path to ``llama-quantize`` or ``llama-perplexity`` built from the server's source.
+    """Path to ``llama-quantize``, ``llama-perplexity`` or ``llama-imatrix`` built from the server's source.
 
     Beside ``$CHAMBERS_LLAMA_SERVER`` when that is set, else the cache (built there if missing)."""
     if name not in LLAMA_TOOLS:

@@ -5,7 +5,13 @@ them by position (``id``) in the order of its ``--lora`` flags, and lists them w
 ``GET /lora-adapters``; an adapter's name is its file's stem (``demand-v3.gguf``), which is how chambers
 writes them. Each request carries its own ``"lora": [{"id": 0, "scale": 1.0}]``: the global
 ``POST /lora-adapters`` would change the scale of requests already in flight for every role sharing the
-server. Adapters not listed in a request run at scale 0.
+server.
+
+A request that names no adapter runs every loaded adapter at the server's own scale, the one
+``GET /lora-adapters`` reports: 1 for ``--lora FILE``, even with ``--lora-init-without-apply``, which only
+keeps the adapter off the warm-up. So every request chambers sends to a server with adapters lists each of
+them, at 0 for a role that does not use it; and ``chambers serve`` loads them with ``--lora-scaled FILE:0``,
+so that requests from other clients get the base model too.
 """
 
 from __future__ import annotations
@@ -40,15 +46,24 @@ class LoadedAdapter:
 
 
 def launch_flags(files: list[str]) -> list[str]:
-    """The llama-server flags that load ``files`` at scale 0, for requests to switch on one by one."""
+    """The llama-server flags that load ``files`` at scale 0, for requests to switch on one by one.
+
+    ``--lora-scaled`` splits its value at ``,`` and ``:``; a path holding either is loaded with ``--lora``
+    (at the server's scale 1 for requests that name no adapter, which ``doctor`` then reports)."""
     flags: list[str] = []
     for file in files:
-        flags += ["--lora", file]
+        flags += ["--lora", file] if ("," in file or ":" in file) else ["--lora-scaled", f"{file}:0"]
     return [*flags, "--lora-init-without-apply"] if flags else []
 
 
 _FAILED_LOAD = re.compile(r"failed to load lora adapter '([^']+)'")
 _FAILED_APPLY = re.compile(r"failed to apply lora adapter: (.+)")
+
+
+def refused_file(server_log: str) -> str | None:
+    """The adapter file llama-server's log says it refused at start (None if it refused none)."""
+    files = _FAILED_LOAD.findall(server_log)
+    return files[0] if files else None
 
 
 def start_problem(server_log: str) -> str | None:
@@ -122,7 +137,7 @@ def missing_message(backend: Backend, names: list[str], loaded: list[LoadedAdapt
     return (
         f"Backend '{backend.name}' at {backend.url} has not loaded the adapter(s) {', '.join(names)} that "
         f"the config names for it (it has: {have}). Restart that llama-server with "
-        + " ".join(f"--lora {n}.gguf" for n in names)
+        + " ".join(f"--lora-scaled {n}.gguf:0" for n in names)
         + " --lora-init-without-apply (`chambers adapters show NAME` prints the line), or remove them "
         "from the backend's `lora` in the config."
     )
@@ -130,18 +145,33 @@ def missing_message(backend: Backend, names: list[str], loaded: list[LoadedAdapt
 
 def request_field(
     backend: Backend, loaded: list[LoadedAdapter], scales: dict[str, float] | None = None
-) -> list[dict[str, Any]]:
-    """The request's ``lora`` list: every configured adapter at its configured scale (or ``scales``'s).
+) -> list[dict[str, Any]] | None:
+    """The request's ``lora`` list: every adapter the server loaded, at the scale the backend's config
+    gives it (or ``scales``'s), and at 0 when the backend does not name it. None for a server without
+    adapters (the field is then left out).
 
     Raises:
         AdapterMissing: a configured adapter is not loaded on the server (sending the request without
             it would draft with the bare base model while the record says otherwise).
     """
-    by_name = {a.name: a for a in loaded}
     if gone := missing(backend, loaded):
         raise AdapterMissing(missing_message(backend, gone, loaded), backend=backend.name, url=backend.url)
-    scales = scales or {}
-    return [{"id": by_name[r.name].id, "scale": scales.get(r.name, r.scale)} for r in backend.lora]
+    wanted = {r.name: r.scale for r in backend.lora} | (scales or {})
+    return complete_field([], loaded, wanted)
+
+
+def complete_field(
+    own: list[dict[str, Any]], loaded: list[LoadedAdapter], by_name: dict[str, float] | None = None
+) -> list[dict[str, Any]] | None:
+    """``own`` (a request's entries by id) with every other loaded adapter added: at its ``by_name``
+    scale, else 0. An empty list would mean "the server's own scales" to llama-server, so a server
+    without adapters gets None (no field) and one with adapters always gets each of them listed."""
+    if not loaded:
+        return own or None
+    given = {int(entry["id"]): entry for entry in own if isinstance(entry, dict) and "id" in entry}
+    by_name = by_name or {}
+    rest = [{"id": a.id, "scale": by_name.get(a.name, 0.0)} for a in loaded if a.id not in given]
+    return sorted([*given.values(), *rest], key=lambda entry: int(entry["id"]))
 
 
 async def adapter_findings(backends: list[Backend], policy: Policy) -> list[tuple[str, str, str]]:

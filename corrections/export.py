@@ -110,7 +110,9 @@ def export(
                 fh.writelines(lines)
                 summary.pairs_exported += 1
                 summary.rows_written += len(lines)
-                summary.by_model[row.model or "unknown model"] += 1
+                summary.by_model[
+                    (row.model or "unknown model") + (" (imported)" if row.trigger == "import" else "")
+                ] += 1
     if progress is not None:
         progress(summary.pairs_seen, total)
     return summary

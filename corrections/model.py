@@ -50,9 +50,10 @@ class CorrectionInput:
     drafted_at: str | None = None
     matter: str | None = None
     run_id: int | None = None
-    trigger: str = "accept"  # "accept", or "save" for an explicit "save correction"
+    trigger: str = "accept"  # "accept", "save" for an explicit "save correction", "import" from a file
     adapter: str | None = None  # the LoRA adapter(s) the draft was written with, by name
     adapter_sha256: str | None = None
+    origin: str | None = None  # where an imported pair came from (file, its sha256, line)
 
 
 @dataclass(frozen=True)
@@ -83,6 +84,16 @@ class StoredPair:
     rating: int | None = None  # his 1-5 rating of the model's draft at accept, if he gave one
     rationale: str | None = None  # his one line on why
     tags: list[str] = field(default_factory=list)
+    origin: str | None = None  # an imported pair's file and line
+
+    @property
+    def imported(self) -> bool:
+        return self.trigger == "import"
+
+    @property
+    def model_label(self) -> str:
+        """The model as lists show it: an imported pair says so, whatever model its row named."""
+        return f"{self.model or '-'} (imported)" if self.imported else self.model or "-"
 
 
 @dataclass(frozen=True)
@@ -106,6 +117,7 @@ class AdapterRecord:
     created_at: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
     stale_reason: str | None = None
     id: int | None = None
+    base_size: int | None = None  # the base file's size in bytes (None for a folder, or an older record)
 
     @property
     def folder(self) -> Path:
@@ -143,6 +155,7 @@ class PairRow:
     rating: int | None
     rationale: str | None
     tags_json: str | None
+    origin: str | None
 
     @classmethod
     def of(cls, row: tuple[Any, ...]) -> PairRow:
@@ -173,3 +186,4 @@ class RatioRow:
     accepted_at: str
     edit_ratio: float
     adapter: str | None
+    imported: bool = False

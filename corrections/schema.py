@@ -137,6 +137,50 @@ def labels(db: Connection) -> None:
     db.execute("ALTER TABLE corrections_pairs ADD COLUMN tags_json TEXT")
 
 
+# An adapter's stale reason, recomputed from what its training pairs are now: each one deleted or excluded.
+_STALE_NOW = """
+    SELECT group_concat(reason, '; ') FROM (
+        SELECT 'pair ' || ap.pair_id || CASE WHEN p.id IS NULL THEN ' deleted' ELSE ' excluded' END AS reason
+        FROM corrections_adapter_pairs ap LEFT JOIN corrections_pairs p ON p.id = ap.pair_id
+        WHERE ap.adapter_id = corrections_adapters.id AND ap.split = 'train'
+          AND (p.id IS NULL OR p.excluded = 1)
+        ORDER BY ap.pair_id
+    )
+"""
+
+
+def stale_recomputed(db: Connection) -> None:
+    """Stale means "trained on a pair that is now excluded or deleted": including a pair again takes its
+    mark away. The triggers recompute each affected adapter's reason from its pairs instead of appending."""
+    db.execute("DROP TRIGGER IF EXISTS corrections_adapters_stale_excluded")
+    db.execute("DROP TRIGGER IF EXISTS corrections_adapters_stale_deleted")
+    for event, when, what in (
+        ("UPDATE OF excluded", "WHEN NEW.excluded != OLD.excluded", "excluded"),
+        ("DELETE", "", "deleted"),
+    ):
+        db.execute(
+            f"""
+            CREATE TRIGGER corrections_adapters_stale_{what} AFTER {event} ON corrections_pairs {when}
+            BEGIN
+                UPDATE corrections_adapters SET stale_reason = ({_STALE_NOW})
+                WHERE id IN (SELECT adapter_id FROM corrections_adapter_pairs
+                             WHERE pair_id = OLD.id AND split = 'train');
+            END
+            """
+        )
+    db.execute(f"UPDATE corrections_adapters SET stale_reason = ({_STALE_NOW})")
+
+
+def adapter_base_size(db: Connection) -> None:
+    """The base file's size, so that a served model can be told apart from the base without hashing it."""
+    db.execute("ALTER TABLE corrections_adapters ADD COLUMN base_size INTEGER")
+
+
+def pair_origin(db: Connection) -> None:
+    """Where an imported pair came from: the file, its sha256 and the line (NULL for captured pairs)."""
+    db.execute("ALTER TABLE corrections_pairs ADD COLUMN origin TEXT")
+
+
 SCHEMA = Schema(
     "corrections",
     (
@@ -144,6 +188,9 @@ SCHEMA = Schema(
         Migration("corrections.002_adapters", adapters, replaces=("m610_corrections_adapters",)),
         Migration("corrections.003_pair_adapter", pair_adapter, replaces=("m611_adapter_on_drafts",)),
         Migration("corrections.004_labels", labels),
+        Migration("corrections.005_stale_recomputed", stale_recomputed),
+        Migration("corrections.006_adapter_base_size", adapter_base_size),
+        Migration("corrections.007_pair_origin", pair_origin),
     ),
     requires=(drafting_schema.SCHEMA,),
 )

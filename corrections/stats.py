@@ -52,6 +52,7 @@ def compute_stats(db_path: Path) -> list[GroupStats]:
     for row in edit_ratios(db_path):
         # A model with an adapter is its own row, so drafts with and without it compare side by side.
         name = (row.model or "unknown model") + (f" + {row.adapter}" if row.adapter else "")
+        name += " (imported)" if row.imported else ""  # another tool's pairs never mix with his own
         groups[(name, row.task_type)].append((row.accepted_at[:7], row.edit_ratio))
         groups[(name, ALL_TASKS)].append((row.accepted_at[:7], row.edit_ratio))
     return [_summarise(model, task, items) for (model, task), items in sorted(groups.items(), key=_order)]

@@ -165,14 +165,14 @@ def add_pair(db_path: Path, item: CorrectionInput, digest: str, line: Redline) -
                 """INSERT INTO corrections_pairs (pair_sha256, matter, task_type, instructions, messages_json,
                        sources_json, draft, final, backend, model, server_build, run_id, trigger, drafted_at,
                        accepted_at, captured_at, draft_words, final_words, words_added, words_removed,
-                       edit_ratio, adapter, adapter_sha256)
-                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                       edit_ratio, adapter, adapter_sha256, origin)
+                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
                 (digest, item.matter, item.task_type, item.instructions,
                  json.dumps([m.as_chat() for m in item.messages], ensure_ascii=False),
                  json.dumps(sources, ensure_ascii=False), item.draft, item.final, item.backend, item.model,
                  item.server_build, item.run_id, item.trigger, item.drafted_at, item.accepted_at,
                  datetime.now(UTC).isoformat(), line.draft_words, line.final_words, line.words_added,
-                 line.words_removed, line.edit_ratio, item.adapter, item.adapter_sha256),
+                 line.words_removed, line.edit_ratio, item.adapter, item.adapter_sha256, item.origin),
             )  # fmt: skip
             pair_id = int(cur.lastrowid or 0)
             db.executemany(
@@ -187,10 +187,14 @@ def edit_ratios(db_path: Path) -> Iterator[RatioRow]:
     """Every pair's model, task, adapter and edit ratio, in order of acceptance (for the statistics)."""
     with _session(db_path) as db:
         cur = db.execute(
-            "SELECT model, task_type, accepted_at, edit_ratio, adapter FROM corrections_pairs ORDER BY accepted_at"
+            "SELECT model, task_type, accepted_at, edit_ratio, adapter, trigger FROM corrections_pairs "
+            "ORDER BY accepted_at"
         )
         while rows := cur.fetchmany(2000):
-            yield from (RatioRow(m, t, str(at), float(ratio), a) for m, t, at, ratio, a in rows)
+            yield from (
+                RatioRow(m, t, str(at), float(ratio), a, trig == "import")
+                for m, t, at, ratio, a, trig in rows
+            )
 
 
 # --- party names ---
@@ -228,12 +232,13 @@ def add_adapter(db_path: Path, record: AdapterRecord) -> int | None:
             cur = db.execute(
                 """INSERT INTO corrections_adapters (name, role, backend, base_model, base_path,
                    base_sha256, architecture, file, file_sha256, settings_json, loss_curve_json,
-                   trained_tokens, train_seconds, eval_json, created_at)
-                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                   trained_tokens, train_seconds, eval_json, created_at, base_size)
+                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
                 (record.name, record.role, record.backend, record.base_model, record.base_path,
                  record.base_sha256, record.architecture, record.file, record.file_sha256,
                  json.dumps(record.settings), json.dumps(record.loss_curve), record.trained_tokens,
-                 record.train_seconds, json.dumps(record.eval) if record.eval else None, record.created_at),
+                 record.train_seconds, json.dumps(record.eval) if record.eval else None, record.created_at,
+                 record.base_size),
             )  # fmt: skip
         except sqlite3.IntegrityError:
             return None
@@ -248,7 +253,7 @@ def add_adapter(db_path: Path, record: AdapterRecord) -> int | None:
 
 _ADAPTER_COLUMNS = (
     "id, name, role, backend, base_model, base_path, base_sha256, architecture, file, file_sha256, "
-    "settings_json, loss_curve_json, trained_tokens, train_seconds, eval_json, created_at, stale_reason"
+    "settings_json, loss_curve_json, trained_tokens, train_seconds, eval_json, created_at, stale_reason, base_size"
 )
 
 
@@ -284,13 +289,14 @@ def _adapter(db: sqlite3.Connection, row: tuple[Any, ...]) -> AdapterRecord:
     ):
         splits[split].append(int(pair_id))
     (id_, name, role, backend, base_model, base_path, base_sha256, architecture, file, file_sha256, settings,
-     loss_curve, trained_tokens, train_seconds, eval_json, created_at, stale_reason) = row  # fmt: skip
+     loss_curve, trained_tokens, train_seconds, eval_json, created_at, stale_reason, base_size) = row  # fmt: skip
     return AdapterRecord(
         id=int(id_), name=name, role=role, backend=backend, base_model=base_model, base_path=base_path,
         base_sha256=base_sha256, architecture=architecture, file=file, file_sha256=file_sha256,
         settings=json.loads(settings), loss_curve=json.loads(loss_curve), trained_tokens=int(trained_tokens),
         train_seconds=float(train_seconds), train_pair_ids=splits["train"], held_out_pair_ids=splits["held_out"],
         eval=json.loads(eval_json) if eval_json else None, created_at=created_at, stale_reason=stale_reason,
+        base_size=None if base_size is None else int(base_size),
     )  # fmt: skip
 
 

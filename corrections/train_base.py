@@ -121,9 +121,29 @@ def converter_architectures(converter_dir: Path) -> set[str]:
     return set(json.loads(done.stdout))
 
 
+def load_tokenizer(base: Path, *, cache: Path | None = None, converter_dir: Path | None = None) -> Any:
+    """The base's tokenizer alone, read before any weights: the pairs' lengths are decided with it, so
+    a length that leaves too few pairs is refused in seconds, not after the base has loaded."""
+    from transformers import AutoTokenizer
+
+    from corrections.train_cache import cached_architecture
+    from corrections.train_loop import quiet_library_notices
+
+    quiet_library_notices()
+    if cache is not None and converter_dir is not None and cached_architecture(cache, converter_dir):
+        base = cache
+    if _is_gguf(base):
+        tokenizer = AutoTokenizer.from_pretrained(base.parent, gguf_file=base.name)
+    else:
+        tokenizer = AutoTokenizer.from_pretrained(base)
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    return tokenizer
+
+
 def load_base(
     base: Path, architecture: str, work_dir: Path, *, device: str, quantize_4bit: bool,
-    cache: Path | None = None, converter_dir: Path | None = None,
+    cache: Path | None = None, converter_dir: Path | None = None, tokenizer: Any = None,
 ) -> LoadedBase:  # fmt: skip
     """Load the base for training and write its config folder under ``work_dir``.
 
@@ -157,7 +177,8 @@ def load_base(
         kwargs["device_map"] = {"": 0}
     source = base.parent if _is_gguf(base) else base
     tok_kwargs = {"gguf_file": base.name} if _is_gguf(base) else {}
-    tokenizer = AutoTokenizer.from_pretrained(source, **tok_kwargs)
+    if tokenizer is None:
+        tokenizer = AutoTokenizer.from_pretrained(source, **tok_kwargs)
     model: Any = AutoModelForCausalLM.from_pretrained(source, **kwargs)
     if quantize_4bit:
         from peft import prepare_model_for_kbit_training

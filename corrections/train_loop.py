@@ -42,7 +42,9 @@ class LoraSettings:
     epochs: int = 3
     max_steps: int | None = None  # stops earlier than the epochs when set
     batch_size: int = 4
-    max_tokens: int = 2048  # a longer pair is left out (and counted), never cut: a cut prompt lies
+    # A longer pair is left out (and counted), never cut: a cut prompt lies. None: as long as the
+    # longest pair, so every pair is trained on (the length is decided from the pairs).
+    max_tokens: int | None = None
     seed: int = 0
 
     def as_dict(self) -> dict[str, Any]:
@@ -85,7 +87,7 @@ class LoopResult:
 
 
 def build_examples(
-    tokenizer: Any, pairs: Sequence[StoredPair], max_tokens: int
+    tokenizer: Any, pairs: Sequence[StoredPair], max_tokens: int | None
 ) -> tuple[list[Example], list[int]]:
     """Token ids and loss labels for each pair; also the ids of pairs too long to train on."""
     examples: list[Example] = []
@@ -94,7 +96,7 @@ def build_examples(
         prompt_text, answer_text = split_chat(tokenizer, pair.messages, pair.final)
         prompt = tokenizer(prompt_text, add_special_tokens=False)["input_ids"]
         answer = tokenizer(answer_text, add_special_tokens=False)["input_ids"]
-        if len(prompt) + len(answer) > max_tokens:
+        if max_tokens is not None and len(prompt) + len(answer) > max_tokens:
             too_long.append(pair.id)
             continue
         examples.append(Example(pair.id, prompt + answer, [IGNORE] * len(prompt) + answer))

@@ -18,11 +18,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from corrections.adapters import AdapterRecord, adapters_dir, check_name_free, register
-from corrections.train_base import check_base, file_sha256, load_base
+from corrections.train_base import check_base, file_sha256, load_base, load_tokenizer
 from corrections.train_cache import base_cache_dir, cached_architecture, worth_caching
 from corrections.train_convert import convert_adapter
 from corrections.train_data import TrainingRefused, TrainingSelection, TrainingSet, select_pairs
 from corrections.train_loop import (
+    Example,
     LoraSettings,
     Progress,
     TrainingCancelled,
@@ -31,6 +32,7 @@ from corrections.train_loop import (
     run_loop,
     wrap_lora,
 )
+from corrections.train_time import expected_line, training_rate
 from workspace.leftovers import claim_partial
 
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -103,24 +105,27 @@ def train_adapter(
 
         device = "cuda" if torch.cuda.is_available() else "cpu"
         kept = ready.cache is not None and cached_architecture(ready.cache, converter_dir) is not None
+        on_stage(f"Reading the tokenizer of {request.base.name} to measure the pairs")
+        tokenizer = load_tokenizer(request.base, cache=ready.cache, converter_dir=converter_dir)
+        examples, too_long = build_examples(tokenizer, training_set.train, request.settings.max_tokens)
+        check_lengths(examples, too_long, request)
         copy = " (its dequantized copy from an earlier run)" if kept else ""
         on_stage(f"Loading the base model {request.base.name}{copy} on {device}")
         loaded = load_base(
             request.base, architecture, partial, device=device, quantize_4bit=request.quantize_4bit,
-            cache=ready.cache, converter_dir=converter_dir,
+            cache=ready.cache, converter_dir=converter_dir, tokenizer=tokenizer,
         )  # fmt: skip
-        examples, too_long = build_examples(loaded.tokenizer, training_set.train, request.settings.max_tokens)
-        if len(examples) < request.selection.min_training:
-            raise TrainingRefused(
-                f"{len(too_long)} of the {len(training_set.train)} training pairs are longer than "
-                f"{request.settings.max_tokens} tokens, leaving {len(examples)}: too few to train on. "
-                "Raise --max-tokens (it costs memory and time) or accept shorter drafts."
-            )
         _stop_here(should_stop, "after loading the base model")
         model = wrap_lora(loaded.model, request.settings)
         steps = batches(examples, request.settings)
+        tokens = sum(len(e.input_ids) for batch in steps for e in batch)
+        base_path = str(request.base.resolve())
+        rate = training_rate(db_path, base_path=base_path, base_sha256=ready.base_sha256)
+        longest = max(len(e.input_ids) for e in examples)
         on_stage(
-            f"Training on {len(examples)} pairs: {len(steps)} steps (held out: {len(training_set.held_out)})"
+            f"Training on {len(examples)} pairs of up to {longest} tokens: {len(steps)} steps "
+            f"(held out: {len(training_set.held_out)}). "
+            + expected_line("training run", tokens, rate, "of this base")
         )
         result = run_loop(
             model, steps, request.settings, pad_id=int(loaded.tokenizer.pad_token_id), device=device,
@@ -149,9 +154,24 @@ def train_adapter(
         file_sha256=file_sha256(folder / gguf_name), settings=request.settings.as_dict(),
         loss_curve=result.loss_curve, trained_tokens=result.trained_tokens, train_seconds=round(result.seconds, 1),
         train_pair_ids=[e.pair_id for e in examples], held_out_pair_ids=training_set.held_out_ids,
+        base_size=request.base.stat().st_size if request.base.is_file() else None,
     )  # fmt: skip
     register(db_path, record)
     return record
+
+
+def check_lengths(examples: list[Example], too_long: list[int], request: TrainRequest) -> None:
+    """Refuse a length that leaves too few pairs; measured with the tokenizer, before any weights."""
+    if len(examples) >= request.selection.min_training:
+        return
+    longest = max((len(e.input_ids) for e in examples), default=0)
+    raise TrainingRefused(
+        f"{len(too_long)} of the {len(examples) + len(too_long)} training pairs are longer than "
+        f"{request.settings.max_tokens} tokens (--max-tokens), leaving {len(examples)}: too few to train "
+        f"on (at least {request.selection.min_training}). Leave --max-tokens out to fit the longest pair"
+        + (f" (the longest kept is {longest} tokens)" if longest else "")
+        + ", or raise it (it costs memory and time). No weights were read."
+    )
 
 
 def _stop_here(should_stop: Callable[[], bool] | None, where: str) -> None:

@@ -6,6 +6,7 @@ the drafting session and the screens share one shape and nothing here draws anyt
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -112,3 +113,18 @@ def verdict_counts(flags: list[FlagView]) -> str:
     parts += [f"{done} overridden or acknowledged"] if done else []
     parts += [f"{reviewed} from the reviewer"] if reviewed else []
     return " · ".join(parts) or "no flags"
+
+
+# A Bates number as a draft cites it: a short upper-case prefix and a zero-padded number (HPP-000004).
+_CITED_BATES = re.compile(r"\b([A-Z][A-Z0-9]{0,10}[A-Z])[-_]?(\d{4,9})\b")
+_SENTENCE_END = re.compile(r"[.!?](?=\s)|\n")
+
+
+def cited_in_sentence(text: str, start: int, end: int) -> list[str]:
+    """The Bates numbers cited in the sentence holding ``text[start:end]``, in order: a flag with no
+    evidence of its own (an amount no source mentions) still sits in a sentence that names the page
+    it claims to come from, and that page is the one to read."""
+    before = [m.end() for m in _SENTENCE_END.finditer(text, 0, start)]
+    after = _SENTENCE_END.search(text, end)
+    sentence = text[before[-1] if before else 0 : after.end() if after else len(text)]
+    return [m.group(0) for m in _CITED_BATES.finditer(sentence)]

@@ -28,6 +28,7 @@ from evidence.store import (
 __all__ = [
     "DocumentEntry",
     "PageView",
+    "find_bates_page",
     "find_page",
     "matter_documents",
     "matter_page_texts",
@@ -98,3 +99,19 @@ def matter_page_texts(db_path: Path, matter_name: str) -> Iterator[tuple[str, st
         matter = get_matter(db, matter_name)
         for path, part, kind, page_no, text in page_texts(db, matter.id):
             yield Path(path).name + (f" ({part})" if part else ""), kind, page_no, text
+
+
+def find_bates_page(db_path: Path, matter_name: str, bates: str) -> PageView | None:
+    """The matter's page stamped ``bates`` (HPP-000004, however its separator is written); None when no
+    page of the matter carries that stamp."""
+    from evidence.bates import parse_bates
+    from evidence.index.store import matter_pages
+
+    wanted = parse_bates(bates)
+    if wanted is None:
+        return None
+    _, pages = matter_pages(db_path, matter_name)
+    for page in pages:
+        if page.bates_prefix == wanted.prefix and page.bates_number == wanted.number:
+            return read_page(db_path, page.page_id)
+    return None

@@ -90,12 +90,13 @@ def write_config(home: Path, *backends: Backend, recorded: bool = True) -> None:
 
 
 def test_doctor_passes_against_the_real_server(
-    llama_backend: Backend, isolated_home: Path, capsys: pytest.CaptureFixture[str]
+    llama_backend: Backend, demo_model: Path, isolated_home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     write_config(isolated_home, make_backend(llama_backend.url, name="workhorse", board="board-a"))
     assert main(["doctor"]) == 0
     out = capsys.readouterr().out
-    assert "workhorse" in out and "smollm2-135m-instruct" in out and "loopback" in out
+    # The model column is the file the server loaded, whole (not its alias, not a cut-off folder).
+    assert "workhorse" in out and f" {demo_model.name} " in out and "loopback" in out
     assert "chassis1     recorded  12 GPUs" in out
     assert "board pair-23: mixes memory sizes" in out
     # the mixed pair, the recording's six health warnings (GPU 5 and 8's lost NVLink lane, GPU 10's heat)

@@ -1,5 +1,5 @@
 """``chambers serve``'s launch line loads the adapters its backend's config names, from the registry,
-at scale 0 (each request of the role switches its own on); a name the registry lacks is refused."""
+at scale 0 (each request of the role switches its own on, and requests from other clients get the base); a name the registry lacks is refused."""
 
 from __future__ import annotations
 
@@ -42,6 +42,6 @@ def test_the_launch_line_loads_the_backends_adapters_unapplied(
     register(paths.database_file, record("tone-v1", [1], [2]))
     assert main(["serve", "cpu", "--print-command"]) == 0
     line = shlex.split(capsys.readouterr().out)
-    flags = line[line.index("--lora") :][:5]
-    assert flags == ["--lora", "/a/demand-v3/demand-v3.gguf", "--lora", "/a/tone-v1/tone-v1.gguf",
+    flags = line[line.index("--lora-scaled") :][:5]
+    assert flags == ["--lora-scaled", "/a/demand-v3/demand-v3.gguf:0", "--lora-scaled", "/a/tone-v1/tone-v1.gguf:0",
                      "--lora-init-without-apply"]  # fmt: skip

@@ -6,11 +6,19 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from backends.lora import AdapterMissing, LoadedAdapter, launch_flags, parse_loaded, request_field
+from backends.lora import (
+    AdapterMissing,
+    LoadedAdapter,
+    complete_field,
+    launch_flags,
+    parse_loaded,
+    request_field,
+)
 from corrections import schema as corrections_schema
 from corrections.adapters import AdapterExists, AdapterRecord, get_adapter, list_adapters, register
 from corrections.chrf import chrf
@@ -113,6 +121,11 @@ def test_excluding_or_deleting_a_trained_pair_marks_the_adapter_stale(db: Path) 
     assert get_adapter(db, "other").stale_reason is None
     assert [r.name for r in list_adapters(db)] == ["demand-v1", "other"]
     assert get_adapter(db, "demand-v1").train_pair_ids == ids[:9]  # the record keeps the deleted pair's id
+    set_excluded(db, ids[4], False)  # included again: only the deleted pair still makes it stale
+    assert get_adapter(db, "demand-v1").stale_reason == f"pair {ids[5]} deleted"
+    set_excluded(db, ids[1], True)
+    set_excluded(db, ids[1], False)
+    assert get_adapter(db, "other").stale_reason is None  # excluded and included again: current
 
 
 def test_chrf_matches_sacrebleu() -> None:
@@ -155,12 +168,22 @@ def test_request_field_uses_the_servers_ids_and_refuses_a_missing_adapter() -> N
     loaded = parse_loaded([{"id": 0, "path": "/a/other.gguf", "scale": 0.0},
                            {"id": 1, "path": "/a/demand-v3/demand-v3.gguf", "scale": 0.0}])  # fmt: skip
     assert loaded[1] == LoadedAdapter(1, "demand-v3", "/a/demand-v3/demand-v3.gguf", 0.0)
-    assert request_field(config, loaded) == [{"id": 1, "scale": 0.8}]
+    # Every loaded adapter is listed: one the backend does not name at 0, or the server's own scale applies.
+    assert request_field(config, loaded) == [{"id": 0, "scale": 0.0}, {"id": 1, "scale": 0.8}]
+    plain = replace(config, lora=())
+    assert request_field(plain, loaded) == [{"id": 0, "scale": 0.0}, {"id": 1, "scale": 0.0}]
+    assert request_field(plain, []) is None  # no adapters on the server: no field at all
+    assert complete_field([{"id": 1, "scale": 1.0}], loaded) == [
+        {"id": 0, "scale": 0.0},
+        {"id": 1, "scale": 1.0},
+    ]
     with pytest.raises(
         AdapterMissing, match=r"'w' at http://127.0.0.1:8080 has not loaded .*demand-v3.*has: other"
     ):
         request_field(config, loaded[:1])
-    assert launch_flags(["/a/x.gguf"]) == ["--lora", "/a/x.gguf", "--lora-init-without-apply"]
+    assert launch_flags(["/a/x.gguf", "/a/b:c.gguf"]) == [
+        "--lora-scaled", "/a/x.gguf:0", "--lora", "/a/b:c.gguf", "--lora-init-without-apply"
+    ]  # fmt: skip
 
 
 def test_the_workstation_never_imports_torch() -> None:

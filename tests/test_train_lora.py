@@ -140,7 +140,7 @@ def test_a_killed_run_leaves_nothing_registered_and_the_rerun_trains(
     assert record.architecture == "LlamaForCausalLM"
     assert len(record.loss_curve) == 18
     assert record.loss_curve[-1] < record.loss_curve[0] / 2, record.loss_curve
-    assert f"--lora {record.file} --lora-init-without-apply" in trained.output
+    assert f"--lora-scaled {record.file}:0 --lora-init-without-apply" in trained.output
     # The killed run dequantized the GGUF and kept the copy; the rerun started from it.
     assert "(its dequantized copy from an earlier run)" in trained.output
     assert "earlier run" not in trained.killed_output

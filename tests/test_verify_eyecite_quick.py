@@ -112,3 +112,25 @@ def test_a_damaged_cache_falls_back_to_full_eyecite(tmp_path: Path) -> None:
     assert not damaged["lean"]
     assert damaged["found"] == json.loads(json.dumps(_described([FORMS])))
     assert _probe(cache, texts_file)["lean"]  # rewritten whole by the run that found it damaged
+
+
+def test_the_same_text_gives_the_same_citations_in_every_process() -> None:
+    """eyecite runs its extractors in set order (objects hashed by address): a short form read as
+    one in one process and not in the next. Fresh processes, as reruns of `chambers verify` are."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "from drafting.verify.extract_citations import extract_citations\n"
+        "text = 'Fincher v. Commissioner, 105 T.C. 126, 126 (1995). Id. at 126. See Fincher, 105 T.C. at 126.'\n"
+        "print([(i.text, i.fields.get('form')) for i in extract_citations(text) if i.kind == 'case'])\n"
+    )
+    seen = set()
+    for seed in ("1", "2", "3", "4"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+        )
+        seen.add(done.stdout)
+    assert seen == {"[('105 T.C. 126', 'full'), ('105 T.C. at 126', 'short')]\n"}, seen

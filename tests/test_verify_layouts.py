@@ -38,7 +38,9 @@ The first page sets out the permit at issue.
 [134 Hawai'i 87]
 The second page holds that the permit required an assessment.
 [134 Hawai'i 88]
-The third page remands the case.
+The third page remands the case for a consti-
+[134 Hawai'i 89]
+tutional review of the permit.
 """
 
 BIA_TEXT = """Cite as 27 I&N Dec. 48 (BIA 2017) Interim Decision #3894
@@ -49,7 +51,7 @@ The provision requires knowledge that the property was stolen.
 INTEREST_TEXT = """590 S.E.2d 792
 In the Interest of K.N.C. et al., children.
 Court of Appeals of Georgia.
-December 1, 2003.
+December 1, 2003 (Adversary).
 The juvenile court terminated the parental rights.
 """
 
@@ -62,6 +64,29 @@ Opinion filed March 30, 2018.
 ¶ 1 The defendant appeals his conviction for burglary.
 ¶ 2 The trial court denied the motion to suppress the statement.
 ¶ 3 We affirm the judgment of the circuit court.
+"""
+
+KENTUCKY_TEXT = """RENDERED: MARCH 29, 2024; 10:00 A.M.
+NOT TO BE PUBLISHED
+Commonwealth of Kentucky
+Court of Appeals
+NO. 2023-CA-0192-MR
+KELLEY HEAVENER  APPELLANT
+v.
+APPEAL FROM JEFFERSON CIRCUIT COURT
+HONORABLE ANN BAILEY SMITH, JUDGE
+ACTION NO. 21-CI-002674
+JOSEPH CARLISLE ROGERS;
+AMERICAN MUTUAL FIRE
+INSURANCE COMPANY
+APPELLEES
+OPINION AND ORDER
+The appeal is from an interlocutory order and is dismissed.
+"""
+ECF_TEXT = """Case 1:12-cv-05708-ER Document 11 Filed 09/27/13 Page 1 of 15
+UNITED STATES DISTRICT COURT
+In re HOSTESS BRANDS, INC., Debtor.
+The bankruptcy court's order is affirmed in every respect.
 """
 
 
@@ -80,6 +105,8 @@ def database(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (opinions / "alday.txt").write_text(BIA_TEXT)
     (opinions / "knc.txt").write_text(INTEREST_TEXT)
     (opinions / "people-v-doe.txt").write_text(ILLINOIS_TEXT)
+    (opinions / "heavener.txt").write_text(KENTUCKY_TEXT)
+    (opinions / "hostess.txt").write_text(ECF_TEXT)
     database = root / "chambers.sqlite3"
     db = connect(database, drafting_schema.SCHEMA)
     try:
@@ -129,6 +156,14 @@ def test_bracketed_pages_in_another_spelling_an_okina_and_character_references(
     assert cite.verdict == "verified", cite.message
     quote = next(f for f in report.flags if f.kind == "quotation")
     assert quote.verdict == "contradicted" and "page 87" in quote.message and "page 88" in quote.message
+    split = _verify(
+        database,
+        tmp_path,
+        'It remanded "for a constitutional review of the permit." Kilakila \'O Haleakala v. Univ. of '
+        "Hawai'i, 134 Hawai'i 86, 88 (2014).\n",
+    )
+    (across,) = [f for f in split.flags if f.kind == "quotation"]
+    assert across.verdict == "verified", across.message  # the word split by the [134 Hawai'i 89] line
 
 
 def test_a_cite_as_line_without_its_colon_and_single_party_captions(database: Path, tmp_path: Path) -> None:
@@ -136,10 +171,13 @@ def test_a_cite_as_line_without_its_colon_and_single_party_captions(database: Pa
         database,
         tmp_path,
         "Knowledge is required. Matter of Alday-Dominguez, 27 I&N Dec. 48 (BIA 2017). Rights ended. "
-        "IN RE KNC, 590 S.E.2d 792 (2003). They did not. IN RE JMB, 590 S.E.2d 792 (2003).\n",
+        "IN RE KNC, 590 S.E.2d 792 (2003). They did not. IN RE JMB, 590 S.E.2d 792 (2003). "
+        "As held in In re K.N.C., 590 S.E.2d 792 (2003). See K.N.C., supra, at 792.\n",
     )
     cases = [f for f in report.flags if f.kind == "case"]
-    assert [f.verdict for f in cases] == ["verified", "verified", "contradicted"], [f.message for f in cases]
+    assert [f.verdict for f in cases] == ["verified", "verified", "contradicted", "verified", "verified"], [
+        f.message for f in cases
+    ]  # the last, "K.N.C., supra": initials compared run together
     assert "K.N.C." in cases[2].message
 
 
@@ -160,3 +198,19 @@ def test_a_public_domain_citation_read_from_the_file_with_paragraph_pins(
     beyond = next(f for f in report.flags if f.text == "Id. ¶ 9")
     assert beyond.verdict == "contradicted" and "¶ 1 to ¶ 3" in beyond.message
     assert wrong_year.verdict == "contradicted" and "2018, not 2017" in wrong_year.message
+
+
+def test_docket_numbers_as_courts_print_them_and_the_parties_after_the_court_below(
+    database: Path, tmp_path: Path
+) -> None:
+    report = _verify(
+        database,
+        tmp_path,
+        "The order was interlocutory. Heavener v. Rogers, No. 2023-CA-0192-MR (Ky. Ct. App. Mar. 29, 2024). "
+        'It held that "the appeal is from an interlocutory order and is dismissed." Id. '
+        "The order stands. In re Hostess Brands, Inc., No. 12-cv-05708 (S.D.N.Y. Sept. 27, 2013).\n",
+    )
+    dockets = [f for f in report.flags if f.kind == "case" and f.text.startswith("No.")]
+    assert [f.verdict for f in dockets] == ["verified", "verified"], [f.message for f in dockets]
+    quote = next(f for f in report.flags if f.kind == "quotation")
+    assert quote.verdict == "verified", quote.message  # a docket citation's opinion is read for its words

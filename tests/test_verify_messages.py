@@ -85,6 +85,8 @@ It said the "repeatedly third page ends it." Alpha Co., 10 F.4th at 102.
 It said "the second page says damages are waived." Alpha Co., 10 F.4th at 101.
 It said "quantum chromodynamics governs every lease of farmland." Alpha Co., 10 F.4th at 101.
 The dates differ in Gamma LLC v. Delta Inc., 11 F.4th 200 (2d Cir. 2021).
+An opinion added without its citation: Delta Corp. v. Omega LLC, 15 F.4th 300 (2d Cir. 2021).
+No opinion begins inside another: Alpha Co. v. Beta Corp., 10 F.4th 101 (2d Cir. 2021).
 A decision's own date is no record fact: Alpha Co. v. Beta Corp., 10 F.4th 100 (2d Cir. Mar. 3, 2021).
 
 Under 42 U.S.C. § 1983 and 28 U.S.C. § 1331 the court has jurisdiction.
@@ -132,6 +134,7 @@ def matter(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "ALPHA CO. v. BETA CORP.\n10 F.4th 100 (2d Cir. 2021)\nThe first page says the contract is void.\n"
         "[10 F.4th 101]\nThe second page says damages are owed.\n[10 F.4th 102]\nThe rpea tedly third page ends it.\n"
     )
+    (opinions / "delta-v-omega.txt").write_text("DELTA CORP. v. OMEGA LLC\nThe judgment is affirmed.\n")
     (opinions / "gamma-v-delta.txt").write_text(
         "GAMMA LLC v. DELTA INC.\n11 F.4th 200\nNothing here says when.\n"
     )

@@ -130,7 +130,64 @@ def test_a_short_form_or_supra_takes_the_antecedent_the_sources_bear_out(
         "Petro-Lubricant Testing Labs., Inc. v. Adelman, 148 A.3d 442 (N.J. Super. Ct. App. Div. 2016). "
         "See Petro-Lubricant, supra, at 444. See also 148 A.3d at 446.\n",
     )
-    assert _flag(report, "148 A.3d 442").verdict == "unverifiable"
+    assert _flag(report, "148 A.3d 442").verdict == "contradicted"  # a page inside 441-447
     supra, short = _flag(report, "supra, at 444"), _flag(report, "148 A.3d at 446")
     assert (supra.verdict, short.verdict) == ("verified", "verified"), (supra.message, short.message)
     assert "148 A.3d 441" in supra.message and "148 A.3d 441" in short.message
+
+
+def test_a_first_page_inside_a_library_opinion_is_contradicted(corpus: RealCorpus, tmp_path: Path) -> None:
+    report = _verify(
+        corpus,
+        tmp_path,
+        "The rule is old. Petro-Lubricant Testing Labs., Inc. v. Adelman, 148 A.3d 443 (2016). "
+        "Another case. Smith v. Jones, 148 A.3d 460 (2016).\n",
+    )
+    inside, beyond = _flag(report, "148 A.3d 443"), _flag(report, "148 A.3d 460")
+    assert inside.verdict == "contradicted" and "pages 441-447" in inside.message, inside.message
+    assert beyond.verdict == "unverifiable" and beyond.reason == "not-in-library"
+
+
+def test_a_single_party_caption_with_its_suffix_or_after_a_quotation_is_compared(
+    corpus: RealCorpus, tmp_path: Path
+) -> None:
+    report = _verify(
+        corpus,
+        tmp_path,
+        "The cap applies. In re Hargrove Logistics, Inc., 148 A.3d 441 (2016). It said “so held in In re "
+        "Petro.” In re Petro-Lubricant Testing Labs., Inc., 148 A.3d 441 (2016).\n",
+    )
+    invented, real = [f for f in report.flags if f.text == "148 A.3d 441"]
+    assert invented.verdict == "contradicted" and '"Hargrove Logistics, Inc."' in invented.message
+    assert real.verdict == "verified", real.message
+
+
+def test_a_citation_of_an_opinion_added_without_its_citation_says_so(
+    corpus: RealCorpus, tmp_path: Path
+) -> None:
+    report = _verify(
+        corpus,
+        tmp_path,
+        "The policy lapsed. St. Pierre v. Standard Ins. Co., 2022 WL 796252 (5th Cir. 2022). "
+        "Nor here. Doe v. Roe, 2022 WL 111111 (5th Cir. 2022).\n",
+    )
+    named, other = [f for f in report.flags if f.kind == "case"]
+    assert named.verdict == "unverifiable" and named.reason == "no-citation", named.message
+    assert (
+        "st-pierre-v-standard-insurance.pdf" in named.message and '--cite "2022 WL 796252"' in named.message
+    )
+    assert other.verdict == "unverifiable" and other.reason == "not-in-library"
+
+
+def test_supra_of_a_parallel_citation_counts_its_pin_in_the_reporter_whose_pages_are_printed(
+    corpus: RealCorpus, tmp_path: Path
+) -> None:
+    report = _verify(
+        corpus,
+        tmp_path,
+        "The rule is old. Petro-Lubricant Testing Labs., Inc. v. Adelman, 447 N.J. Super. 391, 148 A.3d 441 "
+        "(App. Div. 2016). See Petro-Lubricant Testing Labs., Inc.., supra, at 399.\n",
+    )
+    supra = _flag(report, "supra, at 399")
+    assert supra.verdict == "verified", supra.message  # page 399 of N.J. Super., not of A.3d (441-447)
+    assert "447 N.J. Super. 391" in supra.message

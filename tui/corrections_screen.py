@@ -127,7 +127,7 @@ class CorrectionsScreen(ChambersScreen):
         table.clear()
         for p in pairs:
             edit = "excl." if p.excluded else f"{p.edit_ratio:.0%}"
-            table.add_row(str(p.id), edit, p.model or "-", p.task_type, p.accepted_at[:10], key=str(p.id))
+            table.add_row(str(p.id), edit, p.model_label, p.task_type, p.accepted_at[:10], key=str(p.id))
         if pairs:
             table.move_cursor(row=min(max(row, 0), len(pairs) - 1))
             self.show_selected()
@@ -170,6 +170,7 @@ class CorrectionsScreen(ChambersScreen):
         self.query_one("#corrections-redline-scroll").border_title = (
             f"Pair {pair.id}: +{line.words_added} -{line.words_removed} words, edit {line.edit_ratio:.0%}"
             + (" (excluded)" if pair.excluded else "")
+            + (f" (imported from {pair.origin})" if pair.imported else "")
         )
 
     # --- actions --------------------------------------------------------------------

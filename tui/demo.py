@@ -19,29 +19,80 @@ from tui.demo_tour import DEMO_INSTRUCTIONS, DEMO_TASK, DemoTour
 from tui.drafting_screen import DraftingScreen
 from tui.prompt_screen import PromptScreen
 from workspace.audit import AuditLog
-from workspace.config import Backend, Config, Policy, Sampling, UiSettings, load_config
+from workspace.config import Backend, Config, LoraRef, Policy, Sampling, UiSettings, load_config
 from workspace.errors import ChambersError
 from workspace.paths import Paths
 
 DEMO_ROLES = ("router", "gate", "drafter", "heavy", "reviewer", "extractor")
+DEMO_BACKEND = "demo-smollm2"
+DEMO_MODEL = "smollm2-135m-instruct"
 
 
-def demo_config(url: str, file: str) -> Config:
+def demo_config(url: str, file: str, *, weights: str | None = None, adapter: str | None = None) -> Config:
+    """The demo's config: one backend for every role on the local server. ``weights`` is the GGUF that
+    server loads (the base ``train`` needs), ``adapter`` the trained adapter its requests carry."""
     backend = Backend(
-        name="demo-smollm2",
+        name=DEMO_BACKEND,
         kind="llamacpp",
         url=url,
         roles=DEMO_ROLES,
-        model="smollm2-135m-instruct",
+        model=DEMO_MODEL,
         board="board-a",  # the live demo server shown on the recorded installation's workhorse board
         sampling=Sampling(
             temperature=0.7, top_p=0.95, top_k=40, min_p=0.01, repeat_penalty=1.2, max_tokens=512
         ),
+        weights=weights,
+        lora=(LoraRef(adapter),) if adapter else (),
     )
     return Config(
         file=file, policy=Policy(local_only=True), boards=MISSION_BOARDS, backends=(backend,),
         telemetry=mission_telemetry(),
     )  # fmt: skip
+
+
+# Written under the demo config, commented out: how the same model would be served by `chambers serve`
+# (with a trained adapter) on a machine of his own. The demo starts its server itself.
+SAMPLE_PROFILE = """
+# A launch profile: how `chambers serve demo-local` would start this model (the demo starts its own).
+# Uncomment it and set the port to the backend's. Adapters: `chambers demo --adapter NAME` serves one.
+# [[profiles]]
+# name = "demo-local"
+# model = "{weights}"
+# backend = "demo-smollm2"
+# ctx_size = 8192
+# lora = ["adapters/NAME/NAME.gguf"]
+"""
+
+
+def demo_config_text(config: Config) -> str:
+    """The demo config as written: the TOML, then the commented sample launch profile."""
+    from workspace.config import config_to_toml
+
+    weights = config.backends[0].weights or "/path/to/model.gguf"
+    return config_to_toml(config) + SAMPLE_PROFILE.format(weights=weights)
+
+
+def demo_adapter_flags(paths: Paths, name: str, model: Path) -> list[str]:
+    """The llama-server flags that load adapter ``name`` on the demo's server, after checking it is an
+    adapter trained on the demo's model and that its file is still there."""
+    from backends.lora import launch_flags
+    from corrections.adapters import get_adapter
+    from corrections.train_base import file_sha256
+
+    record = get_adapter(paths.database_file, name)
+    if not Path(record.file).is_file():
+        raise ChambersError(
+            f"Adapter '{name}' names the file {record.file}, which is gone. Train it again "
+            f"(F5 then t, or `chambers train --role {record.role} --name {name}`).",
+            title="The demo was not started",
+        )
+    if record.base_sha256 != file_sha256(model):
+        raise ChambersError(
+            f"Adapter '{name}' was trained on {record.base_path}, not on the demo's model {model}: it "
+            "cannot be served on the demo's server. `chambers adapters list` shows each adapter's base.",
+            title="The demo was not started",
+        )
+    return launch_flags([record.file])
 
 
 def _kept_ui(paths: Paths) -> UiSettings:

@@ -141,9 +141,13 @@ class FlagScreen(ChambersDialog[str | None]):
                 tooltip="Mark the support model's judgement wrong (stored, exported with the corrections)"),
     ]  # fmt: skip
 
-    def __init__(self, flag: FlagView, database_file: Path | None = None, matter: str | None = None) -> None:
+    def __init__(
+        self, flag: FlagView, database_file: Path | None = None, matter: str | None = None,
+        *, cited: tuple[str, ...] = (),
+    ) -> None:  # fmt: skip
         super().__init__()
         self.flag = flag
+        self.cited = cited  # the Bates numbers its sentence cites: r reads the first when it has no evidence
         self.database_file, self.matter = database_file, matter
         self.passages: dict[int, str] = {}
         self.searched = ""  # where the verifier looked, once read
@@ -181,7 +185,10 @@ class FlagScreen(ChambersDialog[str | None]):
         with Vertical(id="flag-box"):
             with VerticalScroll(id="flag-scroll"):
                 yield Static(describe(self.flag), id="flag-detail", markup=False)
-            read = "r reads the page · " if self.flag.evidence else ""
+            read = (
+                "r reads the page · " if self.flag.evidence
+                else f"r reads {self.cited[0]} · " if self.cited else ""
+            )  # fmt: skip
             verb = "acknowledges" if self.flag.verdict == "unverifiable" else "overrides"
             add = "a adds the opinion · " if self.can_add() else ""
             hint = (
@@ -231,10 +238,12 @@ class FlagScreen(ChambersDialog[str | None]):
         self.dismiss(None)
 
     def action_read(self) -> None:
-        if self.flag.evidence:
+        if self.flag.evidence or self.cited:
             self.dismiss("read")
         else:
-            self.notify("This flag cites no page of the matter to read.", severity="warning")
+            self.notify(
+                "Neither this flag nor its sentence cites a page of the matter to read.", severity="warning"
+            )
 
     def can_add(self) -> bool:
         """An unverifiable item that adding an opinion (or a copy with its pages) can settle."""

@@ -15,7 +15,7 @@ from textual.containers import VerticalScroll
 from textual.geometry import Region
 from textual.widgets import OptionList
 
-from drafting.flags import FlagView
+from drafting.flags import FlagView, cited_in_sentence
 from drafting.runs import Run
 from drafting.session import DraftingSession, Verified
 from tui.draft_flags import FlagList, MarkedDraft
@@ -93,6 +93,8 @@ class FlagKeys(RoomScreen):
             if answer and self.run_record is not None:
                 self.add_opinion(self.run_record, self.draft_text, answer)
 
+        cited = tuple(cited_in_sentence(self.draft_text, flag.start, flag.end))
+
         def after(answer: str | None) -> None:
             if answer == "read" and self.run_record is not None and flag.evidence:
                 pointer = flag.evidence[0]
@@ -102,6 +104,8 @@ class FlagKeys(RoomScreen):
                     int(pointer.get("page") or 0),
                     flag.text,
                 )
+            elif answer == "read" and self.run_record is not None and cited:
+                self.read_cited(self.run_record.matter, cited[0], flag.text)
             if answer == "override":
                 self.app.push_screen(
                     ReasonScreen(f"Why may {flag.text!r} stand? ({flag.message})"), reason_given
@@ -115,7 +119,7 @@ class FlagKeys(RoomScreen):
                 )
 
         matter = self.run_record.matter if self.run_record is not None else None
-        self.app.push_screen(FlagScreen(flag, self.session.database_file, matter), after)
+        self.app.push_screen(FlagScreen(flag, self.session.database_file, matter, cited=cited), after)
         self.reached("flag-opened")
 
     @work(thread=True, exclusive=True, group="read", exit_on_error=False)
@@ -127,6 +131,23 @@ class FlagKeys(RoomScreen):
         if view is None:
             self.app.call_from_thread(
                 self.set_status, f"{file_name}, page {page_no} is no longer in the index."
+            )
+            return
+        screen = ReadingScreen(page_heading(view, view.path), page_subtitle(view), page_body(view, words))
+        self.app.call_from_thread(self.app.push_screen, screen)
+
+    @work(thread=True, exclusive=True, group="read", exit_on_error=False)
+    def read_cited(self, matter: str, bates: str, words: str) -> None:
+        """The page the flagged sentence cites, for a flag that has no evidence of its own: he sees
+        that page does not say what the sentence claims."""
+        from evidence.pages import find_bates_page
+        from tui.evidence_views import ReadingScreen, page_body, page_heading, page_subtitle
+
+        view = find_bates_page(self.session.database_file, matter, bates)
+        if view is None:
+            self.app.call_from_thread(
+                self.set_status,
+                f"No page of matter '{matter}' is stamped {bates}: the sentence cites a page that is not there.",
             )
             return
         screen = ReadingScreen(page_heading(view, view.path), page_subtitle(view), page_body(view, words))

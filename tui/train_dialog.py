@@ -79,6 +79,11 @@ class TrainScreen(ChambersDialog[str | None]):
         if not isinstance(role, str) or not name:
             self.say("Choose a role and type a name for the adapter.")
             return
+        from tui.train_extra import train_extra_problem
+
+        if (problem := train_extra_problem()) is not None:
+            self.say(problem + ", then open this dialog again.")
+            return
         self.query_one("#train-start", Button).disabled = True
         self.stop.clear()
         self.worker = self.train(role, name)

@@ -9,9 +9,12 @@ make the command exit non-zero, so it can gate a script or a start-up.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import asdict, dataclass, field
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import PurePath
 from typing import Any
 
+from backends.fleet.doctor_lora import lora_findings
 from backends.fleet.health_lint import lint_health
 from backends.fleet.key_check import key_findings
 from backends.fleet.profile_check import binary_build, profile_findings
@@ -21,6 +24,7 @@ from backends.fleet.servers import ServerPoller, ServerSample, is_slow
 from backends.fleet.telemetry import HostTelemetry, TelemetrySource
 from backends.fleet.topology_lint import Finding, lint_topology
 from backends.lora import adapter_findings
+from backends.lora_base import TrainedOn
 from backends.native import NativeClient, Props
 from workspace.config import Config
 from workspace.errors import ChambersError
@@ -127,11 +131,8 @@ def read_hosts(sources: list[TelemetrySource]) -> dict[str, HostTelemetry]:
     return {s.host: s.read(full=True) for s in sources}
 
 
-async def _profile_findings(config: Config, samples: list[ServerSample]) -> list[Finding]:
-    """Each running server against its launch profile (``/props``: model, n_ctx, slots, build)."""
-    profiles = profiles_from_config(config)
-    up = {s.name for s in samples if s.ok}
-    wanted = [p for p in profiles if p.backend in up]
+async def _props_of(config: Config, samples: list[ServerSample]) -> dict[str, Props | None]:
+    """``/props`` of every llama-server that answered (None where it then failed)."""
 
     async def props(name: str) -> Props | None:
         try:
@@ -139,34 +140,57 @@ async def _profile_findings(config: Config, samples: list[ServerSample]) -> list
         except ChambersError:
             return None
 
-    names = sorted({p.backend for p in wanted if p.backend})
-    answers = await asyncio.gather(*(props(n) for n in names))
+    names = [s.name for s in samples if s.ok and s.kind == "llamacpp"]
+    return dict(zip(names, await asyncio.gather(*(props(n) for n in names)), strict=True))
+
+
+async def _profile_findings(
+    config: Config, props: dict[str, Props | None], loaded: dict[str, list[str] | None]
+) -> list[Finding]:
+    """Each running server against its launch profile (``/props``: model, n_ctx, slots, sampling, build;
+    ``/lora-adapters``: its adapters)."""
+    profiles = profiles_from_config(config)
     builds = {}
-    for p in wanted:
+    for p in profiles:
+        if p.backend not in props:
+            continue
         binary = binary_for(p, build=False)
         builds[p.name] = (
             await asyncio.to_thread(binary_build, binary) if binary and binary.is_file() else None
         )
-    return profile_findings(profiles, dict(zip(names, answers, strict=True)), builds)
+    configured = {b.name: tuple(r.name for r in b.lora) for b in config.backends}
+    return profile_findings(profiles, props, builds, loaded, configured)
 
 
-async def run_doctor(config: Config, sources: list[TelemetrySource]) -> DoctorReport:
+def _with_model_file(sample: ServerSample, props: Props | None) -> ServerSample:
+    """The sample with the model file's name (``/props``' ``model_path``) for the table's model column."""
+    path = str(props.raw.get("model_path") or "") if props is not None else ""
+    return replace(sample, model=PurePath(path.replace("\\", "/")).name) if path else sample
+
+
+async def run_doctor(
+    config: Config, sources: list[TelemetrySource], trained_on: Mapping[str, TrainedOn] | None = None
+) -> DoctorReport:
+    """``trained_on``: what the registry says each adapter (by name) was trained on."""
     hosts_task = asyncio.to_thread(read_hosts, sources)
     pollers = [ServerPoller(b, config.policy) for b in config.backends]
     hosts, samples = await asyncio.gather(hosts_task, asyncio.gather(*(p.poll() for p in pollers)))
     reachable = [b for b, s in zip(config.backends, samples, strict=True) if s.health == "ok"]
     adapters = await adapter_findings(reachable, config.policy)
+    props = await _props_of(config, list(samples))
+    loras, loaded = await lora_findings(reachable, config.policy, props, trained_on or {})
     report = DoctorReport(config.file)
     report.hosts = [HostSummary(h.host, h.source, h.status, len(h.gpus), h.driver) for h in hosts.values()]
-    report.backends = list(samples)
+    report.backends = [_with_model_file(s, props.get(s.name)) for s in samples]
     report.findings = [
         *lint_config(config, hosts),
         *lint_topology(config, hosts),
         *lint_health(config, hosts),
         *backend_findings(config, list(samples)),
         *(Finding(level, subject, message) for level, subject, message in adapters),
+        *loras,
         *await key_findings(reachable, config.policy),
-        *await _profile_findings(config, list(samples)),
+        *await _profile_findings(config, props, loaded),
     ]
     return report
 
@@ -177,11 +201,12 @@ def format_report(report: DoctorReport) -> str:
         state = f"{h.gpus} GPUs, driver {h.driver or '?'}" if h.status == "ok" else h.status
         lines.append(f"  {h.host:<12} {h.source:<9} {state}")
     lines += ["", "Backends"]
-    lines.append(f"  {'name':<14} {'health':<8} {'address':<9} {'model':<28} {'n_ctx':>6}  build")
+    width = max([28, *(len(s.model or "") for s in report.backends)])  # a file name is never cut
+    lines.append(f"  {'name':<14} {'health':<8} {'address':<9} {'model':<{width}} {'n_ctx':>6}  build")
     for s in report.backends:
         n_ctx = str(s.n_ctx) if s.n_ctx else "-"
         lines.append(
-            f"  {s.name:<14} {s.health:<8} {s.address_class or '-':<9} {(s.model or '-')[:28]:<28} "
+            f"  {s.name:<14} {s.health:<8} {s.address_class or '-':<9} {s.model or '-':<{width}} "
             f"{n_ctx:>6}  {s.build or '-'}"
         )
     lines += ["", "Findings"]

@@ -2,7 +2,9 @@
 
 A server started by hand, or by an older unit file, drifts from its profile
 without anyone noticing: another model file, a different context or slot
-count, another llama.cpp build. The doctor names each difference.
+count, other sampling defaults, other adapters, another llama.cpp build. The
+doctor names each difference, and which of the profile's keys a running
+server does not report, so that nobody reads their silence as a pass.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import re
 import subprocess
 from pathlib import Path
 
-from backends.fleet.profiles import LaunchProfile
+from backends.fleet.profiles import SAMPLING_FLAGS, LaunchProfile
 from backends.fleet.topology_lint import Finding
 from backends.native import Props
 
@@ -42,9 +44,50 @@ def build_from_version_text(text: str) -> str | None:
     return f"b{match.group('number')}-{match.group('hash')}"
 
 
+# The profile's keys /props does not report (at the pinned llama-server): the doctor cannot check them.
+UNREPORTED = ("n_gpu_layers", "tensor_split", "split_mode", "override_tensor", "cpu_moe", "n_cpu_moe",
+              "cache_type_k", "cache_type_v", "flash_attn", "extra_args")  # fmt: skip
+
+
+def sampling_differences(profile: LaunchProfile, props: Props) -> list[str]:
+    """Each sampling default of the profile the server does not have (``default_generation_settings``)."""
+    params = (props.raw.get("default_generation_settings") or {}).get("params") or {}
+    out = []
+    for key in SAMPLING_FLAGS:
+        wanted, running = profile.sampling.get(key), params.get(key)
+        if wanted is None or not isinstance(running, int | float):
+            continue
+        if abs(float(running) - float(wanted)) > 1e-4:  # the server keeps floats in single precision
+            out.append(f"samples with {key} {float(running):g}, the profile says {float(wanted):g} "
+                       f"({SAMPLING_FLAGS[key]})")  # fmt: skip
+    return out
+
+
+def adapter_differences(
+    profile: LaunchProfile, loaded_paths: list[str] | None, configured: tuple[str, ...] = ()
+) -> list[str]:
+    """The profile's LoRA files against the ones the server loaded (``loaded_paths``; None: not known).
+    ``configured``: the names its backend's requests carry, which `serve` loads from the registry."""
+    if loaded_paths is None:
+        return []
+    wanted = {Path(p).name for p in (*profile.lora, *profile.adapters)} | {f"{n}.gguf" for n in configured}
+    names = {Path(p).name for p in loaded_paths}
+    out = [f"has not loaded the LoRA adapter {w} the profile loads" for w in profile.lora
+           if Path(w).name not in names]  # fmt: skip
+    out += [f"loads the LoRA adapter {p}, which neither the profile nor its backend names"
+            for p in loaded_paths if Path(p).name not in wanted]  # fmt: skip
+    return out
+
+
+def unchecked_keys(profile: LaunchProfile) -> list[str]:
+    """The keys ``profile`` sets that a running server does not report."""
+    defaults = LaunchProfile(profile.name, profile.model)
+    return [k for k in UNREPORTED if getattr(profile, k) != getattr(defaults, k)]
+
+
 def props_differences(profile: LaunchProfile, props: Props, expected_build: str | None) -> list[str]:
     """Each way the running server differs from ``profile``, in words."""
-    out = []
+    out = sampling_differences(profile, props)
     raw = props.raw
     running_model = str(raw.get("model_path") or "")
     if running_model and Path(running_model).name != Path(profile.model).name:
@@ -66,6 +109,8 @@ def profile_findings(
     profiles: tuple[LaunchProfile, ...],
     props_by_backend: dict[str, Props | None],
     builds: dict[str, str | None],
+    loaded_by_backend: dict[str, list[str] | None] | None = None,
+    configured: dict[str, tuple[str, ...]] | None = None,
 ) -> list[Finding]:
     findings = []
     for profile in profiles:
@@ -74,7 +119,19 @@ def profile_findings(
         props = props_by_backend[profile.backend]
         if props is None:
             continue  # the backend check already says it is down
-        for difference in props_differences(profile, props, builds.get(profile.name)):
-            findings.append(Finding("warning", f"backend {profile.backend}",
-                                    f"{difference} (profile {profile.name})"))  # fmt: skip
+        subject = f"backend {profile.backend}"
+        differences = [
+            *props_differences(profile, props, builds.get(profile.name)),
+            *adapter_differences(
+                profile,
+                (loaded_by_backend or {}).get(profile.backend),
+                (configured or {}).get(profile.backend, ()),
+            ),
+        ]
+        for difference in differences:
+            findings.append(Finding("warning", subject, f"{difference} (profile {profile.name})"))
+        if unchecked := unchecked_keys(profile):
+            findings.append(Finding("info", subject,
+                                    f"not checked, as a running llama-server does not report them: "
+                                    f"{', '.join(unchecked)} (profile {profile.name})"))  # fmt: skip
     return findings

@@ -20,6 +20,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from backends.errors import PolicyRefusal
+from backends.fleet.gguf_name import served_name
 from backends.fleet.serve_policy import check_listen_host, remote_flag_problem
 from backends.lora import launch_flags
 from workspace.config import Board, Config, ConfigError
@@ -268,8 +269,19 @@ def _parse(config: Config, raw: Mapping[str, Any], key: str) -> LaunchProfile:
         cache_type_k=k.choice("cache_type_k", CACHE_TYPES), cache_type_v=k.choice("cache_type_v", CACHE_TYPES),
         flash_attn=flash, lora=tuple(_model_path(config, p) for p in k.strings("lora")), extra_args=extra,
         sampling=_sampling(k), binary=k.get("binary", str, "the path of a llama-server binary"),
-        alias=k.get("alias", str, "a model alias"), allow_remote=allow_remote, remote_reason=reason,
+        alias=k.get("alias", str, "a model alias") or _one_name(config, backend, _model_path(config, model)),
+        allow_remote=allow_remote, remote_reason=reason,
     )  # fmt: skip
+
+
+def _one_name(config: Config, backend: str | None, model: str) -> str | None:
+    """The name the server reports for its model when the profile gives no alias: the backend's own
+    ``model`` where the config names one (the name the demo and every run record), else the GGUF's
+    own name, never the file path, so one model keeps one name in stats and training."""
+    for entry in config.backends:
+        if entry.name == backend and entry.model:
+            return entry.model
+    return served_name(Path(model))
 
 
 def _model_path(config: Config, raw: str) -> str:

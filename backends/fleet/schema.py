@@ -1,5 +1,5 @@
-"""The fleet's tables: benchmark sessions, launch-setting sweeps and model agreement (KLD) results
-(their SQL is in ``backends/fleet/store.py``)."""
+"""The fleet's tables: benchmark sessions, launch-setting sweeps, model agreement (KLD) results, expert
+routing and requantization plans (their SQL is in ``backends/fleet/store.py``)."""
 
 from __future__ import annotations
 
@@ -86,12 +86,51 @@ def agreement(db: Connection) -> None:
     db.execute("CREATE INDEX agreement_candidate ON agreement_results(candidate_file, id)")
 
 
+def experts(db: Connection) -> None:
+    """``chambers experts`` and ``chambers requant``: routed calls per expert on his text, per model
+    file and corpus, and the tensor-type plans written from them."""
+    db.execute(
+        """
+        CREATE TABLE expert_results (
+            id INTEGER PRIMARY KEY,
+            measured_at TEXT NOT NULL,
+            model_file TEXT NOT NULL,
+            corpus TEXT NOT NULL,
+            corpus_sha256 TEXT NOT NULL,
+            imatrix_file TEXT NOT NULL,
+            curve_json TEXT NOT NULL,
+            counts_json TEXT NOT NULL,
+            never_woken INTEGER NOT NULL
+        )
+        """
+    )
+    db.execute("CREATE INDEX expert_results_model ON expert_results(model_file, id)")
+    db.execute(
+        """
+        CREATE TABLE requant_plans (
+            id INTEGER PRIMARY KEY,
+            made_at TEXT NOT NULL,
+            source_file TEXT NOT NULL,
+            output_file TEXT NOT NULL,
+            budget_bytes INTEGER NOT NULL,
+            planned_bytes INTEGER NOT NULL,
+            hot_type TEXT NOT NULL,
+            cold_type TEXT NOT NULL,
+            plan_json TEXT NOT NULL,
+            line_json TEXT NOT NULL
+        )
+        """
+    )
+    db.execute("CREATE INDEX requant_plans_output ON requant_plans(output_file, id)")
+
+
 SCHEMA = Schema(
     "fleet",
     (
         Migration("fleet.001_bench_results", bench_results, replaces=("m201_bench_results",)),
         Migration("fleet.002_sweep_results", sweep_results, replaces=("m210_fleet_sweep_results",)),
         Migration("fleet.003_agreement", agreement, replaces=("m211_fleet_agreement",)),
+        Migration("fleet.004_experts", experts),
     ),
     requires=(workspace_schema.SCHEMA,),
 )

@@ -20,7 +20,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import FrameType
 from typing import IO
@@ -31,6 +31,8 @@ from backends.endpoint import Endpoint, sync_client
 from backends.fleet.profiles import LaunchProfile, command, environment
 from backends.fleet.serve_policy import check_listen_host, serve_environment
 from backends.fleet.telemetry import HostTelemetry
+from backends.lora import refused_file
+from backends.lora_base import TrainedOn
 from workspace.config import Policy
 from workspace.errors import ChambersError
 
@@ -106,8 +108,13 @@ class ForegroundServer:
         echo: IO[str] | None = None,
         *,
         policy: Policy | None = None,
+        trained_on: Mapping[str, TrainedOn] | None = None,
     ) -> None:
+        """``trained_on``: the registry's base of each adapter, by the adapter's file, to name the base
+        when the server refuses one."""
         self.profile = profile
+        self.trained_on = dict(trained_on or {})
+        self._pump_thread: threading.Thread | None = None
         self.policy = policy or Policy()
         self.cmd = command(profile, binary)
         self.log_file = log_file
@@ -150,6 +157,7 @@ class ForegroundServer:
                 )  # fmt: skip
                 assert self.process.stdout is not None
                 pump = threading.Thread(target=self._pump, args=(self.process.stdout, log), daemon=True)
+                self._pump_thread = pump
                 pump.start()
                 self._wait_healthy(healthy_within_s, on_healthy)
                 while self.process.poll() is None and not self._stopping.is_set():
@@ -175,7 +183,8 @@ class ForegroundServer:
                 if self.process.poll() is not None:
                     raise ServeFailed(
                         f"llama-server for profile '{self.profile.name}' exited with code "
-                        f"{self.process.returncode} while starting; its output is above and in {self.log_file}."
+                        f"{self.process.returncode} while starting{self._why()}; its output is above and in "
+                        f"{self.log_file}."
                     )
                 try:
                     if client.get(self.url + "/health", extensions=own.extensions()).status_code == 200:
@@ -191,6 +200,28 @@ class ForegroundServer:
                 f"llama-server for profile '{self.profile.name}' did not answer /health at {self.url} within "
                 f"{within_s:.0f} s; it was stopped. Its output is in {self.log_file}."
             )
+
+    def _why(self) -> str:
+        """What the log says stopped the start, where chambers can say it better: a refused adapter."""
+        if self._pump_thread is not None:
+            self._pump_thread.join(timeout=5)  # the log's last lines are written by the pump
+        try:
+            with open(self.log_file, "rb") as fh:
+                fh.seek(max(0, fh.seek(0, os.SEEK_END) - 64_000))
+                tail = fh.read().decode("utf-8", errors="replace")
+        except OSError:
+            return ""
+        file = refused_file(tail)
+        if file is None:
+            return ""
+        name = Path(file).stem
+        trained = self.trained_on.get(str(Path(file).resolve())) or self.trained_on.get(file)
+        if trained is None:
+            return f": it refused the LoRA adapter {file}, whose tensors do not fit the model {self.profile.model}"
+        return (
+            f": adapter {name} was trained on {trained.base_path}, not on the served {self.profile.model} "
+            "(its tensors do not fit this model); serve it over its base, or train one on this model"
+        )
 
     def _stop(self) -> int:
         """One SIGINT (llama-server's own clean shutdown), SIGTERM after the grace period, then SIGKILL.

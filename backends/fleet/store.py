@@ -1,7 +1,8 @@
 """The fleet's store: its only SQL, over the tables of ``backends/fleet/schema.py``.
 
 Benchmark sessions (``bench_results``), launch-setting sweeps (``sweep_results``, and the best variant
-per board) and model agreement (``agreement_results``, per model file). Each function opens its own
+per board), model agreement (``agreement_results``, per model file), expert routing (``expert_results``)
+and requantization plans (``requant_plans``). Each function opens its own
 short session, so the dashboard can call it from a worker thread.
 """
 
@@ -211,3 +212,43 @@ def latest_by_model_file(database_file: Path) -> dict[str, StoredAgreement]:
         )
         for r in rows
     }
+
+
+# --- expert_results, requant_plans ---
+
+
+def save_experts(
+    database_file: Path, measured_at: str, model_file: str, corpus: str, corpus_sha256: str, imatrix_file: str,
+    curve: list[tuple[float, int, float]], counts: dict[int, tuple[float, ...]], never_woken: int,
+) -> None:  # fmt: skip
+    with database.session(database_file, fleet_schema.SCHEMA) as db:
+        db.execute(
+            "INSERT INTO expert_results (measured_at, model_file, corpus, corpus_sha256, imatrix_file, curve_json, "
+            "counts_json, never_woken) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (measured_at, model_file, corpus, corpus_sha256, imatrix_file, json.dumps(curve),
+             json.dumps({str(k): list(v) for k, v in counts.items()}), never_woken),
+        )  # fmt: skip
+
+
+def latest_experts(database_file: Path, model_file: str) -> dict[str, object] | None:
+    """The latest expert measurement of ``model_file`` (any corpus), as stored; None if never measured."""
+    if not database_file.exists():
+        return None
+    with database.session(database_file, fleet_schema.SCHEMA) as db:
+        row = db.execute(
+            "SELECT * FROM expert_results WHERE model_file = ? ORDER BY id DESC LIMIT 1", (model_file,)
+        ).fetchone()
+    return dict(row) if row is not None else None
+
+
+def save_requant_plan(
+    database_file: Path, made_at: str, source_file: str, output_file: str, budget_bytes: int, planned_bytes: int,
+    hot_type: str, cold_type: str, plan: list[dict[str, object]], line: dict[str, object],
+) -> None:  # fmt: skip
+    with database.session(database_file, fleet_schema.SCHEMA) as db:
+        db.execute(
+            "INSERT INTO requant_plans (made_at, source_file, output_file, budget_bytes, planned_bytes, hot_type, "
+            "cold_type, plan_json, line_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (made_at, source_file, output_file, budget_bytes, planned_bytes, hot_type, cold_type,
+             json.dumps(plan), json.dumps(line)),
+        )  # fmt: skip

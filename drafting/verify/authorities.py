@@ -61,7 +61,7 @@ _YEAR = re.compile(r"\((?:[^()]*?\s)?((?:1[89]|20)\d\d)\)")
 _MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
 _DECIDED = re.compile(
     rf"(?:\b(?P<word>Decided|DECIDED|Filed|FILED|Date Filed|Opinion Filed|Opinion filed|Delivered|Dated|Signed|Date:)|"
-    rf"^[ \t]*(?P<low>decided|filed)|^[ \t]*(?P<alone>)(?=[A-Z][a-z]{{2,8}}\.?\s+\d{{1,2}},?\s+(?:1[89]|20)\d\d\.?\]?[ \t]*$))"
+    rf"^[ \t]*(?P<low>decided|filed)|^[ \t]*(?P<alone>)(?=[A-Z][a-z]{{2,8}}\.?\s+\d{{1,2}},?\s+(?:1[89]|20)\d\d\.?(?:[ \t]*\([^()\n]{{0,30}}\))?\.?\]?[ \t]*$))"
     rf"\s*:?\s*"
     rf"(?:{_MONTH}\s+\d{{1,2}},?\s+(?P<y1>(?:1[89]|20)\d\d)|\d{{1,2}}\s+{_MONTH}\s+(?P<y2>(?:1[89]|20)\d\d)"
     rf"|\d{{1,2}}/\d{{1,2}}/(?P<y3>(?:1[89]|20)\d\d))",
@@ -229,7 +229,32 @@ def _caption_lines(lines: list[str], at: int) -> list[int]:
             chosen.append(index)
             first = False
             index += step
+        if step > 0:
+            chosen += _parties_after_the_court_below(lines, index)
     return sorted(chosen)
+
+
+LOOK_PAST = 8
+
+
+def _parties_after_the_court_below(lines: list[str], at: int) -> list[int]:
+    """Kentucky's layout: "APPEAL FROM ... COURT" and the judge's line between "v." and the
+    appellees, whose block ends in their role ("APPELLEES"). Those party lines, where the role comes."""
+    run: list[int] = []
+    for index in range(at, min(len(lines), at + LOOK_PAST + 6)):
+        line = lines[index]
+        if not line.strip():
+            continue
+        if _PARTY_ROLE.search(line) and (run or _caption_like(line)):
+            return [*run, index]
+        if _caption_like(line) and not _NOT_CAPTION.match(line) and not _COURT_BELOW.search(line):
+            run.append(index)
+        elif run or index - at > LOOK_PAST:
+            return []
+    return []
+
+
+_COURT_BELOW = re.compile(r"\b(?:APPEAL FROM|HONORABLE|JUDGE|ACTION NO|CIRCUIT COURT|DISTRICT COURT)\b")
 
 
 def _names_a_party(line: str, step: int) -> bool:

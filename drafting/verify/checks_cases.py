@@ -10,6 +10,7 @@ citation they stand for: after a blocked citation they are never "ok".
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 from drafting.verify.authorities import Opinion
@@ -18,6 +19,7 @@ from drafting.verify.checks_record import make_flag, where
 from drafting.verify.extract_citations import known_reporter, party_words
 from drafting.verify.found import Found, could_hold, pin_page
 from drafting.verify.model import Flag
+from drafting.verify.opinion_text import Series
 from drafting.verify.pins import check_pin
 from drafting.verify.sources import MatterSources, cite_key
 from drafting.verify.text import normalize_for_match
@@ -127,7 +129,7 @@ def missing_parties(item: Found, opinion: Opinion) -> list[tuple[str, str]]:
     return out
 
 
-def check_case(item: Found, opinions: dict[str, Opinion] | None) -> Flag:
+def check_case(item: Found, opinions: dict[str, Opinion] | None, uncited: Sequence[Opinion] = ()) -> Flag:
     reporter = item.fields["reporter"]
     key = cite_key(item.fields["volume"], reporter, item.fields["page"])
     if not known_reporter(reporter):
@@ -144,6 +146,31 @@ def check_case(item: Found, opinions: dict[str, Opinion] | None) -> Flag:
             reason="no-library",
         )
     opinion = opinions.get(key)
+    inside = _page_inside(item, opinions) if opinion is None else None
+    if inside is not None:
+        holder, series = inside
+        return make_flag(
+            item,
+            "block",
+            f"No opinion begins on page {item.fields['page']}: pages {series.first}-{series.last} of "
+            f"{item.fields['volume']} {reporter} are {holder.caption!r} ({holder.file}), and the page lies "
+            "inside it.",
+            [holder.pages[0]],
+            normalized=key,
+        )
+    named_as = _uncited_match(item, uncited) if opinion is None else None
+    if named_as is not None:
+        return make_flag(
+            item,
+            "block",
+            f"Unverifiable: {key} is not a citation of any opinion in your library, but {named_as.file} "
+            f"({named_as.caption!r}) was added without a citation. If it is this one, give it: "
+            f'`chambers authorities add "{named_as.file}" --cite "{key}"` (its path is in `authorities list`).',
+            [named_as.pages[0]],
+            normalized=key,
+            verdict="unverifiable",
+            reason="no-citation",
+        )
     if opinion is None:
         return make_flag(
             item,
@@ -226,6 +253,33 @@ def check_case(item: Found, opinions: dict[str, Opinion] | None) -> Flag:
         [page],
         normalized=key,
     )
+
+
+CAPTION_WORDS = 80
+
+
+def _uncited_match(item: Found, uncited: Sequence[Opinion]) -> Opinion | None:
+    """The opinion added without a citation whose caption holds every party the draft names."""
+    if not any(distinctive(item.fields.get(r, "")) for r in ("plaintiff", "defendant", "subject", "name")):
+        return None
+    return next(
+        (o for o in uncited if 0 < len(o.words) <= CAPTION_WORDS and not missing_parties(item, o)), None
+    )  # a caption read from prose (hundreds of words) would hold any name
+
+
+def _page_inside(item: Found, opinions: dict[str, Opinion]) -> tuple[Opinion, Series] | None:
+    """A library opinion of the same volume whose printed pages hold the cited first page strictly
+    inside them: another opinion may begin on a page where one ends, never on one in the middle."""
+    if not item.fields["page"].isdigit():
+        return None
+    page, slot = int(item.fields["page"]), f"{item.fields['volume']} {item.fields['reporter']}"
+    for key, opinion in opinions.items():
+        if key.rsplit(" ", 1)[0] != slot:
+            continue
+        series = opinion.reading.series.get(key)
+        if series is not None and series.first < page < series.last:
+            return opinion, series
+    return None
 
 
 PIN_ONLY = ("Wrong pin", "Unverifiable pin")

@@ -133,10 +133,18 @@ def _not_verbatim(item: Found, parts: list[str], opinion: Opinion) -> Flag:
     )
 
 
-def opinion_for(cite: Found, opinions: dict[str, Opinion] | None) -> Opinion | None:
+def opinion_for(
+    cite: Found, opinions: dict[str, Opinion] | None, dockets: dict[str, list[Opinion]] | None = None
+) -> Opinion | None:
+    """The library's opinion a citation (or what it stands for) names: by its slot, or by docket number."""
+    from drafting.verify.docket import opinion_for_docket
     from drafting.verify.sources import cite_key
 
     full = full_of(cite)
+    if full.fields.get("form") == "docket" or (full.fields.get("docket") and dockets):
+        found = opinion_for_docket(full, dockets) if dockets else None
+        if found is not None or full.fields.get("form") == "docket":
+            return found
     if opinions is None or "volume" not in full.fields or full.fields.get("form") != "full":
         return None
     return opinions.get(cite_key(full.fields["volume"], full.fields["reporter"], full.fields["page"]))

@@ -57,13 +57,14 @@ def check_quotation(
     sources: MatterSources,
     opinions: dict[str, Opinion] | None,
     library: MatterSources | None = None,
+    dockets: dict[str, list[Opinion]] | None = None,
 ) -> Flag:
     parts = quote_parts(item.fields["quote"])
     if not parts:
         return make_flag(item, "warn", "Nothing to compare inside the quotation marks.")
     target = item.pin.refers_to if item.pin is not None and item.pin.kind == "id" else item.pin
     if target is not None and target.kind == "case" and item.pin is not None:
-        return _quotation_of_opinion(item, parts, item.pin, opinions)
+        return _quotation_of_opinion(item, parts, item.pin, opinions, dockets)
     if target is not None and target.kind == "deposition":
         return _quotation_of_testimony(item, parts, target, sources)
     pinned = pinned_pages(item.pin, sources)
@@ -190,9 +191,13 @@ def _quotation_of_testimony(item: Found, parts: list[str], cite: Found, sources:
 
 
 def _quotation_of_opinion(
-    item: Found, parts: list[str], cite: Found, opinions: dict[str, Opinion] | None
+    item: Found,
+    parts: list[str],
+    cite: Found,
+    opinions: dict[str, Opinion] | None,
+    dockets: dict[str, list[Opinion]] | None = None,
 ) -> Flag:
-    opinion = opinion_for(cite, opinions)
+    opinion = opinion_for(cite, opinions, dockets)
     if opinion is None:
         return make_flag(
             item,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from drafting.verify.authorities import HEAD_CHARS, HEAD_PAGES, Opinion, caption_words, captions
-from drafting.verify.docket_key import docket_key
+from drafting.verify.docket_key import docket_key, docket_variants
 from drafting.verify.found import Found
 from drafting.verify.model import Flag
 from drafting.verify.sources import MatterSources, Page
@@ -22,10 +22,11 @@ _CITED = re.compile(
     r"\s*\((?P<paren>[^()]{0,80}?(?P<year>(?:19|20)\d\d))\)"
 )
 _OWN = re.compile(
-    rf"^\s*(?:Docket\s+)?Nos?\.\s*(?P<docket>{_DOCKET})\.?\s*(?:$|\s{{2,}}|\s+(?:Argued|Submitted|Decided|Filed))",
+    rf"^\s*(?:Docket\s+)?(?:Nos?\.|NOS?\.|Docket Numbers?(?:\(s\))?:|Case No\.|Civil Action No\.)\s*"
+    rf"(?P<docket>{_DOCKET})\.?\s*(?:$|\s{{2,}}|\s+(?:Argued|Submitted|Decided|Filed))",
     re.M,
 )
-_STAMP = re.compile(rf"^\s*(?:Appellate\s+)?Case:?\s+(?P<docket>{_DOCKET})\s+Document", re.M)
+_STAMP = re.compile(rf"^\s*(?:Appellate\s+)?Case:?\s+(?P<docket>{_DOCKET})\s+(?:Document|Doc)\b", re.M)
 _COURT_WORD = re.compile(r"[A-Za-z]+")
 
 
@@ -68,8 +69,24 @@ def index_dockets(library: MatterSources, opinions: dict[str, Opinion]) -> dict[
                 year=_year(pages),
                 pages=tuple(pages),
             )
-        for number in sorted(numbers):
-            out.setdefault(number, []).append(opinion)
+        for number in sorted({v for n in numbers for v in docket_variants(n)}):
+            if opinion not in out.setdefault(number, []):
+                out[number].append(opinion)
+    return out
+
+
+def uncited_opinions(library: MatterSources, opinions: dict[str, Opinion]) -> list[Opinion]:
+    """The library's documents that no citation indexes, each with its caption: a draft's citation
+    whose parties are one of these names an opinion that was added without its citation."""
+    indexed = {o.pages[0].document_id for o in opinions.values()}
+    out = []
+    for document_id, pages in library.documents.items():
+        if document_id in indexed:
+            continue
+        blocks = captions(pages, set())
+        if blocks:
+            words = caption_words(" ".join(blocks))
+            out.append(Opinion(f"file {pages[0].file}", (), blocks[0], words, _year(pages), tuple(pages)))
     return out
 
 
@@ -81,7 +98,7 @@ def _year(pages: list[Page]) -> str:
 
 def opinion_for_docket(item: Found, dockets: dict[str, list[Opinion]]) -> Opinion | None:
     """The opinion with this docket number; between several, the one whose text names the cited court."""
-    found = dockets.get(item.fields.get("docket", ""), [])
+    found = next((dockets[v] for v in docket_variants(item.fields.get("docket", "")) if v in dockets), [])
     if len(found) <= 1:
         return found[0] if found else None
     words = {w.lower() for w in _COURT_WORD.findall(item.fields.get("court", "")) if len(w) > 2}

@@ -171,7 +171,8 @@ def _parties(text: str, volume_start: int, eyecite: tuple[str, str] = ("", "")) 
 
 
 _SHORT_NAME = re.compile(
-    r"(?:^|[\s(])(?P<name>[A-Z][\w'’.&-]*(?:\s+(?:of|the|and|&|[A-Z][\w'’.&-]*)){0,5}),\s*$"
+    r"(?:^|[\s(])(?P<name>[A-Z][\w'’.&-]*(?:\s+(?:of|the|and|&|[A-Z][\w'’.&-]*)){0,5}"
+    r"(?:,\s*(?:Inc|LLC|Co|Corp|Ltd|L\.P|N\.A)\.*)?),\s*$"  # "Testing Labs., Inc., supra"
 )
 
 
@@ -189,7 +190,7 @@ def short_name(text: str, volume_start: int) -> str:
 
 _SUBJECT = re.compile(
     r"\b(?:In re|[Mm]atter of|In the [Mm]atter of|In the Interest of|Ex parte|Appeal of|Application of|Petition of)\s+"
-    r"(?P<name>[^,;()]{1,80}?),\s*$"
+    r"(?P<name>[^,;()“”\"]{1,80}?(?:,\s*(?:Inc|LLC|L\.L\.C|Co|Corp|Ltd|N\.A|P\.C)\.?)?),\s*$"  # never across a quotation's close: "... Matter of A.” Matter of B,"
 )
 
 
@@ -308,6 +309,7 @@ def _eyecite_citations(text: str, items: list[Found], taken: list[tuple[int, int
                     {
                         "form": "supra",
                         "antecedent": cite.metadata.antecedent_guess or "",
+                        "name": short_name(text, start),  # eyecite guesses one word: "Corp." of a name
                         "pin": cite.metadata.pin_cite or "",
                     },
                 )

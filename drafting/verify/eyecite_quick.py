@@ -25,6 +25,7 @@ import re
 import sys
 import types
 from datetime import datetime
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -59,7 +60,14 @@ def get_citations(text: str) -> list[Any]:
         return lean.get_citations(text)
     from eyecite import get_citations as eyecite_get_citations
 
-    return eyecite_get_citations(text)
+    return eyecite_get_citations(text, tokenizer=_stable_default())
+
+
+@lru_cache(maxsize=1)
+def _stable_default() -> Any:
+    from eyecite.tokenizers import default_tokenizer
+
+    return in_stable_order(default_tokenizer)
 
 
 def reporter_names() -> list[str]:
@@ -232,7 +240,7 @@ class _LeanEyecite:
         self.specials = self.specials or [e for e in built if "exact_editions" not in e.extra]
         self.extractors += [e for e in built if "exact_editions" in e.extra]
         self.tokenizers.EXTRACTORS[:] = self.extractors + self.specials  # what the tokenizer reads
-        return self.tokenizers.AhocorasickTokenizer()
+        return in_stable_order(self.tokenizers.AhocorasickTokenizer())
 
     def _complete_on_first_use(self, default: Any) -> None:
         """Make eyecite's default tokenizer (built with no sources) the full one when first used."""
@@ -244,12 +252,30 @@ class _LeanEyecite:
                 everything = {kind: getattr(reporters_db, kind.upper()) for kind in KINDS}
                 self.tokenizers.EDITIONS_LOOKUP.clear()  # the lean builds' entries are all in it again
                 _extractors_over(self.tokenizers, everything)
-                self.full = self.tokenizers.AhocorasickTokenizer()
+                self.full = in_stable_order(self.tokenizers.AhocorasickTokenizer())
             vars(default).update(vars(self.full))  # its extractors and filters
             del default.get_extractors  # this function: the class's own works from here on
+            in_stable_order(default)
             return default.get_extractors(text)
 
         default.get_extractors = get_extractors
+
+
+def in_stable_order(tokenizer: Any) -> Any:
+    """The tokenizer, its candidate extractors run in the order they were built.
+
+    eyecite gathers them in a set of objects hashed by address, so which of two extractors matching
+    the same words wins ("105 T.C. at 126" as a short form, or not) changed from one process to the
+    next; in build order, the same text gives the same citations on every run.
+    """
+    order = {id(e): i for i, e in enumerate(tokenizer.extractors)}
+    unordered = tokenizer.get_extractors
+
+    def get_extractors(text: str) -> list[Any]:
+        return sorted(unordered(text), key=lambda e: order.get(id(e), len(order)))
+
+    tokenizer.get_extractors = get_extractors
+    return tokenizer
 
 
 def _extractors_over(tokenizers: types.ModuleType, sources: dict[str, dict[str, list[Any]]]) -> list[Any]:

@@ -34,6 +34,7 @@ _HEAD_LINE = re.compile(
     re.M,
 )
 _DIGITS = re.compile(r"\d+")
+_SPLIT_WORD = re.compile(r"[a-z]-$")
 REPEATED_HEAD = 3  # a short line printed this often is a running head, not the opinion's words
 HEAD_LINE_CHARS = 90
 MAX_REPORTER_PAGES = 1500
@@ -103,7 +104,10 @@ def read_opinion(pages: list[Page], citations: tuple[str, ...]) -> OpinionText:
             norm = normalize_for_match(line)
             if not norm:
                 continue
-            if pieces:
+            if pieces and _SPLIT_WORD.search(pieces[-1]) and norm[0].isalpha():
+                pieces[-1] = pieces[-1][:-1]  # "consti-" before a page marker, "tutional" after it
+                length -= 1
+            elif pieces:
                 pieces.append(" ")
                 length += 1
             pieces.append(norm)

@@ -27,7 +27,8 @@ from drafting.verify.checks_record import (
     check_exhibit,
 )
 from drafting.verify.checks_sources import check_quotation, check_term
-from drafting.verify.docket import check_docket, index_dockets
+from drafting.verify.docket import check_docket, index_dockets, uncited_opinions
+from drafting.verify.docket_key import docket_variants
 from drafting.verify.errors import VerifyError
 from drafting.verify.extract_citations import extract_citations, party_words
 from drafting.verify.extract_record import extract_record
@@ -47,6 +48,7 @@ class Library:
     opinions: dict[str, Opinion]
     unindexed: list[Unindexed] = field(default_factory=list)
     dockets: dict[str, list[Opinion]] = field(default_factory=dict)  # unreported ones too
+    uncited: list[Opinion] = field(default_factory=list)  # added without a citation
 
 
 def load_library(database_file: Path, name: str) -> Library:
@@ -54,7 +56,9 @@ def load_library(database_file: Path, name: str) -> Library:
 
     sources = load_sources(database_file, name)
     opinions, unindexed = index_opinions(sources, given_citations(database_file, name))
-    return Library(sources, opinions, unindexed, index_dockets(sources, opinions))
+    return Library(
+        sources, opinions, unindexed, index_dockets(sources, opinions), uncited_opinions(sources, opinions)
+    )
 
 
 def extract(draft: str, prefixes: frozenset[str], opinions: dict[str, Opinion] | None = None) -> list[Found]:
@@ -116,7 +120,8 @@ def _short_form_target(item: Found, fulls: list[Found], opinions: dict[str, Opin
     pin = pin_page(item.fields.get("page", ""))
     same_slot = [f for f in reversed(fulls) if (f.fields["volume"], f.fields["reporter"]) == slot]
     return (
-        next((f for f in same_slot if _sound(f, pin, opinions)), None)
+        next((f for f in same_slot if _sound(f, pin, opinions, known=True)), None)
+        or next((f for f in same_slot if _sound(f, pin, opinions)), None)
         or next((f for f in same_slot if could_hold(f, pin)), None)
         or next((f for f in reversed(fulls) if _parallel(f, slot, opinions)), None)
         or next(iter(same_slot), None)
@@ -129,28 +134,35 @@ def _supra_target(item: Found, fulls: list[Found], opinions: dict[str, Opinion])
     A name cited twice, once rightly and once on a wrong page, is told apart by the pin; where
     no citation of that name can hold it, the latest of the name is taken, as a reader would.
     """
-    words = party_words(item.fields.get("antecedent", ""))
+    antecedent = item.fields.get("name") or item.fields.get("antecedent", "")
+    # "D.L.M., supra": initials have no word of two letters; they are compared run together
+    words = party_words(antecedent) or party_words(item.fields.get("antecedent", ""))
+    words = words or ([_squeezed(antecedent)] if len(_squeezed(antecedent)) >= 2 else [])
     if not words:
         return None
-    named = [
-        f
-        for f in reversed(fulls)
-        if any(
-            w in party_words(f.fields.get("plaintiff", "") + " " + f.fields.get("defendant", ""))
-            for w in words
-        )
-    ]
+    named = [f for f in reversed(fulls) if any(w in _names_of(f) for w in words)]
     pin = pin_page(item.fields.get("pin", ""))
     return (
-        next((f for f in named if _sound(f, pin, opinions)), None)
+        next((f for f in named if _sound(f, pin, opinions, known=True)), None)
+        or next((f for f in named if _sound(f, pin, opinions)), None)
         or next((f for f in named if could_hold(f, pin)), None)
         or next(iter(named), None)
     )
 
 
-def _sound(full: Found, pin: int | None, opinions: dict[str, Opinion]) -> bool:
+def _squeezed(name: str) -> str:
+    return "".join(c for c in name.lower() if c.isalnum())
+
+
+def _names_of(full: Found) -> set[str]:
+    names = [full.fields.get(r, "") for r in ("plaintiff", "defendant", "subject", "name")]
+    return set(party_words(" ".join(names))) | {_squeezed(n) for n in names if n}
+
+
+def _sound(full: Found, pin: int | None, opinions: dict[str, Opinion], *, known: bool = False) -> bool:
     """Whether the library holds ``full``'s opinion, under the names the draft gives it, with the pin in
-    its pages: an antecedent the sources bear out wins over one they contradict."""
+    its pages: an antecedent the sources bear out wins over one they contradict. ``known``: and the
+    copy prints that reporter's pages, so the pin is checked, not only not refuted."""
     if full.fields.get("form") != "full":
         return False
     opinion = opinions.get(cite_key(full.fields["volume"], full.fields["reporter"], full.fields["page"]))
@@ -162,6 +174,8 @@ def _sound(full: Found, pin: int | None, opinions: dict[str, Opinion]) -> bool:
         cite_key(full.fields["volume"], full.fields["reporter"], full.fields["page"])
     )
     first = int(full.fields["page"]) if full.fields["page"].isdigit() else 0
+    if known:  # the copy prints this reporter's pages, and the pin is among them ("627 Pa." over "100 A.3d")
+        return series is not None and series.first <= pin <= series.last
     return first <= pin and (series is None or pin <= series.last)
 
 
@@ -212,7 +226,13 @@ def _check_one(
         context = draft[max(0, item.draft_start - 80) : item.draft_end + 80]
         return check_amount(item, sources, context)
     if item.kind == "quotation":
-        return check_quotation(item, sources, opinions, library.sources if library is not None else None)
+        return check_quotation(
+            item,
+            sources,
+            opinions,
+            library.sources if library is not None else None,
+            library.dockets if library is not None else None,
+        )
     if item.kind == "term":
         return check_term(item, sources)
     if item.kind == "id" or (item.kind == "case" and item.fields.get("form") in DEPENDENT_FORMS):
@@ -224,10 +244,11 @@ def _check_one(
         return check_docket(item, library.dockets if library is not None else None)
     if item.kind == "case" and item.fields.get("docket") and library is not None:
         slot = cite_key(item.fields["volume"], item.fields["reporter"], item.fields["page"])
-        if slot not in library.opinions and item.fields["docket"] in library.dockets:
+        known = any(v in library.dockets for v in docket_variants(item.fields["docket"]))
+        if slot not in library.opinions and known:
             return check_docket(item, library.dockets)  # an unreported opinion: its docket names it
     if item.kind == "case":
-        return check_case(item, opinions)
+        return check_case(item, opinions, library.uncited if library is not None else ())
     return check_statute(item, library.sources if library is not None else None)
 
 

@@ -98,7 +98,7 @@ def _text_pages(path: Path) -> str:
 
 def _marker_pattern(volume: str, reporter: str) -> re.Pattern[str]:
     squeezed = re.escape(reporter.replace(" ", "")).replace(r"\.", r"\.\s?")
-    return re.compile(rf"\[{volume}\s?{squeezed}\s(\d+)\]|(?<![\w*])\*(\d+)\b|^Page (\d+)$", re.MULTILINE)
+    return re.compile(rf"\[{volume}\s?{squeezed}\s(\d+)\]|(?<!\*)\*{{1,3}}(\d+)\b|^Page (\d+)$", re.MULTILINE)
 
 
 def paged_sentences(text: str, volume: str, reporter: str, first: int) -> tuple[list[tuple[int, str]], int]:
@@ -120,7 +120,13 @@ def paged_sentences(text: str, volume: str, reporter: str, first: int) -> tuple[
                 if number and first <= int(number) <= first + 400:
                     page = int(number)
                     last = max(last, page)
-    return out, last
+    # A sentence printed twice (a headnote repeating the opinion) has no one page: leave it out.
+    counts: dict[str, int] = {}
+    for _, sentence in out:
+        counts[sentence] = counts.get(sentence, 0) + 1
+    return [
+        (page, sentence) for page, sentence in out if counts[sentence] == 1 and text.count(sentence) == 1
+    ], last
 
 
 def _quotable(sentence: str) -> bool:
@@ -130,6 +136,8 @@ def _quotable(sentence: str) -> bool:
         and re.fullmatch(r"[A-Za-z0-9 ,;:'’()\-.]+", sentence) is not None
         and len(re.findall(r"\d", sentence)) <= 4
         and " v. " not in sentence
+        and "  " not in sentence  # a run of spaces is a layout's column gap, not the court's words
+        and not sentence.endswith(" v.")
         and not re.search(r"\b(Id|See|Cf|Ibid)\b|\b[A-Z]\.$|\b(Mr|Ms|Dr|No|Co|Inc|Corp|Jr|St)\.", sentence)
     )
 

@@ -8,6 +8,17 @@ handlers so ``chambers --help`` is fast.
 
 from __future__ import annotations
 
-from tui.commands import authorities, core, corrections, drafting, evidence, exhibits, fleet, train, verify
+from tui.commands import (
+    authorities,
+    core,
+    corrections,
+    drafting,
+    evidence,
+    exhibits,
+    fleet,
+    fleet_experts,
+    train,
+    verify,
+)
 
-MODULES = [core, fleet, evidence, exhibits, verify, drafting, corrections, authorities, train]
+MODULES = [core, fleet, evidence, exhibits, verify, drafting, corrections, authorities, train, fleet_experts]

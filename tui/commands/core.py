@@ -23,6 +23,10 @@ def register(sub: Any) -> None:
     demo = sub.add_parser(
         "demo", help="start a local llama-server with the demo model and open the workstation"
     )
+    demo.add_argument(
+        "--adapter", metavar="NAME",
+        help="serve this trained adapter (chambers adapters list) on the demo server; every request carries it",
+    )  # fmt: skip
     demo.set_defaults(handler=cmd_demo)
     local = sub.add_parser("local-server", help="the bundled llama-server for the demo and tests")
     local.add_argument("action", choices=["prepare"], help="build or find llama-server and the demo model")
@@ -111,14 +115,28 @@ def cmd_demo(args: argparse.Namespace, paths: Paths) -> int:
     from dataclasses import replace
     from functools import partial
 
-    from backends.local_server import LlamaServerProcess, ensure_demo_model, ensure_llama_server
+    from backends.local_server import (
+        TEST_SERVER_ARGS,
+        LlamaServerProcess,
+        ensure_demo_model,
+        ensure_llama_server,
+    )
+    from corrections.sample_pairs import add_sample_pairs
     from evidence.guard import check_output
+    from evidence.sample_matter import SAMPLE_MATTER
     from tui.app import create_app, mouse_wanted
     from tui.commands.evidence import setup_demo_matter
     from tui.commands.exhibits import setup_demo_exhibits
-    from tui.demo import DemoFirstScreen, _kept_ui, demo_config
+    from tui.demo import (
+        DEMO_BACKEND,
+        DEMO_MODEL,
+        DemoFirstScreen,
+        _kept_ui,
+        demo_adapter_flags,
+        demo_config,
+        demo_config_text,
+    )
     from tui.demo_tour import DemoTour
-    from workspace.config import config_to_toml
 
     def progress(message: str) -> None:
         print(message, flush=True)
@@ -128,11 +146,25 @@ def cmd_demo(args: argparse.Namespace, paths: Paths) -> int:
     setup_demo_exhibits(paths)
     binary = ensure_llama_server(progress)
     model = ensure_demo_model(progress)
-    server = LlamaServerProcess(binary, model, log_file=paths.data_dir / "demo-llama-server.log")
-    progress(f"Starting llama-server on {server.url} ...")
+    added = add_sample_pairs(
+        paths.database_file, backend=DEMO_BACKEND, model=DEMO_MODEL, matter=SAMPLE_MATTER
+    )
+    if added:
+        progress(
+            f"Added {added} sample correction pairs (tagged 'sample data') to train the demo's adapter on"
+        )
+    lora = demo_adapter_flags(paths, args.adapter, model) if args.adapter else []
+    server = LlamaServerProcess(
+        binary, model, log_file=paths.data_dir / "demo-llama-server.log",
+        extra_args=[*TEST_SERVER_ARGS, *lora],
+    )  # fmt: skip
+    progress(
+        f"Starting llama-server on {server.url} ..." + (f" with adapter '{args.adapter}'" if lora else "")
+    )
     with server:
-        config = replace(demo_config(server.url, str(paths.config_file)), ui=_kept_ui(paths))
-        write_atomically(paths.config_file, config_to_toml(config).encode("utf-8"))
+        config = demo_config(server.url, str(paths.config_file), weights=str(model), adapter=args.adapter)
+        config = replace(config, ui=_kept_ui(paths))
+        write_atomically(paths.config_file, demo_config_text(config).encode("utf-8"))
         progress(f"Demo config written to {paths.config_file}")
         app = create_app(config, paths.database_file, first_screen=partial(DemoFirstScreen, tour=DemoTour()))
         app.run(mouse=mouse_wanted(config, args.no_mouse))

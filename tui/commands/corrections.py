@@ -38,6 +38,9 @@ def register(sub: Any) -> None:
     cmds.add_parser("stats", help="drafts, edit ratios and trend per model and task type").set_defaults(
         handler=cmd_stats
     )
+    imp = cmds.add_parser("import", help="add (prompt, draft, final) pairs from another tool's JSONL file")
+    imp.add_argument("file", metavar="FILE.jsonl")
+    imp.set_defaults(handler=cmd_import)
     ls = cmds.add_parser("list", help="the newest pairs")
     ls.add_argument("--limit", type=int, default=30)
     ls.set_defaults(handler=cmd_list)
@@ -121,8 +124,18 @@ def cmd_list(args: argparse.Namespace, paths: Paths) -> int:
     for p in pairs:
         mark = " excluded" if p.excluded else ""
         print(
-            f"{p.id:>6}  {p.accepted_at[:16]}  {p.model or '-':<22}  {p.task_type:<16}  edit {p.edit_ratio:>6.1%}{mark}"
+            f"{p.id:>6}  {p.accepted_at[:16]}  {p.model_label:<22}  {p.task_type:<16}  edit {p.edit_ratio:>6.1%}{mark}"
         )
+    return 0
+
+
+def cmd_import(args: argparse.Namespace, paths: Paths) -> int:
+    from pathlib import Path
+
+    from corrections.import_pairs import import_pairs
+
+    file = Path(args.file)
+    print(import_pairs(paths.database_file, file).line(file))
     return 0
 
 
@@ -131,7 +144,9 @@ def cmd_show(args: argparse.Namespace, paths: Paths) -> int:
     from corrections.store import get_pair
 
     pair = get_pair(paths.database_file, args.id)
-    print(f"Pair {pair.id}: {pair.task_type}, {pair.model}, edit ratio {pair.edit_ratio:.1%}")
+    print(f"Pair {pair.id}: {pair.task_type}, {pair.model_label}, edit ratio {pair.edit_ratio:.1%}")
+    if pair.origin:
+        print(f"Imported from {pair.origin}")
     print(redline_markup(redline(pair.draft, pair.final)))
     return 0
 

@@ -43,12 +43,13 @@ def cmd_doctor(args: argparse.Namespace, paths: Paths) -> int:
 
     from backends.fleet.doctor import format_report, run_doctor
     from backends.fleet.sources import sources_from_config
+    from tui.commands.train import trained_on
     from workspace.config import load_config
 
     config = load_config(paths.config_file)
     sources = sources_from_config(config)
     try:
-        report = asyncio.run(run_doctor(config, sources))
+        report = asyncio.run(run_doctor(config, sources, trained_on(paths)))
     finally:
         for source in sources:
             source.close()

@@ -63,7 +63,7 @@ def cmd_serve(args: argparse.Namespace, paths: Paths) -> int:
         return _write_unit(profile, binary, paths, Path(args.unit_dir) if args.unit_dir else None)
     check_model_file(profile)
     log = paths.data_dir / "logs" / f"serve-{profile.name}.log"
-    server = ForegroundServer(profile, binary, log, policy=config.policy)
+    server = ForegroundServer(profile, binary, log, trained_on=_bases_by_file(paths), policy=config.policy)
     print(f"chambers serve: {profile.name} on {', '.join(profile.boards) or 'CPU'} "
           f"(CUDA_VISIBLE_DEVICES={environment(profile)['CUDA_VISIBLE_DEVICES']}); log {log}",
           file=sys.stderr)  # fmt: skip
@@ -105,6 +105,18 @@ def _write_unit(profile: Any, binary: Any, paths: Paths, unit_dir: Any) -> int:
     return 0 if verdict is None or verdict[0] else 1
 
 
+def _bases_by_file(paths: Paths) -> dict[str, Any]:
+    """The registry's base of each adapter, by its file (to name the base of an adapter the server refuses)."""
+    from pathlib import Path
+
+    from corrections.adapters import list_adapters
+    from tui.commands.train import trained_on_of
+
+    if not paths.database_file.exists():
+        return {}
+    return {str(Path(r.file).resolve()): trained_on_of(r) for r in list_adapters(paths.database_file)}
+
+
 def _guarded(profile: LaunchProfile, config: Config, paths: Paths) -> LaunchProfile:
     """The profile once the policy allows its listen address, with the served servers' API key."""
     from backends.fleet.serve_policy import check_listen_host
@@ -133,9 +145,9 @@ def _with_adapters(profile: LaunchProfile, config: Config, paths: Paths) -> Laun
         )
     if profile.lora:
         print(
-            f"chambers serve: backend '{backend.name}' names adapters, so every --lora of this server loads "
-            "at scale 0 (--lora-init-without-apply), the profile's own lora files too: name those on the "
-            "backend as well to have its requests use them.",
+            f"chambers serve: the profile's own lora files reach only the requests of backends that name "
+            f"them (chambers lists every adapter of a server on each request, at 0 for a backend that does "
+            f"not name it): name them on backend '{backend.name}' as well to have its requests use them.",
             file=sys.stderr,
         )
     return profile.with_changes(adapters=tuple(registered[ref.name] for ref in backend.lora))

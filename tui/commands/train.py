@@ -16,6 +16,8 @@ from workspace.errors import ChambersError
 from workspace.paths import Paths
 
 if TYPE_CHECKING:
+    from backends.lora_base import TrainedOn
+    from corrections.model import AdapterRecord
     from corrections.train_eval import PairScore
 
 
@@ -25,12 +27,15 @@ def register(sub: Any) -> None:
     )
     tr.add_argument("--role", required=True, help="the role whose drafts he corrected, e.g. drafter")
     tr.add_argument("--name", required=True, help="the adapter's name (its file is NAME.gguf)")
-    tr.add_argument("--task", help="only pairs of this task type")
-    tr.add_argument("--model", help="only pairs drafted by this model")
-    tr.add_argument("--since", metavar="YYYY-MM-DD", help="only pairs accepted on or after this date")
+    tr.add_argument("--task", help="only pairs of this task type (default: every task)")
+    tr.add_argument("--model", help="only pairs drafted by this model (default: the one model of the pairs)")
     tr.add_argument(
-        "--min-edit-ratio", type=float, metavar="R", help="only drafts he changed at least this much"
+        "--since", metavar="YYYY-MM-DD", help="only pairs accepted on or after this date (default: all)"
     )
+    tr.add_argument(
+        "--min-edit-ratio", type=float, metavar="R",
+        help="only drafts he changed at least this much (default: every accepted pair)",
+    )  # fmt: skip
     tr.add_argument(
         "--base",
         type=Path,
@@ -41,20 +46,33 @@ def register(sub: Any) -> None:
     tr.add_argument(
         "--target-modules", default="q_proj,v_proj", help="comma-separated (default q_proj,v_proj)"
     )
-    tr.add_argument("--epochs", type=int, default=3)
-    tr.add_argument("--max-steps", type=int, help="stop after this many optimizer steps")
-    tr.add_argument("--batch-size", type=int, default=4)
-    tr.add_argument("--lr", type=float, default=1e-3, help="learning rate (default 1e-3)")
-    tr.add_argument("--max-tokens", type=int, default=2048, help="leave out pairs longer than this")
+    tr.add_argument("--epochs", type=int, default=3, help="passes over the pairs (default 3)")
     tr.add_argument(
-        "--4bit", dest="four_bit", action="store_true", help="QLoRA: a 4-bit base (CUDA + bitsandbytes)"
+        "--max-steps", type=int, help="stop after this many optimizer steps (default: every epoch's steps)"
+    )
+    tr.add_argument("--batch-size", type=int, default=4, help="pairs per optimizer step (default 4)")
+    tr.add_argument("--lr", type=float, default=1e-3, help="learning rate (default 1e-3)")
+    tr.add_argument(
+        "--max-tokens", type=int,
+        help="leave out pairs longer than this (default: as long as the longest pair, so none is left out)",
+    )  # fmt: skip
+    tr.add_argument(
+        "--4bit",
+        dest="four_bit",
+        action="store_true",
+        help="QLoRA: a 4-bit base (CUDA + bitsandbytes; default: fp16 on CUDA, fp32 on the CPU)",
     )
     tr.set_defaults(handler=cmd_train)
 
     ev = sub.add_parser("eval", help="replay an adapter's held-out pairs with and without it, and score both")
-    ev.add_argument("--role", required=True)
-    ev.add_argument("--adapter", required=True)
+    ev.add_argument("--role", required=True, help="the role the adapter was trained for, e.g. drafter")
+    ev.add_argument("--adapter", required=True, help="the adapter's name (chambers adapters list)")
     ev.add_argument("--max-tokens", type=int, help="longest answer asked for (default 256)")
+    ev.add_argument(
+        "--other-base",
+        metavar="REASON",
+        help="score it over a model other than its base anyway (the reason is stored with the scores)",
+    )
     ev.set_defaults(handler=cmd_eval)
 
     top = sub.add_parser("adapters", help="the LoRA adapters trained from the corrections")
@@ -67,6 +85,21 @@ def register(sub: Any) -> None:
     delete.add_argument("name")
     delete.add_argument("--yes", action="store_true", help="confirm: its files are removed")
     delete.set_defaults(handler=cmd_delete)
+
+
+def trained_on_of(record: AdapterRecord) -> TrainedOn:
+    from backends.lora_base import TrainedOn
+
+    return TrainedOn(record.name, record.base_path, record.base_sha256, record.base_size)
+
+
+def trained_on(paths: Paths) -> dict[str, TrainedOn]:
+    """What the registry says each adapter (by name) was trained on; empty before the first one."""
+    from corrections.adapters import list_adapters
+
+    if not paths.database_file.exists():
+        return {}
+    return {r.name: trained_on_of(r) for r in list_adapters(paths.database_file)}
 
 
 def cmd_train(args: argparse.Namespace, paths: Paths) -> int:
@@ -98,10 +131,19 @@ def cmd_train(args: argparse.Namespace, paths: Paths) -> int:
         name=args.name, role=args.role, base=base, selection=TrainingSelection(backend.name, filters),
         settings=settings, quantize_4bit=args.four_bit,
     )  # fmt: skip
-    record = train_adapter(
-        paths.database_file, paths.data_dir, request, ensure_lora_converter(_say), on_stage=_say,
-        on_progress=lambda p: _say(p.line()),
-    )  # fmt: skip
+    try:
+        record = train_adapter(
+            paths.database_file, paths.data_dir, request, ensure_lora_converter(_say), on_stage=_say,
+            on_progress=lambda p: _say(p.line()),
+        )  # fmt: skip
+    except KeyboardInterrupt:
+        # The run removed its partial folder on the way out (train_run), so this is the whole story.
+        print(
+            f"Stopped (Ctrl+C): adapter '{args.name}' was not kept (no file, no registry entry); the "
+            "accepted pairs are unchanged. Run the same command to train again.",
+            file=sys.stderr, flush=True,
+        )  # fmt: skip
+        raise
     curve = record.loss_curve
     print(f"Adapter '{record.name}': {len(record.train_pair_ids)} pairs, {len(curve)} steps in {record.train_seconds:.0f} s, "
           f"loss {curve[0]:.3f} -> {curve[-1]:.3f}; {len(record.held_out_pair_ids)} pairs held out.")  # fmt: skip
@@ -115,16 +157,11 @@ def cmd_train(args: argparse.Namespace, paths: Paths) -> int:
 
 
 def _need_train_extra() -> None:
-    try:
-        import peft  # noqa: F401
-        import torch  # noqa: F401
-        import transformers  # noqa: F401
-    except ImportError as exc:
-        raise ChambersError(
-            f"Training needs the [train] extra ({exc.name} is not installed): pip install -e '.[train]' "
-            "in chambers' environment, on the machine that trains.",
-            title="Training was not started",
-        ) from exc
+    from tui.train_extra import train_extra_problem
+
+    problem = train_extra_problem()
+    if problem is not None:
+        raise ChambersError(problem + ", on the machine that trains.", title="Training was not started")
 
 
 def _say(message: str) -> None:
@@ -153,6 +190,7 @@ def cmd_eval(args: argparse.Namespace, paths: Paths) -> int:
     from corrections.adapters import get_adapter, store_eval
     from corrections.store import get_pair
     from corrections.train_eval import DEFAULT_MAX_TOKENS, EvalResult, evaluate, format_table, verifier_blocks
+    from corrections.train_time import decode_rate, expected_line
     from drafting.replay import Replayer, adapter_id
     from exhibits.registry import issued_productions
     from workspace.audit import AuditLog
@@ -161,6 +199,13 @@ def cmd_eval(args: argparse.Namespace, paths: Paths) -> int:
     config = load_config(paths.config_file)
     backend = config.backend_for_role(args.role)
     record = get_adapter(paths.database_file, args.adapter)
+    if record.role != args.role:
+        raise ChambersError(
+            f"Adapter '{record.name}' was trained for the {record.role}, not the {args.role}: its held-out "
+            f"pairs are the {record.role}'s drafts. Run `chambers eval --role {record.role} --adapter "
+            f"{record.name}`, or train an adapter for the {args.role}.",
+            title="Nothing was evaluated",
+        )
     pairs = []
     for pair_id in record.held_out_pair_ids:
         try:
@@ -172,6 +217,7 @@ def cmd_eval(args: argparse.Namespace, paths: Paths) -> int:
             f"Adapter '{record.name}' has no held-out pairs left to replay. Train a new adapter.",
             title="Nothing to evaluate",
         )
+    model = asyncio.run(_served_model_checked(backend, config.policy, record, args.other_base))
     lora_id = asyncio.run(adapter_id(backend, config.policy, record.name))
     replay = Replayer(
         backend,
@@ -184,19 +230,63 @@ def cmd_eval(args: argparse.Namespace, paths: Paths) -> int:
     _say(
         f"Replaying {len(pairs)} held-out pairs on '{backend.name}' at adapter scale 0 and 1 (temperature 0)"
     )
+    answers = 2 * len(pairs) * (args.max_tokens or DEFAULT_MAX_TOKENS)
+    _say(expected_line("eval", answers, decode_rate(paths.database_file, backend.name), f"on '{backend.name}'")
+         + " That counts the answers at their longest; reading each prompt adds to it.")  # fmt: skip
     blocks = verifier_blocks(paths.database_file, partial(issued_productions, paths.database_file))
+    done: list[int] = []
+
+    def progress(count: int, total: int, score: PairScore) -> None:
+        done.append(count)
+        _eval_progress(count, total, score)
 
     async def replayed() -> EvalResult:
-        async with replay:  # its connections are closed on the loop that opened them
-            return await evaluate(pairs, replay, blocks, on_progress=_eval_progress)
+        # Its connections are closed on the loop that opened them; on Ctrl+C that closes the stream
+        # in flight, which tells the server to stop reading the abandoned prompt.
+        async with replay:
+            return await evaluate(pairs, replay, blocks, on_progress=progress)
 
-    result = asyncio.run(replayed())
+    try:
+        result = asyncio.run(replayed())
+    except KeyboardInterrupt:
+        earlier = "keeps its earlier scores" if record.eval else "stays not evaluated"
+        print(
+            f"Stopped (Ctrl+C) after {done[-1] if done else 0} of {2 * len(pairs)} replays: no scores were "
+            f"stored, and adapter '{record.name}' {earlier}. The request in flight was closed on the server.",
+            file=sys.stderr, flush=True,
+        )  # fmt: skip
+        raise
     scores = result.as_dict()
     scores["backend"], scores["server_decode_tok_s"] = backend.name, replay.decode_tok_s
+    scores["model"] = model
     store_eval(paths.database_file, record.name, scores)
     print(format_table(scores["table"]))
     print("Lower edit ratio (what he would still change), higher chrF and fewer verifier blocks are better.")
     return 0
+
+
+async def _served_model_checked(
+    backend: Any, policy: Any, record: AdapterRecord, other_base: str | None
+) -> dict[str, Any]:
+    """The model the role's server loads, for the scores' record; refused when it is not the adapter's base
+    unless ``other_base`` says why it is scored over another one."""
+    from backends.lora_base import mismatch, served_model
+    from backends.native import NativeClient
+
+    props = await NativeClient(backend, policy).props()
+    path = str(props.raw.get("model_path") or "") or None
+    served = served_model(path) if path else None
+    why = mismatch(trained_on_of(record), served) if served is not None else None
+    if why and not (other_base or "").strip():
+        raise ChambersError(
+            f"Backend '{backend.name}': {why}. Its scores would not be the adapter's. Serve it over its base "
+            f"(`chambers adapters show {record.name}` prints the line), or run the eval again with "
+            "--other-base REASON to score it over this model anyway; the reason is stored with the scores.",
+            title="The eval was not run",
+        )
+    reason = (other_base or "").strip() if why else None  # a reason is kept only where one was needed
+    return {"path": path, "size": served.size if served else None, "base": record.base_path,
+            "mismatch": why, "other_base": reason}  # fmt: skip
 
 
 def cmd_list(args: argparse.Namespace, paths: Paths) -> int:
@@ -231,6 +321,10 @@ def cmd_show(args: argparse.Namespace, paths: Paths) -> int:
     )
     if record.eval:
         print(format_table(record.eval["table"]))
+        model = record.eval.get("model") or {}
+        if model.get("path"):
+            other = f" (not its base: {model['other_base']})" if model.get("other_base") else ""
+            print(f"scored over {model['path']}{other}")
     print("Serve it:  " + launch_line(record.base_path, record.file))
     return 0
 
