@@ -16,7 +16,7 @@ PASSAGE = (
 CLAIM = "Minor edits to a web post do not restart the limitations period for defamation."
 
 
-def _config(url: str, max_tokens: int = 256) -> Config:
+def _config(url: str, max_tokens: int = 160) -> Config:
     backend = Backend(
         name="reviewer", kind="llamacpp", url=url, roles=("reviewer",),
         sampling=Sampling(temperature=0.0, seed=1, max_tokens=max_tokens),
@@ -73,13 +73,12 @@ def test_the_real_server_answers_every_pair_in_parallel_slots(llama_server):
         (CLAIM, PASSAGE),
         ("The court dismissed the counterclaim.", PASSAGE),
         (CLAIM, ""),
-        (CLAIM, PASSAGE),
     ]
     config = _config(llama_server.url)
     assert asyncio.run(server_slots(config.backends[0], config)) == 2  # the test server runs -np 2
     seen: list[tuple[int, int]] = []
     judgements = _judge(llama_server.url, pairs, on_done=lambda d, n: seen.append((d, n)))
-    assert [n for _, n in seen] == [4] * 4 and seen[-1] == (4, 4)
+    assert [n for _, n in seen] == [3] * 3 and seen[-1] == (3, 3)
     assert judgements[2].label == NO_EVIDENCE and judgements[2].error == "no passage to judge"
     for judgement, (_, passage) in zip(judgements, pairs, strict=True):
         assert judgement.label in (*LABELS, NO_EVIDENCE)
