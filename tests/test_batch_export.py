@@ -20,7 +20,7 @@ def test_accepted_letters_are_written_and_a_contradicted_one_is_refused_by_name(
     assert done.written == [out / "debtor-0.docx"]
     assert "Please pay the invoice" in "\n".join(p.text for p in Document(str(done.written[0])).paragraphs)
     assert [(j.line_no, j.row_name) for j, _ in done.refused] == [(4, "debtor-2")]
-    assert "blocking flag" in done.refused[0][1]
+    assert "contradicted item(s) remain" in done.refused[0][1]
     assert [j.line_no for j in done.not_done] == [3, 5]
     # A second export keeps the first file (it may have been sent) and writes beside it.
     again = export_batch(db, "b", "md", out, accepted={clean_run})

@@ -95,7 +95,10 @@ def test_the_demo_serves_a_trained_adapter_of_its_own_model_only(isolated_home: 
     model = tmp_path / "demo.gguf"
     model.write_bytes(b"the demo model")
     record = adapter(paths.database_file, tmp_path, model)
-    assert demo_adapter_flags(paths, "demo-v1", model) == ["--lora", record.file, "--lora-init-without-apply"]
+    # At scale 0 for every request that does not name it, as chambers serves every adapter.
+    assert demo_adapter_flags(paths, "demo-v1", model) == [
+        "--lora-scaled", f"{record.file}:0", "--lora-init-without-apply"
+    ]  # fmt: skip
     other = tmp_path / "other.gguf"
     other.write_bytes(b"another model")
     with pytest.raises(ChambersError, match=r"trained on .*demo.gguf, not on the demo's model"):

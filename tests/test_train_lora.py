@@ -130,7 +130,8 @@ def test_a_killed_run_leaves_nothing_registered_and_the_rerun_trains(
     trained: Trained, demo_model: Path
 ) -> None:
     assert "step 1/18" in trained.killed_output
-    assert trained.left_after_kill == [f".{NAME}.partial"]  # only the hidden work folder, never NAME itself
+    # Only the hidden work folder and the lock its run held (which died with it), never NAME itself.
+    assert trained.left_after_kill == [f".{NAME}.partial", f".{NAME}.partial.lock"]
     record = trained.record
     assert [r.name for r in list_adapters(db_of(trained))] == [NAME]
     assert not (trained.home / "data" / "adapters" / f".{NAME}.partial").exists()
