@@ -27,6 +27,7 @@ class Seen:
     connections: list[int] = field(default_factory=list)  # requests on each connection, in order
     written: int = 0  # bytes of the last large body written before the client went away
     requests: list[tuple[str, str, dict[str, str]]] = field(default_factory=list)  # method, path, headers
+    request_connections: list[int] = field(default_factory=list)  # the connection of each request
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -45,6 +46,7 @@ class Handler(BaseHTTPRequestHandler):
         self.seen.connections[self.index] += 1
         path = self.path.split("?", 1)[0]
         self.seen.requests.append((method, path, dict(self.headers.items())))
+        self.seen.request_connections.append(self.index)
         route = self.routes.get((method, path))
         if route is None:
             self.send_body(404, b'{"error":{"code":404,"message":"File Not Found","type":"not_found_error"}}')

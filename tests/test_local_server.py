@@ -35,7 +35,7 @@ def test_cached_binary_is_never_rebuilt(monkeypatch: pytest.MonkeyPatch, tmp_pat
     assert ensure_llama_server() == cached
 
 
-def test_tools_come_from_beside_the_server_or_one_build_of_all_three(
+def test_tools_come_from_beside_the_server_or_one_build_of_them_all(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     server = tmp_path / "bin" / "llama-server"
@@ -60,7 +60,9 @@ def test_tools_come_from_beside_the_server_or_one_build_of_all_three(
 
     monkeypatch.setattr(local_server, "_build", build)
     assert ensure_llama_tool("llama-quantize").name == "llama-quantize"
-    assert built == [("llama-server", "llama-quantize", "llama-perplexity")]  # an empty cache: one build
+    assert built == [
+        ("llama-server", "llama-quantize", "llama-perplexity", "llama-imatrix")
+    ]  # an empty cache: one build
     (local_server.server_cache_dir() / "llama-perplexity").unlink()
     ensure_llama_tool("llama-perplexity")
     assert built[-1] == ("llama-perplexity",)  # a cache with the server builds only what is missing
