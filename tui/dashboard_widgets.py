@@ -149,6 +149,7 @@ class BoardCard(Vertical, can_focus=True):
         self.processes: dict[int, tuple[object, ...]] = {}
         self.health: dict[int, GpuHealth] = {}  # the last full read's, kept between the quick ticks
         self._health_text = ""
+        self._best: tuple[BestVariant | None, dict[str, StoredAgreement]] = (None, {})
         gpus = ",".join(str(g) for g in board.gpus)
         self.border_title = f"{board.name} {{{gpus}}}" if board.gpus else board.name
 
@@ -204,9 +205,19 @@ class BoardCard(Vertical, can_focus=True):
         note.update(text)
         note.display = bool(lines)
 
+    def on_mount(self) -> None:
+        self.show_best(*self._best)  # what arrived between the card's mounting and its children's
+
     def show_best(self, best: BestVariant | None, agreements: dict[str, StoredAgreement]) -> None:
-        """The fastest variant of the board's latest sweeps, with its model file's agreement if measured."""
-        note = self.query_one(".card-best", Static)
+        """The fastest variant of the board's latest sweeps, with its model file's agreement if measured.
+
+        A card that appears with a new host's first reading may not have its children yet when the
+        stored results arrive: they are kept and shown when it is mounted."""
+        self._best = (best, agreements)
+        found = self.query(".card-best").results(Static)
+        note = next(found, None)
+        if note is None:
+            return
         if best is None:
             note.display = False
             return
