@@ -13,39 +13,13 @@ from pathlib import Path
 
 from corrections.capture import capture
 from corrections.model import CorrectionInput, DrafterMessage
+from corrections.sample_pairs import GENERIC_DRAFT, SAMPLE_PAIRS, SYSTEM
 
-SYSTEM = "You draft for a commercial litigator. Be brief and exact."
 BACKEND = "local"
 MODEL = "smollm2-135m-instruct"
-GENERIC_DRAFT = "Dear Sir or Madam, I am writing to you regarding the matter. Please let me know. Sincerely."
-
-# (task type, instruction, his final text); listed oldest first, accepted one day apart.
-PAIRS: list[tuple[str, str, str]] = [
-    ("demand_letter", "Demand the late-completion damages from Calder.",
-     "Calder Refrigeration: the blast freezer was due May 1, 2024. Under section 4 you owe $200 for each day late. Pay within ten days."),
-    ("demand_letter", "Demand repair of the failed compressor.",
-     "Calder Refrigeration: compressor two failed within the warranty year. Section 5 obliges you to repair it. Send a technician this week."),
-    ("client_email", "Tell the client the deposition went well.",
-     "Harbor Point team: Marcus Calder admitted the delay at his deposition. That helps our damages claim. More after I read the transcript."),
-    ("demand_letter", "Demand the documents on the freezer's testing.",
-     "Calder Refrigeration: produce every log of the seventy-two hour test of the blast freezer. Section 3 required it before completion."),
-    ("client_email", "Ask the client for the spoiled-stock figures.",
-     "Harbor Point team: please send the invoices for the spoiled fish from May 2024. We need them to prove the loss."),
-    ("demand_letter", "Refuse the final invoice until completion.",
-     "Calder Refrigeration: the final thirty percent is due only on completion. The freezer never held minus twenty degrees. We will not pay yet."),
-    ("client_email", "Report that Calder's counsel called.",
-     "Harbor Point team: Calder's counsel called today to discuss settlement. No figure was offered. I said we would answer in writing."),
-    ("demand_letter", "Warn Calder about the limitation period.",
-     "Calder Refrigeration: our claims under the agreement of January 10, 2024 are preserved. Any delay by you will not shorten them."),
-    ("client_email", "Tell the client the invoice dates are confirmed.",
-     "Harbor Point team: the three Calder invoices are dated as you said. The second one was paid on delivery of the compressors."),
-    ("demand_letter", "Demand a date for the freezer's completion.",
-     "Calder Refrigeration: name the day the blast freezer will hold minus twenty degrees. Liquidated damages run until then."),
-    ("client_email", "Tell the client the settlement meeting is set.",
-     "Harbor Point team: the settlement meeting with Calder is set for next Tuesday at ten. Bring the spoiled-stock invoices."),
-    ("demand_letter", "Demand payment of the repair costs Harbor Point paid.",
-     "Calder Refrigeration: Harbor Point paid a technician to restart the compressors. Reimburse that cost under section 5 within ten days."),
-]  # fmt: skip
+# The demo's own sample pairs, listed oldest first and accepted one day apart: one set of texts, so
+# what the tests train on is what a new user trains on from the demo.
+PAIRS = SAMPLE_PAIRS
 
 
 def pair_input(index: int, *, model: str = MODEL, backend: str = BACKEND) -> CorrectionInput:
