@@ -21,7 +21,7 @@ from drafting.verify.found import Found, could_hold, pin_page
 from drafting.verify.model import Flag
 from drafting.verify.opinion_text import Series
 from drafting.verify.pins import check_pin
-from drafting.verify.sources import MatterSources, cite_key
+from drafting.verify.sources import MatterSources, Page, cite_key
 from drafting.verify.text import normalize_for_match
 
 # Words that name a kind of party, not which one: they tell no case from another.
@@ -129,6 +129,30 @@ def missing_parties(item: Found, opinion: Opinion) -> list[tuple[str, str]]:
     return out
 
 
+def wrong_name_or_year(
+    item: Found, opinion: Opinion, key: str, page: Page, *, slot: str, decided: str, parties: bool = True
+) -> Flag | None:
+    """The block for a draft that names parties the opinion's caption lacks, or another decision
+    year; ``slot`` and ``decided`` say how the message names the opinion (by citation or docket)."""
+    missing = missing_parties(item, opinion) if parties else []
+    if missing:
+        who = " and ".join(f'the {role} "{name}"' for role, name in missing)
+        return make_flag(
+            item,
+            "block",
+            f"Wrong case name: {slot} is {opinion.caption!r} ({opinion.file}); {who} named in the draft "
+            f"{'are' if len(missing) > 1 else 'is'} not in its caption.",
+            [page],
+            normalized=key,
+        )
+    year = item.fields.get("year", "")
+    if year and opinion.year and year != opinion.year:
+        return make_flag(
+            item, "block", f"{decided} was decided in {opinion.year}, not {year}.", [page], normalized=key
+        )
+    return None
+
+
 def check_case(item: Found, opinions: dict[str, Opinion] | None, uncited: Sequence[Opinion] = ()) -> Flag:
     reporter = item.fields["reporter"]
     key = cite_key(item.fields["volume"], reporter, item.fields["page"])
@@ -193,26 +217,10 @@ def check_case(item: Found, opinions: dict[str, Opinion] | None, uncited: Sequen
             [page],
             normalized=key,
         )
-    missing = missing_parties(item, opinion)
-    if missing:
-        who = " and ".join(f'the {role} "{name}"' for role, name in missing)
-        return make_flag(
-            item,
-            "block",
-            f"Wrong case name: {key} is {opinion.caption!r} ({opinion.file}); {who} named in the draft "
-            f"{'are' if len(missing) > 1 else 'is'} not in its caption.",
-            [page],
-            normalized=key,
-        )
+    wrong = wrong_name_or_year(item, opinion, key, page, slot=key, decided=f"The opinion at {key}")
+    if wrong is not None:
+        return wrong
     year = item.fields.get("year", "")
-    if year and opinion.year and year != opinion.year:
-        return make_flag(
-            item,
-            "block",
-            f"The opinion at {key} was decided in {opinion.year}, not {year}.",
-            [page],
-            normalized=key,
-        )
     pin = check_pin(item, opinion)
     if pin is not None and pin.verdict != "verified":
         contradicted = pin.verdict == "contradicted"

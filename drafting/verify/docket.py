@@ -107,7 +107,7 @@ def opinion_for_docket(item: Found, dockets: dict[str, list[Opinion]]) -> Opinio
 
 def check_docket(item: Found, dockets: dict[str, list[Opinion]] | None) -> Flag:
     """The verdict of a docket-number citation: the library's opinion of that number, its caption and year."""
-    from drafting.verify.checks_cases import missing_parties
+    from drafting.verify.checks_cases import wrong_name_or_year
     from drafting.verify.checks_record import make_flag
 
     key = f"No. {item.fields['docket']}"
@@ -123,26 +123,12 @@ def check_docket(item: Found, dockets: dict[str, list[Opinion]] | None) -> Flag:
             reason="not-in-library" if dockets is not None else "no-library",
         )
     page = opinion.pages[0]
-    missing = missing_parties(item, opinion) if opinion.words else []
-    if missing:
-        who = " and ".join(f'the {role} "{name}"' for role, name in missing)
-        return make_flag(
-            item,
-            "block",
-            f"Wrong case name: docket {key} is {opinion.caption!r} ({opinion.file}); {who} named in the draft "
-            f"{'are' if len(missing) > 1 else 'is'} not in its caption.",
-            [page],
-            normalized=key,
-        )
-    year = item.fields.get("year", "")
-    if year and opinion.year and year != opinion.year:
-        return make_flag(
-            item,
-            "block",
-            f"Docket {key} ({opinion.file}) was decided in {opinion.year}, not {year}.",
-            [page],
-            normalized=key,
-        )
+    wrong = wrong_name_or_year(
+        item, opinion, key, page, slot=f"docket {key}", decided=f"Docket {key} ({opinion.file})",
+        parties=bool(opinion.words),  # no caption read: no parties to compare
+    )  # fmt: skip
+    if wrong is not None:
+        return wrong
     return make_flag(
         item,
         "ok",
