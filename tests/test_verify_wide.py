@@ -145,10 +145,18 @@ def test_hand_written_drafts_give_every_keyed_item_a_verdict(
 
 
 @requires_wide
-@pytest.mark.xfail(
-    strict=True, reason="the verifier's rules do not yet meet the targets on the hand-written drafts"
+@pytest.mark.parametrize(
+    "part",
+    [
+        "tune",  # met: 0 fabricated verified, 0 true contradicted or unverifiable
+        pytest.param(
+            "heldout",
+            marks=pytest.mark.xfail(
+                strict=True, reason="the verifier's rules do not yet meet the targets on the held-back draft"
+            ),
+        ),
+    ],
 )
-@pytest.mark.parametrize("part", ["tune", "heldout"])
 def test_hand_written_drafts_meet_the_targets(part: str, tmp_path: Path) -> None:
     assert WIDE is not None
     rates = score_keyed_part(tmp_path, WIDE, part).rates()
