@@ -187,9 +187,13 @@ class StageRunner:
         record.timings = finished.timings.as_dict() if finished.timings else None
         record.model_seconds = client_seconds
         record.output = finished.text
-        # In a worker thread: anchoring a reviewer's quotes fuzzily in a long draft takes a while.
-        result = await asyncio.to_thread(stage.parse, run, answer, finished.text, finished.finish_reason)
-        await asyncio.to_thread(stage.keep, self.database_file, finished.text)
+        try:
+            # In a worker thread: anchoring a reviewer's quotes fuzzily in a long draft takes a while.
+            result = await asyncio.to_thread(stage.parse, run, answer, finished.text, finished.finish_reason)
+            await asyncio.to_thread(stage.keep, self.database_file, finished.text)
+        except asyncio.CancelledError:  # the answer came whole, but the stage did not end: it is cancelled
+            await self._close(record, stage, CANCELLED, started, error="cancelled by the attorney")
+            raise
         record.result = result.as_dict()
         await self._close(record, stage, COMPLETED, started)
         server_ms = (finished.timings.prompt_ms + finished.timings.predicted_ms) if finished.timings else 0.0

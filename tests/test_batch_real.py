@@ -39,6 +39,12 @@ def _runs(db: Path) -> int:
         con.close()
 
 
+def _mid_draft(db: Path, store: BatchStore, batch: int) -> bool:
+    """Whether a job in flight is waiting on the model, so a kill now cuts an answer short."""
+    runs = [RunStore(db).load(j.run_id) for j in store.jobs(batch) if j.state == "running" and j.run_id]
+    return any(s.stage == "draft" and s.status == "running" for run in runs for s in run.stages)
+
+
 async def test_twelve_jobs_from_a_csv_run_through_the_whole_pipeline_on_four_slots(
     db: Path, tmp_path: Path, llama_server_np4: LlamaServerProcess, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -97,15 +103,14 @@ async def test_kill_9_mid_batch_then_run_again_does_every_job_exactly_once(
 ) -> None:
     batch = queue(db, tmp_path, 8)
     child = subprocess.Popen(
-        [sys.executable, "-m", "tests.batch_child", str(db), llama_server_np4.url, "b"],
+        [sys.executable, "-m", "tests.batch_child", str(db), llama_server_np4.url, "b", "160"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**os.environ, "PYTHONPATH": os.getcwd()},
     )  # fmt: skip
     store = BatchStore(db)
     try:
         assert child.stdout is not None
-        for _line in child.stdout:  # until some are done and others in flight
-            counts = store.counts(batch)
-            if counts.get("done", 0) >= 2 and counts.get("running", 0) >= 1:
+        for _line in child.stdout:  # until some are done and another is mid-answer
+            if store.counts(batch).get("done", 0) >= 2 and _mid_draft(db, store, batch):
                 break
         else:
             pytest.fail(f"the child batch ended before it could be killed: {store.counts(batch)}")
@@ -163,7 +168,7 @@ async def test_stopping_keeps_the_jobs_in_flight_as_partial_runs_and_run_again_f
     """What Ctrl-C does: ``asyncio.run`` cancels the batch's task, as here."""
     batch = queue(db, tmp_path, 5)
     store = BatchStore(db)
-    config = drafter_only(llama_server_np4.url, max_tokens=40)
+    config = drafter_only(llama_server_np4.url, max_tokens=160)
     running = asyncio.create_task(
         BatchRunner(config, db, options=replace(OPTIONS), workstation=lambda: False).run("b")
     )

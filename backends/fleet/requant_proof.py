@@ -13,11 +13,11 @@ import statistics
 from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
-
 from backends.fleet.agree import Agreement, AgreementRunner
+from backends.endpoint import Endpoint, sync_client
 from backends.fleet.requant_plan import GIB
 from backends.local_server import LlamaServerProcess
+from workspace.config import Policy
 
 SPEED_RUNS = 3
 SPEED_TOKENS = 32
@@ -43,12 +43,14 @@ def measure_speed(binary: Path, model: Path, prompt: str, log_dir: Path) -> Spee
     server = LlamaServerProcess(binary, model, extra_args=("-np", "1", "-c", "2048"), alias=model.stem,
                                 log_file=log_dir / f"requant-speed-{model.stem}.log")  # fmt: skip
     prefill, generation = [], []
-    with server:
+    with server, sync_client(300) as client:
+        # Through the policy's checked client: a server chambers started itself is loopback.
+        checked = Endpoint(f"llama-server on port {server.port}", server.url, Policy()).check()
         for _ in range(SPEED_RUNS):
-            reply = httpx.post(
+            reply = client.post(
                 f"{server.url}/completion",
                 json={"prompt": prompt, "n_predict": SPEED_TOKENS, "cache_prompt": False, "temperature": 0},
-                timeout=300,
+                extensions=checked.extensions(),
             )
             reply.raise_for_status()
             timings = reply.json()["timings"]
