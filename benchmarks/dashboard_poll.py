@@ -19,7 +19,7 @@ Reported:
 - the health fields' own cost (ECC, retired pages, XIDs, throttle reasons,
   PCIe replays, NVLink per link): the real ``NvmlSource`` reading 16 GPUs
   from a stand-in driver that answers from the recording
-  (tests/fake_pynvml.py), full reads with health against the same reads with
+  (tests/support/fake_pynvml.py), full reads with health against the same reads with
   health switched off, extrapolated to every tick at 1 Hz: target < 2% of a
   core. It measures chambers's side; a real driver adds its own call time,
   which ``--nvml`` shows on a machine with a GPU.
@@ -47,11 +47,11 @@ from backends.fleet.recorded_source import MISSION_CHASSIS1
 from backends.fleet.sources import sources_from_config
 from backends.fleet.telemetry import HostTelemetry, TelemetrySource
 from backends.local_server import LlamaServerProcess, ensure_demo_model, ensure_llama_server
-from tests.dashboard_config import mission_config
-from tests.fake_pynvml import FakeNvml
+from tests.support.dashboard_config import mission_config
+from tests.support.fake_pynvml import FakeNvml
 from tui.app import create_app
-from tui.dashboard import DashboardScreen
-from tui.dashboard_widgets import BackendLine, GpuRow
+from tui.fleet.cards import BackendLine, GpuRow
+from tui.fleet.dashboard import DashboardScreen
 
 RENDERS: Counter[str] = Counter()
 

@@ -145,7 +145,7 @@ async def measure(
     database_file: Path, run_id: int, draft: str, turns: int, size: tuple[int, int], profile: Path | None
 ) -> dict[str, list[dict[str, float]]]:
     from tui.app import create_app
-    from tui.drafting_screen import DraftingScreen
+    from tui.drafting.screen import DraftingScreen
 
     config = Config(file="bench.toml", policy=Policy(), boards=(), backends=())
     app = create_app(config, database_file, start_on_dashboard=False)

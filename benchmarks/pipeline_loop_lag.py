@@ -3,7 +3,7 @@
 A screen showing a run lives on the same event loop as the pipeline, so every blocking call the
 pipeline makes on the loop freezes the screen for as long. A generated 2,000-page matter (the
 verifier benchmark's generator, ingested through evidence's own ingest) is drafted on by a scripted
-drafter (``tests/scripted_server.py``, the tests' own double: it streams a brief with dates,
+drafter (``tests/support/scripted_server.py``, the tests' own double: it streams a brief with dates,
 amounts, Bates cites and case citations over real HTTP and SSE), and then verified. A ticker on
 the loop wakes every 5 ms and records how late it woke: that lateness is the loop's lag.
 
@@ -35,7 +35,7 @@ from benchmarks.verify import brief, build_matter
 from drafting.events import PipelineEvent, StageFinished, StageStarted
 from drafting.pipeline import Pipeline, PipelineOptions
 from drafting.stages import verify
-from tests.scripted_server import scripted_server
+from tests.support.scripted_server import scripted_server
 from workspace.config import Backend, Config, Policy
 
 TARGET_S = 0.050

@@ -2,7 +2,7 @@
 
 Two measurements:
 
-1. Client overhead. A fake SSE server (``tests.stream_server.StreamServer``, a stand-in
+1. Client overhead. A fake SSE server (``tests.support.stream_server.StreamServer``, a stand-in
    that replays llama-server's ``/v1/chat/completions`` chunk format) streams 20,000
    tokens a run as fast as it can, with no sleeps. The same stream is read by a
    bare httpx loop (the floor: ``aiter_lines`` + ``json.loads``) and by
@@ -56,7 +56,7 @@ from backends.chat import DEFAULT_TIMEOUT, ChatClient, ChatRequest
 from backends.events import ContentDelta, Finished
 from benchmarks.common import mark
 from benchmarks.stream_fidelity import REAL_MAX_TOKENS, measure_real, report_real
-from tests.stream_server import FAST_TOKENS, PING_EVERY, StreamServer
+from tests.support.stream_server import FAST_TOKENS, PING_EVERY, StreamServer
 from workspace.config import Backend, Policy, Sampling
 
 TARGET_RATIO = 0.95

@@ -26,8 +26,8 @@ from drafting.support.judge import NO_EVIDENCE, judge_pairs
 from drafting.support.pairs import pair_citations
 from drafting.verify.sources import load_sources
 from drafting.verify.verifier import extract, load_library
-from tests.support_keyed_set import key_items, keyed_draft, score_locator
-from tests.verify_real_corpus import OPINIONS, build_real_corpus, requires_opinions
+from tests.support.support_keyed_set import key_items, keyed_draft, score_locator
+from tests.support.verify_real_corpus import OPINIONS, build_real_corpus, requires_opinions
 
 EXPECTED = {
     "supports": "supports",

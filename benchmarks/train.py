@@ -40,7 +40,7 @@ from corrections.train_convert import convert_adapter
 from corrections.train_eval import DEFAULT_MAX_TOKENS, EvalResult, evaluate
 from corrections.train_loop import LoraSettings, batches, build_examples, collate, run_loop, wrap_lora
 from drafting.replay import Replayer
-from tests.train_pairs import store_pairs
+from tests.support.train_pairs import store_pairs
 from workspace.config import Backend, Policy
 
 TARGET = 0.9

@@ -35,7 +35,7 @@ from backends.events import ContentDelta
 from benchmarks.common import paired
 from benchmarks.corrections import VOCAB, brief
 from drafting.events import DraftDelta
-from tests.stream_server import StreamServer
+from tests.support.stream_server import StreamServer
 from workspace.audit import AuditLog
 from workspace.config import Backend, Config, Policy, Sampling
 
@@ -91,7 +91,7 @@ async def bare(url: str, audit: AuditLog) -> float:
 
 def screen_run(url: str, home: Path) -> dict[str, float]:
     from tui.app import create_app
-    from tui.drafting_screen import DraftingScreen
+    from tui.drafting.screen import DraftingScreen
 
     config = Config(file="bench.toml", policy=Policy(), boards=(), backends=(backend(url),))
     app = create_app(config, home / "chambers.sqlite3", start_on_dashboard=False)
@@ -138,7 +138,7 @@ def screen_run(url: str, home: Path) -> dict[str, float]:
 def redline_times(draft: str, final: str, runs: int) -> dict[str, float]:
     """Median seconds of the screen's redline and of a bare line-level SequenceMatcher on one brief."""
     from corrections.redline import redline
-    from tui.drafting_view import redline_text
+    from tui.drafting.view import redline_text
 
     gc.collect()  # the headless app's garbage (200,000 objects) must not be collected inside these timings
 

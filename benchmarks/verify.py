@@ -237,7 +237,7 @@ def startup(runs: int) -> None:
             # them would time the compiling of every module on every run), here beside the cache
             "PYTHONPYCACHEPREFIX": str(home / "bytecode"),
         }
-        chambers = [sys.executable, "-m", "tui.cli", "verify"]
+        chambers = [sys.executable, "-m", "tui.cli.main", "verify"]
         first_cpu: list[float] = []
         first = _run_seconds([*chambers, str(draft), "--matter", matter], env, first_cpu)
         bare_cpu: list[float] = []

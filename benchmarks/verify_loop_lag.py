@@ -66,7 +66,7 @@ async def measure(
 ) -> tuple[dict[str, list[float]], float, int]:
     """Lateness of the heartbeat per mode; the seconds of one verification; the flags it found."""
     from tui.app import create_app
-    from tui.drafting_screen import DraftingScreen
+    from tui.drafting.screen import DraftingScreen
 
     config = Config(file="bench.toml", policy=Policy(), boards=(), backends=())
     app = create_app(config, database_file, start_on_dashboard=False)

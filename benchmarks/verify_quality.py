@@ -22,7 +22,7 @@ import logging
 import tempfile
 from pathlib import Path
 
-from tests.verify_real_corpus import OPINIONS, build_real_corpus, requires_opinions, score_part
+from tests.support.verify_real_corpus import OPINIONS, build_real_corpus, requires_opinions, score_part
 
 
 def main() -> int:

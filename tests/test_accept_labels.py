@@ -1,4 +1,4 @@
-"""The labels F8 asks for (tui/accept_dialog.py), driven with Pilot over a real stored pair: one key
+"""The labels F8 asks for (tui/drafting/accept_dialog.py), driven with Pilot over a real stored pair: one key
 each, digits typed into the rationale are text and not a rating, Esc keeps nothing; what they do to
 the exports (the rating is KTO's label for the draft, the rationale is in the full record); and a store
 that fails, on the real drafting screen."""
@@ -17,13 +17,13 @@ from corrections.errors import PairNotFound
 from corrections.export import export
 from corrections.store import delete_pair, get_pair, set_labels
 from tests.conftest import make_backend
-from tests.corrections_data import DRAFT, FINAL, store
-from tests.pipeline_setup import demo_database
+from tests.support.corrections_data import DRAFT, FINAL, store
+from tests.support.pipeline_setup import demo_database
 from tests.test_workstation_drafting import app_with, planted_run, settle
 from tests.test_workstation_editing import until
-from tui.accept_dialog import AcceptLabels
-from tui.drafting_screen import DraftingScreen
-from tui.screens import ErrorScreen
+from tui.drafting.accept_dialog import AcceptLabels
+from tui.drafting.screen import DraftingScreen
+from tui.widgets.screens import ErrorScreen
 from workspace.config import Config, Policy
 
 

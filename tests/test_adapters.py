@@ -15,7 +15,7 @@ from backends.chat import ChatClient, ChatRequest
 from backends.errors import PolicyRefusal
 from backends.local_server import LlamaServerProcess
 from tests.conftest import make_backend
-from tests.fakes import fake_server
+from tests.support.fakes import fake_server
 from tests.test_ollama import ollama_routes
 from workspace.config import KINDS, Backend, Policy
 

@@ -15,7 +15,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from backends.addresses import LINK_LOCAL_NETS, LOOPBACK_NETS, PRIVATE_NETS, AddressClass, classify_ip
-from tests.special_addresses import SPECIAL_PURPOSE_BLOCKS
+from tests.support.special_addresses import SPECIAL_PURPOSE_BLOCKS
 from workspace.config_checks import private_network
 
 Net = ipaddress.IPv4Network | ipaddress.IPv6Network

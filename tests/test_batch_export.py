@@ -7,7 +7,7 @@ from pathlib import Path
 from docx import Document
 
 from drafting.batch.export import export_batch
-from tests.drafting_screen_setup import demo_db  # noqa: F401 (demo_db: the db fixture)
+from tests.support.drafting_screen_setup import demo_db  # noqa: F401 (demo_db: the db fixture)
 from tests.test_batch_screen import CLEAN, _batch
 
 
@@ -36,7 +36,7 @@ async def test_jobs_whose_role_has_no_backend_fail_naming_it_and_the_batch_ends(
 
     from drafting.batch.runner import BatchRunner
     from drafting.batch.store import BatchStore
-    from tests.batch_setup import queue
+    from tests.support.batch_setup import queue
     from workspace.config import Config, Policy
 
     batch = await asyncio.to_thread(queue, db, tmp_path, 3)

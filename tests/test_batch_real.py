@@ -20,9 +20,9 @@ from drafting.batch.runner import BatchRunner, Progress
 from drafting.batch.store import BatchStore
 from drafting.store import RunStore
 from evidence.sample_matter import SAMPLE_MATTER
-from tests.batch_setup import TEMPLATE, debtors_csv, drafter_only, queue
-from tests.pipeline_setup import OPTIONS, demo_database, role_config
-from tui.cli import main
+from tests.support.batch_setup import TEMPLATE, debtors_csv, drafter_only, queue
+from tests.support.pipeline_setup import OPTIONS, demo_database, role_config
+from tui.cli.main import main
 from workspace.paths import Paths
 
 
@@ -103,7 +103,7 @@ async def test_kill_9_mid_batch_then_run_again_does_every_job_exactly_once(
 ) -> None:
     batch = queue(db, tmp_path, 8)
     child = subprocess.Popen(
-        [sys.executable, "-m", "tests.batch_child", str(db), llama_server_np4.url, "b", "160"],
+        [sys.executable, "-m", "tests.support.batch_child", str(db), llama_server_np4.url, "b", "160"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**os.environ, "PYTHONPATH": os.getcwd()},
     )  # fmt: skip
     store = BatchStore(db)

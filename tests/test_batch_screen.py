@@ -9,12 +9,12 @@ from typing import Any
 from drafting.batch.store import BatchStore, Finish
 from drafting.stages import verify
 from drafting.store import RunStore
-from tests.batch_setup import queue
 from tests.conftest import make_backend
-from tests.drafting_screen_setup import demo_db  # noqa: F401 (demo_db: the db fixture)
+from tests.support.batch_setup import queue
+from tests.support.drafting_screen_setup import demo_db  # noqa: F401 (demo_db: the db fixture)
 from tests.test_workstation_drafting import PLANTED, app_with, planted_run, settle
-from tui.batch_screen import BatchScreen
-from tui.drafting_screen import DraftingScreen
+from tui.drafting.batch_screen import BatchScreen
+from tui.drafting.screen import DraftingScreen
 from workspace.config import Config, Policy
 
 CLEAN = "Dear Sir,\n\nPlease pay the invoice within 14 days.\n"

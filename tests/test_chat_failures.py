@@ -1,6 +1,6 @@
 """Failures a real llama-server cannot be made to show on demand, via loopback doubles.
 
-See tests/fakes.py for what each double replaces and where its bodies come from.
+See tests/support/fakes.py for what each double replaces and where its bodies come from.
 A port that answers with HTML is not a double at all: it is a real web server
 that is not a model server, which is exactly the mistake being tested.
 """
@@ -22,7 +22,7 @@ from backends.errors import (
 )
 from backends.events import ContentDelta
 from tests.conftest import make_backend
-from tests.fakes import chunk, fake_server, send_json, send_sse, silent_server
+from tests.support.fakes import chunk, fake_server, send_json, send_sse, silent_server
 from workspace.config import Policy
 
 ASK = ChatRequest([{"role": "user", "content": "Draft a caption."}])

@@ -3,7 +3,7 @@ local-only policy holds exactly as it does for a client per call.
 
 A name's answers come from a scripted resolver, standing in for a DNS server (none can run here
 without a network namespace; tests/test_policy_namespace.py runs the real resolver against one).
-The chat server is tests/stream_server.py, a llama-server stand-in that keeps connections alive as
+The chat server is tests/support/stream_server.py, a llama-server stand-in that keeps connections alive as
 llama-server does, so a second call can reuse the first one's connection. Every ``socket.connect``
 is recorded, and one to a non-loopback address is refused on the spot.
 """
@@ -22,8 +22,8 @@ from backends.chat import ChatClient, ChatRequest
 from backends.endpoint import Endpoint
 from backends.errors import PolicyRefusal
 from tests.conftest import make_backend
-from tests.scripted_network import ScriptedResolver, loopback_connections  # noqa: F401 (the connections fixture)
-from tests.stream_server import StreamServer
+from tests.support.scripted_network import ScriptedResolver, loopback_connections  # noqa: F401 (the connections fixture)
+from tests.support.stream_server import StreamServer
 from workspace.audit import AuditLog, AuditRecord
 from workspace.config import Policy, Sampling
 

@@ -14,7 +14,7 @@ from backends.events import ContentDelta, Finished, PromptProgress
 from backends.local_server import TEST_SERVER_ARGS, LlamaServerProcess
 from backends.native import NativeClient
 from tests.conftest import make_backend
-from tests.fakes import closed_port
+from tests.support.fakes import closed_port
 from workspace.audit import AuditLog, messages_sha256
 from workspace.config import Backend, Policy, Sampling
 

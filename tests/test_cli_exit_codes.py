@@ -15,11 +15,11 @@ import pytest
 
 from drafting.store import RunStore
 from evidence.sample_matter import SAMPLE_MATTER
-from tests.fakes import closed_port
-from tests.pipeline_setup import INSTRUCTIONS, demo_database, role_config
-from tests.scripted_server import scripted_server
-from tui import exit_codes
-from tui.cli import main
+from tests.support.fakes import closed_port
+from tests.support.pipeline_setup import INSTRUCTIONS, demo_database, role_config
+from tests.support.scripted_server import scripted_server
+from tui.cli import exit_codes
+from tui.cli.main import main
 from workspace.config import Config, config_to_toml
 from workspace.paths import Paths
 
@@ -29,7 +29,7 @@ NO_BASIS = {"basis": "no", "reasons": ["Nothing shows a debt."], "evidence": []}
 
 
 def chambers(*argv: str) -> list[str]:
-    return [sys.executable, "-m", "tui.cli", *argv]
+    return [sys.executable, "-m", "tui.cli.main", *argv]
 
 
 def environment(home: Path) -> dict[str, str]:
@@ -76,7 +76,7 @@ def test_runs_show_into_a_reader_that_stops_early_ends_quietly(isolated_home: Pa
 def test_runs_show_through_head_in_a_shell(isolated_home: Path) -> None:
     paths = Paths.from_environment()
     RunStore(paths.database_file).create("m", "motion", "Draft the motion. " * 40_000, "drafter", ["draft"])
-    command = f"{sys.executable} -m tui.cli runs show 1 | head -2"
+    command = f"{sys.executable} -m tui.cli.main runs show 1 | head -2"
     done = subprocess.run(
         ["bash", "-o", "pipefail", "-c", command],
         capture_output=True, text=True, env=environment(isolated_home), cwd=ROOT, timeout=60,

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tui.cli import main
+from tui.cli.main import main
 
 REPO = Path(__file__).resolve().parent.parent
 CONFIG = """
@@ -62,7 +62,7 @@ def test_every_spelling_draft_accepts_finds_the_tasks_pairs(
     from corrections.filters import PairFilters
     from corrections.train_data import TrainingSelection, select_pairs
     from drafting.tasks import DraftingInputError
-    from tests.train_pairs import store_pairs
+    from tests.support.train_pairs import store_pairs
 
     db = isolated_home / "data" / "chambers.sqlite3"
     store_pairs(db)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tui.cli import main
+from tui.cli.main import main
 from workspace.config import (
     ConfigError,
     ConfigMissing,
@@ -163,7 +163,7 @@ def test_init_writes_starter_and_will_not_overwrite(capsys: pytest.CaptureFixtur
 def test_cli_with_missing_config_exits_nonzero_with_advice(isolated_home: Path) -> None:
     env = {"CHAMBERS_HOME": str(isolated_home), "PATH": "/usr/bin:/bin"}
     result = subprocess.run(
-        [sys.executable, "-m", "tui.cli", "config"], capture_output=True, text=True, env=env,
+        [sys.executable, "-m", "tui.cli.main", "config"], capture_output=True, text=True, env=env,
         cwd=Path(__file__).parents[1], check=False,
     )  # fmt: skip
     assert result.returncode == 2

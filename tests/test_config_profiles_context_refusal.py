@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from tests.test_evidence_ingest import rows
-from tui import exit_codes
-from tui.cli import main
+from tui.cli import exit_codes
+from tui.cli.main import main
 from workspace.paths import Paths
 
 BOARDS = '[[boards]]\nname = "board-a"\nhost = "localhost"\ngpus = [0, 1]\n'

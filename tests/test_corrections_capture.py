@@ -13,7 +13,7 @@ from corrections.errors import CorrectionsError, PoisonedContext
 from corrections.model import DrafterMessage, SourceRef
 from corrections.store import delete_pair, get_pair, list_pairs, set_excluded
 from evidence.provenance import register_output
-from tests.corrections_data import CONTRACT, DRAFT, FINAL, make_input, store
+from tests.support.corrections_data import CONTRACT, DRAFT, FINAL, make_input, store
 from workspace.database import connect
 
 

@@ -18,7 +18,7 @@ from corrections.errors import CorrectionsError
 from corrections.export import UNEDITED, export
 from corrections.scrub import SAMPLE_PARTIES, add_parties, add_party, party_list
 from corrections.store import PairFilters, get_pair, set_excluded
-from tests.corrections_data import DRAFT, FINAL, store
+from tests.support.corrections_data import DRAFT, FINAL, store
 
 ROLES = {"system", "user", "assistant"}
 

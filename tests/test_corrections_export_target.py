@@ -9,9 +9,9 @@ import pytest
 
 from corrections.errors import CorrectionsError, ExportNotWritten
 from corrections.export import export
-from tests.corrections_data import store
+from tests.support.corrections_data import store
 from tests.test_workstation_settings_saves import read_only
-from tui.cli import main
+from tui.cli.main import main
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from corrections.store import get_pair, list_pairs
-from tui.cli import main
+from tui.cli.main import main
 from workspace.paths import Paths
 
 ROWS = [

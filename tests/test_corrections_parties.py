@@ -136,8 +136,8 @@ def test_the_cli_proposes_confirms_once_and_the_scrub_then_exports(
     from evidence.ingest import ingest_matter
     from evidence.matters import create_matter
     from evidence.store import open_index
-    from tests.corrections_data import store
-    from tui.cli import main
+    from tests.support.corrections_data import store
+    from tui.cli.main import main
     from workspace.paths import Paths
 
     db = Paths.from_environment().database_file

@@ -21,7 +21,7 @@ from drafting.runs import Run
 from evidence.identifiers import PERSONAL_DATA
 from evidence.provenance import register_output
 from evidence.sample_matter import SAMPLE_MATTER
-from tests.pipeline_setup import INSTRUCTIONS, demo_database, pipeline, role_config
+from tests.support.pipeline_setup import INSTRUCTIONS, demo_database, pipeline, role_config
 
 GO_ON = "a test: the tiny model's verdict is not under test"
 # Every person and organisation the sample matter's documents name, and the forms they use alone, listed

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.conftest import make_backend
+from tests.support.train_pairs import store_pairs
 from tests.test_corrections_screen import open_corrections, redline_text
-from tests.train_pairs import store_pairs
 from tui.app import create_app
 from workspace.config import Config, Policy
 

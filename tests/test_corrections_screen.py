@@ -12,10 +12,10 @@ from textual.widgets import Button, DataTable, Input, ProgressBar, Static
 
 from corrections.store import get_pair, list_pairs
 from tests.conftest import make_backend
-from tests.corrections_data import DRAFT, FINAL, store
+from tests.support.corrections_data import DRAFT, FINAL, store
 from tui.app import ChambersApp, create_app
-from tui.corrections_dialogs import ConfirmScreen, ExportScreen
-from tui.corrections_screen import CorrectionsScreen
+from tui.corrections.dialogs import ConfirmScreen, ExportScreen
+from tui.corrections.screen import CorrectionsScreen
 from workspace.config import Config, Policy
 
 
@@ -127,7 +127,7 @@ async def test_the_export_dialog_writes_the_file_and_shows_the_summary(
 async def test_a_failed_export_says_so_in_the_dialog_and_in_the_error_modal(
     isolated_home: Path, tmp_path: Path, place: str
 ) -> None:
-    from tui.screens import ErrorScreen
+    from tui.widgets.screens import ErrorScreen
 
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
@@ -174,7 +174,7 @@ def test_corrections_screen_snapshot(snap_compare: Any, isolated_home: Path, siz
 
 
 async def test_help_on_the_corrections_screen_lists_its_keys_and_not_the_prompts(isolated_home: Path) -> None:
-    from tui.screens import HelpScreen
+    from tui.widgets.screens import HelpScreen
 
     app = seeded_app(isolated_home)
     async with app.run_test(size=(100, 30)) as pilot:

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from corrections.stats import ALL_TASKS, compute_stats, stats_table
-from tests.corrections_data import DRAFT, FINAL, store
-from tui.cli import main
+from tests.support.corrections_data import DRAFT, FINAL, store
+from tui.cli.main import main
 
 
 def fill(db: Path) -> None:

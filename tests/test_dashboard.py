@@ -10,11 +10,11 @@ from typing import Any
 from backends.fleet.bench import LengthResult, RunResult
 from backends.fleet.servers import ServerSample
 from backends.fleet.store import save_results
-from tests.dashboard_config import mission_config
+from tests.support.dashboard_config import mission_config
 from tui.app import ChambersApp, create_app
-from tui.dashboard import DashboardScreen, GpuTick
-from tui.dashboard_detail import DetailScreen
-from tui.dashboard_widgets import BackendLine, BoardCard, GpuRow, HostGroup
+from tui.fleet.cards import BackendLine, BoardCard, GpuRow, HostGroup
+from tui.fleet.dashboard import DashboardScreen, GpuTick
+from tui.fleet.detail import DetailScreen
 from workspace.config import Backend, Config, Policy
 
 
@@ -155,7 +155,7 @@ class ExplodingSource:
 
 
 async def test_a_poller_that_dies_is_reported(isolated_home: Path) -> None:
-    from tui.screens import ErrorScreen
+    from tui.widgets.screens import ErrorScreen
 
     config = Config(file="c.toml", policy=Policy(), boards=(), backends=())
     app = create_app(config, isolated_home / "db.sqlite3", start_on_dashboard=False)

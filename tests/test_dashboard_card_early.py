@@ -8,7 +8,7 @@ from textual.app import App, ComposeResult
 from textual.widgets import Static
 
 from backends.fleet.store import BestVariant
-from tui.dashboard_widgets import BoardCard
+from tui.fleet.cards import BoardCard
 from workspace.config import Board
 
 

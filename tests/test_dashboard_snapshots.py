@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from tests.dashboard_config import mission_config
+from tests.support.dashboard_config import mission_config
 from tui.app import create_app
-from tui.dashboard import DashboardScreen
+from tui.fleet.dashboard import DashboardScreen
 
 
 async def ready(pilot: Any) -> None:

@@ -16,8 +16,8 @@ from corrections.store import PairFilters, iter_pairs, list_pairs
 from corrections.train_base import file_sha256
 from corrections.train_data import TrainingSelection, select_pairs
 from evidence.sample_matter import SAMPLE_MATTER
+from tui.corrections.train_extra import TRAIN_MODULES, missing_train_module, train_extra_problem
 from tui.demo import DEMO_BACKEND, DEMO_MODEL, demo_adapter_flags, demo_config, demo_config_text
-from tui.train_extra import TRAIN_MODULES, missing_train_module, train_extra_problem
 from workspace.config import parse_config, starter_config_text
 from workspace.errors import ChambersError
 from workspace.paths import Paths
@@ -123,7 +123,7 @@ def test_a_missing_train_extra_is_offered_with_the_exact_command() -> None:
 def test_eval_for_another_role_is_refused_naming_the_adapters_role(
     isolated_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from tui.cli import main
+    from tui.cli.main import main
 
     paths = Paths.from_environment()
     paths.config_file.parent.mkdir(parents=True, exist_ok=True)
@@ -142,7 +142,7 @@ def test_eval_for_another_role_is_refused_naming_the_adapters_role(
 
 
 def test_a_demo_adapter_is_offered_with_the_command_that_serves_it() -> None:
-    from tui.train_dialog import serve_hint
+    from tui.corrections.train_dialog import serve_hint
 
     assert "`chambers demo --adapter demo-v1`" in serve_hint(DEMO_BACKEND, "demo-v1")
     assert 'lora = [{ name = "v2" }]' in serve_hint("workhorse", "v2")

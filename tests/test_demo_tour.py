@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 from textual.widgets import Select, Static, TextArea
 
-from tests.pipeline_setup import demo_database
+from tests.support.pipeline_setup import demo_database
 from tests.test_workstation_drafting import OPTIONS, planted_run, settle
 from tests.test_workstation_editing import config, replace_in_editor, until
 from tui.app import create_app
 from tui.demo import DemoFirstScreen, DemoGuide
-from tui.demo_tour import DEMO_INSTRUCTIONS, DEMO_TASK, DemoTour
-from tui.drafting_screen import DraftingScreen
+from tui.drafting.screen import DraftingScreen
+from tui.widgets.demo_tour import DEMO_INSTRUCTIONS, DEMO_TASK, DemoTour
 
 
 def test_the_tour_follows_the_loop_and_ignores_steps_out_of_order() -> None:
@@ -116,7 +116,7 @@ def test_the_guides_planted_line_and_its_fix_teach_a_true_citation(db: Path) -> 
     would teach a miscitation)."""
     from drafting.session import DraftingSession
     from drafting.store import RunStore
-    from tui.demo_tour import FIX, PLANTED
+    from tui.widgets.demo_tour import FIX, PLANTED
     from workspace.audit import AuditLog
 
     run = RunStore(db).load(planted_run(db, draft=f"Dear Mr. Calder,\n\n{PLANTED}\n"))

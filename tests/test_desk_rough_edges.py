@@ -9,9 +9,9 @@ from typing import Any
 from textual.coordinate import Coordinate
 from textual.widgets import DataTable, Input, Static
 
-from tests.exhibits_files import text_pdf
+from tests.support.exhibits_files import text_pdf
 from tests.test_exhibits_screen import open_exhibits, seeded_app, settle
-from tui.screens import ErrorScreen
+from tui.widgets.screens import ErrorScreen
 
 
 async def test_exhibits_focus_starts_on_the_documents_and_a_restamp_error_speaks_of_this_screen(
@@ -57,7 +57,7 @@ async def test_exhibits_focus_starts_on_the_documents_and_a_restamp_error_speaks
 async def test_f12_again_finds_the_search_where_he_left_it_and_a_bad_date_is_named(
     tmp_path_factory: Any, isolated_home: Path
 ) -> None:
-    from tests.pipeline_setup import demo_database
+    from tests.support.pipeline_setup import demo_database
     from tests.test_evidence_screen import open_evidence, search_for, status, workstation
 
     db = demo_database(

@@ -17,11 +17,11 @@ from textual.containers import VerticalScroll
 
 from drafting.events import DraftDelta
 from tests.conftest import make_backend
-from tests.drafting_screen_setup import demo_db  # noqa: F401 (the db fixture)
+from tests.support.drafting_screen_setup import demo_db  # noqa: F401 (the db fixture)
 from tests.test_workstation_drafting import app_with, open_drafting, planted_run, settle
 from tui import draft_stream
-from tui.drafting_dialogs import FlagScreen
-from tui.drafting_screen import DraftingScreen
+from tui.drafting.dialogs import FlagScreen
+from tui.drafting.screen import DraftingScreen
 from workspace.config import Config, Policy
 
 FILLER = "The buyer gave notice of the defect and the seller did not cure it within the time the agreement allows. "
@@ -124,8 +124,8 @@ async def test_the_marked_draft_draws_the_rows_a_static_would_draw_also_after_a_
     from textual.widgets import Static
 
     from drafting.flags import FlagView
-    from tui.draft_flags import MarkedDraft
-    from tui.drafting_view import marked_text
+    from tui.drafting.flags import MarkedDraft
+    from tui.drafting.view import marked_text
 
     flags = [
         FlagView(i, i + len(word), "verifier", severity, "amount", word, "not in the record")

@@ -13,8 +13,8 @@ from drafting.events import DraftDelta, PipelineEvent
 from drafting.session import DraftingSession
 from drafting.store import RunStore
 from evidence.sample_matter import SAMPLE_MATTER
-from tests.drafting_screen_setup import drafter_config, slow_drafter
-from tests.pipeline_setup import demo_database
+from tests.support.drafting_screen_setup import drafter_config, slow_drafter
+from tests.support.pipeline_setup import demo_database
 from tests.test_workstation_drafting import PLANTED, planted_run
 from workspace.audit import AuditLog
 from workspace.config import Config, Policy

@@ -26,8 +26,8 @@ from backends.fleet.dcgm_source import DcgmSource
 from backends.fleet.servers import ServerPoller
 from backends.native import NativeClient
 from tests.conftest import make_backend
-from tests.fakes import chunk, fake_server, send_json, send_sse
-from tests.scripted_network import ScriptedResolver, loopback_connections  # noqa: F401 (the connections fixture)
+from tests.support.fakes import chunk, fake_server, send_json, send_sse
+from tests.support.scripted_network import ScriptedResolver, loopback_connections  # noqa: F401 (the connections fixture)
 from workspace.audit import AuditLog
 from workspace.config import Policy
 

@@ -11,7 +11,7 @@ import pytest
 
 from evidence.ingest import IngestEvent, ingest_matter
 from evidence.report import audit_matter
-from tests.evidence_files import make_pdf
+from tests.support.evidence_files import make_pdf
 from tests.test_evidence_ingest import new_matter, rows
 
 ZERO_PAGE_PDF = (

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from evidence.provenance import register_output
-from tests.evidence_files import make_pdf
-from tui.cli import main
+from tests.support.evidence_files import make_pdf
+from tui.cli.main import main
 from workspace.paths import Paths
 
 

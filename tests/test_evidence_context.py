@@ -16,7 +16,7 @@ from evidence.errors import NonPrimaryChunk
 from evidence.ingest import ingest_matter
 from evidence.provenance import register_output
 from tests.conftest import make_backend
-from tests.evidence_files import make_pdf
+from tests.support.evidence_files import make_pdf
 from tests.test_evidence_ingest import new_matter, rows
 from workspace.config import Policy
 
@@ -106,7 +106,7 @@ def test_non_primary_chunks_are_refused(tmp_path: Path) -> None:
 def test_the_context_command_shows_and_stores_what_the_model_is_given(
     tmp_path: Path, llama_server: LlamaServerProcess, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from tui.cli import main
+    from tui.cli.main import main
     from tui.demo import demo_config
     from workspace.config import config_to_toml
     from workspace.paths import Paths, write_atomically

@@ -19,7 +19,7 @@ from drafting.pipeline import Pipeline
 from drafting.stages.sources import task_text
 from evidence.context import build_context
 from evidence.ingest import ingest_matter
-from tests.evidence_files import make_pdf
+from tests.support.evidence_files import make_pdf
 from tests.test_evidence_ingest import new_matter, rows
 from workspace.config import Backend, Config, Policy, Sampling, config_to_toml
 from workspace.paths import Paths, write_atomically
@@ -67,7 +67,7 @@ async def context_of_a_run(config: Config, paths: Paths) -> int:
 def test_the_preview_shows_the_pages_and_messages_a_real_run_gives_the_drafter(
     tmp_path: Path, llama_server: LlamaServerProcess, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from tui.cli import main
+    from tui.cli.main import main
 
     paths = Paths.from_environment()
     config = local_config(llama_server.url, paths.config_file)

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from evidence.provenance import OUTPUT_MARKER
-from tests.evidence_files import make_pdf, tree_hashes
-from tui.cli import main
+from tests.support.evidence_files import make_pdf, tree_hashes
+from tui.cli.main import main
 from workspace.paths import Paths
 
 
@@ -173,7 +173,7 @@ def test_the_file_read_stays_guarded_after_its_link_is_pointed_elsewhere(
 
 BIND_CHILD = """
 import subprocess, sys
-from tui.cli import main
+from tui.cli.main import main
 source, bound, draft = sys.argv[1:4]
 subprocess.run(["mount", "--bind", source, bound], check=True)
 argv = ["verify", draft, "--matter", "acme", "--report", bound + "/report.html"]

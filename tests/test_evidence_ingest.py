@@ -11,7 +11,7 @@ import pytest
 from evidence import schema as evidence_schema
 from evidence.ingest import IngestEvent, ingest_matter
 from evidence.matters import create_matter
-from tests.evidence_files import make_docx, make_pdf, make_scanned_pdf, tree_hashes
+from tests.support.evidence_files import make_docx, make_pdf, make_scanned_pdf, tree_hashes
 from workspace.database import connect
 
 

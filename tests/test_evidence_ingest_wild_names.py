@@ -23,9 +23,9 @@ from evidence.ingest import IngestEvent, ingest_matter
 from evidence.readers import decode_text, read_email
 from evidence.report import audit_matter
 from evidence.walk import key_path, path_key
-from tests.evidence_files import make_pdf
+from tests.support.evidence_files import make_pdf
 from tests.test_evidence_ingest import new_matter, rows
-from tui.cli import main
+from tui.cli.main import main
 
 
 def _hits(db_path: Path, word: str) -> set[str]:

@@ -1,7 +1,7 @@
 """One bad file stops nothing: ingest, stamp, bind and redact name it, say what to do, and go on.
 
 The bad files are byte-for-byte shapes found in public PDF test suites
-(tests/hostile_pdfs.py says which): a page tree that contains itself, a page
+(tests/support/hostile_pdfs.py says which): a page tree that contains itself, a page
 count MuPDF refuses, and a truncated file that MuPDF silently repairs.
 """
 
@@ -17,11 +17,11 @@ from evidence.report import audit_matter, format_audit
 from exhibits import schema as exhibits_schema
 from exhibits.numbering import bates_format
 from exhibits.stamp import plan_production, run_production
-from tests.evidence_files import make_pdf, tree_hashes
-from tests.hostile_pdfs import broken_encryption, invalid_page_count, page_tree_cycle, truncated
+from tests.support.evidence_files import make_pdf, tree_hashes
+from tests.support.hostile_pdfs import broken_encryption, invalid_page_count, page_tree_cycle, truncated
 from tests.test_evidence_bad_input import indexed_names, notice_for
 from tests.test_evidence_ingest import new_matter
-from tui.cli import main
+from tui.cli.main import main
 from workspace.database import connect
 
 

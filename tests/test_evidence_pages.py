@@ -10,7 +10,7 @@ from evidence.errors import EvidenceError
 from evidence.pages import matter_documents, read_page, shown_path
 from evidence.query import parse_query, without_filter
 from evidence.search import SearchFilters, search
-from tests.pipeline_setup import demo_database
+from tests.support.pipeline_setup import demo_database
 
 
 @pytest.fixture

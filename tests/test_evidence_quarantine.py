@@ -8,7 +8,7 @@ from pathlib import Path
 from evidence.ingest import ingest_matter
 from evidence.provenance import OUTPUT_MARKER, register_output
 from evidence.report import audit_matter, format_audit
-from tests.evidence_files import make_pdf
+from tests.support.evidence_files import make_pdf
 from tests.test_evidence_ingest import new_matter, rows
 
 CONTRACT = (

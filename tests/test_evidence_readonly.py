@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from evidence.guard import WriteRefused, check_output
-from tests.evidence_files import make_pdf, tree_hashes
-from tui.cli import main
+from tests.support.evidence_files import make_pdf, tree_hashes
+from tui.cli.main import main
 from workspace.paths import Paths
 
 
@@ -71,7 +71,7 @@ def test_every_output_option_aimed_at_a_source_is_refused(
 def test_the_demo_and_init_refuse_a_home_inside_a_source_folder(
     matter: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tui.commands.core import cmd_demo
+    from tui.cli.core import cmd_demo
 
     before = tree_hashes(matter)
     database = Paths.from_environment().database_file
@@ -79,7 +79,7 @@ def test_the_demo_and_init_refuse_a_home_inside_a_source_folder(
     with pytest.raises(WriteRefused, match="source folder"):
         cmd_demo(argparse.Namespace(), paths)
     from evidence.sample_matter import prepare_sample_matter
-    from tui.commands.core import cmd_init
+    from tui.cli.core import cmd_init
 
     with pytest.raises(WriteRefused, match="source folder"):
         cmd_init(argparse.Namespace(force=True), paths)

@@ -8,9 +8,9 @@ import pytest
 
 from evidence.report import audit_matter
 from evidence.sample_matter import SAMPLE_MATTER
-from tests.evidence_files import tree_hashes
+from tests.support.evidence_files import tree_hashes
 from tests.test_evidence_ingest import rows
-from tui.commands.evidence import setup_demo_matter
+from tui.cli.evidence import setup_demo_matter
 from workspace.paths import Paths
 
 

@@ -11,12 +11,12 @@ from textual.widgets import Input, OptionList, Select, Static
 
 from evidence import schema as evidence_schema
 from tests.conftest import make_backend
-from tests.pipeline_setup import demo_database
-from tests.screen_host import ScreenHost
+from tests.support.pipeline_setup import demo_database
+from tests.support.screen_host import ScreenHost
 from tui.app import ChambersApp, create_app
-from tui.evidence_screen import EvidenceScreen
-from tui.evidence_views import ReadingScreen
-from tui.screens import ErrorScreen, HelpScreen
+from tui.evidence.screen import EvidenceScreen
+from tui.widgets.evidence_views import ReadingScreen
+from tui.widgets.screens import ErrorScreen, HelpScreen
 from workspace.config import Config, Policy
 from workspace.database import connect
 

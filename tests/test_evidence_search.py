@@ -9,7 +9,7 @@ import pytest
 from evidence.errors import EvidenceError
 from evidence.ingest import ingest_matter
 from evidence.search import HIGHLIGHT, SearchFilters, search
-from tests.evidence_files import make_pdf
+from tests.support.evidence_files import make_pdf
 from tests.test_evidence_ingest import new_matter
 
 START, END = HIGHLIGHT

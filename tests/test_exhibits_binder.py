@@ -13,7 +13,7 @@ from exhibits import schema as exhibits_schema
 from exhibits.binder import Exhibit, plan_binder, run_binder
 from exhibits.numbering import bates_format
 from exhibits.stamp import Progress, plan_production, run_production
-from tests.exhibits_files import A4, LETTER, scanned_pdf, text_pdf
+from tests.support.exhibits_files import A4, LETTER, scanned_pdf, text_pdf
 from workspace.database import connect
 
 MATTER = "acme"

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.exhibits_files import pdftotext, pymupdf_text, squeeze, text_pdf
-from tui.cli import main
+from tests.support.exhibits_files import pdftotext, pymupdf_text, squeeze, text_pdf
+from tui.cli.main import main
 
 SSN = "123-45-6789"
 

@@ -1,7 +1,7 @@
 """A crash at any step of a production leaves the Bates registry and the output folder in agreement.
 
 Each case runs a real production (or Bates-stamped binder) in a child process
-that SIGKILLs itself at one named step (tests/production_child.py), then
+that SIGKILLs itself at one named step (tests/support/production_child.py), then
 "starts again": a new plan settles what the crash left (exhibits.pending).
 After every kill: no production is left unfinished, no temporary file is
 left, every file the registry lists exists with its recorded sha256, every
@@ -27,7 +27,7 @@ from exhibits.numbering import bates_format
 from exhibits.pending import recover_productions
 from exhibits.registry import next_free, production_log, reserve_range, unfinished_productions
 from exhibits.stamp import plan_production, run_production
-from tests.exhibits_files import text_pdf
+from tests.support.exhibits_files import text_pdf
 from workspace.database import connect
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -56,7 +56,7 @@ def matter(tmp_path: Path) -> tuple[Path, list[Path]]:
 
 def kill_at(db_path: Path, kind: str, step: str, out: Path, pdfs: list[Path]) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    child = subprocess.run([sys.executable, "-m", "tests.production_child", str(db_path), kind, step, str(out),
+    child = subprocess.run([sys.executable, "-m", "tests.support.production_child", str(db_path), kind, step, str(out),
                             *map(str, pdfs)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)  # fmt: skip
     assert child.returncode == -signal.SIGKILL, child.stderr
     assert "FINISHED" not in child.stdout

@@ -7,8 +7,8 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from tui.commands.evidence import setup_demo_matter
-from tui.commands.exhibits import setup_demo_exhibits
+from tui.cli.evidence import setup_demo_matter
+from tui.cli.exhibits import setup_demo_exhibits
 from workspace.paths import Paths
 
 

@@ -18,7 +18,7 @@ from exhibits.numbering import bates_format
 from exhibits.patterns import patterns_named
 from exhibits.redact import run_redaction
 from exhibits.stamp import Progress, plan_production, run_production
-from tests.exhibits_files import text_pdf
+from tests.support.exhibits_files import text_pdf
 from workspace.database import connect
 
 

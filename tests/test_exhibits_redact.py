@@ -15,7 +15,7 @@ from exhibits.errors import RedactionLeak
 from exhibits.find import PageRect, RedactionRequest
 from exhibits.patterns import PATTERNS, patterns_named
 from exhibits.redact import plan_redaction, run_redaction
-from tests.exhibits_files import image_pdf, pdftotext, pymupdf_text, scanned_pdf, squeeze, text_pdf
+from tests.support.exhibits_files import image_pdf, pdftotext, pymupdf_text, scanned_pdf, squeeze, text_pdf
 from workspace.database import connect
 
 SSN = "123-45-6789"

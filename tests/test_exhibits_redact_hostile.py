@@ -2,7 +2,7 @@
 
 Each test PDF (made with PyMuPDF) has an ordinary page and hides one SSN in
 one place. Before redaction the library-free raw reader must find it (so the
-test is not vacuous); after ``scrub=True`` no reader of tests/redaction_readers.py
+test is not vacuous); after ``scrub=True`` no reader of tests/support/redaction_readers.py
 finds it, and x-ray finds no text under a box. Then verification is shown to
 fail, writing nothing, when a place is left in the file.
 """
@@ -25,8 +25,8 @@ from exhibits.patterns import patterns_named
 from exhibits.places import Place
 from exhibits.rawscan import PDF_ERRORS
 from exhibits.redact import run_redaction
-from tests.hostile_pdfs import _FONT, _PAGE, _content, build_pdf
-from tests.redaction_readers import readers_finding, xray_findings
+from tests.support.hostile_pdfs import _FONT, _PAGE, _content, build_pdf
+from tests.support.redaction_readers import readers_finding, xray_findings
 from workspace.database import connect
 
 SECRET = "531-44-9087"

@@ -1,8 +1,8 @@
 """Redaction against a third round of hiding places: attached files, comments, pictures' own metadata,
 encoded addresses, private dictionaries, names and numbers, a value found once, pictures of text.
 
-Each PDF is made with PyMuPDF (tests/hostile_pdfs.py) and holds the secret in one place. Before
-redaction a reader of tests/redaction_readers.py must find it (so the test is not vacuous); after
+Each PDF is made with PyMuPDF (tests/support/hostile_pdfs.py) and holds the secret in one place. Before
+redaction a reader of tests/support/redaction_readers.py must find it (so the test is not vacuous); after
 ``scrub=True`` none does. A file that cannot be read is removed with a notice, or refused.
 """
 
@@ -26,7 +26,7 @@ from exhibits.matching import Matcher
 from exhibits.patterns import patterns_named
 from exhibits.redact import plan_redaction, run_redaction
 from exhibits.verify import verify_file
-from tests.hostile_pdfs import (
+from tests.support.hostile_pdfs import (
     BARE,
     CODENAME,
     SECRET,
@@ -41,7 +41,7 @@ from tests.hostile_pdfs import (
     utf16_hex,
     xmp_segment,
 )
-from tests.redaction_readers import readers_finding, xray_findings
+from tests.support.redaction_readers import readers_finding, xray_findings
 from tests.test_exhibits_redact_hostile import hostile_pdf
 from workspace.database import connect
 

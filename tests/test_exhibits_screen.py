@@ -13,11 +13,11 @@ from evidence.ingest import ingest_matter
 from evidence.matters import create_matter
 from exhibits import schema as exhibits_schema
 from tests.conftest import make_backend
-from tests.exhibits_files import text_pdf
-from tests.screen_host import ScreenHost
+from tests.support.exhibits_files import text_pdf
+from tests.support.screen_host import ScreenHost
 from tui.app import ChambersApp, create_app
-from tui.exhibits_screen import ExhibitsScreen
-from tui.screens import ErrorScreen
+from tui.exhibits.screen import ExhibitsScreen
+from tui.widgets.screens import ErrorScreen
 from workspace.config import Config, Policy
 from workspace.database import connect
 

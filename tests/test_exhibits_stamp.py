@@ -23,7 +23,7 @@ from exhibits.errors import (
 from exhibits.numbering import bates_format
 from exhibits.registry import find_bates, production_log
 from exhibits.stamp import plan_production, run_production
-from tests.exhibits_files import A4, LEGAL, LETTER, text_pdf
+from tests.support.exhibits_files import A4, LEGAL, LETTER, text_pdf
 from workspace.database import connect
 
 MATTER = "acme"

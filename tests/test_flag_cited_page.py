@@ -10,7 +10,7 @@ from pathlib import Path
 from textual.widgets import Static
 
 from drafting.flags import cited_in_sentence
-from tests.drafting_screen_setup import demo_db, open_run  # noqa: F401 (demo_db: the db fixture)
+from tests.support.drafting_screen_setup import demo_db, open_run  # noqa: F401 (demo_db: the db fixture)
 from tests.test_workstation_drafting import app_with, planted_run
 from tests.test_workstation_editing import until
 from workspace.config import Config, Policy
@@ -26,8 +26,8 @@ def test_the_bates_numbers_of_the_flagged_sentence_only() -> None:
 
 
 async def test_r_reads_the_page_the_sentence_cites_when_the_flag_has_no_evidence(db: Path) -> None:
-    from tui.drafting_dialogs import FlagScreen
-    from tui.evidence_views import ReadingScreen
+    from tui.drafting.dialogs import FlagScreen
+    from tui.widgets.evidence_views import ReadingScreen
 
     run_id = await asyncio.to_thread(planted_run, db, f"Dear Mr. Calder,\n\n{LINE}\n")
     app = app_with(Config(file="c.toml", policy=Policy(), boards=(), backends=()), db)

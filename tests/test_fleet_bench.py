@@ -19,7 +19,7 @@ from backends.fleet.bench_prompts import drafting_prompt
 from backends.fleet.store import latest_results, save_results
 from backends.native import NativeClient
 from tests.test_fleet_servers import write_config
-from tui.cli import main
+from tui.cli.main import main
 from workspace.audit import AuditLog
 from workspace.config import Backend, Policy
 from workspace.database import connect

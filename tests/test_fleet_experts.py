@@ -15,7 +15,7 @@ import pytest
 from gguf import GGUFReader
 
 from backends.fleet.tiny_moe import ensure_tiny_moe
-from tui.cli import main
+from tui.cli.main import main
 from workspace.database import session
 
 MIB = 1 << 20

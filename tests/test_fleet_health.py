@@ -3,7 +3,7 @@
 No GPU runs where these tests are written. NVML is replaced twice over, both
 from ``backends/fleet/recordings/mission_chassis1.json`` (NVML's call names and
 units, written by hand, see its ``about``): by ``RecordedSource`` (the demo's
-path) and by ``tests/fake_pynvml.py`` answering the real ``NvmlSource`` and
+path) and by ``tests/support/fake_pynvml.py`` answering the real ``NvmlSource`` and
 ``nvml_health`` code call by call. dcgm-exporter is replaced by
 ``chassis3_dcgm_health.prom``: the exporter's text format and label layout,
 DCGM's field names (``dcgm_fields.h``), values written by hand. In that
@@ -28,11 +28,11 @@ from backends.fleet.health_lint import lint_health
 from backends.fleet.nvml_source import NvmlSource
 from backends.fleet.recorded_source import MISSION_CHASSIS1, RECORDINGS, RecordedSource
 from backends.fleet.sources import sources_from_config
-from tests.dashboard_config import mission_config
-from tests.fake_pynvml import FakeNvml
+from tests.support.dashboard_config import mission_config
+from tests.support.fake_pynvml import FakeNvml
 from tui.app import create_app
-from tui.dashboard import DashboardScreen
-from tui.dashboard_widgets import BoardCard
+from tui.fleet.cards import BoardCard
+from tui.fleet.dashboard import DashboardScreen
 
 CHASSIS3 = RECORDINGS / "chassis3_dcgm_health.prom"
 

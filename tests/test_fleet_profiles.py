@@ -242,7 +242,7 @@ def test_load_error_quotes_the_servers_own_reason() -> None:
 def test_serve_and_sweep_refuse_a_missing_model_before_starting_anything(
     isolated_home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from tui.cli import main
+    from tui.cli.main import main
 
     isolated_home.mkdir(parents=True, exist_ok=True)
     config_with(isolated_home, '[[profiles]]\nname = "gone"\nmodel = "models/missing.gguf"\nport = 8097\n')

@@ -29,7 +29,7 @@ from backends.fleet.quantize import quantized
 from backends.fleet.store import best_per_board, latest_by_model_file, save_agreement
 from backends.local_server import LlamaServerProcess, ensure_llama_tool, free_port
 from backends.server_key import KEY_FILE, read_key
-from tui.cli import main
+from tui.cli.main import main
 from workspace.config import Backend, Config, Policy, load_config
 from workspace.database import connect
 
@@ -79,7 +79,7 @@ ctx_size = 4096
 parallel = 4
 """)  # fmt: skip
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "-m", "tui.cli", "serve", "demo"], cwd=ROOT, env=env,
+    proc = subprocess.Popen([sys.executable, "-m", "tui.cli.main", "serve", "demo"], cwd=ROOT, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
     announced: list[str] = []
     try:
@@ -133,7 +133,7 @@ def test_ctrl_c_on_serve_stops_the_server_once_and_exits_130(
     port = free_port()
     write_config(isolated_home, demo_model, port)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "-m", "tui.cli", "serve", "demo"], cwd=ROOT, env=env,
+    proc = subprocess.Popen([sys.executable, "-m", "tui.cli.main", "serve", "demo"], cwd=ROOT, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)  # fmt: skip
     announced: list[str] = []

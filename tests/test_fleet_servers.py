@@ -13,9 +13,9 @@ from backends.fleet.servers import ServerPoller, is_slow
 from backends.local_server import TEST_SERVER_ARGS, LlamaServerProcess
 from backends.native import NativeClient
 from tests.conftest import make_backend
-from tests.fakes import closed_port, fake_server
+from tests.support.fakes import closed_port, fake_server
 from tests.test_ollama import ollama_routes
-from tui.cli import main
+from tui.cli.main import main
 from workspace.config import Backend, Config, Policy, config_to_toml
 
 

@@ -16,10 +16,10 @@ from backends.fleet.bench import LengthResult, RunResult
 from backends.fleet.store import best_per_board, latest_by_model_file, save_agreement, save_sweep
 from backends.fleet.sweep import SweepRow, format_sweep
 from corrections import schema as corrections_schema
-from tests.dashboard_config import mission_config
+from tests.support.dashboard_config import mission_config
 from tui.app import create_app
-from tui.dashboard import DashboardScreen
-from tui.dashboard_widgets import BoardCard
+from tui.fleet.cards import BoardCard
+from tui.fleet.dashboard import DashboardScreen
 from workspace.database import connect
 
 

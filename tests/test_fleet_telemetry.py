@@ -21,7 +21,7 @@ from backends.fleet.nvml_source import NOT_AVAILABLE, NvmlSource, normalise_bus_
 from backends.fleet.recorded_source import MISSION_CHASSIS1, MISSION_CHASSIS2_DCGM, RecordedSource
 from backends.fleet.sources import sources_from_config
 from backends.fleet.telemetry import Topology
-from tests.fakes import closed_port
+from tests.support.fakes import closed_port
 from workspace.config import Config, Policy, TelemetrySourceConfig
 
 

@@ -39,7 +39,7 @@ def test_core_does_not_import_textual() -> None:
 
 def test_importing_is_free_of_side_effects(tmp_path: Path) -> None:
     home = tmp_path / "home"
-    code = "".join(f"import {m}\n" for m in [*CORE, "tui.app", "tui.cli"])
+    code = "".join(f"import {m}\n" for m in [*CORE, "tui.app", "tui.cli.main"])
     subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).parents[1],
                    env={"CHAMBERS_HOME": str(home), "PATH": "/usr/bin:/bin"})  # fmt: skip
     assert not home.exists()

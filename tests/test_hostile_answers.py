@@ -1,6 +1,6 @@
 """A hostile server's answers end in a clear error, within bounded memory.
 
-The server is tests/hostile_server.py on loopback: real sockets and HTTP, with bodies no real
+The server is tests/support/hostile_server.py on loopback: real sockets and HTTP, with bodies no real
 llama-server sends (see its docstring for why a double). Memory is measured with tracemalloc,
 which sees every buffer Python allocates for the body (httpx's, zlib's and the parser's).
 """
@@ -25,8 +25,8 @@ from backends.fleet.doctor import run_doctor
 from backends.native import NativeClient
 from backends.sse import MAX_LINE
 from tests.conftest import make_backend
-from tests.hostile_server import Handler, hostile_server, props_json, sse_chunk
-from tui.cli import main
+from tests.support.hostile_server import Handler, hostile_server, props_json, sse_chunk
+from tui.cli.main import main
 from workspace.config import Config, Policy, Sampling
 
 MIB = 1024 * 1024

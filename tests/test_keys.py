@@ -11,12 +11,12 @@ import pytest
 from textual.widgets import DataTable, Static
 
 from tests.conftest import make_backend
-from tests.fakes import closed_port
-from tui import exit_codes
+from tests.support.fakes import closed_port
 from tui.app import ChambersApp, create_app
-from tui.cli import main
-from tui.keys import MULTIPLEXER_KEYS, actions
-from tui.screens import HelpScreen
+from tui.cli import exit_codes
+from tui.cli.keys import MULTIPLEXER_KEYS, actions
+from tui.cli.main import main
+from tui.widgets.screens import HelpScreen
 from workspace.config import Config, Policy, UiSettings, config_to_toml
 from workspace.paths import Paths
 

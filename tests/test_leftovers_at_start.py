@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tui.cli import main
+from tui.cli.main import main
 from workspace.paths import Paths
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -2,7 +2,7 @@
 
 The server is started by hand the way the README once said to (``--lora FILE --lora-init-without-apply``,
 with sampling flags of its own), next to the session's server without any adapter. The adapter is a real
-LoRA GGUF with random weights (tests/lora_files.py): what it writes does not matter, only which requests it
+LoRA GGUF with random weights (tests/support/lora_files.py): what it writes does not matter, only which requests it
 reaches. Its registry record says it was trained on another file, as an adapter trained on the Q8_0 file
 and served over the Q4_1 one would.
 """
@@ -23,11 +23,11 @@ from backends.local_server import TEST_SERVER_ARGS, LlamaServerProcess, free_por
 from backends.lora import launch_flags
 from corrections.adapters import get_adapter, register
 from corrections.train_base import file_sha256
-from tests.lora_files import write_random_lora
+from tests.support.lora_files import write_random_lora
+from tests.support.train_pairs import store_pairs
 from tests.test_train_checks import record
 from tests.test_train_lora import adapter_for_another_base
-from tests.train_pairs import store_pairs
-from tui.cli import main
+from tui.cli.main import main
 from workspace.config import Backend, LoraRef, Policy, Sampling
 from workspace.paths import Paths
 

@@ -13,7 +13,7 @@ from backends.chat import ChatClient, ChatRequest
 from backends.native import NativeClient
 from backends.status import probe_backend
 from tests.conftest import make_backend
-from tests.fakes import chunk, fake_server, send_json, send_sse
+from tests.support.fakes import chunk, fake_server, send_json, send_sse
 from workspace.config import Policy
 
 TAGS = {"models": [{"name": "gemma4:26b", "model": "gemma4:26b", "size": 17000000000, "digest": "abc",

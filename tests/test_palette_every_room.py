@@ -11,8 +11,8 @@ from textual.command import CommandList, CommandPalette
 from tests.conftest import make_backend
 from tests.test_workstation_editing import until
 from tui.app import create_app
-from tui.corrections_screen import CorrectionsScreen
-from tui.train_dialog import TrainScreen
+from tui.corrections.screen import CorrectionsScreen
+from tui.corrections.train_dialog import TrainScreen
 from workspace.config import Config, Policy
 
 

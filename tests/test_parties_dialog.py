@@ -11,11 +11,11 @@ from textual.widgets import SelectionList
 from corrections.scrub import party_list
 from evidence.sample_matter import SAMPLE_MATTER
 from tests.conftest import make_backend
-from tests.corrections_data import store
-from tests.pipeline_setup import demo_database
+from tests.support.corrections_data import store
+from tests.support.pipeline_setup import demo_database
 from tests.test_corrections_screen import open_corrections, settle
 from tui.app import create_app
-from tui.parties_dialog import PartiesScreen
+from tui.corrections.parties_dialog import PartiesScreen
 from workspace.config import Config, Policy
 
 

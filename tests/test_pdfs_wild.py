@@ -1,6 +1,6 @@
 """The robustness corpus: every PDF through ingest, a Bates production and a redaction, with no traceback.
 
-It runs the hostile shapes of tests/hostile_pdfs.py (found in public PDF test
+It runs the hostile shapes of tests/support/hostile_pdfs.py (found in public PDF test
 suites, written here byte by byte) and every PDF placed in tests/pdfs_wild/ or in ../shared/corpus/pdfs_wild/ beside
 the clone (tests/pdfs_wild/README.md says which public files belong there and
 where each comes from; a file present there must match its listed sha256).
@@ -12,8 +12,8 @@ import csv
 import hashlib
 from pathlib import Path
 
-from tests.hostile_pdfs import every_shape
-from tests.wild_corpus import run_corpus
+from tests.support.hostile_pdfs import every_shape
+from tests.support.wild_corpus import run_corpus
 
 WILD = Path(__file__).parent / "pdfs_wild"
 SHARED_WILD = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "pdfs_wild"

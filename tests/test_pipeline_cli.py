@@ -14,9 +14,9 @@ import pytest
 
 from backends.local_server import LlamaServerProcess
 from evidence.sample_matter import SAMPLE_MATTER
-from tests.pipeline_setup import INSTRUCTIONS, demo_database, role_config
-from tests.scripted_server import scripted_server
-from tui.cli import main
+from tests.support.pipeline_setup import INSTRUCTIONS, demo_database, role_config
+from tests.support.scripted_server import scripted_server
+from tui.cli.main import main
 from workspace.config import Backend, Config, Sampling, config_to_toml
 from workspace.paths import Paths
 
@@ -147,7 +147,7 @@ def test_a_run_killed_mid_draft_resumes_from_the_draft_stage(
         drafter = next(b for b in config.backends if b.name == "drafter")
         write_config(home, _with(config, Backend(**{**drafter.__dict__, "sampling": slow})))
         proc = subprocess.Popen(
-            [sys.executable, "-m", "tui.cli", "draft", "--matter", SAMPLE_MATTER, "--task", "demand-letter",
+            [sys.executable, "-m", "tui.cli.main", "draft", "--matter", SAMPLE_MATTER, "--task", "demand-letter",
              "--instructions", instructions(tmp_path)],
             env={**os.environ}, cwd=Path(__file__).parents[1], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )  # fmt: skip

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from drafting.tasks import GATE, REVIEW, ROUTE
-from tests.pipeline_setup import OPTIONS, pipeline, role_config
+from tests.support.pipeline_setup import OPTIONS, pipeline, role_config
 
 
 def longest(schema: dict[str, Any]) -> Any:

@@ -1,6 +1,6 @@
 """Branches that turn on what a model decides, with a scripted server standing in for that decision.
 
-The scripted server (tests/scripted_server.py) replaces a model's judgement, not the transport:
+The scripted server (tests/support/scripted_server.py) replaces a model's judgement, not the transport:
 the pipeline reaches it over real HTTP and SSE. The drafter stays the real llama-server wherever
 its words do not matter to the branch under test.
 """
@@ -15,8 +15,8 @@ import pytest
 from backends.local_server import LlamaServerProcess
 from drafting.events import PipelineEvent, RunEnded
 from evidence.sample_matter import SAMPLE_MATTER
-from tests.pipeline_setup import INSTRUCTIONS, demo_database, pipeline, role_config
-from tests.scripted_server import BUILD, scripted_server
+from tests.support.pipeline_setup import INSTRUCTIONS, demo_database, pipeline, role_config
+from tests.support.scripted_server import BUILD, scripted_server
 from workspace.config import Config
 
 NO_BASIS = {"basis": "no", "reasons": ["Nothing in the record shows a demand was ever owed."], "evidence": []}

@@ -12,7 +12,7 @@ from backends.local_server import LlamaServerProcess
 from drafting.events import DraftDelta, PipelineEvent, RunEnded, StageFinished, StageProgress, StageStarted
 from drafting.stages import draft
 from evidence.sample_matter import SAMPLE_MATTER
-from tests.pipeline_setup import INSTRUCTIONS, demo_database, pipeline, role_config
+from tests.support.pipeline_setup import INSTRUCTIONS, demo_database, pipeline, role_config
 
 GO_ON = "a test: the tiny model's verdict is not under test"
 

@@ -15,8 +15,8 @@ import pytest
 from drafting.events import PipelineEvent, StageStarted
 from drafting.refusal import StageRefused
 from evidence.sample_matter import SAMPLE_MATTER
-from tests.pipeline_setup import INSTRUCTIONS, demo_database, pipeline, role_config
-from tests.scripted_server import scripted_server
+from tests.support.pipeline_setup import INSTRUCTIONS, demo_database, pipeline, role_config
+from tests.support.scripted_server import scripted_server
 from workspace.config import Config
 
 YES = {"basis": "yes", "reasons": ["The agreement."], "evidence": ["S1"]}

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.drafting_screen_setup import demo_db  # noqa: F401 (the db fixture)
+from tests.support.drafting_screen_setup import demo_db  # noqa: F401 (the db fixture)
 from tests.test_workstation_drafting import app_with, open_drafting
-from tui.drafting_view import PipelineProgress
-from tui.pipeline_strip import PipelineStrip
+from tui.drafting.pipeline_strip import PipelineStrip
+from tui.drafting.view import PipelineProgress
 from workspace.config import Config, Policy
 
 PLAN = ["route", "gate", "draft", "review", "verify"]
@@ -33,7 +33,7 @@ async def test_a_stage_with_long_figures_does_not_push_the_last_stage_out_of_the
 
 
 async def test_the_tg_rate_is_on_screen_at_80_columns(db: Path) -> None:
-    from tui.drafting_view import pp_tg
+    from tui.drafting.view import pp_tg
 
     app = app_with(Config(file="c.toml", policy=Policy(), boards=(), backends=()), db)
     async with app.run_test(size=(80, 24)) as pilot:

@@ -16,10 +16,10 @@ from backends.local_server import LlamaServerProcess
 from drafting.refusal import too_long
 from drafting.store import RunStore
 from evidence.sample_matter import SAMPLE_MATTER
-from tests.pipeline_setup import demo_database, role_config
-from tests.scripted_server import scripted_server
-from tui import exit_codes
-from tui.cli import main
+from tests.support.pipeline_setup import demo_database, role_config
+from tests.support.scripted_server import scripted_server
+from tui.cli import exit_codes
+from tui.cli.main import main
 from workspace.config import Backend, Config, Policy, Sampling, config_to_toml
 from workspace.paths import Paths
 

@@ -164,8 +164,8 @@ def test_a_scrubbed_export_of_the_matter_leaves_none_of_its_names(
     from corrections.capture import capture
     from corrections.model import DrafterMessage
     from evidence.pages import matter_page_texts
-    from tests.corrections_data import make_input
-    from tui.cli import main
+    from tests.support.corrections_data import make_input
+    from tui.cli.main import main
 
     sources = "\n\n".join(f"[S{n}] {row[0]}:\n{row[3]}" for n, row in
                           enumerate(matter_page_texts(matter, "bellmont-wexford"), start=1))  # fmt: skip

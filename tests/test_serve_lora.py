@@ -10,7 +10,7 @@ import pytest
 
 from corrections.adapters import register
 from tests.test_train_checks import record
-from tui.cli import main
+from tui.cli.main import main
 from workspace.paths import Paths
 
 CONFIG = """

@@ -3,7 +3,7 @@ API key every chambers client sends, and the doctor's word on a server open to a
 
 The server a refused profile would start is a shell script that only leaves a mark: the point is
 that nothing is started at all. Where a server must really answer, the HTTP side is
-tests/hostile_server.py on loopback (it records the headers each request carried); the real
+tests/support/hostile_server.py on loopback (it records the headers each request carried); the real
 llama-server with its key is in tests/test_fleet_runs_real.py.
 """
 
@@ -21,9 +21,9 @@ from backends.fleet.serve import server_environment
 from backends.native import NativeClient
 from backends.server_key import KEY_FILE, ensure_key, read_key
 from tests.conftest import make_backend
-from tests.hostile_server import Handler, hostile_server, props_json
-from tests.scripted_network import ScriptedResolver, loopback_connections  # noqa: F401 (the connections fixture)
-from tui.cli import main
+from tests.support.hostile_server import Handler, hostile_server, props_json
+from tests.support.scripted_network import ScriptedResolver, loopback_connections  # noqa: F401 (the connections fixture)
+from tui.cli.main import main
 from workspace.config import Policy, load_config
 from workspace.paths import Paths
 

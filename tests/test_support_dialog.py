@@ -12,11 +12,11 @@ from drafting.support.pairs import pair_citations
 from drafting.support.store import marks_of
 from drafting.verify.sources import load_sources
 from drafting.verify.verifier import extract, load_library
-from tests.screen_host import ScreenHost
-from tests.support_keyed_set import key_items
-from tests.verify_real_corpus import build_real_corpus, requires_opinions
-from tui.drafting_dialogs import FlagScreen
-from tui.support_pane import SPAN_STYLE, SupportPane
+from tests.support.screen_host import ScreenHost
+from tests.support.support_keyed_set import key_items
+from tests.support.verify_real_corpus import build_real_corpus, requires_opinions
+from tui.drafting.dialogs import FlagScreen
+from tui.drafting.support_pane import SPAN_STYLE, SupportPane
 
 pytestmark = requires_opinions
 

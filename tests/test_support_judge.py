@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from drafting.support.judge import LABELS, MODEL_JUDGEMENT, NO_EVIDENCE, judge_pairs, server_slots
-from tests.scripted_server import scripted_server
+from tests.support.scripted_server import scripted_server
 from workspace.config import Backend, Config, Policy, Sampling
 
 PASSAGE = (

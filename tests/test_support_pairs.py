@@ -7,8 +7,8 @@ import pytest
 from drafting.support.pairs import pair_citations
 from drafting.verify.sources import load_sources
 from drafting.verify.verifier import extract, load_library
-from tests.support_keyed_set import key_items, keyed_draft, score_locator
-from tests.verify_real_corpus import build_real_corpus, requires_opinions
+from tests.support.support_keyed_set import key_items, keyed_draft, score_locator
+from tests.support.verify_real_corpus import build_real_corpus, requires_opinions
 
 pytestmark = requires_opinions
 

@@ -10,9 +10,9 @@ import docx
 import pymupdf
 import pytest
 
-from tests.support_keyed_set import key_items
-from tests.verify_real_corpus import LIBRARY, MATTER, build_real_corpus, requires_opinions
-from tui.cli import main
+from tests.support.support_keyed_set import key_items
+from tests.support.verify_real_corpus import LIBRARY, MATTER, build_real_corpus, requires_opinions
+from tui.cli.main import main
 from workspace.paths import Paths
 
 pytestmark = requires_opinions
@@ -84,7 +84,7 @@ def test_support_judgements_go_into_the_stored_pairs_and_the_report(home_db, tmp
     from drafting.support.check import citecheck_of, support_check, write_report
     from drafting.support.store import pairs_of
     from drafting.verify import load_matter_index, verify_with
-    from tests.scripted_server import scripted_server
+    from tests.support.scripted_server import scripted_server
     from tests.test_support_judge import _config
 
     text = _draft(tmp_path).read_text(encoding="utf-8")

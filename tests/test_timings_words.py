@@ -1,6 +1,6 @@
 """Server timings in words: a repeated (cached) prompt reads "cached", and no rate is made of no time.
 
-The timings are the fields llama-server puts on its last chunk (see ``tests/scripted_server.py``);
+The timings are the fields llama-server puts on its last chunk (see ``tests/support/scripted_server.py``);
 the cached case is the shape of a repeat run seen in the demo: 2,650 prompt tokens from the cache,
 one new, a fraction of a millisecond.
 """

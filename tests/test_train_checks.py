@@ -26,7 +26,7 @@ from corrections.store import PairFilters, delete_pair, set_excluded
 from corrections.train_base import UnsupportedBase, check_base
 from corrections.train_data import TrainingRefused, TrainingSelection, select_pairs
 from corrections.train_run import check_name
-from tests.train_pairs import PAIRS, store_pairs
+from tests.support.train_pairs import PAIRS, store_pairs
 from workspace.config import ConfigError, LoraRef, parse_config
 from workspace.database import connect
 
@@ -189,8 +189,8 @@ def test_request_field_uses_the_servers_ids_and_refuses_a_missing_adapter() -> N
 def test_the_workstation_never_imports_torch() -> None:
     """Opening the workstation, the CLI and the corrections room must work without the [train] extra."""
     code = (
-        "import sys, json; import tui.app, tui.cli, tui.commands.train, corrections.train_run, "
-        "corrections.train_eval, drafting.replay; from tui.cli import build_parser; build_parser(); "
+        "import sys, json; import tui.app, tui.cli.main, tui.cli.train, corrections.train_run, "
+        "corrections.train_eval, drafting.replay; from tui.cli.main import build_parser; build_parser(); "
         "print(json.dumps(sorted(m for m in ('torch', 'transformers', 'peft') if m in sys.modules)))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True)
@@ -202,7 +202,7 @@ def test_stats_compare_drafts_made_with_and_without_an_adapter(db: Path) -> None
 
     from corrections.capture import capture
     from corrections.stats import ALL_TASKS, compute_stats
-    from tests.train_pairs import pair_input
+    from tests.support.train_pairs import pair_input
 
     store_pairs(db, count=4)
     for i in range(4, 8):
@@ -216,7 +216,7 @@ def test_the_evals_blocks_column_is_the_verifiers_count_on_the_pairs_matter(
     tmp_path_factory: pytest.TempPathFactory, tmp_path: Path
 ) -> None:
     from corrections.train_eval import verifier_blocks
-    from tests.pipeline_setup import demo_database
+    from tests.support.pipeline_setup import demo_database
 
     database = demo_database(tmp_path_factory.mktemp("demo-matter"), tmp_path / "chambers.sqlite3")
     count = verifier_blocks(database)
@@ -231,7 +231,7 @@ def test_the_evals_blocks_column_is_the_verifiers_count_on_the_pairs_matter(
 def test_export_writes_the_split_an_adapter_trained_on(
     db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, isolated_home: Path
 ) -> None:
-    from tui.cli import main
+    from tui.cli.main import main
     from workspace.paths import Paths
 
     home_db = Paths.from_environment().database_file

@@ -18,10 +18,10 @@ from textual.widgets import ProgressBar, Static
 from corrections.adapters import list_adapters
 from corrections.train_loop import Progress
 from tests.conftest import make_backend
+from tests.support.train_pairs import store_pairs
 from tests.test_corrections_screen import open_corrections
-from tests.train_pairs import store_pairs
 from tui.app import create_app
-from tui.train_dialog import TrainScreen
+from tui.corrections.train_dialog import TrainScreen
 from workspace.config import Config, Policy
 
 pytestmark = pytest.mark.timeout(900)

@@ -13,7 +13,7 @@ from corrections.store import PairFilters
 from corrections.train_data import TrainingRefused, TrainingSelection
 from corrections.train_loop import LoraSettings, build_examples
 from corrections.train_run import TrainRequest, train_adapter
-from tests.train_pairs import store_pairs
+from tests.support.train_pairs import store_pairs
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -73,7 +73,7 @@ def test_a_length_that_leaves_too_few_pairs_is_refused_before_the_weights(
 
 
 def test_train_help_shows_every_default() -> None:
-    from tui.cli import build_parser
+    from tui.cli.main import build_parser
 
     parser = build_parser()
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))

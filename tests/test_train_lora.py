@@ -28,8 +28,8 @@ from corrections.chrf import chrf
 from corrections.store import get_pair
 from corrections.train_base import file_sha256
 from drafting.replay import Replayer
-from tests.train_pairs import store_pairs
-from tui.cli import main
+from tests.support.train_pairs import store_pairs
+from tui.cli.main import main
 from workspace.audit import AuditLog
 from workspace.config import Backend, LoraRef, Policy, load_config
 from workspace.database import connect
@@ -77,7 +77,7 @@ def write_config(home: Path, url: str, weights: Path, lora: str = "") -> None:
 def chambers(home: Path, *args: str) -> subprocess.Popen[str]:
     env = {**os.environ, "CHAMBERS_HOME": str(home), "PYTHONPATH": str(REPO)}
     return subprocess.Popen(
-        [sys.executable, "-m", "tui.cli", *args], cwd=REPO, env=env, text=True,
+        [sys.executable, "-m", "tui.cli.main", *args], cwd=REPO, env=env, text=True,
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
     )  # fmt: skip
 

@@ -15,9 +15,9 @@ import pytest
 from corrections.adapters import store_eval
 from corrections.train_time import decode_rate, expected_line, training_rate
 from tests.conftest import make_backend
+from tests.support.train_pairs import store_pairs
 from tests.test_demo_flywheel import adapter
 from tests.test_train_dialog import small_base  # noqa: F401  (the fixture: a tiny real Llama)
-from tests.train_pairs import store_pairs
 from workspace.config import Config, Policy, config_to_toml
 
 pytestmark = pytest.mark.timeout(600)
@@ -55,7 +55,7 @@ def test_ctrl_c_stops_training_and_says_nothing_was_kept(
     (isolated_home / "config.toml").write_text(config_to_toml(config), encoding="utf-8")
     env = {**os.environ, "CHAMBERS_HOME": str(isolated_home), "PYTHONPATH": str(REPO)}
     child = subprocess.Popen(
-        [sys.executable, "-m", "tui.cli", "train", "--role", "drafter", "--name", "long", "--epochs", "500"],
+        [sys.executable, "-m", "tui.cli.main", "train", "--role", "drafter", "--name", "long", "--epochs", "500"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=REPO,
     )  # fmt: skip
     assert child.stdout is not None

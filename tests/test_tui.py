@@ -9,10 +9,10 @@ from textual.widgets import DataTable, Input, Markdown, Static
 
 from backends.local_server import TEST_SERVER_ARGS, LlamaServerProcess
 from tests.conftest import make_backend
-from tests.fakes import closed_port
+from tests.support.fakes import closed_port
 from tui.app import ChambersApp, create_app
-from tui.prompt_screen import PromptScreen
-from tui.screens import ErrorScreen, HelpScreen
+from tui.drafting.prompt_screen import PromptScreen
+from tui.widgets.screens import ErrorScreen, HelpScreen
 from workspace.audit import AuditLog
 from workspace.config import Backend, Config, Policy, Sampling
 

@@ -15,9 +15,9 @@ import pytest
 
 from drafting.verify.authorities import caption_words, captions, own_citations
 from drafting.verify.sources import Page
-from tests.verify_real_corpus import OPINIONS as REAL_OPINIONS
-from tests.verify_real_corpus import requires_opinions
-from tui.cli import main
+from tests.support.verify_real_corpus import OPINIONS as REAL_OPINIONS
+from tests.support.verify_real_corpus import requires_opinions
+from tui.cli.main import main
 
 OPINIONS = REAL_OPINIONS or Path("missing")
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from evidence.sample_matter import SAMPLE_MATTER
-from tests.verify_fixtures import build_demo_matter
-from tui.cli import main
+from tests.support.verify_fixtures import build_demo_matter
+from tui.cli.main import main
 from workspace.paths import Paths
 
 CORPUS = Path(__file__).parent / "verify_corpus"
@@ -165,7 +165,7 @@ def test_an_override_survives_edits_elsewhere_but_not_a_changed_statement(
 
 def test_the_flag_list_names_each_verdict_and_counts_them_apart() -> None:
     from drafting.flags import flags_from_marks, verdict_counts
-    from tui.drafting_dialogs import describe
+    from tui.drafting.dialogs import describe
 
     marks = [
         {"start": 0, "end": 5, "source": "verifier", "severity": "block", "kind": "case", "text": "1 F.3d 1",
@@ -193,7 +193,7 @@ async def test_the_flag_dialog_offers_to_add_the_opinion_of_an_unverifiable_item
     from textual.widgets import Static
 
     from drafting.flags import FlagView
-    from tui.drafting_dialogs import FlagScreen
+    from tui.drafting.dialogs import FlagScreen
 
     missing = FlagView(0, 11, "verifier", "block", "case", "611 F.3d 77", "Unverifiable: not in the library.",
                        key="k", verdict="unverifiable", reason="not-in-library")  # fmt: skip

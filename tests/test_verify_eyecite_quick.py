@@ -18,7 +18,7 @@ from typing import Any
 
 from eyecite import get_citations
 
-from tests.verify_real_corpus import OPINIONS
+from tests.support.verify_real_corpus import OPINIONS
 
 ROOT = Path(__file__).resolve().parents[1]
 REAL = ROOT / "tests" / "verify_real"

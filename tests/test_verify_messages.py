@@ -31,7 +31,7 @@ from drafting.verify.sources import load_sources
 from drafting.verify.verifier import load_library, verify_text
 from evidence.ingest import ingest_matter
 from evidence.matters import create_matter
-from tests.verify_real_corpus import OPINIONS, _transcript, requires_opinions
+from tests.support.verify_real_corpus import OPINIONS, _transcript, requires_opinions
 from workspace.database import connect
 
 MODULES = (checks_record, checks_sources, checks_cases, checks_quotes)

@@ -20,8 +20,8 @@ from exhibits import schema as exhibits_schema
 from exhibits.numbering import bates_format
 from exhibits.registry import issued_productions, record_done, reserve_range
 from exhibits.stamp import plan_production, run_production
-from tests.exhibits_files import text_pdf
-from tui.cli import main
+from tests.support.exhibits_files import text_pdf
+from tui.cli.main import main
 from workspace.database import connect
 from workspace.paths import Paths
 

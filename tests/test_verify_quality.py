@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from drafting.verify import verify_draft
-from tests.verify_fixtures import DemoMatter, build_demo_matter
+from tests.support.verify_fixtures import DemoMatter, build_demo_matter
 
 CORPUS = Path(__file__).parent / "verify_corpus"
 

@@ -10,7 +10,13 @@ from __future__ import annotations
 
 import pytest
 
-from tests.verify_real_corpus import RealCorpus, Score, build_real_corpus, requires_opinions, score_part
+from tests.support.verify_real_corpus import (
+    RealCorpus,
+    Score,
+    build_real_corpus,
+    requires_opinions,
+    score_part,
+)
 
 pytestmark = requires_opinions
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from drafting.verify import Report, verify_draft
-from tests.verify_real_corpus import RealCorpus, build_real_corpus, requires_opinions
+from tests.support.verify_real_corpus import RealCorpus, build_real_corpus, requires_opinions
 
 pytestmark = requires_opinions
 

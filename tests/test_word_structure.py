@@ -1,7 +1,7 @@
 """The Word export carries the Markdown's structure: read back with python-docx, and fuzzed with Hypothesis.
 
 Every document here is written by the real export and read back from its bytes (python-docx, and lxml for
-what python-docx does not read: footnotes, numbering restarts, tracked changes via ``tests/word_view.py``).
+what python-docx does not read: footnotes, numbering restarts, tracked changes via ``tests/support/word_view.py``).
 The pleading template is made in the test with python-docx, as an attorney's Word would save one.
 """
 
@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from drafting.export import TemplateError, clean_docx, redline_docx
 from drafting.word.markdown import parse_markdown
 from drafting.word.model import Paragraph
-from tests.word_view import footnotes_element, styles_and_text, view
+from tests.support.word_view import footnotes_element, styles_and_text, view
 
 BRIEF = """# Motion to Dismiss
 

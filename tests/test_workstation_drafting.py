@@ -22,11 +22,11 @@ from drafting.runs import COMPLETED
 from drafting.store import RunStore
 from evidence.sample_matter import SAMPLE_MATTER
 from tests.conftest import make_backend
-from tests.pipeline_setup import INSTRUCTIONS, OPTIONS, demo_database, role_config
+from tests.support.pipeline_setup import INSTRUCTIONS, OPTIONS, demo_database, role_config
 from tui.app import ChambersApp, create_app
-from tui.draft_stream import DraftStream
-from tui.drafting_dialogs import FlagScreen
-from tui.drafting_screen import DraftingScreen
+from tui.drafting.dialogs import FlagScreen
+from tui.drafting.screen import DraftingScreen
+from tui.drafting.stream import DraftStream
 from workspace.config import Config, Policy
 
 PLANTED = (
@@ -106,7 +106,7 @@ async def test_f4_drafts_on_the_real_server_streaming_into_the_screen(
 
         # The context inspector shows the drafter's exact messages and every chunk with its provenance.
         await pilot.press("ctrl+n")
-        from tui.context_inspector import ContextScreen
+        from tui.drafting.context_inspector import ContextScreen
 
         assert isinstance(app.screen, ContextScreen)
         shown = str(app.screen.query_one("#context-text", Static).render())
@@ -122,7 +122,7 @@ async def test_f4_drafts_on_the_real_server_streaming_into_the_screen(
 async def test_a_run_refused_by_a_server_that_is_down_opens_one_error_modal_and_says_so(db: Path) -> None:
     """The drafting screen's failed run is shown as every screen shows a failed worker: one error
     modal, and a status line that still says why once it is closed."""
-    from tui.screens import ErrorScreen
+    from tui.widgets.screens import ErrorScreen
 
     app = app_with(role_config({}, "http://127.0.0.1:9"), db)  # nothing listens on port 9
     async with app.run_test(size=(80, 24)) as pilot:
@@ -211,7 +211,7 @@ async def test_a_flag_whose_passages_cannot_be_read_says_so_in_the_error_modal(t
     """The flag dialog reads the cited pages in a worker; a database it cannot read is shown, not
     left as a dialog that quietly never lists the passages."""
     from drafting.flags import FlagView
-    from tui.screens import ErrorScreen
+    from tui.widgets.screens import ErrorScreen
 
     damaged = tmp_path / "chambers.sqlite3"
     damaged.write_bytes(b"this is no SQLite database" * 100)
@@ -232,7 +232,7 @@ async def test_a_flag_whose_passages_cannot_be_read_says_so_in_the_error_modal(t
 
 
 async def test_a_long_stream_goes_into_pieces_cut_at_paragraph_breaks(db: Path) -> None:
-    from tui.draft_stream import CHUNK_CHARS, STREAM_PIECES_SHOWN
+    from tui.drafting.stream import CHUNK_CHARS, STREAM_PIECES_SHOWN
 
     config = Config(file="c.toml", policy=Policy(), boards=(), backends=(make_backend("http://127.0.0.1:9"),))
     app = app_with(config, db)

@@ -2,7 +2,7 @@
 columns, the flag dialog and the page it opens, the gate's "no" explained, the pipeline strip's
 rates, and draft text shown as written wherever it is listed.
 
-The gate's "no" comes from the scripted gate of ``tests/scripted_server.py`` (a model's stand-in:
+The gate's "no" comes from the scripted gate of ``tests/support/scripted_server.py`` (a model's stand-in:
 the tiny model cannot say no on demand); everything else runs on a planted run, verified by the
 real verifier against the demo matter.
 """
@@ -15,17 +15,17 @@ from typing import Any
 
 from textual.widgets import Static, TextArea
 
-from tests.drafting_screen_setup import demo_db, drafter_config, open_run  # noqa: F401 (demo_db: the db fixture)
-from tests.pipeline_setup import INSTRUCTIONS
+from tests.support.drafting_screen_setup import demo_db, drafter_config, open_run  # noqa: F401 (demo_db: the db fixture)
+from tests.support.pipeline_setup import INSTRUCTIONS
 from tests.test_workstation_drafting import app_with, open_drafting, planted_run, settle
 from tests.test_workstation_editing import until
-from tui.drafting_screen import DraftingScreen
-from tui.drafting_versions import VersionsScreen
+from tui.drafting.screen import DraftingScreen
+from tui.drafting.versions import VersionsScreen
 from workspace.config import Backend, Config, Policy, Sampling
 
 
 async def test_the_editor_has_document_and_paragraph_motions_listed_in_f1(db: Path) -> None:
-    from tui.screens import HelpScreen
+    from tui.widgets.screens import HelpScreen
 
     run_id = await asyncio.to_thread(planted_run, db)
     app = app_with(Config(file="c.toml", policy=Policy(), boards=(), backends=()), db)
@@ -53,7 +53,7 @@ async def test_the_editor_has_document_and_paragraph_motions_listed_in_f1(db: Pa
 
 
 async def test_help_starts_with_the_screens_keys_and_footers_keep_them_at_80_columns(db: Path) -> None:
-    from tui.screens import HelpScreen
+    from tui.widgets.screens import HelpScreen
 
     run_id = await asyncio.to_thread(planted_run, db)
     app = app_with(Config(file="c.toml", policy=Policy(), boards=(), backends=()), db)
@@ -79,8 +79,8 @@ async def test_help_starts_with_the_screens_keys_and_footers_keep_them_at_80_col
 
 
 async def test_the_flag_dialog_opens_its_evidence_page_in_the_reader(db: Path) -> None:
-    from tui.drafting_dialogs import FlagScreen, shorten
-    from tui.evidence_views import ReadingScreen
+    from tui.drafting.dialogs import FlagScreen, shorten
+    from tui.widgets.evidence_views import ReadingScreen
 
     run_id = await asyncio.to_thread(planted_run, db)
     app = app_with(Config(file="c.toml", policy=Policy(), boards=(), backends=()), db)
@@ -108,7 +108,7 @@ async def test_the_flag_dialog_opens_its_evidence_page_in_the_reader(db: Path) -
 
 
 def test_a_cached_prompt_reads_cached_and_no_rate_is_given_over_no_time() -> None:
-    from tui.drafting_view import pp_tg
+    from tui.drafting.view import pp_tg
 
     cached = {"cache_n": 2650, "prompt_n": 1, "prompt_ms": 0.0, "predicted_n": 1, "predicted_ms": 0.4}
     assert pp_tg(cached) == "cached 2,650 tok"
@@ -119,10 +119,10 @@ def test_a_cached_prompt_reads_cached_and_no_rate_is_given_over_no_time() -> Non
 
 
 async def test_the_gate_counts_its_tokens_and_its_no_is_explained_in_the_dialog(db: Path) -> None:
-    """The scripted gate (tests/scripted_server.py) stands in for a model's "no", which the tiny model cannot give on demand."""
+    """The scripted gate (tests/support/scripted_server.py) stands in for a model's "no", which the tiny model cannot give on demand."""
     from drafting.events import StageTokens
-    from tests.scripted_server import scripted_server
-    from tui.drafting_dialogs import ReasonScreen
+    from tests.support.scripted_server import scripted_server
+    from tui.drafting.dialogs import ReasonScreen
 
     no = {
         "basis": "no",
@@ -165,7 +165,7 @@ async def test_the_gate_counts_its_tokens_and_its_no_is_explained_in_the_dialog(
 
 
 def test_a_passage_is_shown_as_its_page_has_it_in_whole_words() -> None:
-    from tui.drafting_dialogs import original_passage
+    from tui.drafting.dialogs import original_passage
 
     page = "Section 4. Upon Completion, the Seller shall pay the Buyer $200 as liquidated damages."
     assert (
@@ -178,7 +178,7 @@ def test_a_passage_is_shown_as_its_page_has_it_in_whole_words() -> None:
 async def test_draft_text_in_lists_is_shown_as_written_not_read_as_markup(db: Path) -> None:
     from textual.widgets import OptionList
 
-    from tui.drafting_versions import Choice
+    from tui.drafting.versions import Choice
 
     app = app_with(Config(file="c.toml", policy=Policy(), boards=(), backends=()), db)
     async with app.run_test(size=(80, 24)) as pilot:

@@ -14,10 +14,10 @@ from textual.widgets import TextArea
 
 from drafting.drafts import store as drafts
 from tests.conftest import make_backend
-from tests.pipeline_setup import demo_database
+from tests.support.pipeline_setup import demo_database
 from tests.test_workstation_drafting import app_with, planted_run, settle
-from tui.drafting_editor import DEBOUNCE_S
-from tui.drafting_screen import DraftingScreen
+from tui.drafting.editor import DEBOUNCE_S
+from tui.drafting.screen import DraftingScreen
 from workspace.config import Config, Policy
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -92,7 +92,7 @@ async def test_an_edit_fixes_a_flag_undo_brings_it_back_and_reopening_restores_i
 def _child(db: Path, run_id: int, wait_s: float, until_line: str) -> str:
     """Run the workstation in a child process, SIGKILL it once it prints ``until_line``; the saved text."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "tests.workstation_child", str(db), str(run_id), str(wait_s)],
+        [sys.executable, "-m", "tests.support.workstation_child", str(db), str(run_id), str(wait_s)],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ},
     )  # fmt: skip
     try:
@@ -132,7 +132,7 @@ async def replace_in_editor(pilot: object, screen: DraftingScreen, old: str, new
 
 async def test_redline_export_refused_until_blocks_are_fixed_or_overridden_then_accept(db: Path) -> None:
     from corrections.store import get_pair
-    from tui.drafting_dialogs import FlagScreen, ReasonScreen
+    from tui.drafting.dialogs import FlagScreen, ReasonScreen
 
     run_id = await asyncio.to_thread(planted_run, db)
     app = app_with(config(), db)

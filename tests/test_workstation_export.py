@@ -2,7 +2,7 @@
 
 The redline is checked the way a reader of the file would: accepting every change must give the
 clean document of the attorney's text, rejecting every change the clean document of the model's
-draft, paragraph by paragraph and form by form (``tests/word_view.py`` reads the saved file). When
+draft, paragraph by paragraph and form by form (``tests/support/word_view.py`` reads the saved file). When
 LibreOffice is installed (it is not in CI: too heavy), it is asked to read the redline too, and must
 see the same insertions and deletions. The structure the Markdown carries is tested in
 ``tests/test_word_structure.py``.
@@ -30,7 +30,7 @@ from drafting.runs import Run
 from drafting.session import export_draft
 from evidence import schema as evidence_schema
 from evidence.provenance import OVERLAP_THRESHOLD, shingle_hashes
-from tests.word_view import view
+from tests.support.word_view import view
 from workspace.database import connect
 from workspace.errors import ChambersError
 

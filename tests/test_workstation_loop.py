@@ -19,11 +19,11 @@ from backends.local_server import TEST_SERVER_ARGS, LlamaServerProcess
 from corrections.store import get_pair
 from drafting.events import PipelineEvent
 from drafting.store import RunStore
-from tests.pipeline_setup import demo_database, role_config
+from tests.support.pipeline_setup import demo_database, role_config
 from tests.test_workstation_drafting import app_with, open_drafting, planted_run, settle
 from tests.test_workstation_editing import replace_in_editor, until
-from tui.drafting_screen import DraftingScreen
-from tui.screens import ErrorScreen
+from tui.drafting.screen import DraftingScreen
+from tui.widgets.screens import ErrorScreen
 from workspace.config import Config, Policy, Sampling
 
 TYPED = "Summarise what the supply agreement says about delay."

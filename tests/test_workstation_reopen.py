@@ -12,7 +12,7 @@ from drafting.drafts import store as drafts
 from drafting.runs import CANCELLED
 from drafting.store import RunStore
 from evidence.sample_matter import SAMPLE_MATTER
-from tests.drafting_screen_setup import demo_db, drafter_config  # noqa: F401 (demo_db: the db fixture)
+from tests.support.drafting_screen_setup import demo_db, drafter_config  # noqa: F401 (demo_db: the db fixture)
 from tests.test_workstation_drafting import app_with, open_drafting
 
 PARTIAL = "Dear Mr. Calder,\n\n" + "".join(f"Paragraph {i} of the unpaid balance.\n\n" for i in range(40))

@@ -17,7 +17,7 @@ import pytest
 from textual.command import CommandPalette
 from textual.widgets import DataTable, Select, Static
 
-from tests.settings_setup import (
+from tests.support.settings_setup import (
     HAND_WRITTEN,
     app_for,
     choose,
@@ -29,9 +29,9 @@ from tests.settings_setup import (
     until,
 )
 from tui.app import create_app
-from tui.screens import HelpScreen
-from tui.settings_screen import SettingsScreen
-from tui.ui_settings import ui_file
+from tui.settings.screen import SettingsScreen
+from tui.settings.ui_settings import ui_file
+from tui.widgets.screens import HelpScreen
 from workspace.config import load_config
 
 
@@ -102,7 +102,7 @@ async def test_a_save_says_what_it_saved_and_that_esc_now_keeps_it(
 
 
 async def test_the_drafting_screen_runs_on_the_saved_config(config_file: Path, isolated_home: Path) -> None:
-    from tui.drafting_screen import DraftingScreen
+    from tui.drafting.screen import DraftingScreen
 
     app = app_for(load_config(config_file), isolated_home)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -119,7 +119,7 @@ async def test_the_drafting_screen_runs_on_the_saved_config(config_file: Path, i
 
 async def test_every_open_screen_follows_the_saved_config(config_file: Path, isolated_home: Path) -> None:
     """The app's config is watched: the fleet dashboard, installed before the save, runs on the new one."""
-    from tui.dashboard import DashboardScreen
+    from tui.fleet.dashboard import DashboardScreen
 
     app = app_for(load_config(config_file), isolated_home)
     async with app.run_test(size=(100, 30)) as pilot:

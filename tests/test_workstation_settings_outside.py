@@ -8,7 +8,7 @@ from pathlib import Path
 
 from textual.widgets import Select
 
-from tests.settings_setup import (
+from tests.support.settings_setup import (
     HAND_WRITTEN,
     app_for,
     choose,
@@ -17,7 +17,7 @@ from tests.settings_setup import (
     saved,
     status,
 )
-from tui.screens import ErrorScreen
+from tui.widgets.screens import ErrorScreen
 from workspace.config import load_config
 from workspace.config_edit import ConfigChangedOutside
 

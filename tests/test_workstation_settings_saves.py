@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.settings_setup import (
+from tests.support.settings_setup import (
     HAND_WRITTEN,
     app_for,
     choose,
@@ -28,8 +28,8 @@ from tests.settings_setup import (
     saved,
     status,
 )
-from tui.screens import ErrorScreen
-from tui.ui_settings import load_theme
+from tui.settings.ui_settings import load_theme
+from tui.widgets.screens import ErrorScreen
 from workspace.config import ConfigError, Policy, load_config, starter_config_text
 from workspace.config_edit import assign_roles, edited_text, save_config, with_theme
 
@@ -55,7 +55,7 @@ def read_only(folder: Path) -> Iterator[None]:
 async def test_an_old_ui_toml_is_still_read_and_a_config_not_on_disk_is_never_created(
     isolated_home: Path,
 ) -> None:
-    from tui.ui_settings import save_theme
+    from tui.settings.ui_settings import save_theme
 
     save_theme("chambers-light")  # where an earlier version kept it
     config = with_theme(load_config_text(HAND_WRITTEN, isolated_home / "nowhere" / "config.toml"), None)

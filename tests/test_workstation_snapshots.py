@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import make_backend
-from tests.drafting_screen_setup import demo_db, open_run  # noqa: F401 (demo_db: the db fixture)
+from tests.support.drafting_screen_setup import demo_db, open_run  # noqa: F401 (demo_db: the db fixture)
 from tests.test_workstation_drafting import app_with, planted_run
 from workspace.config import Config, Policy
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from tests.conftest import make_backend
 from themes import THEMES
 from tui.app import create_app
-from tui.ui_settings import load_theme, save_theme, ui_file
+from tui.settings.ui_settings import load_theme, save_theme, ui_file
 from workspace.config import Config, Policy
 
 
@@ -50,7 +50,7 @@ async def test_a_chosen_theme_is_saved_and_used_at_the_next_start(isolated_home:
 def test_no_color_gives_a_monochrome_app_and_flags_keep_their_gutter_letters(
     isolated_home: Path, monkeypatch: object
 ) -> None:
-    from tui.drafting_view import FlagView, marked_lines
+    from tui.drafting.view import FlagView, marked_lines
 
     monkeypatch.setenv("NO_COLOR", "1")  # type: ignore[attr-defined]
     app = create_app(config(), isolated_home / "data" / "chambers.sqlite3", start_on_dashboard=False)
@@ -64,7 +64,7 @@ def test_no_color_gives_a_monochrome_app_and_flags_keep_their_gutter_letters(
 async def test_the_palette_finds_the_drafting_actions(isolated_home: Path) -> None:
     from textual.command import CommandPalette
 
-    from tui.drafting_screen import DraftingScreen
+    from tui.drafting.screen import DraftingScreen
 
     app = create_app(config(), isolated_home / "data" / "chambers.sqlite3", start_on_dashboard=False)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -85,7 +85,7 @@ async def test_the_palette_runs_any_screens_keys_and_the_apps_own(isolated_home:
     from textual.command import CommandPalette
 
     from tests.test_corrections_screen import seeded_app
-    from tui.corrections_screen import CorrectionsScreen
+    from tui.corrections.screen import CorrectionsScreen
 
     app = seeded_app(isolated_home)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -101,7 +101,7 @@ async def test_the_palette_runs_any_screens_keys_and_the_apps_own(isolated_home:
         assert app.screen is screen and screen.showing_stats
 
         # The app's own keys are there on every screen: the help screen, from the corrections screen.
-        from tui.screens import HelpScreen
+        from tui.widgets.screens import HelpScreen
 
         await pilot.press("ctrl+p", *"chambers: help")
         await pilot.pause(0.5)

@@ -6,7 +6,7 @@ switches; every save keeps a short version history that Ctrl+R puts back; an aut
 the text says so; Ctrl+T on an editor reopened after a crash edits instead of closing it; F9 asks
 before exporting an empty or unfinished draft and never overwrites an earlier export.
 
-The new run is drafted by the slow drafter of ``tests/drafting_screen_setup.py`` (a model's stand-in
+The new run is drafted by the slow drafter of ``tests/support/drafting_screen_setup.py`` (a model's stand-in
 only where its pace matters).
 """
 
@@ -19,12 +19,12 @@ import pytest
 from textual.widgets import TextArea
 
 from drafting.drafts import store as drafts
-from tests.drafting_screen_setup import demo_db, drafter_config, open_run, slow_drafter, status  # noqa: F401 (demo_db: the db fixture)
+from tests.support.drafting_screen_setup import demo_db, drafter_config, open_run, slow_drafter, status  # noqa: F401 (demo_db: the db fixture)
 from tests.test_workstation_drafting import app_with, planted_run, settle
 from tests.test_workstation_editing import until
-from tui.drafting_dialogs import ConfirmScreen
-from tui.drafting_screen import DraftingScreen
-from tui.drafting_versions import VersionsScreen
+from tui.drafting.dialogs import ConfirmScreen
+from tui.drafting.screen import DraftingScreen
+from tui.drafting.versions import VersionsScreen
 from workspace.config import Config, Policy
 
 

@@ -3,7 +3,7 @@
 It holds what every screen shares (the config, the audit log, the theme), opens the rooms with
 their F-keys, and applies a config saved in Settings. The first screen is given to it by whoever
 starts it (``create_app``): the prompt and backend list, or the demo's. Each screen shows its own
-workers' errors (``tui.chambers_screen``); the app's only worker writes the chosen theme.
+workers' errors (``tui.widgets.chambers_screen``); the app's only worker writes the chosen theme.
 """
 
 from __future__ import annotations
@@ -24,19 +24,19 @@ from textual.worker import Worker, WorkerState
 
 from drafting.batch.presence import workstation_present
 from themes import DEFAULT_THEME, THEMES
-from tui.batch_screen import BatchScreen
-from tui.chambers_screen import follow_config
-from tui.corrections_screen import CorrectionsScreen
-from tui.dashboard import DashboardScreen
-from tui.drafting_screen import DraftingScreen
-from tui.evidence_screen import EvidenceScreen
-from tui.exhibits_screen import ExhibitsScreen
-from tui.help_keys import help_sections
-from tui.prompt_screen import PromptScreen
-from tui.screen_commands import ActionCommands, RoomActionCommands, ScreenCommands
-from tui.screens import HelpScreen, error_screen
-from tui.settings_screen import SettingsScreen
-from tui.ui_settings import load_theme, persist_theme
+from tui.corrections.screen import CorrectionsScreen
+from tui.drafting.batch_screen import BatchScreen
+from tui.drafting.prompt_screen import PromptScreen
+from tui.drafting.screen import DraftingScreen
+from tui.evidence.screen import EvidenceScreen
+from tui.exhibits.screen import ExhibitsScreen
+from tui.fleet.dashboard import DashboardScreen
+from tui.settings.screen import SettingsScreen
+from tui.settings.ui_settings import load_theme, persist_theme
+from tui.widgets.chambers_screen import follow_config
+from tui.widgets.help_keys import help_sections
+from tui.widgets.screen_commands import ActionCommands, RoomActionCommands, ScreenCommands
+from tui.widgets.screens import HelpScreen, error_screen
 from workspace.audit import AuditLog
 from workspace.config import Config
 

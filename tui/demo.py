@@ -1,6 +1,6 @@
 """What ``chambers demo`` opens: the demo config, and the workstation's screens with the demo's guide.
 
-``chambers demo`` (``tui.commands.core``) starts a real local llama-server, writes the demo config
+``chambers demo`` (``tui.cli.core``) starts a real local llama-server, writes the demo config
 into the current home (the Makefile sets ``CHAMBERS_HOME=.demo`` so a real config is never
 overwritten), and opens the workstation on ``DemoFirstScreen``. The server is stopped when the
 workstation closes.
@@ -14,10 +14,10 @@ from textual.widgets import Static
 
 from backends.fleet.mission import MISSION_BOARDS, mission_telemetry
 from drafting.pipeline import PipelineOptions
-from tui.chambers_screen import follow_config
-from tui.demo_tour import DEMO_BACKEND, DEMO_INSTRUCTIONS, DEMO_MODEL, DEMO_TASK, DemoTour
-from tui.drafting_screen import DraftingScreen
-from tui.prompt_screen import PromptScreen
+from tui.drafting.prompt_screen import PromptScreen
+from tui.drafting.screen import DraftingScreen
+from tui.widgets.chambers_screen import follow_config
+from tui.widgets.demo_tour import DEMO_BACKEND, DEMO_INSTRUCTIONS, DEMO_MODEL, DEMO_TASK, DemoTour
 from workspace.audit import AuditLog
 from workspace.config import Backend, Config, LoraRef, Policy, Sampling, UiSettings, load_config
 from workspace.errors import ChambersError

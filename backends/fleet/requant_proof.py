@@ -13,8 +13,8 @@ import statistics
 from dataclasses import dataclass
 from pathlib import Path
 
-from backends.fleet.agree import Agreement, AgreementRunner
 from backends.endpoint import Endpoint, sync_client
+from backends.fleet.agree import Agreement, AgreementRunner
 from backends.fleet.requant_plan import GIB
 from backends.local_server import LlamaServerProcess
 from workspace.config import Policy

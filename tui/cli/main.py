@@ -1,0 +1,103 @@
+"""The ``chambers`` command line.
+
+``chambers`` alone opens the workstation on the config. Subcommands are
+registered by the modules in ``tui.cli.registry`` (one per room); domain errors are
+printed with their title and advice. Every command exits with the codes of ``tui.cli.exit_codes``,
+which ``--help`` lists.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+from tui.cli import exit_codes
+from tui.cli.registry import MODULES
+from workspace.errors import ChambersError
+from workspace.paths import Paths
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="chambers",
+        description="Drafting workstation for local models.",
+        epilog=exit_codes.HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--no-mouse", action="store_true",
+        help="leave the mouse to the terminal, for its own text selection (or set mouse = false in [ui])",
+    )  # fmt: skip
+    sub = parser.add_subparsers(dest="command")
+    for module in MODULES:
+        module.register(sub)
+    _list_exit_codes(parser)
+    return parser
+
+
+def _list_exit_codes(parser: argparse.ArgumentParser) -> None:
+    """Give every subcommand's ``--help`` the same exit-code list as ``chambers --help``."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in action.choices.values():
+                if child.epilog is None:
+                    child.epilog = exit_codes.HELP
+                    child.formatter_class = argparse.RawDescriptionHelpFormatter
+                _list_exit_codes(child)
+
+
+def _clear_leftovers(paths: Paths) -> None:
+    """A killed chambers' temporary config saves and half-trained adapters go at the next start."""
+    from corrections.adapters import adapters_dir
+    from workspace.leftovers import clear_leftovers
+
+    clear_leftovers(paths.config_file, paths.data_dir, adapters_dir(paths.data_dir))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    paths = Paths.from_environment()
+    _clear_leftovers(paths)
+    try:
+        handler = getattr(args, "handler", None)
+        if handler is None:
+            return cmd_workstation(paths, no_mouse=args.no_mouse)
+        code = int(handler(args, paths))
+        sys.stdout.flush()  # inside the try: a closed pipe must be met here, not at interpreter exit
+        return code
+    except ChambersError as exc:
+        print(f"chambers: {exc.title}\n{exc.message}", file=sys.stderr)
+        return exit_codes.for_error(exc)
+    except KeyboardInterrupt:
+        return exit_codes.INTERRUPTED
+    except BrokenPipeError:
+        return _reader_went_away()
+
+
+def _reader_went_away() -> int:
+    """The reader of stdout closed it (``chambers runs show 1 | head``): stop quietly, as a command-line
+    tool killed by SIGPIPE would. Python ignores SIGPIPE so its sockets see the error as an exception;
+    stdout is pointed at /dev/null so the final flush at exit has nowhere to fail."""
+    try:
+        out = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # stdout replaced by something without a descriptor
+        return exit_codes.BROKEN_PIPE
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, out)
+    os.close(devnull)
+    return exit_codes.BROKEN_PIPE
+
+
+def cmd_workstation(paths: Paths, *, no_mouse: bool = False) -> int:
+    from tui.app import create_app, mouse_wanted
+    from workspace.config import load_config
+
+    config = load_config(paths.config_file)
+    create_app(config, paths.database_file).run(mouse=mouse_wanted(config, no_mouse))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
