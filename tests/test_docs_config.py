@@ -56,8 +56,15 @@ def test_the_walk_finds_nested_tables_and_profiles() -> None:
     keys = declared_keys()
     # One of each shape: a top-level table, an array of tables, a table in one, an array in one,
     # a raw key table, and the fleet's profiles with their sampling.
-    expected = {"policy.local_only", "boards.gpus", "backends.sampling.seed", "backends.lora.scale",
-                "keys", "profiles.n_cpu_moe", "profiles.sampling.top_k"}  # fmt: skip
+    expected = {
+        "policy.local_only",
+        "boards.gpus",
+        "backends.sampling.seed",
+        "backends.lora.scale",
+        "keys",
+        "profiles.n_cpu_moe",
+        "profiles.sampling.top_k",
+    }
     assert expected <= keys, sorted(expected - keys)
     assert "file" not in keys  # where the config was read from, not a key of it
 
