@@ -48,7 +48,6 @@ def accepted_finals(db_path: Path) -> list[str]:
         return [str(r[0]) for r in rows]
 
 
-
 def _pair_rows(db: sqlite3.Connection) -> Iterator[PairRow]:
     cur = db.execute(f"SELECT {PAIR_COLUMNS} FROM corrections_pairs ORDER BY id")
     while rows := cur.fetchmany(STREAM_BATCH):
