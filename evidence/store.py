@@ -34,11 +34,6 @@ def open_index(path: Path, *, readonly: bool = False) -> Iterator[Connection]:
         yield db
 
 
-def database_file_of(db: Connection) -> Path:
-    """The file a connection is open on."""
-    return Path(db.execute("PRAGMA database_list").fetchone()[2])
-
-
 # --- matters ---
 
 
