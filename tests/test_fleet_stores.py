@@ -40,8 +40,9 @@ def test_finals_corpus_is_his_accepted_text_without_the_excluded(tmp_path: Path)
         pair(db, 1, "First final text.")
         pair(db, 3, "Excluded text.", excluded=1)
     db.close()
-    assert accepted_finals(tmp_path / "db.sqlite3") == ["First final text.", "Second final text."]
-    assert finals_corpus(accepted_finals(tmp_path / "db.sqlite3")) == "First final text.\n\nSecond final text."
+    finals = accepted_finals(tmp_path / "db.sqlite3")
+    assert finals == ["First final text.", "Second final text."]
+    assert finals_corpus(finals) == "First final text.\n\nSecond final text."
 
 
 def test_kld_output_and_context_choice() -> None:
