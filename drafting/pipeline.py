@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from drafting import schema as drafting_schema
 from drafting.attempt import StageRunner, StageTiming, json_sampling
 from drafting.events import EventSink, RunEnded, ignore
 from drafting.options import PipelineOptions
@@ -28,7 +27,6 @@ from drafting.tasks import DRAFT, GATE, VERIFY, DraftingInputError, drafter_role
 from evidence.matters import get_matter
 from workspace.audit import AuditLog
 from workspace.config import Backend, Config, Sampling
-from workspace.database import connect
 from workspace.errors import ChambersError
 
 __all__ = ["Outcome", "Pipeline", "PipelineOptions", "StageTiming"]
@@ -92,11 +90,7 @@ class Pipeline:
                 f"`chambers matter new {matter} --sources DIR`.",
                 title="Unknown matter",
             )
-        db = connect(self.database_file, drafting_schema.SCHEMA)
-        try:
-            get_matter(db, matter)
-        finally:
-            db.close()
+        get_matter(self.database_file, matter)
         run = self.store.create(matter, kind.name, instructions.strip(), role, list(kind.plan))
         if drafter is not None:
             self.store.add_choice(run.id, Choice("drafter", DRAFT, role, "chosen by the attorney", now()))

@@ -38,12 +38,10 @@ from drafting.runs import Run
 from drafting.stages import review
 from drafting.store import RunStore
 from drafting.verify import MatterIndex, Report, load_matter_index, record_override, verify_with
-from evidence import schema as evidence_schema
 from evidence.matters import list_matters
 from evidence.provenance import register_output
 from workspace.audit import AuditLog
 from workspace.config import Config
-from workspace.database import session
 
 T = TypeVar("T")
 
@@ -170,8 +168,7 @@ class DraftingSession:
         """The matters to draft on (libraries of authorities left out); None when there is no database yet."""
         if not self.database_file.exists():
             return None
-        with session(self.database_file, evidence_schema.SCHEMA) as db:
-            return [m.name for m in list_matters(db) if not m.name.endswith("authorities")]
+        return [m.name for m in list_matters(self.database_file) if m.kind != "library"]
 
     # --- verifying the attorney's text ---
 

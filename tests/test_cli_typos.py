@@ -42,13 +42,11 @@ def test_parties_of_a_misspelt_matter_are_refused_naming_the_known_ones(
 ) -> None:
     from corrections.scrub import party_list
     from evidence.matters import create_matter
-    from evidence.store import open_index
 
     db = isolated_home / "data" / "chambers.sqlite3"
     db.parent.mkdir(parents=True)
     (tmp_path / "sources").mkdir()
-    with open_index(db) as conn:
-        create_matter(conn, "harbor-point", [tmp_path / "sources"])
+    create_matter(db, "harbor-point", [tmp_path / "sources"])
     assert main(["corrections", "parties", "harbour-point", "--add", "Harbor Point Provisions LLC"]) == 2
     err = capsys.readouterr().err
     assert "There is no matter named 'harbour-point'" in err and "Known matters: harbor-point" in err
