@@ -47,6 +47,7 @@ from benchmarks.common import DOMAIN_WORDS, FUNCTION_WORDS, mark
 from drafting.pipeline import Pipeline
 from drafting.runs import COMPLETED
 from drafting.store import RunStore
+from drafting.wiring import wire
 from evidence.ingest import ingest_matter
 from evidence.sample_matter import SAMPLE_MATTER, prepare_sample_matter
 from tui import draft_stream
@@ -88,7 +89,7 @@ def plant_verified_run(database_file: Path, draft: str) -> int:
     record.output, record.status, record.result = draft, COMPLETED, {"chars": len(draft)}
     store.finish_stage(record)
     config = Config(file="bench.toml", policy=Policy(), boards=(), backends=())
-    asyncio.run(Pipeline(config, database_file).execute(run.id))
+    asyncio.run(Pipeline(wire(config, database_file)).execute(run.id))
     return run.id
 
 

@@ -12,11 +12,11 @@ from corrections.from_run import capture_from_run
 from drafting.events import DraftDelta, PipelineEvent
 from drafting.session import DraftingSession
 from drafting.store import RunStore
+from drafting.wiring import wire
 from evidence.sample_matter import SAMPLE_MATTER
 from tests.support.drafting_screen_setup import drafter_config, slow_drafter
 from tests.support.pipeline_setup import demo_database
 from tests.test_workstation_drafting import PLANTED, planted_run
-from workspace.audit import AuditLog
 from workspace.config import Config, Policy
 
 
@@ -26,7 +26,7 @@ def db(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def session_on(config: Config, db: Path) -> DraftingSession:
-    return DraftingSession(config, db, AuditLog(db), capture=capture_from_run)
+    return DraftingSession(wire(config, db, capture=capture_from_run))
 
 
 def test_his_text_is_verified_kept_accepted_and_exported_without_a_screen(db: Path) -> None:
@@ -73,7 +73,7 @@ async def test_a_cancelled_run_has_recorded_it_before_the_cancellation_reaches_t
         going.cancel()
         with pytest.raises(asyncio.CancelledError):
             await going
-        # The pipeline ran in another thread; its events came to this loop's thread, in order.
+        # The pipeline ran in the caller's loop; its events came on this loop's thread, in order.
         assert threads == {threading.get_ident()}
         stored = RunStore(db).load(run.id)
         assert stored.status == "cancelled"

@@ -28,6 +28,7 @@ from tui.corrections.screen import CorrectionsScreen
 from tui.drafting.batch_screen import BatchScreen
 from tui.drafting.prompt_screen import PromptScreen
 from tui.drafting.screen import DraftingScreen
+from tui.drafting.wiring import drafting_session
 from tui.evidence.screen import EvidenceScreen
 from tui.exhibits.screen import ExhibitsScreen
 from tui.fleet.dashboard import DashboardScreen
@@ -219,9 +220,10 @@ class ChambersApp(App[None]):
 
     def action_drafting(self) -> None:
         def make() -> DraftingScreen:
-            screen = DraftingScreen(
-                self.config, self.audit.database_file, self.audit, options=self.pipeline_options
+            session = drafting_session(
+                self.config, self.audit.database_file, audit=self.audit, options=self.pipeline_options
             )
+            screen = DraftingScreen(session)
             follow_config(screen, self)
             return screen
 
