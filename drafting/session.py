@@ -218,7 +218,6 @@ def _ignore(event: PipelineEvent) -> None:
     """Starting and choosing report nothing."""
 
 
-
 def reverify(database_file: Path, run: Run, text: str, index: MatterIndex) -> tuple[Report, list[FlagView]]:
     """Verify the attorney's text against the run's matter; the reviewer's findings re-anchored on it."""
     report = verify_with(database_file, text, f"run-{run.id}-edited.md", index)

@@ -153,7 +153,9 @@ async def test_with_the_workstation_open_one_slot_of_four_stays_free(
     counting = asyncio.create_task(count_at_the_server())
     with workstation_present(db) as held:
         assert held
-        runner = BatchRunner(wire(drafter_only(llama_server_np4.url, max_tokens=24), db, options=replace(OPTIONS)))
+        runner = BatchRunner(
+            wire(drafter_only(llama_server_np4.url, max_tokens=24), db, options=replace(OPTIONS))
+        )
         final = await runner.run("b")
     done.set()
     await counting

@@ -82,8 +82,17 @@ async def test_a_cancelled_run_has_recorded_it_before_the_cancellation_reaches_t
 
 
 def test_the_session_drafts_with_his_edited_prompts_beside_his_config(db: Path, tmp_path: Path) -> None:
+    from drafting.tasks import default_template, load_template
+    from tui.drafting.wiring import drafting_session
+
     config = Config(file=str(tmp_path / "home" / "config.toml"), policy=Policy(), boards=(), backends=())
-    session = session_on(config, db)
-    assert session.pipeline(lambda _: None).prompts is None  # none edited yet: the shipped templates
-    (tmp_path / "home" / "prompts").mkdir(parents=True)
-    assert session.pipeline(lambda _: None).prompts == tmp_path / "home" / "prompts"
+    session = drafting_session(config, db)
+    prompts = session.pipeline(lambda _: None).runner.prompts
+    assert prompts == tmp_path / "home" / "prompts"
+    assert load_template(prompts, "gate") == default_template("gate")  # none edited yet: the shipped one
+    # A template he writes there later, while the session is open, is the one sent from then on.
+    prompts.mkdir(parents=True)
+    (prompts / "gate.md").write_text("Is there a basis for {instructions}?", encoding="utf-8")
+    assert load_template(session.pipeline(lambda _: None).runner.prompts, "gate").startswith(
+        "Is there a basis"
+    )
