@@ -19,6 +19,7 @@ from drafting.batch.presence import workstation_present
 from drafting.batch.runner import BatchRunner, Progress
 from drafting.batch.store import BatchStore
 from drafting.store import RunStore
+from drafting.wiring import wire
 from evidence.sample_matter import SAMPLE_MATTER
 from tests.support.batch_setup import TEMPLATE, debtors_csv, drafter_only, queue
 from tests.support.pipeline_setup import OPTIONS, demo_database, role_config
@@ -66,7 +67,7 @@ async def test_twelve_jobs_from_a_csv_run_through_the_whole_pipeline_on_four_slo
     config = role_config({}, llama_server_np4.url)
     short = tuple(replace(b, sampling=replace(b.sampling, max_tokens=min(b.sampling.max_tokens or 48, 48)))
                   for b in config.backends)  # fmt: skip
-    runner = BatchRunner(replace(config, backends=short), db, options=replace(OPTIONS, max_context_tokens=600),
+    runner = BatchRunner(wire(replace(config, backends=short), db, options=replace(OPTIONS, max_context_tokens=600)),
                          workstation=lambda: False, on_progress=seen.append)  # fmt: skip
     final = await runner.run("debtors")
 
@@ -123,7 +124,7 @@ async def test_kill_9_mid_batch_then_run_again_does_every_job_exactly_once(
     assert in_flight and at_kill.get("done", 0) >= 2
     cut_short = _calls_in_flight(db, store, batch)  # a job may be between two stages when it dies
 
-    final = await BatchRunner(drafter_only(llama_server_np4.url), db, options=replace(OPTIONS),
+    final = await BatchRunner(wire(drafter_only(llama_server_np4.url), db, options=replace(OPTIONS)),
                               workstation=lambda: False).run("b")  # fmt: skip
     jobs = store.jobs(batch)
     assert final.done == 8 and all(j.state == "done" for j in jobs)
@@ -154,7 +155,9 @@ async def test_with_the_workstation_open_one_slot_of_four_stays_free(
     counting = asyncio.create_task(count_at_the_server())
     with workstation_present(db) as held:
         assert held
-        runner = BatchRunner(drafter_only(llama_server_np4.url, max_tokens=24), db, options=replace(OPTIONS))
+        runner = BatchRunner(
+            wire(drafter_only(llama_server_np4.url, max_tokens=24), db, options=replace(OPTIONS))
+        )
         final = await runner.run("b")
     done.set()
     await counting
@@ -172,7 +175,7 @@ async def test_stopping_keeps_the_jobs_in_flight_as_partial_runs_and_run_again_f
     store = BatchStore(db)
     config = drafter_only(llama_server_np4.url, max_tokens=160)
     running = asyncio.create_task(
-        BatchRunner(config, db, options=replace(OPTIONS), workstation=lambda: False).run("b")
+        BatchRunner(wire(config, db, options=replace(OPTIONS)), workstation=lambda: False).run("b")
     )
     while not (mid_call := _calls_in_flight(db, store, batch)):
         await asyncio.sleep(0.05)
@@ -190,7 +193,7 @@ async def test_stopping_keeps_the_jobs_in_flight_as_partial_runs_and_run_again_f
     cut = [ended[key] for key in mid_call if key in ended]
     assert any(s.status == "cancelled" for s in cut) and all(s.stage == "draft" for s in cut)
 
-    final = await BatchRunner(config, db, options=replace(OPTIONS), workstation=lambda: False).run("b")
+    final = await BatchRunner(wire(config, db, options=replace(OPTIONS)), workstation=lambda: False).run("b")
     assert final.done == 5 and _runs(db) == 5
     for job in store.jobs(batch):
         assert job.attempts == (2 if job.id in {j.id for j in stopped} else 1)
