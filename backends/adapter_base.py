@@ -83,6 +83,9 @@ class ServerAdapter:
     STARTED_BY_PROFILES: ClassVar[bool] = False  # ``[[profiles]]`` launch it (backends.fleet.profiles)
     KEY_PATH: ClassVar[str | None] = None  # a path that needs the API key, where the server takes one
     STREAM_HEADERS: ClassVar[Mapping[str, str]] = {"Accept": "text/event-stream"}
+    # How its processes are named on a GPU (as the first 15 characters of ``comm``, which the kernel
+    # cuts there), for the doctor to find servers running outside their board.
+    PROCESS_NAMES: ClassVar[tuple[str, ...]] = ()
 
     def __init_subclass__(cls, **kw: Any) -> None:
         super().__init_subclass__(**kw)

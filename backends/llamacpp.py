@@ -42,6 +42,7 @@ class LlamaCppServer(ServerAdapter):
     REPORTS_PROPS = True
     SERVES_LORA = True
     STARTED_BY_PROFILES = True
+    PROCESS_NAMES = ("llama-server",)
     KEY_PATH = "/props"  # /health is public on every llama-server and says nothing about a key
     # llama-server closes the connection as soon as a streamed answer ends, though its headers offer
     # keep-alive; a pool that kept it would send the next call into that close ("Server disconnected

@@ -17,6 +17,7 @@ class OllamaServer(ServerAdapter):
     KIND = "ollama"
     LABEL = "Ollama"
     BUILD_PATH = "/api/version"
+    PROCESS_NAMES = ("ollama", "ollama_llama_se")  # its runner's "ollama_llama_server", cut at 15
 
     def __init__(self, *args: Any, **kw: Any) -> None:
         super().__init__(*args, **kw)

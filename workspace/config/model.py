@@ -35,7 +35,7 @@ ROLES = ("router", "gate", "drafter", "heavy", "reviewer", "extractor")
 # imports backends to read its settings), so the names are listed here too, and a test holds the two
 # lists to the adapters' registry and their ``SERVES_LORA`` flags.
 KINDS = ("llamacpp", "ollama")
-LORA_KINDS = ("llamacpp",)
+LORA_KINDS = {"llamacpp": "llama-server"}  # kind -> how messages name it
 DEFAULT_MIN_DECODE_TOK_S = 40.0
 TELEMETRY_KINDS = ("nvml", "dcgm", "recorded")
 DEFAULT_REFRESH_S = 1.0
@@ -157,10 +157,8 @@ class Backend:
                 "allow_remote = true needs a remote_reason saying why this backend may leave the office",
             )
         if self.lora and self.kind not in LORA_KINDS:
-            kinds = " or ".join(f'kind = "{k}"' for k in LORA_KINDS)
-            return Problem(
-                "lora", f'only a backend of {kinds} serves LoRA adapters; this one is kind = "{self.kind}"'
-            )
+            kinds = " or ".join(f'{label} (kind = "{kind}")' for kind, label in LORA_KINDS.items())
+            return Problem("lora", f'only {kinds} serves LoRA adapters; this backend is kind = "{self.kind}"')
         return None
 
 
