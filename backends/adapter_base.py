@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, Self, TypeVar
 
 import httpx
 
@@ -64,8 +64,8 @@ class ServerAdapter:
         checked: the policy's check to reuse for every call; None checks before each call.
         timeout: for each of the adapter's own (short, non-streaming) calls.
 
-    ``http`` and ``checked`` are plain attributes: a caller that checks once per poll or per chat
-    call sets them before the adapter's calls of that round.
+    ``http`` and ``checked`` are plain attributes: a poller that checks once per poll sets ``checked``
+    before the calls of that poll; a caller with calls in flight at once uses ``wired`` instead.
     """
 
     KIND: ClassVar[str]  # the config's ``kind``
@@ -174,9 +174,11 @@ class ServerAdapter:
         """Fields that make a benchmark call read its whole prompt afresh and write all its tokens."""
         return {}
 
-    async def request_fields(self, body: Mapping[str, Any]) -> dict[str, Any]:
-        """Fields a chat request gets after asking the server (``http``/``checked`` set by the caller),
-        replacing the body's own; ``body`` is the request as built so far.
+    async def request_fields(
+        self, body: Mapping[str, Any], *, http: httpx.AsyncClient, checked: CheckedAddress
+    ) -> dict[str, Any]:
+        """Fields a chat request gets after asking the server, replacing the body's own; ``body`` is the
+        request as built so far, ``http`` and ``checked`` the call's client and checked address.
 
         Raises:
             BackendError: the server cannot serve the request as the config describes it.
@@ -195,6 +197,11 @@ class ServerAdapter:
     def lora_record(self) -> tuple[str | None, str | None]:
         """(names, sha256s) of the LoRA adapters the requests carried, for a run's record."""
         return None, None
+
+    def wired(self, http: httpx.AsyncClient | None, checked: CheckedAddress | None) -> Self:
+        """A new adapter of this kind whose calls go over ``http`` to ``checked`` (one call's wiring),
+        leaving this one's own wiring and what it keeps untouched."""
+        return type(self)(self.backend, self.policy, http=http, checked=checked, timeout=self.timeout)
 
     # --- polling ------------------------------------------------------------
 

@@ -161,8 +161,7 @@ class ChatClient:
             record.checked_ip = checked.ip
             client = await self._pool.client()
             record.server_build = await self._fetch_server_build(client, checked)
-            self._server.http, self._server.checked = client, checked
-            fields = await self._server.request_fields(body)
+            fields = await self._server.request_fields(body, http=client, checked=checked)
             body.update(fields)
             record.request.update(fields)
             async for event in self._events(client, checked, body, reader):

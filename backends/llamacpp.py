@@ -14,10 +14,11 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
 from backends.adapter_base import ANY_STATUS, Identity, ServerAdapter, optional
-from backends.endpoint import SAFE_TO_RESEND
+from backends.endpoint import SAFE_TO_RESEND, CheckedAddress
 from backends.errors import BackendError, MalformedAnswer
 from backends.local_build import shown_build
 from backends.lora import (
@@ -157,7 +158,9 @@ class LlamaCppServer(ServerAdapter):
         except (ValueError, KeyError, TypeError) as exc:
             raise self._malformed(LORA_PATH, f"not a list of adapters: {exc}") from exc
 
-    async def request_fields(self, body: Mapping[str, Any]) -> dict[str, Any]:
+    async def request_fields(
+        self, body: Mapping[str, Any], *, http: httpx.AsyncClient, checked: CheckedAddress
+    ) -> dict[str, Any]:
         """The request's ``lora`` list by the ids this server gave its adapters, read once per adapter:
         the request's own entries (``body["lora"]``, a replay setting its scale) or the configured
         adapters at their scales, and every other adapter the server loaded at 0. No field for a server
@@ -170,7 +173,7 @@ class LlamaCppServer(ServerAdapter):
         own = body.get("lora")
         if self._loaded_adapters is None:
             try:
-                loaded = await self.loaded_adapters()
+                loaded = await self.wired(http, checked).loaded_adapters()
             except MalformedAnswer:
                 loaded = []  # not a list of adapters: every configured one is missing
             except BackendError:
