@@ -30,7 +30,7 @@ from backends.errors import (
     error_from_response,
     transport_error,
 )
-from backends.lora import LoadedAdapter
+from backends.lora import AdapterMissing, LoadedAdapter
 from backends.server_facts import Props, ServerSample
 from workspace.config import Backend, Policy
 from workspace.errors import ChambersError
@@ -181,8 +181,16 @@ class ServerAdapter:
         request as built so far, ``http`` and ``checked`` the call's client and checked address.
 
         Raises:
-            BackendError: the server cannot serve the request as the config describes it.
+            BackendError: the server cannot serve the request as the config describes it (the
+                default: the backend names LoRA adapters, which this kind does not serve).
         """
+        if self.backend.lora:  # the config refuses this; a backend built in code may not have been read
+            raise AdapterMissing(
+                f"Backend '{self.backend.name}' names LoRA adapters, but {self.LABEL} serves none. Remove "
+                "its `lora`, or give the role a backend whose kind serves adapters.",
+                backend=self.backend.name,
+                url=self.backend.url,
+            )
         return {}
 
     async def loaded_adapters(self) -> list[LoadedAdapter]:

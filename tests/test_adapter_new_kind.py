@@ -25,10 +25,11 @@ from backends.fleet.key_check import answers_without_key
 from backends.fleet.profiles import profiles_from_config
 from backends.fleet.servers import ServerPoller
 from backends.local_server import LlamaServerProcess
+from backends.lora import AdapterMissing
 from drafting.batch.servers import busy_slots, look_up
 from tests.conftest import make_backend
 from workspace.audit import AuditLog
-from workspace.config import KINDS, LORA_KINDS, Config, ConfigError, Policy, Sampling
+from workspace.config import KINDS, LORA_KINDS, Config, ConfigError, LoraRef, Policy, Sampling
 from workspace.errors import ChambersError
 
 ASK = ChatRequest(
@@ -96,6 +97,10 @@ async def test_a_plain_openai_kind_is_polled_chatted_benched_and_planned_by_its_
 
     with pytest.raises(ConfigError, match="a profile starts llama-server"):
         profiles_from_config(_with_profile(config))
+    with_lora = make_backend(llama_server.url, name="plain", kind=plain.KIND, lora=(LoraRef("demand-v3"),))
+    async with ChatClient(with_lora, Policy(), None) as refused:
+        with pytest.raises(AdapterMissing, match="an OpenAI-compatible server serves none"):
+            await refused.complete(ASK)  # never drafted on the bare base while the record names an adapter
 
 
 async def test_a_llama_fork_inherits_everything_llama_server_offers(
