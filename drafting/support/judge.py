@@ -15,9 +15,9 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from backends.adapters import adapter_for
 from backends.chat import ChatClient, ChatRequest
 from backends.errors import BackendError
-from backends.native import NativeClient
 from workspace.audit import AuditLog
 from workspace.config import Backend, Config
 
@@ -91,8 +91,11 @@ def support_backend(config: Config) -> Backend:
 
 async def server_slots(backend: Backend, config: Config) -> int:
     """How many requests the server decodes at once (/props total_slots); 1 where it does not say."""
+    server = adapter_for(backend, config.policy)
+    if not server.REPORTS_PROPS:
+        return 1
     try:
-        props = await NativeClient(backend, config.policy).props()
+        props = await server.props()
     except BackendError:
         return 1
     return max(1, int(props.total_slots or 1))
