@@ -5,7 +5,8 @@ the same opinion) and by its caption. Real files rarely say their citation plain
 opinion's syllabus cites *Detroit Timber* (200 U.S. 321) before anything else, its running head
 reads "Cite as: 569 U. S. ____", and a court's PDF may carry no citation at all. So a citation
 counts as the opinion's own only where it stands as one, on a line of its own or after "Cite as:"
-or "Citation Numbers:" (never inside a sentence that cites it), or where the attorney gave it
+or "Citation Numbers:" (never inside a sentence that cites it), in a bound volume's running head
+(reporter_heads), or where the attorney gave it
 (``chambers authorities add FILE --cite``). An opinion with none is listed with that reason,
 never dropped in silence.
 """
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from drafting.verify.case_names import plain_apostrophes
 from drafting.verify.extract_citations import extract_citations
+from drafting.verify.reporter_heads import head_citations
 from drafting.verify.sources import MatterSources, Page, cite_key
 from drafting.verify.text import sentence_bounds
 
@@ -153,6 +155,9 @@ def own_citations(pages: list[Page]) -> list[OwnCitation]:
             key = cite_key(item.fields["volume"], item.fields["reporter"], item.fields["page"])
             if all(c.key != key for c in found):
                 found.append(OwnCitation(key, year[1] if year else ""))
+    for key in head_citations(pages, HEAD_PAGES, HEAD_CHARS):  # a bound volume's running head
+        if all(c.key != key for c in found):
+            found.append(OwnCitation(key, ""))
     return found
 
 

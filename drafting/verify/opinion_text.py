@@ -23,7 +23,10 @@ from drafting.verify.sources import Page
 from drafting.verify.text import normalize_for_match
 
 _BRACKET = re.compile(r"\[\s*(\d{1,4})\s+([A-Z][A-Za-z0-9.' ]{0,25}?)\s*(\d{1,5})\s*\]")
-_STAR = re.compile(r"(?<![\w*])(\*{1,3})(\d{1,5})\b")
+# A star may follow a letter: the Caselaw Access Project prints it where the page break split a
+# word, then a space ("be*760 cause"), so the word is joined again around it.
+_STAR = re.compile(r"(?<![\d*])(\*{1,3})(\d{1,5})\b")
+_SPLIT_BY_STAR = re.compile(r"(?<=[a-z])\*{1,3}\d{1,5} (?=[a-z])")
 _PAGE_LINE = re.compile(r"^[ \t]*Page[ \t]+(\d{1,5})[ \t]*$", re.M)
 _PARAGRAPH = re.compile(r"^[ \t]*¶[ \t]*(\d{1,4})\b", re.M)
 # Running heads and footers that need no repetition to be known: slip-page numbers ("- 12 -",
@@ -137,7 +140,7 @@ def _take_markers(line: str) -> tuple[str, list[tuple[str, int, str, int]]]:
             found.append(("bracket", int(m[3]), f"{m[1]} {_squash(m[2])}", at))
         else:
             found.append(("star", int(m[2]), m[1], at))
-        last = m.end()
+        last = m.end() + (m.re is _STAR and bool(_SPLIT_BY_STAR.match(line, m.start())))  # "be*760 cause"
     out.append(line[last:])
     return "".join(out), found
 
