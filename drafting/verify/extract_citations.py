@@ -170,8 +170,9 @@ def _parties(text: str, volume_start: int, eyecite: tuple[str, str] = ("", "")) 
     return last_clause(strip_opening(plaintiff)), defendant
 
 
+# "Fin. Oversight & Mgmt. Bd. for P.R., supra": a name's small words ("for", "de", "ex rel.") are in it.
 _SHORT_NAME = re.compile(
-    r"(?:^|[\s(])(?P<name>[A-Z][\w'’.&-]*(?:\s+(?:of|the|and|&|[A-Z][\w'’.&-]*)){0,5}"
+    r"(?:^|[\s(])(?P<name>[A-Z][\w'’.&-]*(?:\s+(?:of|the|and|&|for|de|la|del|du|von|van|ex|rel\.|on|[A-Z][\w'’.&-]*)){0,8}"
     r"(?:,\s*(?:Inc|LLC|Co|Corp|Ltd|L\.P|N\.A)\.*)?),\s*$"  # "Testing Labs., Inc., supra"
 )
 
@@ -190,7 +191,10 @@ def short_name(text: str, volume_start: int) -> str:
 
 _SUBJECT = re.compile(
     r"\b(?:In re|[Mm]atter of|In the [Mm]atter of|In the Interest of|Ex parte|Appeal of|Application of|Petition of)\s+"
-    r"(?P<name>[^,;()“”\"]{1,80}?(?:,\s*(?:Inc|LLC|L\.L\.C|Co|Corp|Ltd|N\.A|P\.C)\.?)?),\s*$"  # never across a quotation's close: "... Matter of A.” Matter of B,"
+    r"(?P<name>[^,;()“”\"]{1,80}?(?:,\s*(?:Inc|LLC|L\.L\.C|Co|Corp|Ltd|N\.A|P\.C)\.?)?),"  # never across a quotation's close: "... Matter of A.” Matter of B,"
+    # then the parties' roles a caption names ("Christy Lyle, Respondent, and Keith Lyle, Appellant,"):
+    # words only, no citation, no "v." and no parenthetical between them and the volume
+    r"(?:(?:(?! v\. )[^,;()“”\"\d]){1,60},)*\s*$"
 )
 
 
