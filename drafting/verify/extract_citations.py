@@ -83,7 +83,9 @@ def party_words(name: str) -> list[str]:
     return [w.lower() for w in words if w.lower() not in _NAME_STOP and len(w) > 1]
 
 
-_YEAR_AFTER = re.compile(r"(?:,\s*\d+(?:[-–]\d+)?)*\s*\([^()]{0,40}?((?:1[89]|20)\d\d)\)")
+# A pin may name a footnote, as the Bluebook writes it: "275 n.1", "275 & n.1", "275 nn.1-2".
+FOOTNOTE = r"(?:\s*(?:&\s*)?nn?\.\s?\d+(?:[-–]\d+)?)"
+_YEAR_AFTER = re.compile(rf"(?:,\s*\d+(?:[-–]\d+)?{FOOTNOTE}?)*\s*\([^()]{{0,40}}?((?:1[89]|20)\d\d)\)")
 
 
 def year_after(text: str, end: int) -> str:
@@ -109,6 +111,8 @@ def _may_hold_a_case(text: str) -> bool:
 
 
 _PIN_AFTER = re.compile(r"\d+(?:[-–]\d+)?")
+# The pin eyecite leaves unread after "Id." or "supra," where a footnote follows it ("Id. at 274 n.1").
+_DEPENDENT_PIN = re.compile(rf",?\s*(?P<pin>at\s+\*?\d{{1,5}}(?:[-–]\d{{1,5}})?)(?={FOOTNOTE})")
 _CONNECTORS = frozenset(
     ["of", "the", "and", "&", "for", "de", "la", "del", "du", "von", "van", "ex", "rel.", "on", "in"]
 )
@@ -304,25 +308,28 @@ def _eyecite_citations(text: str, items: list[Found], taken: list[tuple[int, int
             items.append(Found("case", start, end, text[start:end], fields))
             taken.append((start, end))
         elif isinstance(cite, SupraCitation):
-            items.append(
-                Found(
-                    "case",
-                    start,
-                    end,
-                    text[start:end],
-                    {
-                        "form": "supra",
-                        "antecedent": cite.metadata.antecedent_guess or "",
-                        "name": short_name(text, start),  # eyecite guesses one word: "Corp." of a name
-                        "pin": cite.metadata.pin_cite or "",
-                    },
-                )
-            )
+            pin, end = _pin_unread(text, end, cite.metadata.pin_cite or "")
+            fields = {
+                "form": "supra",
+                "antecedent": cite.metadata.antecedent_guess or "",
+                "name": short_name(text, start),  # eyecite guesses one word: "Corp." of a name
+                "pin": pin,
+            }
+            items.append(Found("case", start, end, text[start:end], fields))
         elif isinstance(cite, IdCitation):
-            items.append(Found("id", start, end, text[start:end], {"pin": cite.metadata.pin_cite or ""}))
+            pin, end = _pin_unread(text, end, cite.metadata.pin_cite or "")
+            items.append(Found("id", start, end, text[start:end], {"pin": pin}))
         elif isinstance(cite, FullLawCitation):
             items.append(_statute_item(start, end, text[start:end]))
             taken.append((start, end))
+
+
+def _pin_unread(text: str, end: int, pin: str) -> tuple[str, int]:
+    """eyecite's pin of an Id. or supra, or the one it left unread before a footnote, and the span's end."""
+    if pin:
+        return pin, end
+    match = _DEPENDENT_PIN.match(text, end)
+    return (match["pin"], match.end("pin")) if match else ("", end)
 
 
 def _neutral_item(text: str, m: re.Match[str]) -> Found:

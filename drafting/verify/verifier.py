@@ -102,10 +102,35 @@ def _resolve(items: list[Found], opinions: dict[str, Opinion]) -> None:
             item.refers_to = (
                 last_cite.refers_to
                 if last_cite is not None and last_cite.refers_to is not None
-                else last_cite
+                else _parallel_for_pin(item, last_cite, fulls, opinions)
             )
         if item.kind in CITE_KINDS:
             last_cite = item
+
+
+def _parallel_for_pin(
+    item: Found, cited: Found | None, fulls: list[Found], opinions: dict[str, Opinion]
+) -> Found | None:
+    """ "Id. at 275" after "16 N.Y.3d 272, 945 N.E.2d 484, 920 N.Y.S.2d 291": the parallel citation whose
+    pages hold the pin, first in the order written (the Bluebook pins Id. in the first reporter that
+    has the page); the last citation where none is known to."""
+    if cited is None or cited.kind != "case" or cited.fields.get("form") != "full" or cited not in fulls:
+        return cited
+    opinion = opinions.get(cite_key(cited.fields["volume"], cited.fields["reporter"], cited.fields["page"]))
+    if opinion is None:
+        return cited
+    group: list[Found] = []
+    for full in reversed(fulls[: fulls.index(cited) + 1]):  # the run of citations of this one opinion
+        key = cite_key(full.fields["volume"], full.fields["reporter"], full.fields["page"])
+        if opinions.get(key) is not opinion:
+            break
+        group.insert(0, full)
+    pin = pin_page(item.fields.get("pin", ""))
+    return (
+        next((f for f in group if _sound(f, pin, opinions, known=True)), None)
+        or next((f for f in group if _sound(f, pin, opinions)), None)
+        or cited
+    )
 
 
 def _short_form_target(item: Found, fulls: list[Found], opinions: dict[str, Opinion]) -> Found | None:
