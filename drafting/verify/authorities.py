@@ -55,7 +55,7 @@ _STANDS_ALONE = re.compile(
 _VERSUS = re.compile(r"(?:^|\s)(?:v\.?|vs\.?|versus|-against-)(?=\s|$)|^[ \t]*-?against-?[ \t]*$", re.M)
 _SUBJECT_CAPTION = re.compile(
     r"^\s*(?:In re|Matter of|In the Matter of|In the Interest of|Ex parte|Appeal of|Application of|Petition of|"
-    r"Estate of)\b",
+    r"Estate of|Opinions? of the Justices|Advisory Opinion)\b",  # an advisory opinion names no party at all
     re.I,
 )
 _YEAR = re.compile(r"\((?:[^()]*?\s)?((?:1[89]|20)\d\d)\)")

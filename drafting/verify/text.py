@@ -156,7 +156,9 @@ _ABBREVIATIONS = frozenset(
 ) | frozenset(
     # every abbreviation of the Bluebook's tables T6 and T10 ("Int'l Fid. Ins. Co."), save those that
     # are also words a sentence ends on ("the court found.")
-    word for word in ABBREVIATIONS if word not in ("all", "found", "equal", "rest", "coal", "bus", "sol", "rec", "ret", "res")
+    word
+    for word in ABBREVIATIONS
+    if word not in ("all", "found", "equal", "rest", "coal", "bus", "sol", "rec", "ret", "res")
 )
 _SENTENCE_END = re.compile(r"[.!?][\"”')\]]*\s+(?=[\"“(]?[A-Z])")
 
