@@ -308,17 +308,17 @@ def _eyecite_citations(text: str, items: list[Found], taken: list[tuple[int, int
             items.append(Found("case", start, end, text[start:end], fields))
             taken.append((start, end))
         elif isinstance(cite, SupraCitation):
-            pin, end = _pin_unread(text, end, cite.metadata.pin_cite or "")
+            pinned, end = _pin_unread(text, end, cite.metadata.pin_cite or "")
             fields = {
                 "form": "supra",
                 "antecedent": cite.metadata.antecedent_guess or "",
                 "name": short_name(text, start),  # eyecite guesses one word: "Corp." of a name
-                "pin": pin,
+                "pin": pinned,
             }
             items.append(Found("case", start, end, text[start:end], fields))
         elif isinstance(cite, IdCitation):
-            pin, end = _pin_unread(text, end, cite.metadata.pin_cite or "")
-            items.append(Found("id", start, end, text[start:end], {"pin": pin}))
+            pinned, end = _pin_unread(text, end, cite.metadata.pin_cite or "")
+            items.append(Found("id", start, end, text[start:end], {"pin": pinned}))
         elif isinstance(cite, FullLawCitation):
             items.append(_statute_item(start, end, text[start:end]))
             taken.append((start, end))
