@@ -29,7 +29,7 @@ from workspace.config.schema import (
 from workspace.config_checks import private_network, range_problem, url_problem
 from workspace.errors import ChambersError
 
-ROLES = ("router", "gate", "drafter", "heavy", "reviewer", "extractor")
+ROLES = ("router", "gate", "drafter", "heavy", "reviewer", "support", "extractor")
 KINDS = ("llamacpp", "ollama")
 DEFAULT_MIN_DECODE_TOK_S = 40.0
 TELEMETRY_KINDS = ("nvml", "dcgm", "recorded")
