@@ -108,6 +108,8 @@ def test_a_backend_declares_the_support_role_and_the_reviewer_judges_where_none_
     file.write_text(moved, encoding="utf-8")  # two backends for one role is the config's error, by key
     with pytest.raises(ConfigError, match=r"backends\[1\]\.roles.*'support'"):
         load_config(file)
-    reviewer_only = moved.replace('["drafter", "support"]', '["drafter"]').replace('["reviewer", "support"]', '["reviewer"]')
+    reviewer_only = moved.replace('["drafter", "support"]', '["drafter"]').replace(
+        '["reviewer", "support"]', '["reviewer"]'
+    )
     file.write_text(reviewer_only, encoding="utf-8")
     assert support_backend(load_config(file)).name == "big"  # no backend declares it: the reviewer's
