@@ -26,7 +26,9 @@ import asyncio
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 from benchmarks.support_speed import (
     SLOTS,
@@ -39,11 +41,13 @@ from benchmarks.support_speed import (
     run_check,
 )
 from drafting.support.judge import NO_EVIDENCE, judge_pairs
-from drafting.support.pairs import pair_citations
-from drafting.verify.sources import load_sources
-from drafting.verify.verifier import extract, load_library
+from drafting.support.pairs import Pair, pair_citations
+from drafting.verify.sources import MatterSources, load_sources
+from drafting.verify.verifier import Library, extract, load_library
 from tests.support.support_keyed_set import key_items, keyed_draft, score_locator
-from tests.support.verify_real_corpus import OPINIONS, build_real_corpus, requires_opinions
+from tests.support.verify_real_corpus import OPINIONS, RealCorpus, build_real_corpus, requires_opinions
+
+T = TypeVar("T")
 
 EXPECTED = {
     "supports": "supports",
@@ -53,7 +57,7 @@ EXPECTED = {
 }
 
 
-def _cpu(step):
+def _cpu(step: Callable[[], T]) -> tuple[T, float]:
     start = time.process_time()
     out = step()
     return out, time.process_time() - start
@@ -99,7 +103,10 @@ def main() -> None:
             _wide_locator(Path(root), citations if args.quick else 100)
 
 
-def _speed(root: Path, corpus, library, record, items, citations: int, max_tokens: int) -> None:
+def _speed(
+    root: Path, corpus: RealCorpus, library: Library, record: MatterSources, items: list[dict[str, Any]],
+    citations: int, max_tokens: int,
+) -> None:  # fmt: skip
     from backends.local_server import LlamaServerProcess, ensure_demo_model, ensure_llama_server
 
     draft = brief(items, citations)
@@ -145,7 +152,7 @@ def _wide_locator(root: Path, citations: int) -> None:
     locator_cpu(database_file, "wide-library", citations)
 
 
-def _score_model(url: str, items, pairs) -> None:
+def _score_model(url: str, items: list[dict[str, Any]], pairs: list[Pair]) -> None:
     from workspace.config import Backend, Config, Policy, Sampling
 
     backend = Backend(

@@ -227,8 +227,10 @@ def locator_cpu(
     pairs = pair_citations(draft, found, library.opinions, None)
     cpu = time.process_time() - start
     with_passage = sum(bool(p.passage) for p in pairs)
+    cited = len({p.source for p in pairs if p.source})
     say(
-        f"  locator alone: {cpu:.3f} s CPU for {len(pairs)} citations ({with_passage} with a passage) over a "
+        f"  locator alone: {cpu:.3f} s CPU for {len(pairs)} citations ({with_passage} with a passage) of "
+        f"{cited} opinions, in a "
         f"library of {distinct} indexed opinions ({pages_of(draft):.0f}-page brief): {cpu / max(extract_cpu, 1e-9):.2f}x "
         f"the verifier's extraction of the same brief (target < {LOCATOR_CPU_TARGET:g} s: "
         f"{'PASS' if cpu < LOCATOR_CPU_TARGET else 'MISS'})"
