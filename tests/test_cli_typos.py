@@ -87,7 +87,7 @@ def test_a_misspelt_role_lists_the_roles(isolated_home: Path, capsys: pytest.Cap
     assert main(["train", "--role", "drafterr", "--name", "v1"]) == 2
     err = capsys.readouterr().err
     assert "There is no role 'drafterr'. Did you mean 'drafter'?" in err
-    assert "router, gate, drafter, heavy, reviewer, extractor" in err and "Add 'drafterr'" not in err
+    assert "router, gate, drafter, heavy, reviewer, support, extractor" in err and "Add 'drafterr'" not in err
 
 
 def test_a_misspelt_profile_is_named_as_the_typo(

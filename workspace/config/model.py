@@ -29,7 +29,7 @@ from workspace.config.schema import (
 from workspace.config_checks import private_network, range_problem, url_problem
 from workspace.errors import ChambersError
 
-ROLES = ("router", "gate", "drafter", "heavy", "reviewer", "extractor")
+ROLES = ("router", "gate", "drafter", "heavy", "reviewer", "support", "extractor")
 # The server kinds a backend may name, and those whose requests choose LoRA adapters. Each is a
 # ``ServerAdapter`` class in backends (backends.adapters); the config is read below that layer (no room
 # imports backends to read its settings), so the names are listed here too, and a test holds the two
