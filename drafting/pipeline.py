@@ -36,6 +36,7 @@ __all__ = ["Outcome", "Pipeline", "PipelineOptions", "StageTiming"]
 class Outcome:
     run: Run
     timings: list[StageTiming] = field(default_factory=list)
+    ended: bool = False  # its end (completed, stopped, refused, failed, cancelled) is being or was written
 
 
 class Pipeline:
@@ -143,6 +144,16 @@ class Pipeline:
         await asyncio.to_thread(self.store.mark_interrupted, run_id)
         await asyncio.to_thread(self.store.set_status, run_id, "running")
         outcome = Outcome(await asyncio.to_thread(self.store.load, run_id))
+        try:
+            return await self._stages(outcome)
+        except asyncio.CancelledError:
+            # Wherever the cancel lands (in a stage, or between two), the run must not stay "running".
+            if not outcome.ended:
+                await self._end(outcome, CANCELLED, "Cancelled; the partial draft is kept.")
+            raise
+
+    async def _stages(self, outcome: Outcome) -> Outcome:
+        run_id = outcome.run.id
         while True:
             run = await asyncio.to_thread(self.store.load, run_id)
             outcome.run = run
@@ -162,9 +173,6 @@ class Pipeline:
             except StageRefused as exc:
                 await self._end(outcome, REFUSED, str(exc))
                 raise
-            except asyncio.CancelledError:
-                await self._end(outcome, CANCELLED, "Cancelled; the partial draft is kept.")
-                raise
             except ChambersError as exc:
                 await self._end(outcome, FAILED, str(exc))
                 raise
@@ -175,6 +183,7 @@ class Pipeline:
             outcome.timings.append(timing)
 
     async def _end(self, outcome: Outcome, status: str, message: str) -> Outcome:
+        outcome.ended = True
         # Shielded: a second cancel while the run's end is being written must not lose the write.
         outcome.run = await asyncio.shield(asyncio.to_thread(self._set_status, outcome.run.id, status))
         self.on_event(RunEnded(outcome.run.id, status, message))
