@@ -121,7 +121,9 @@ def _speed(
         log_file=root / "server.log",
     )  # fmt: skip
     with server:
-        warm = [{"messages": [{"role": "user", "content": "Say yes."}], "max_tokens": 4}] * SLOTS
+        warm = [
+            {"messages": [{"role": "user", "content": "Say yes."}], "max_tokens": 4, "stream": True}
+        ] * SLOTS
         asyncio.run(replay(server.url, warm))  # the weights paged in before either is timed
         check = run_check(corpus.database_file, corpus.matter, draft, library, record, server.url, max_tokens)
         raw_wall, raw_tokens = asyncio.run(replay(server.url, check.requests))

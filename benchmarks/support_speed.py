@@ -18,6 +18,7 @@ each with a sentence of argument after it, so the brief runs to about 20 pages (
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -41,10 +42,7 @@ WORDS_A_PAGE = 275
 CLAIM_WORDS = 40
 OVERHEAD_TARGET, DECODE_TARGET, LOCATOR_CPU_TARGET = 0.05, 0.9, 1.0
 WIDE_OPINIONS = Path("/work/corpus_wide/opinions")
-ARGUMENT = (
-    "That holding governs the facts here, where the record shows the same sequence of events and the "
-    "same conduct by the defendant, and nothing in the later cases suggests a different rule."
-)
+ARGUMENT = "That holding governs here, where the record shows the same events and the same conduct."
 
 
 def brief(items: list[dict[str, Any]], citations: int) -> str:
@@ -79,7 +77,7 @@ class TimedAudit(AuditLog):
         ]
 
     def tokens(self) -> int:
-        return sum(int((r.usage or {}).get("completion_tokens") or 0) for r in self.calls)
+        return sum(_decoded({"usage": r.usage, "timings": r.timings}) for r in self.calls)
 
 
 def covered(spans: list[tuple[float, float]], low: float, high: float) -> float:
@@ -136,22 +134,31 @@ def run_check(
 
 
 async def replay(url: str, requests: list[dict[str, Any]]) -> tuple[float, int]:
-    """The same requests straight to the server, ``SLOTS`` at a time: (seconds, tokens decoded)."""
+    """The same requests, streamed as they were sent, straight to the server ``SLOTS`` at a time:
+    (seconds, tokens decoded)."""
     gate = asyncio.Semaphore(SLOTS)
     tokens = 0
     async with httpx.AsyncClient(timeout=600) as client:
 
         async def one(body: dict[str, Any]) -> None:
             nonlocal tokens
-            plain = {k: v for k, v in body.items() if k not in ("stream", "stream_options")}
-            async with gate:
-                answer = await client.post(url + "/v1/chat/completions", json={**plain, "stream": False})
-            answer.raise_for_status()
-            tokens += int(answer.json().get("usage", {}).get("completion_tokens") or 0)
+            async with gate, client.stream("POST", url + "/v1/chat/completions", json=body) as answer:
+                answer.raise_for_status()
+                decoded = 0
+                async for line in answer.aiter_lines():
+                    if line.startswith("data: {"):
+                        decoded = _decoded(json.loads(line[6:])) or decoded
+                tokens += decoded
 
         start = time.perf_counter()
         await asyncio.gather(*(one(b) for b in requests))
         return time.perf_counter() - start, tokens
+
+
+def _decoded(event: dict[str, Any]) -> int:
+    """Tokens decoded, as the server says on its last chunk (usage, or llama-server's timings)."""
+    usage, timings = event.get("usage") or {}, event.get("timings") or {}
+    return int(usage.get("completion_tokens") or timings.get("predicted_n") or 0)
 
 
 def print_speed(
