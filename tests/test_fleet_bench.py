@@ -69,7 +69,7 @@ async def test_small_bench_reports_pp_and_tg_from_server_timings(
         len(rows) == 3 and {r.role for r in rows} == {"bench"} and {r.outcome for r in rows} == {"completed"}
     )
     assert len({r.messages_sha256 for r in rows}) == 3  # three different prompts
-    table = render(bench_table([result]))
+    table = render(bench_table([result]), width=200)  # one line a row, as piped
     assert "PP tok/s min/max/mean/median" in table and "2/2" in table
 
     assert save_results(isolated_home / "chambers.sqlite3", "s1", [result]) == 1

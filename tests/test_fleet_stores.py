@@ -18,7 +18,7 @@ from backends.fleet.sweep import SweepRow
 from corrections import schema as corrections_schema
 from tests.support.dashboard_config import mission_config
 from tui.app import create_app
-from tui.cli.fleet_tables import sweep_commands, sweep_table
+from tui.cli.fleet_tables import sweep_notes, sweep_table
 from tui.cli.tables import render
 from tui.fleet.cards import BoardCard
 from tui.fleet.dashboard import DashboardScreen
@@ -73,7 +73,7 @@ def row(variant: str, tgs: list[float], error: str | None = None) -> SweepRow:
 def test_sweep_table_store_and_best_variant(tmp_path: Path) -> None:
     rows = [row("n-cpu-moe=20", [44.0, 38.0]), row("n-cpu-moe=24", [47.0, 42.0]),
             row("n-cpu-moe=28", [], error="cudaMalloc failed: out of memory")]  # fmt: skip
-    table = render(sweep_table(rows)) + "\n".join(sweep_commands(rows))
+    table = render(sweep_table(rows)) + "\n".join(sweep_notes(rows))
     assert "n-cpu-moe=28 FAILED: cudaMalloc failed: out of memory" in table
     assert table.count("BELOW") == 1 and "[n-cpu-moe=24] CUDA_VISIBLE_DEVICES=6,7 llama-server" in table
     database = tmp_path / "db.sqlite3"

@@ -92,10 +92,11 @@ def _keys(keymap: Mapping[str, str], *, listing: bool) -> list[str]:
     if listing:
         from tui.cli.tables import show, table
 
-        listing = table("action", "keys", "what it does", title="\nactions ([keys] maps an id to a key)")
+        print()
+        keys_table = table("action", "keys", "what it does", title="actions ([keys] maps an id to a key)")
         for action in actions():
-            listing.add_row(action.id, ",".join(keys_of(action, keymap)), action.description)
-        show(listing)
+            keys_table.add_row(action.id, ",".join(keys_of(action, keymap)), action.description)
+        show(keys_table)
     elif keymap:
         print(f"\n[keys]: {len(keymap)} remapped: " + ", ".join(f"{k} = {v}" for k, v in keymap.items()))
     wrong = problems(keymap)

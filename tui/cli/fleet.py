@@ -58,6 +58,7 @@ def cmd_doctor(args: argparse.Namespace, paths: Paths) -> int:
     if args.json:
         print(json.dumps(report.as_dict(), indent=2))
     else:
+        print(f"chambers doctor: {report.config_file}\n")
         show(doctor_tables(report))
         print("\n".join(doctor_findings(report)))
     if any(s.health in ("down", "refused") for s in report.backends):

@@ -31,7 +31,7 @@ def cmd_sweep(args: argparse.Namespace, paths: Paths) -> int:
     from backends.fleet.serve import binary_for, check_model_file
     from backends.fleet.store import save_sweep
     from backends.fleet.sweep import Variant, run_sweep
-    from tui.cli.fleet_tables import sweep_commands, sweep_table
+    from tui.cli.fleet_tables import sweep_notes, sweep_table
     from tui.cli.tables import show
     from workspace.audit import AuditLog
     from workspace.config import load_config
@@ -70,7 +70,7 @@ def cmd_sweep(args: argparse.Namespace, paths: Paths) -> int:
         print(json.dumps({"profile": profile.name, "rows": out, "interrupted": interrupted}, indent=2))
     else:
         show(sweep_table(rows, args.floor))
-        print("\n".join(sweep_commands(rows)))
+        print("\n".join(sweep_notes(rows)))
         _print_agreement(paths, {r.model for r in rows})
     if interrupted:
         print("Stopped by Ctrl-C; the finished variants are stored.", file=sys.stderr)

@@ -53,7 +53,7 @@ def bench_table(results: list[LengthResult]) -> RenderableType:
 
 
 def sweep_table(rows: list[SweepRow], floor: float = DEFAULT_FLOOR_TOK_S) -> RenderableType:
-    """The sweep: tok/s (min/median/max) per variant and prompt length, and the variants that failed."""
+    """The sweep: tok/s (min/median/max) per variant and prompt length, a variant's name never folded."""
     out = table(
         "variant",
         "prompt",
@@ -62,8 +62,8 @@ def sweep_table(rows: list[SweepRow], floor: float = DEFAULT_FLOOR_TOK_S) -> Ren
         "TG tok/s min/med/max",
         f"TG>={floor:g}",
         right=("prompt", "runs", f"TG>={floor:g}"),
+        whole=("variant",),
     )
-    failures: list[str] = []
     for row in rows:
         done = [x for x in row.results if x.runs]
         for i, r in enumerate(done):
@@ -77,15 +77,14 @@ def sweep_table(rows: list[SweepRow], floor: float = DEFAULT_FLOOR_TOK_S) -> Ren
                 _speeds(r.tg_stats(), mean=False),
                 verdict,
             )
-        if row.error:
-            out.add_row("" if done else row.variant, "-", "-", "-", "-", "FAILED")
-            failures.append(f"{row.variant} FAILED: {row.error}")
-    return Group(out, *(Text(f) for f in failures))
+    return out
 
 
-def sweep_commands(rows: list[SweepRow]) -> list[str]:
-    """Each variant's server command line, whole (printed as plain lines, never folded, to be copied)."""
-    lines = ["", "Command lines:"]
+def sweep_notes(rows: list[SweepRow]) -> list[str]:
+    """Each failed variant with the server's own words, then each variant's command line: plain lines,
+    never folded, to be read whole and copied."""
+    lines = [f"{row.variant} FAILED: {row.error}" for row in rows if row.error]
+    lines += ["", "Command lines:"]
     for row in rows:
         env = " ".join(f"{k}={shlex.quote(v)}" for k, v in row.environment.items())
         lines.append(f"  [{row.variant}] {env} {row.command}")
@@ -108,12 +107,12 @@ def doctor_tables(report: DoctorReport) -> RenderableType:
         "build",
         title="Backends",
         right=("n_ctx",),
-        whole=("model",),
+        whole=("name", "health", "address", "model", "n_ctx"),
     )
     for s in report.backends:
         n_ctx = str(s.n_ctx) if s.n_ctx else "-"
         backends.add_row(s.name, s.health, s.address_class or "-", s.model or "-", n_ctx, s.build or "-")
-    return Group(Text(f"chambers doctor: {report.config_file}"), Text(""), hosts, Text(""), backends)
+    return Group(hosts, Text(""), backends)
 
 
 def doctor_findings(report: DoctorReport) -> list[str]:

@@ -1,7 +1,7 @@
-"""How the command line draws a table: rich sizes the columns to what is in them and folds a cell
-that does not fit the terminal (80 columns when the output is piped), and writes plain text, without
-colour or markup, wherever the output is not a terminal. Core rooms return data; the commands turn
-it into tables here."""
+"""How the command line draws a table: rich sizes the columns to what is in them and, on a terminal,
+wraps a cell that does not fit its width. Piped, a table is as wide as its contents, one line a row,
+so that grep and cut read it whole, in plain text without colour or markup. Core rooms return data;
+the commands turn it into tables here."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ from rich import box
 from rich.console import Console, RenderableType
 from rich.table import Table
 
+PIPED_WIDTH = 10_000  # no terminal, no width to fit: a row stays on its line
+
 # a heading rule of plain dashes and nothing else: the same bytes whatever the terminal's encoding
 HEADING_RULE = box.Box("    \n    \n -- \n    \n    \n    \n    \n    \n", ascii=True)
 
@@ -19,7 +21,10 @@ HEADING_RULE = box.Box("    \n    \n -- \n    \n    \n    \n    \n    \n", ascii
 def console(file: IO[str] | None = None, *, width: int | None = None) -> Console:
     """A console for the commands' output: no markup (a "[variant]" in a command line is text), no
     highlighting of numbers, and colour only on a terminal (rich's own check, and NO_COLOR)."""
-    return Console(file=file, width=width, markup=False, highlight=False, emoji=False)
+    out = Console(file=file, width=width, markup=False, highlight=False, emoji=False)
+    if width is None and not out.is_terminal:
+        out.width = PIPED_WIDTH
+    return out
 
 
 def table(
