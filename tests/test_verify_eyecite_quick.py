@@ -150,7 +150,7 @@ def test_the_installed_eyecite_holds_what_the_adapter_relies_on() -> None:
     vars(changed).update(vars(eyecite.tokenizers))
     changed._populate_reporter_extractors = lambda sources: None  # type: ignore[attr-defined]
     assert "_populate_reporter_extractors" in (contract_problem(changed, eyecite.helpers) or "")
-    del changed.EXTRACTORS  # type: ignore[attr-defined]
+    del changed.EXTRACTORS
     vars(changed)["_populate_reporter_extractors"] = eyecite.tokenizers._populate_reporter_extractors
     assert "EXTRACTORS" in (contract_problem(changed, eyecite.helpers) or "")
 

@@ -149,7 +149,8 @@ def contract_problem(tokenizers: types.ModuleType, helpers: types.ModuleType) ->
         return "eyecite.tokenizers does not read reporters-db's RAW_REGEX_VARIABLES"
     ahocorasick_tokenizer = getattr(tokenizers, "AhocorasickTokenizer", None)
     post_init = getattr(ahocorasick_tokenizer, "__post_init__", None)
-    if post_init is None or "EXTRACTORS" not in post_init.__code__.co_names:
+    code = getattr(post_init, "__code__", None)
+    if not isinstance(ahocorasick_tokenizer, type) or code is None or "EXTRACTORS" not in code.co_names:
         return "eyecite's AhocorasickTokenizer does not filter over the module's EXTRACTORS"
     if not isinstance(getattr(tokenizers, "default_tokenizer", None), ahocorasick_tokenizer):
         return "eyecite's default_tokenizer is not an AhocorasickTokenizer"
