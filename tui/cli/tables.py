@@ -57,8 +57,7 @@ def show(*items: RenderableType, file: IO[str] | None = None) -> None:
 
 
 def render(*items: RenderableType, width: int = 80) -> str:
-    """What ``show`` prints to a pipe, as a string at ``width`` columns: for the tests and for text
-    kept elsewhere."""
+    """What ``show`` prints on a terminal ``width`` columns wide, as plain text: for the tests."""
     buffer = StringIO()
     out = console(buffer, width=width)
     for item in items:
