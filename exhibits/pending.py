@@ -26,12 +26,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from exhibits.store import (
+    Connection,
     UnfinishedProduction,
     forget_production,
     record_done,
     unfinished_productions,
 )
-from workspace.database import Connection
 from workspace.digest import file_sha256
 
 Step = Callable[[str], None]  # told the name of each step as it is reached (tests kill the process there)
