@@ -17,7 +17,6 @@ so that requests from other clients get the base model too.
 from __future__ import annotations
 
 import functools
-import hashlib
 import os
 import re
 from dataclasses import dataclass
@@ -28,6 +27,7 @@ import httpx
 
 from backends.errors import HTTP_FAILURES, BackendError
 from workspace.config import Backend, Policy
+from workspace.digest import file_sha256
 from workspace.errors import ChambersError
 
 LORA_PATH = "/lora-adapters"
@@ -82,11 +82,7 @@ def start_problem(server_log: str) -> str | None:
 
 @functools.lru_cache(maxsize=64)
 def _sha256_of(path: str, size: int, mtime_ns: int) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        while block := fh.read(1 << 20):
-            digest.update(block)
-    return digest.hexdigest()
+    return file_sha256(path)
 
 
 def local_sha256(path: str) -> str | None:

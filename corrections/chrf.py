@@ -1,7 +1,7 @@
 """chrF: how close a text is to a reference, by shared character n-grams (Popović 2015).
 
 Our own small implementation, so the workstation needs no extra package to read an eval; the tests
-measure it against sacrebleu's ``sentence_chrf`` (the reference implementation, in the ``[train]`` extra)
+measure it against sacrebleu's ``sentence_chrf`` (the reference implementation, in the ``[dev]`` extra)
 with its defaults: character n-grams of order 1 to 6, whitespace removed, beta 2 (recall weighs twice
 precision), orders absent from either text left out of the averages. Scores run from 0 to 100.
 """

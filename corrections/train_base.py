@@ -11,7 +11,6 @@ the converter then fails with "Failed to detect model architecture").
 
 from __future__ import annotations
 
-import hashlib
 import json
 import subprocess
 import sys
@@ -32,19 +31,6 @@ class LoadedBase:
     tokenizer: Any
     architecture: str  # the Hugging Face class name, e.g. LlamaForCausalLM
     config_dir: Path  # config.json + tokenizer files, for the converter
-
-
-def file_sha256(path: Path) -> str:
-    """The sha256 of a file, or of every file in a folder (sorted by name), read in 1 MiB blocks."""
-    digest = hashlib.sha256()
-    files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
-    for file in files:
-        if path.is_dir():
-            digest.update(file.relative_to(path).as_posix().encode() + b"\0")
-        with open(file, "rb") as fh:
-            while block := fh.read(1 << 20):
-                digest.update(block)
-    return digest.hexdigest()
 
 
 def _is_gguf(base: Path) -> bool:

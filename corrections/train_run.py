@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from corrections.adapters import AdapterRecord, adapters_dir, check_name_free, register
-from corrections.train_base import check_base, file_sha256, load_base, load_tokenizer
+from corrections.train_base import check_base, load_base, load_tokenizer
 from corrections.train_cache import base_cache_dir, cached_architecture, worth_caching
 from corrections.train_convert import convert_adapter
 from corrections.train_data import TrainingRefused, TrainingSelection, TrainingSet, select_pairs
@@ -33,6 +33,7 @@ from corrections.train_loop import (
     wrap_lora,
 )
 from corrections.train_time import expected_line, training_rate
+from workspace.digest import file_sha256, tree_sha256
 from workspace.leftovers import claim_partial
 
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -150,7 +151,7 @@ def train_adapter(
     record = AdapterRecord(
         name=request.name, role=request.role, backend=request.selection.backend,
         base_model=training_set.model, base_path=str(request.base.resolve()),
-        base_sha256=ready.base_sha256 or file_sha256(request.base), architecture=architecture, file=str(folder / gguf_name),
+        base_sha256=ready.base_sha256 or tree_sha256(request.base), architecture=architecture, file=str(folder / gguf_name),
         file_sha256=file_sha256(folder / gguf_name), settings=request.settings.as_dict(),
         loss_curve=result.loss_curve, trained_tokens=result.trained_tokens, train_seconds=round(result.seconds, 1),
         train_pair_ids=[e.pair_id for e in examples], held_out_pair_ids=training_set.held_out_ids,

@@ -76,21 +76,3 @@ def audit_matter(db_path: Path, name: str) -> MatterAudit:
             else:
                 audit.other_notices.append((notice.kind, notice.path, notice.message))
         return audit
-
-
-def format_audit(audit: MatterAudit) -> str:
-    lines = [
-        f"Matter {audit.matter}: {audit.documents} documents, {audit.pages} pages, {audit.chars:,} characters indexed",
-        f"Primary: {audit.primary_share:.1%} of indexed text"
-        + ("" if audit.chars else " (nothing indexed yet)"),
-    ]
-    for item in audit.not_primary:
-        lines.append(f"  NOT PRIMARY {item.path}{' (' + item.part + ')' if item.part else ''}: {item.reason}")
-    lines.append(f"Quarantined: {len(audit.quarantined)} file(s)")
-    lines.extend(f"  {message}" for _, message in audit.quarantined)
-    lines.append(f"Unread pages: {len(audit.unread)}")
-    lines.extend(f"  {message}" for _, message in audit.unread)
-    if audit.other_notices:
-        lines.append(f"Other notices: {len(audit.other_notices)}")
-        lines.extend(f"  [{kind}] {message}" for kind, _, message in audit.other_notices)
-    return "\n".join(lines)

@@ -33,12 +33,12 @@ from exhibits.pdfio import (
     nothing_readable,
     readable_pdfs,
     save_to_temp,
-    sha256_file,
 )
 from exhibits.pending import Step, publish_files, recover_productions, remove_stray_temps
 from exhibits.registry import LoggedDocument, check_free, next_free, record_written, reserve_range
 from exhibits.stamp import Progress, ProgressFn, stamp_document
 from exhibits.store import open_exhibits
+from workspace.digest import file_sha256
 from workspace.paths import publish, sync_file, temp_name, write_temp
 
 SLIP_SIZE = (612, 792)  # US Letter
@@ -189,10 +189,10 @@ def _build(db_path: Path, plan: BinderPlan, progress: ProgressFn | None, step: S
             write_temp(plan.list_csv, exhibit_list_csv(plan))
             step("complete")
             if production_id is not None:
-                sha = sha256_file(tmp)
+                sha = file_sha256(tmp)
                 whole = LoggedDocument(1, str(plan.output.absolute()), sha, str(plan.output.absolute()), sha,
                                        plan.pages, plan.first_number, plan.first_number + plan.pages - 1, ())  # fmt: skip
-                record_written(db, production_id, [whole], {t: sha256_file(t) for t, _ in files})
+                record_written(db, production_id, [whole], {t: file_sha256(t) for t, _ in files})
                 step("recorded")
         except BaseException:
             if production_id is not None:
@@ -287,7 +287,7 @@ def exhibit_list_csv(plan: BinderPlan) -> bytes:
     writer.writerow(["exhibit", "description", "source", "source_sha256", "slip_page", "first_page",
                      "last_page", "pages", "bates_first", "bates_last"])  # fmt: skip
     for e in plan.exhibits:
-        sha = sha256_file(e.exhibit.source)
+        sha = file_sha256(e.exhibit.source)
         writer.writerow([e.number, e.exhibit.description, str(e.exhibit.source), sha, e.slip_page, e.first_page,
                          e.last_page, e.page_count, plan.bates_of(e.slip_page), plan.bates_of(e.last_page)])  # fmt: skip
     return out.getvalue().encode("utf-8")

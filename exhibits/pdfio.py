@@ -12,7 +12,6 @@ folder gets evidence's ``.chambers-output`` marker so ingest quarantines it
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -129,15 +128,6 @@ def guard_outputs(db_path: Path, folder: Path, files: Iterable[Path], what: str)
     for file in files:
         guard.check(file, what=what)
     guard.check(folder, what=what, folder=True)
-
-
-def sha256_file(path: Path) -> str:
-    """The file's sha256, read in blocks (a production's sources can be large)."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def save_to_temp(doc: pymupdf.Document, out: Path, **options: object) -> Path:

@@ -25,7 +25,6 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from exhibits.pdfio import sha256_file
 from exhibits.store import (
     Connection,
     UnfinishedProduction,
@@ -33,6 +32,7 @@ from exhibits.store import (
     record_done,
     unfinished_productions,
 )
+from workspace.digest import file_sha256
 
 Step = Callable[[str], None]  # told the name of each step as it is reached (tests kill the process there)
 _TEMP = re.compile(r"^\..+\.(\d+)\.tmp$")  # workspace.paths.temp_name: .NAME.PID.tmp
@@ -137,6 +137,6 @@ def remove_stray_temps(folder: Path) -> None:
 
 def sha_of(path: Path) -> str | None:
     try:
-        return sha256_file(path)
+        return file_sha256(path)
     except OSError:
         return None

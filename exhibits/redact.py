@@ -54,12 +54,12 @@ from exhibits.pdfio import (
     guard_outputs,
     left_out_for,
     save_to_temp,
-    sha256_file,
 )
 from exhibits.stamp import Progress, ProgressFn
 from exhibits.store import RedactedFile, RedactionBox, record_redactions
 from exhibits.unlisted import every_place
 from exhibits.verify import Leak, verify_file
+from workspace.digest import file_sha256
 from workspace.paths import publish, write_atomically
 
 
@@ -152,7 +152,7 @@ def redact_document(
     if verification.leaks:
         tmp.unlink(missing_ok=True)
         raise RedactionLeak(_leak_message(item, verification.leaks, request.scrub))
-    item.output_sha256 = sha256_file(tmp)
+    item.output_sha256 = file_sha256(tmp)
     return tmp
 
 
@@ -262,7 +262,7 @@ def _record(
 ) -> None:
     matter_id = load_matter(db_path, matter).id
     logged = [
-        RedactedFile(str(item.source.absolute()), sha256_file(item.source), str(item.output.absolute()),
+        RedactedFile(str(item.source.absolute()), file_sha256(item.source), str(item.output.absolute()),
                      item.output_sha256, key, "+".join(item.verified_with), item.scrubbed + item.attachments,
                      [RedactionBox(h.page_no, [[r.x0, r.y0, r.x1, r.y1] for r in h.rects], h.reason,
                                    text_hmac(key, h.text), h.ocr) for h in item.hits])

@@ -37,11 +37,11 @@ from exhibits.pdfio import (
     nothing_readable,
     readable_pdfs,
     save_to_temp,
-    sha256_file,
 )
 from exhibits.pending import Step, publish_files, recover_productions, remove_stray_temps
 from exhibits.registry import LoggedDocument, check_free, next_free, record_written, reserve_range
 from exhibits.store import open_exhibits
+from workspace.digest import file_sha256
 from workspace.paths import sync_file, temp_name, write_temp
 
 LOG_NAME = "production-log.csv"
@@ -282,7 +282,7 @@ def _produce(
         try:
             logged = _stamp_all(plan, report, reached)
             write_temp(log_csv, production_log_csv(plan.fmt, logged))
-            hashes = {temp: sha256_file(temp) for temp, _ in files}
+            hashes = {temp: file_sha256(temp) for temp, _ in files}
             reached("complete")
             record_written(db, production_id, logged, hashes)
         except BaseException:
@@ -299,7 +299,7 @@ def _stamp_all(plan: ProductionPlan, report: ProgressFn, reached: Step) -> list[
     logged: list[LoggedDocument] = []
     done = 0
     for seq, planned in enumerate(plan.documents, start=1):
-        source_sha = sha256_file(planned.source)
+        source_sha = file_sha256(planned.source)
         doc = open_pdf(planned.source)
         try:
 
@@ -318,7 +318,7 @@ def _stamp_all(plan: ProductionPlan, report: ProgressFn, reached: Step) -> list[
         sync_file(tmp)
         logged.append(
             LoggedDocument(seq, str(planned.source.absolute()), source_sha, str(planned.output.absolute()),
-                           sha256_file(tmp), planned.page_count, planned.first_number, planned.last_number,
+                           file_sha256(tmp), planned.page_count, planned.first_number, planned.last_number,
                            tuple(shrunk))
         )  # fmt: skip
         reached(f"stamped {seq}")

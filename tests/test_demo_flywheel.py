@@ -13,12 +13,12 @@ from backends.fleet.profiles import profiles_from_config
 from corrections.adapters import AdapterRecord, register
 from corrections.sample_pairs import SAMPLE_TAG, SAMPLE_TRIGGER, add_sample_pairs
 from corrections.store import PairFilters, iter_pairs, list_pairs
-from corrections.train_base import file_sha256
 from corrections.train_data import TrainingSelection, select_pairs
 from evidence.sample_matter import SAMPLE_MATTER
 from tui.corrections.train_extra import TRAIN_MODULES, missing_train_module, train_extra_problem
 from tui.demo import DEMO_BACKEND, DEMO_MODEL, demo_adapter_flags, demo_config, demo_config_text
 from workspace.config import parse_config, starter_config_text
+from workspace.digest import file_sha256
 from workspace.errors import ChambersError
 from workspace.paths import Paths
 

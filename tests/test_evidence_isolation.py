@@ -13,7 +13,7 @@ import pymupdf
 import pytest
 
 from evidence.ingest import ingest_matter
-from evidence.report import audit_matter, format_audit
+from evidence.report import audit_matter
 from exhibits.numbering import bates_format
 from exhibits.stamp import plan_production, run_production
 from tests.support.evidence_files import make_pdf, tree_hashes
@@ -21,6 +21,7 @@ from tests.support.hostile_pdfs import broken_encryption, invalid_page_count, pa
 from tests.test_evidence_bad_input import indexed_names, notice_for
 from tests.test_evidence_ingest import new_matter
 from tui.cli.main import main
+from tui.evidence.audit_text import audit_text
 
 
 @pytest.fixture
@@ -56,7 +57,7 @@ def test_a_repaired_pdf_is_marked_and_its_empty_pages_counted_unread(hostile: Pa
     assert len(repaired) == 1 and "truncated.pdf is damaged: MuPDF had to repair it" in repaired[0]
     unread = sorted(m for path, m in audit.unread if path.endswith("truncated.pdf"))
     assert len(unread) == 3 and all("repair" in m for m in unread)  # pages 4-6 were in the lost half
-    assert "Unread pages: 3" in format_audit(audit)
+    assert "Unread pages: 3" in audit_text(audit)
 
 
 def test_links_out_of_the_source_folder_are_listed_not_read(tmp_path: Path) -> None:

@@ -7,9 +7,10 @@ from pathlib import Path
 
 from evidence.ingest import ingest_matter
 from evidence.provenance import OUTPUT_MARKER, register_output
-from evidence.report import audit_matter, format_audit
+from evidence.report import audit_matter
 from tests.support.evidence_files import make_pdf
 from tests.test_evidence_ingest import new_matter, rows
+from tui.evidence.audit_text import audit_text
 
 CONTRACT = (
     "Harbor Point Provisions agrees to buy and Calder Refrigeration agrees to install one walk-in freezer "
@@ -43,7 +44,7 @@ def test_a_previous_draft_saved_as_notes_pdf_is_quarantined(tmp_path: Path) -> N
     assert not rows(db_path, "SELECT 1 FROM documents WHERE path LIKE '%notes.pdf'")
     audit = audit_matter(db_path, "acme")
     assert audit.primary_share == 1.0 and audit.chars > 0
-    text = format_audit(audit)
+    text = audit_text(audit)
     assert "Primary: 100.0% of indexed text" in text and "notes.pdf was quarantined" in text
 
 

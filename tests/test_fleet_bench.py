@@ -15,11 +15,13 @@ import pytest
 
 from backends.adapters import LlamaCppServer
 from backends.fleet import schema as fleet_schema
-from backends.fleet.bench import Bench, BenchSettings, Progress, format_table, plan_lengths
+from backends.fleet.bench import Bench, BenchSettings, Progress, plan_lengths
 from backends.fleet.bench_prompts import drafting_prompt
 from backends.fleet.store import latest_results, save_results
 from tests.test_fleet_servers import write_config
+from tui.cli.fleet_tables import bench_table
 from tui.cli.main import main
+from tui.cli.tables import render
 from workspace.audit import AuditLog
 from workspace.config import Backend, Policy
 from workspace.database import connect
@@ -67,7 +69,7 @@ async def test_small_bench_reports_pp_and_tg_from_server_timings(
         len(rows) == 3 and {r.role for r in rows} == {"bench"} and {r.outcome for r in rows} == {"completed"}
     )
     assert len({r.messages_sha256 for r in rows}) == 3  # three different prompts
-    table = format_table([result])
+    table = render(bench_table([result]), width=200)  # one line a row, as piped
     assert "PP tok/s min/max/mean/median" in table and "2/2" in table
 
     assert save_results(isolated_home / "chambers.sqlite3", "s1", [result]) == 1

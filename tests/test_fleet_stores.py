@@ -14,11 +14,13 @@ from typing import Any
 from backends.fleet.agree import Agreement, finals_corpus, parse_kld_output, pick_ctx
 from backends.fleet.bench import LengthResult, RunResult
 from backends.fleet.store import best_per_board, latest_by_model_file, save_agreement, save_sweep
-from backends.fleet.sweep import SweepRow, format_sweep
+from backends.fleet.sweep import SweepRow
 from corrections import schema as corrections_schema
 from corrections.store import accepted_finals
 from tests.support.dashboard_config import mission_config
 from tui.app import create_app
+from tui.cli.fleet_tables import sweep_notes, sweep_table
+from tui.cli.tables import render
 from tui.fleet.cards import BoardCard
 from tui.fleet.dashboard import DashboardScreen
 from workspace.database import connect
@@ -74,8 +76,8 @@ def row(variant: str, tgs: list[float], error: str | None = None) -> SweepRow:
 def test_sweep_table_store_and_best_variant(tmp_path: Path) -> None:
     rows = [row("n-cpu-moe=20", [44.0, 38.0]), row("n-cpu-moe=24", [47.0, 42.0]),
             row("n-cpu-moe=28", [], error="cudaMalloc failed: out of memory")]  # fmt: skip
-    table = format_sweep(rows)
-    assert "n-cpu-moe=28             FAILED: cudaMalloc failed: out of memory" in table
+    table = render(sweep_table(rows)) + "\n".join(sweep_notes(rows))
+    assert "n-cpu-moe=28 FAILED: cudaMalloc failed: out of memory" in table
     assert table.count("BELOW") == 1 and "[n-cpu-moe=24] CUDA_VISIBLE_DEVICES=6,7 llama-server" in table
     database = tmp_path / "db.sqlite3"
     assert save_sweep(database, "s1", "board-b", rows) == 5

@@ -134,3 +134,39 @@ def test_the_same_text_gives_the_same_citations_in_every_process() -> None:
         )
         seen.add(done.stdout)
     assert seen == {"[('105 T.C. 126', 'full'), ('105 T.C. at 126', 'short')]\n"}, seen
+
+
+def test_the_installed_eyecite_holds_what_the_adapter_relies_on() -> None:
+    import types
+
+    import eyecite.helpers
+    import eyecite.tokenizers
+
+    from drafting.verify.eyecite_quick import contract_problem
+
+    assert contract_problem(eyecite.tokenizers, eyecite.helpers) is None
+    # an eyecite whose build took its sources as arguments, or built nothing at import, is named
+    changed = types.ModuleType("eyecite.tokenizers")
+    vars(changed).update(vars(eyecite.tokenizers))
+    changed._populate_reporter_extractors = lambda sources: None  # type: ignore[attr-defined]
+    assert "_populate_reporter_extractors" in (contract_problem(changed, eyecite.helpers) or "")
+    del changed.EXTRACTORS
+    vars(changed)["_populate_reporter_extractors"] = eyecite.tokenizers._populate_reporter_extractors
+    assert "EXTRACTORS" in (contract_problem(changed, eyecite.helpers) or "")
+
+
+def test_an_eyecite_unfit_for_the_adapter_is_used_in_full(tmp_path: Path) -> None:
+    """What the first run records for an eyecite that lacks a part the adapter relies on: every
+    later process then uses eyecite in full, and finds what eyecite finds."""
+    from drafting.verify.eyecite_quick import FORMAT, _installed_key
+
+    texts_file = tmp_path / "texts.json"
+    texts_file.write_text(json.dumps([FORMS]))
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    record = {"format": FORMAT, "lean": False, "reason": "eyecite.tokenizers has no EXTRACTORS collection"}
+    (cache / f"eyecite-groups-{_installed_key()}.json").write_text(json.dumps(record))
+    unfit = _probe(cache, texts_file)
+    assert not unfit["lean"]
+    assert unfit["found"] == json.loads(json.dumps(_described([FORMS])))
+    assert json.loads((cache / f"eyecite-groups-{_installed_key()}.json").read_text()) == record  # kept

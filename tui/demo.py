@@ -76,7 +76,7 @@ def demo_adapter_flags(paths: Paths, name: str, model: Path) -> list[str]:
     adapter trained on the demo's model and that its file is still there."""
     from backends.lora import launch_flags
     from corrections.adapters import get_adapter
-    from corrections.train_base import file_sha256
+    from workspace.digest import file_sha256
 
     record = get_adapter(paths.database_file, name)
     if not Path(record.file).is_file():

@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from workspace.digest import file_sha256
 from workspace.errors import ChambersError
 from workspace.paths import write_atomically
 
@@ -83,14 +84,6 @@ def parse_kld_output(text: str) -> tuple[float, float | None, float, int | None]
         n_chunk, n_ctx = int(chunks.group(1)), int(chunks.group(2))
         tokens = n_chunk * (n_ctx - 1 - n_ctx // 2)  # the second half of each chunk is scored
     return float(mean.group(1)), float(p99.group(1)) if p99 else None, float(top.group(1)), tokens
-
-
-def _sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 _NEED = re.compile(r"need at least (\d+) tokens")
@@ -168,7 +161,7 @@ class AgreementRunner:
         corpus_file = self.work_dir / f"corpus-{corpus_sha[:16]}.txt"
         if not corpus_file.exists():
             write_atomically(corpus_file, corpus_text.encode("utf-8"))
-        ref_key = hashlib.sha256(f"{_sha256_file(reference)}:{corpus_sha}:{ctx}".encode()).hexdigest()[:24]
+        ref_key = hashlib.sha256(f"{file_sha256(reference)}:{corpus_sha}:{ctx}".encode()).hexdigest()[:24]
         base = self.work_dir / f"base-{ref_key}.kld"
         common = ["-t", str(self.threads), "-c", str(ctx), "-b", str(ctx), "--chunks", str(MAX_CHUNKS)]
         commands, seconds = [], 0.0
@@ -206,16 +199,3 @@ class AgreementRunner:
                 raise
             found = f"fewer than {need.group(1)} tokens by the model's own count (see {self.log})"
             raise too_short(corpus_name, n_ctx, found) from exc
-
-
-def format_agreement(results: list[Agreement]) -> str:
-    head = f"{'candidate':<34} {'mean KLD':>9} {'p99 KLD':>9} {'same top-1':>10} {'tokens':>7}"
-    lines = [head, "-" * len(head)]
-    for a in results:
-        p99 = "-" if a.p99_kld is None else f"{a.p99_kld:.4f}"
-        lines.append(f"{Path(a.candidate).name[:34]:<34} {a.mean_kld:>9.5f} {p99:>9} "
-                     f"{a.same_top1_pct:>9.2f}% {a.tokens or 0:>7}")  # fmt: skip
-    if results:
-        ref = results[0]
-        lines.append(f"reference {Path(ref.reference).name}, corpus {ref.corpus} (n_ctx {ref.n_ctx})")
-    return "\n".join(lines)

@@ -256,24 +256,3 @@ class Bench:
         return RunResult(
             t.prompt_n, t.cache_n, t.prompt_per_second, t.predicted_n, t.predicted_per_second, seconds
         )
-
-
-def format_table(results: list[LengthResult]) -> str:
-    head = (f"{'backend':<14} {'prompt':>7} {'runs':>5}  {'PP tok/s min/max/mean/median':<30} "
-            f"{'TG tok/s min/max/mean/median':<30} {'total s':>8}")  # fmt: skip
-    lines = [head, "-" * len(head)]
-
-    def four(s: Stats) -> str:
-        if s.median is None:
-            return "-"
-        return f"{s.min:.1f}/{s.max:.1f}/{s.mean:.1f}/{s.median:.1f}"
-
-    for r in results:
-        runs = f"{len(r.runs)}/{r.runs_wanted}" + ("*" if r.interrupted else "")
-        lines.append(f"{r.backend:<14} {r.prompt_tokens:>7} {runs:>5}  {four(r.pp_stats()):<30} "
-                     f"{four(r.tg_stats()):<30} {r.total_s:>8.1f}")  # fmt: skip
-        if r.capped_from:
-            lines.append(f"{'':<14} (asked for {r.capped_from} tokens; capped by the server's n_ctx)")
-    if any(r.interrupted for r in results):
-        lines.append("* interrupted: the finished runs are kept")
-    return "\n".join(lines)

@@ -194,27 +194,3 @@ async def run_doctor(
         *await _profile_findings(config, props, loaded),
     ]
     return report
-
-
-def format_report(report: DoctorReport) -> str:
-    lines = [f"chambers doctor: {report.config_file}", "", "GPU hosts"]
-    for h in report.hosts:
-        state = f"{h.gpus} GPUs, driver {h.driver or '?'}" if h.status == "ok" else h.status
-        lines.append(f"  {h.host:<12} {h.source:<9} {state}")
-    lines += ["", "Backends"]
-    width = max([28, *(len(s.model or "") for s in report.backends)])  # a file name is never cut
-    lines.append(f"  {'name':<14} {'health':<8} {'address':<9} {'model':<{width}} {'n_ctx':>6}  build")
-    for s in report.backends:
-        n_ctx = str(s.n_ctx) if s.n_ctx else "-"
-        lines.append(
-            f"  {s.name:<14} {s.health:<8} {s.address_class or '-':<9} {s.model or '-':<{width}} "
-            f"{n_ctx:>6}  {s.build or '-'}"
-        )
-    lines += ["", "Findings"]
-    marks = {"error": "ERROR  ", "warning": "warning", "info": "info   "}
-    for f in sorted(report.findings, key=lambda f: ("error", "warning", "info").index(f.level)):
-        lines.append(f"  {marks[f.level]} {f.subject}: {f.message}")
-    if not report.findings:
-        lines.append("  none")
-    lines += ["", f"{len(report.errors)} errors, {len(report.warnings)} warnings."]
-    return "\n".join(lines)

@@ -205,33 +205,3 @@ def run_sweep(
             on_variant(i, len(planned), variant)
         rows.append(run_variant(variant, binary, settings, audit, log_dir, on_progress))
     return rows
-
-
-def format_sweep(rows: list[SweepRow], floor: float = DEFAULT_FLOOR_TOK_S) -> str:
-    """The sweep table: prefill and generation tok/s (min/median/max) per variant and prompt length."""
-    head = (f"{'variant':<24} {'prompt':>6} {'runs':>5}  {'PP tok/s min/med/max':<24} "
-            f"{'TG tok/s min/med/max':<20} {f'TG>={floor:g}':>7}")  # fmt: skip
-    lines = [head, "-" * len(head)]
-
-    def three(r: LengthResult, which: str) -> str:
-        s = r.pp_stats() if which == "pp" else r.tg_stats()
-        return "-" if s.median is None else f"{s.min:.1f}/{s.median:.1f}/{s.max:.1f}"
-
-    for row in rows:
-        if row.error and not row.results:
-            lines.append(f"{row.variant[:24]:<24} FAILED: {row.error}")
-            continue
-        for i, r in enumerate(x for x in row.results if x.runs):
-            name = row.variant[:24] if i == 0 else ""
-            tg = r.tg_stats().median
-            verdict = "-" if tg is None else ("ok" if tg >= floor else "BELOW")
-            lines.append(f"{name:<24} {r.prompt_tokens:>6} {len(r.runs):>2}/{r.runs_wanted:<2}  "
-                         f"{three(r, 'pp'):<24} {three(r, 'tg'):<20} {verdict:>7}")  # fmt: skip
-        if row.error:
-            lines.append(f"{'':<24} FAILED: {row.error}")
-    lines.append("")
-    lines.append("Command lines:")
-    for row in rows:
-        env = " ".join(f"{k}={shlex.quote(v)}" for k, v in row.environment.items())
-        lines.append(f"  [{row.variant}] {env} {row.command}")
-    return "\n".join(lines)

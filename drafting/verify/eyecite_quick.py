@@ -13,6 +13,23 @@ eyecite's own code from the same data, so the citations found are the same.
 Anyone else in the process who calls eyecite directly gets eyecite in full: its default tokenizer
 is completed from the real reporters-db on its first use (at the cost lean eyecite saves).
 ``quick_start`` is called by the CLI's verify, a one-shot process.
+
+eyecite offers no supported way to this: ``eyecite.find`` imports ``eyecite.tokenizers``, which
+builds the extractors of every source and an ``AhocorasickTokenizer`` over them at import, before
+any ``tokenizer=`` argument can be given (``HyperscanTokenizer(cache_dir=...)`` caches only its
+compiled hyperscan database, after that same build). So this module is an adapter, the patch
+upstream would take (a build over given sources, a tokenizer built on first use), applied from the
+outside. It relies on these parts of eyecite's tokenizers module, and checks them (``contract_problem``)
+on the first run, against the real modules, before any lean process relies on them:
+
+- the build reads the module globals ``REPORTERS``, ``LAWS``, ``JOURNALS`` and ``RAW_REGEX_VARIABLES``
+  (imported from reporters-db) and runs at import through ``_populate_reporter_extractors()``, which
+  takes no argument and appends to the module's ``EXTRACTORS`` and ``EDITIONS_LOOKUP``;
+- ``AhocorasickTokenizer()`` filters over the module's ``EXTRACTORS`` and ``default_tokenizer`` is one;
+- ``eyecite.helpers`` reads ``courts`` from courts-db.
+
+An eyecite that breaks any of these is recorded in the cache as not fit for the adapter: every
+process then uses eyecite in full, slower to start and finding the same citations.
 """
 
 from __future__ import annotations
@@ -31,7 +48,7 @@ from typing import Any
 
 from workspace.paths import write_atomically
 
-FORMAT = 1
+FORMAT = 2
 KINDS = ("reporters", "laws", "journals")
 DATE_FORMAT = "%Y-%m-%dT%H:%M:%S"  # how reporters-db writes start and end
 _WHITESPACE = re.compile(r"\s+")
@@ -91,15 +108,55 @@ def _lean_eyecite() -> _LeanEyecite | None:
         data = json.loads(cache.read_text(encoding="utf-8"))
         if data.get("format") != FORMAT:
             raise ValueError(f"format {data.get('format')}")
+        if data.get("lean") is False:  # this eyecite does not hold what the adapter relies on
+            _Settings.folder = None
+            return None
         _Settings.lean = _LeanEyecite(data)
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         # first run (or a damaged file): eyecite in full for this process, and the groups for the next
         log.info("eyecite groups not read from %s (%s); building them", cache, exc)
         _Settings.folder = None
+        import eyecite.helpers
         import eyecite.tokenizers
 
-        write_atomically(cache, json.dumps(build_groups(eyecite.tokenizers)).encode("utf-8"))
+        problem = contract_problem(eyecite.tokenizers, eyecite.helpers)
+        if problem is None:
+            record = build_groups(eyecite.tokenizers)
+        else:
+            log.warning("eyecite starts in full in every process: %s", problem)
+            record = {"format": FORMAT, "lean": False, "reason": problem}
+        write_atomically(cache, json.dumps(record).encode("utf-8"))
     return _Settings.lean
+
+
+def contract_problem(tokenizers: types.ModuleType, helpers: types.ModuleType) -> str | None:
+    """What the installed eyecite lacks of the parts the adapter relies on (see the module's
+    docstring), or None when it has them all. Read on eyecite imported in full."""
+    import inspect
+
+    import reporters_db
+
+    build = getattr(tokenizers, "_populate_reporter_extractors", None)
+    if not callable(build) or inspect.signature(build).parameters:
+        return "eyecite.tokenizers has no _populate_reporter_extractors() taking no argument"
+    for name in ("EXTRACTORS", "EDITIONS_LOOKUP"):
+        if not hasattr(getattr(tokenizers, name, None), "clear"):
+            return f"eyecite.tokenizers has no {name} collection"
+    for kind in KINDS:
+        if getattr(tokenizers, kind.upper(), None) is not getattr(reporters_db, kind.upper()):
+            return f"eyecite.tokenizers does not build from reporters-db's {kind.upper()}"
+    if not hasattr(tokenizers, "RAW_REGEX_VARIABLES"):
+        return "eyecite.tokenizers does not read reporters-db's RAW_REGEX_VARIABLES"
+    ahocorasick_tokenizer = getattr(tokenizers, "AhocorasickTokenizer", None)
+    post_init = getattr(ahocorasick_tokenizer, "__post_init__", None)
+    code = getattr(post_init, "__code__", None)
+    if not isinstance(ahocorasick_tokenizer, type) or code is None or "EXTRACTORS" not in code.co_names:
+        return "eyecite's AhocorasickTokenizer does not filter over the module's EXTRACTORS"
+    if not isinstance(getattr(tokenizers, "default_tokenizer", None), ahocorasick_tokenizer):
+        return "eyecite's default_tokenizer is not an AhocorasickTokenizer"
+    if not isinstance(getattr(helpers, "courts", None), list):
+        return "eyecite.helpers does not read courts-db's courts"
+    return None
 
 
 def _installed_key() -> str:
@@ -169,6 +226,7 @@ def build_groups(tokenizers: types.ModuleType) -> dict[str, Any]:
 
     return {
         "format": FORMAT,
+        "lean": True,
         # what eyecite reads of courts-db (a court's id from a parenthetical's "9th Cir."), in its order
         "courts": [{"id": c["id"], "citation_string": c["citation_string"]} for c in courts_db.courts],
         "reporter_names": sorted(set(reporters_db.EDITIONS) | set(reporters_db.VARIATIONS_ONLY)),

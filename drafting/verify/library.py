@@ -8,7 +8,6 @@ store; the library's files are looked up through the evidence room. Nothing here
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -18,6 +17,7 @@ from drafting.verify.errors import VerifyError
 from drafting.verify.sources import load_sources
 from drafting.verify.store import add_given_citations, stored_citations
 from evidence.index.store import load_matter, matter_id, readable_pages_of_file
+from workspace.digest import file_sha256
 
 
 @dataclass(frozen=True)
@@ -59,7 +59,7 @@ def add_citations(database_file: Path, library: str, file: Path, cites: list[str
     check_citations(cites)
     if not file.is_file():
         raise VerifyError(f"There is no file at {file}. Give the path of the opinion's PDF or text.")
-    sha = hashlib.sha256(file.read_bytes()).hexdigest()
+    sha = file_sha256(file)
     matter = load_matter(database_file, library)
     readable = readable_pages_of_file(database_file, matter.id, sha)
     inside = any(file.absolute().is_relative_to(folder) for folder in matter.sources)

@@ -117,11 +117,16 @@ def cmd_new(args: argparse.Namespace, paths: Paths) -> int:
 
 def cmd_list(args: argparse.Namespace, paths: Paths) -> int:
     from drafting.batch.store import BatchStore
+    from tui.cli.tables import show, table
 
     store = BatchStore(paths.database_file)
-    for b in store.batches():
+    batches = store.batches()
+    listing = table("batch", "task", "matter", "jobs")
+    for b in batches:
         counts = ", ".join(f"{n} {state}" for state, n in sorted(store.counts(b.id).items()))
-        print(f"{b.name:<20} {b.task:<14} {b.matter:<20} {counts}")
+        listing.add_row(b.name, b.task, b.matter, counts)
+    if batches:
+        show(listing)
     return exit_codes.CLEAN
 
 

@@ -90,9 +90,13 @@ def _keys(keymap: Mapping[str, str], *, listing: bool) -> list[str]:
     from tui.cli.keys import actions, keys_of, problems
 
     if listing:
-        print("\nactions ([keys] maps an id to a key):")
+        from tui.cli.tables import show, table
+
+        print()
+        keys_table = table("action", "keys", "what it does", title="actions ([keys] maps an id to a key)")
         for action in actions():
-            print(f"  {action.id:<32} {','.join(keys_of(action, keymap)):<14} {action.description}")
+            keys_table.add_row(action.id, ",".join(keys_of(action, keymap)), action.description)
+        show(keys_table)
     elif keymap:
         print(f"\n[keys]: {len(keymap)} remapped: " + ", ".join(f"{k} = {v}" for k, v in keymap.items()))
     wrong = problems(keymap)

@@ -147,15 +147,23 @@ def cmd_stats(args: argparse.Namespace, paths: Paths) -> int:
 
 def cmd_list(args: argparse.Namespace, paths: Paths) -> int:
     from corrections.store import list_pairs
+    from tui.cli.tables import show, table
 
     pairs = list_pairs(paths.database_file, limit=args.limit)
     if not pairs:
         print("No correction pairs yet.")
+        return 0
+    listing = table("pair", "accepted", "model", "task", "edit", "", right=("pair", "edit"))
     for p in pairs:
-        mark = " excluded" if p.excluded else ""
-        print(
-            f"{p.id:>6}  {p.accepted_at[:16]}  {p.model_label:<22}  {p.task_type:<16}  edit {p.edit_ratio:>6.1%}{mark}"
+        listing.add_row(
+            str(p.id),
+            p.accepted_at[:16],
+            p.model_label,
+            p.task_type,
+            f"{p.edit_ratio:.1%}",
+            "excluded" if p.excluded else "",
         )
+    show(listing)
     return 0
 
 
@@ -214,10 +222,15 @@ def cmd_parties(args: argparse.Namespace, paths: Paths) -> int:
     if args.propose or args.confirm:
         _proposals(args, paths)
     listed = party_list(paths.database_file, args.matter)
-    for name, placeholder in listed.items():
-        print(f"{placeholder:<12} {name}")
-    for placeholder, forms in shorter_forms(listed).items():
-        print(f"{placeholder:<12} and its shorter forms: {', '.join(forms)}")
+    if listed:
+        from tui.cli.tables import show, table
+
+        parties = table("placeholder", "party")
+        for name, placeholder in listed.items():
+            parties.add_row(placeholder, name)
+        for placeholder, forms in shorter_forms(listed).items():
+            parties.add_row(placeholder, f"and its shorter forms: {', '.join(forms)}")
+        show(parties)
     return 0
 
 

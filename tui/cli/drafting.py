@@ -218,12 +218,18 @@ def cmd_runs_list(args: argparse.Namespace, paths: Paths) -> int:
     if not paths.database_file.exists():
         print("No runs yet. Start one with `chambers draft --matter M --task T --instructions FILE`.")
         return 0
+    from tui.cli.tables import show, table
+
     runs = RunStore(paths.database_file).list(args.limit)
     if not runs:
         print("No runs yet. Start one with `chambers draft --matter M --task T --instructions FILE`.")
+        return 0
+    listing = table("run", "created", "status", "task", "matter", "next", right=("run",))
     for run in runs:
-        print(f"{run.id:>5}  {run.created_at[:19]}  {run.status:<10} {run.task_type:<20} {run.matter:<20} "
-              f"next: {run.next_stage() or '-'}")  # fmt: skip
+        listing.add_row(
+            str(run.id), run.created_at[:19], run.status, run.task_type, run.matter, run.next_stage() or "-"
+        )
+    show(listing)
     return 0
 
 

@@ -168,17 +168,19 @@ def cmd_search(args: argparse.Namespace, paths: Paths) -> int:
 
 
 def cmd_audit(args: argparse.Namespace, paths: Paths) -> int:
-    from evidence.report import audit_matter, format_audit
+    from evidence.report import audit_matter
+    from tui.evidence.audit_text import audit_text
 
     audit = audit_matter(paths.database_file, args.matter)
-    print(format_audit(audit))
+    print(audit_text(audit))
     return 0 if audit.primary_share == 1.0 else 1
 
 
 def setup_demo_matter(paths: Paths) -> int:
     """The demo's sample matter: generated under the home (not the data folder), ingested, audited."""
-    from evidence.report import audit_matter, format_audit
+    from evidence.report import audit_matter
     from evidence.sample_matter import SAMPLE_MATTER, prepare_sample_matter
+    from tui.evidence.audit_text import audit_text
 
     def progress(message: str) -> None:
         print(message, flush=True)
@@ -186,7 +188,7 @@ def setup_demo_matter(paths: Paths) -> int:
     root = paths.config_file.parent / "sample-matter"
     prepare_sample_matter(paths.database_file, root, progress)
     run_ingest(paths, SAMPLE_MATTER)
-    print(format_audit(audit_matter(paths.database_file, SAMPLE_MATTER)), flush=True)
+    print(audit_text(audit_matter(paths.database_file, SAMPLE_MATTER)), flush=True)
     print(f"Try: chambers evidence search {SAMPLE_MATTER} compressor", flush=True)
     return 0
 

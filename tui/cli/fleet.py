@@ -41,8 +41,10 @@ def register(sub: Any) -> None:
 def cmd_doctor(args: argparse.Namespace, paths: Paths) -> int:
     import asyncio
 
-    from backends.fleet.doctor import format_report, run_doctor
+    from backends.fleet.doctor import run_doctor
     from backends.fleet.sources import sources_from_config
+    from tui.cli.fleet_tables import doctor_findings, doctor_tables
+    from tui.cli.tables import show
     from tui.cli.train import trained_on
     from workspace.config import load_config
 
@@ -53,7 +55,12 @@ def cmd_doctor(args: argparse.Namespace, paths: Paths) -> int:
     finally:
         for source in sources:
             source.close()
-    print(json.dumps(report.as_dict(), indent=2) if args.json else format_report(report))
+    if args.json:
+        print(json.dumps(report.as_dict(), indent=2))
+    else:
+        print(f"chambers doctor: {report.config_file}\n")
+        show(doctor_tables(report))
+        print("\n".join(doctor_findings(report)))
     if any(s.health in ("down", "refused") for s in report.backends):
         return exit_codes.BACKEND
     if any(h.status.startswith("refused") for h in report.hosts):  # the policy refused a telemetry source
@@ -69,10 +76,12 @@ def cmd_bench(args: argparse.Namespace, paths: Paths) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
-    from backends.fleet.bench import Bench, BenchSettings, LengthResult, format_table
+    from backends.fleet.bench import Bench, BenchSettings, LengthResult
     from backends.fleet.bench import Progress as Step
     from backends.fleet.store import save_results
     from tui.cli.fleet_sweep import bench_lengths, cmd_sweep
+    from tui.cli.fleet_tables import bench_table
+    from tui.cli.tables import show
     from workspace.audit import AuditLog
     from workspace.config import load_config
     from workspace.errors import ChambersError
@@ -121,7 +130,7 @@ def cmd_bench(args: argparse.Namespace, paths: Paths) -> int:
         print(json.dumps({"results": [r.as_dict() for r in results if r.runs], "failures": failures,
                           "interrupted": interrupted}, indent=2))  # fmt: skip
     else:
-        print(format_table([r for r in results if r.runs]) if stored else "No run finished.")
+        show(bench_table([r for r in results if r.runs]) if stored else "No run finished.")
         for failure in failures:
             print(f"failed: {failure}", file=sys.stderr)
         if interrupted:

@@ -41,10 +41,12 @@ def cmd_agree(args: argparse.Namespace, paths: Paths) -> int:
     from dataclasses import asdict
     from datetime import UTC, datetime
 
-    from backends.fleet.agree import AgreeError, AgreementRunner, finals_corpus, format_agreement
+    from backends.fleet.agree import AgreeError, AgreementRunner, finals_corpus
     from backends.fleet.store import save_agreement
     from backends.local_server import ensure_llama_tool
     from corrections.store import accepted_finals
+    from tui.cli.fleet_tables import agreement_table
+    from tui.cli.tables import show
     from workspace.config import load_config
 
     config = load_config(paths.config_file) if paths.config_file.exists() else None
@@ -80,7 +82,7 @@ def cmd_agree(args: argparse.Namespace, paths: Paths) -> int:
             )
         )
         return 0
-    print(format_agreement([a for a, _, _ in results]))
+    show(agreement_table([a for a, _, _ in results]))
     for a, changed, total in results:
         if total:
             print(f"{Path(a.candidate).name}: {changed} of {total} multiple-choice answers changed")

@@ -30,7 +30,9 @@ def cmd_sweep(args: argparse.Namespace, paths: Paths) -> int:
     from backends.fleet.profiles import profile_named
     from backends.fleet.serve import binary_for, check_model_file
     from backends.fleet.store import save_sweep
-    from backends.fleet.sweep import Variant, format_sweep, run_sweep
+    from backends.fleet.sweep import Variant, run_sweep
+    from tui.cli.fleet_tables import sweep_notes, sweep_table
+    from tui.cli.tables import show
     from workspace.audit import AuditLog
     from workspace.config import load_config
     from workspace.errors import ChambersError
@@ -67,7 +69,8 @@ def cmd_sweep(args: argparse.Namespace, paths: Paths) -> int:
                 "results": [x.as_dict() for x in r.results if x.runs]} for r in rows]  # fmt: skip
         print(json.dumps({"profile": profile.name, "rows": out, "interrupted": interrupted}, indent=2))
     else:
-        print(format_sweep(rows, args.floor))
+        show(sweep_table(rows, args.floor))
+        print("\n".join(sweep_notes(rows)))
         _print_agreement(paths, {r.model for r in rows})
     if interrupted:
         print("Stopped by Ctrl-C; the finished variants are stored.", file=sys.stderr)

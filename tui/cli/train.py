@@ -296,17 +296,30 @@ async def _served_model_checked(
 
 def cmd_list(args: argparse.Namespace, paths: Paths) -> int:
     from corrections.adapters import list_adapters
+    from tui.cli.tables import show, table
 
     records = list_adapters(paths.database_file)
     if not records:
         print("No adapters yet. `chambers train --role drafter --name NAME` makes one.")
+        return 0
+    listing = table("adapter", "role", "base model", "pairs", "evaluation", right=("pairs",))
+    stale: list[str] = []
     for r in records:
-        table = (r.eval or {}).get("table", [])
-        overall = table[-1] if table else None
+        evaluated = (r.eval or {}).get("table", [])
+        overall = evaluated[-1] if evaluated else None
         score = (f"edit ratio {overall['base_edit_ratio']:.3f}->{overall['adapter_edit_ratio']:.3f}, "
                  f"chrF {overall['base_chrf']:.1f}->{overall['adapter_chrf']:.1f}") if overall else "not evaluated"  # fmt: skip
-        stale = f"  STALE: {r.stale_reason}" if r.stale_reason else ""
-        print(f"{r.name:<20} {r.role:<9} {r.base_model:<26} {len(r.train_pair_ids):>4} pairs  {score}{stale}")
+        listing.add_row(
+            r.name + (" (STALE)" if r.stale_reason else ""),
+            r.role,
+            r.base_model,
+            str(len(r.train_pair_ids)),
+            score,
+        )
+        if r.stale_reason:
+            stale.append(f"{r.name} is STALE: {r.stale_reason}")
+    show(listing)
+    print("\n".join(stale), end="\n" if stale else "")
     return 0
 
 

@@ -268,11 +268,12 @@ class EvidenceScreen(ChambersScreen):
 
     @work(thread=True, exclusive=True, group="evidence-audit", exit_on_error=False)
     def audit(self, matter: str) -> None:
-        from evidence.report import audit_matter, format_audit
+        from evidence.report import audit_matter
+        from tui.evidence.audit_text import audit_text
 
         report = audit_matter(self.database_file, matter)
         share = f"{report.primary_share:.1%} of the indexed text is primary"
-        screen = ReadingScreen(f"Provenance audit: {matter}", share, Text(format_audit(report)))
+        screen = ReadingScreen(f"Provenance audit: {matter}", share, Text(audit_text(report)))
         self.app.call_from_thread(self.app.push_screen, screen)
         self.app.call_from_thread(self.set_status, f"Audit of {matter}: {share}.")
 
