@@ -72,7 +72,6 @@ def wire(
     capture: Capture | None = None,
 ) -> Wiring:
     """The wiring for one database, its own audit trail and the default options unless given."""
-
     return Wiring(
         config=config,
         database_file=database_file,

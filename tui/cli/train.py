@@ -189,14 +189,13 @@ def launch_line(base: str, adapter_file: str) -> str:
 
 def cmd_eval(args: argparse.Namespace, paths: Paths) -> int:
     import asyncio  # here, not at the top: every chambers command would pay for it at start-up
-    from functools import partial
 
     from corrections.adapters import get_adapter, store_eval
     from corrections.store import get_pair
     from corrections.train_eval import DEFAULT_MAX_TOKENS, EvalResult, evaluate, format_table, verifier_blocks
     from corrections.train_time import decode_rate, expected_line
     from drafting.replay import Replayer, adapter_id
-    from exhibits.registry import issued_productions
+    from tui.drafting.wiring import issued_ranges_on
     from workspace.audit import AuditLog
     from workspace.config import load_config
 
@@ -237,7 +236,7 @@ def cmd_eval(args: argparse.Namespace, paths: Paths) -> int:
     answers = 2 * len(pairs) * (args.max_tokens or DEFAULT_MAX_TOKENS)
     _say(expected_line("eval", answers, decode_rate(paths.database_file, backend.name), f"on '{backend.name}'")
          + " That counts the answers at their longest; reading each prompt adds to it.")  # fmt: skip
-    blocks = verifier_blocks(paths.database_file, partial(issued_productions, paths.database_file))
+    blocks = verifier_blocks(paths.database_file, issued_ranges_on(paths.database_file))
     done: list[int] = []
 
     def progress(count: int, total: int, score: PairScore) -> None:
