@@ -17,9 +17,12 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
+
 from backends.chat import ChatClient, ChatRequest
 from backends.errors import BackendError, PolicyRefusal
 from backends.events import ContentDelta, Finished, PromptProgress
+from drafting.answers import json_schema, read_answer
 from drafting.context import choose_context
 from drafting.events import (
     DraftDelta,
@@ -153,13 +156,13 @@ class StageRunner:
         call_started = time.perf_counter()
         persist = 0.0
         try:
-            schema = stage.schema(self.options.limits)
-            if schema is None:
+            model = stage.answer(self.options.limits)
+            if model is None:
                 request = ChatRequest(messages, return_progress=True)
                 finished, persist = await self._stream(client, request, role, record, pieces)
                 answer: Any = None
             else:
-                answer, finished = await self._json(client, stage, backend, messages, schema, role, record)
+                answer, finished = await self._json(client, stage, backend, messages, model, role, record)
         except (BackendError, PolicyRefusal) as exc:
             record.output = "".join(pieces) or getattr(exc, "partial", "")
             sizes = prompt_overflow(exc)
@@ -201,8 +204,9 @@ class StageRunner:
 
     async def _json(
         self, client: ChatClient, stage: ModelStage[Any], backend: Backend, messages: list[dict[str, Any]],
-        schema: dict[str, Any], role: str, record: StageRecord,
-    ) -> tuple[Any, Finished]:  # fmt: skip
+        model: type[BaseModel], role: str, record: StageRecord,
+    ) -> tuple[BaseModel, Finished]:  # fmt: skip
+        """The answer, in the schema of ``model`` and checked against it (an answer outside it is refused)."""
         request = ChatRequest(
             messages, sampling=json_sampling(backend, stage, self.options.limits), return_progress=True
         )
@@ -212,9 +216,14 @@ class StageRunner:
             written[0] += 1
             self.on_event(StageTokens(record.run_id, record.stage, written[0]))
 
-        return await client.complete_structured(
-            request, schema, role=role, on_progress=lambda e: self._progress(record, e), on_delta=count
+        raw, finished = await client.complete_structured(
+            request,
+            json_schema(model),
+            role=role,
+            on_progress=lambda e: self._progress(record, e),
+            on_delta=count,
         )
+        return read_answer(model, raw, backend=backend.name, url=backend.url, text=finished.text), finished
 
     async def _stream(
         self, client: ChatClient, request: ChatRequest, role: str, record: StageRecord, pieces: list[str]

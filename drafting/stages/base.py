@@ -4,9 +4,10 @@ A stage's result is stored in the run as plain JSON (``StageRecord.result``), so
 version load; each stage's result class turns that JSON into typed attributes (``from_dict``) and back
 (``as_dict``), and readers go through ``completed(run)`` rather than reading keys.
 
-A model stage also says which role answers it, what it is sent (``messages``), the JSON schema its
-answer must follow (None for the draft, which streams prose), the token budget that schema can need,
-and how its answer becomes its result (``parse``). A code stage (the verifier) computes its result.
+A model stage also says which role answers it, what it is sent (``messages``), the pydantic model of
+its JSON answer (``answer``; None for the draft, which streams prose), from which both the schema
+sent and the check of the answer come, the token budget that schema can need, and how its checked
+answer becomes its result (``parse``). A code stage (the verifier) computes its result.
 """
 
 from __future__ import annotations
@@ -17,6 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
+from pydantic import BaseModel
+
+from drafting.answers import json_schema
 from drafting.runs import Run, StageRecord
 from drafting.tasks import STAGE_LABELS, STAGE_ROLES
 from workspace.config import Config
@@ -38,10 +42,6 @@ class Limits:
 
     text_chars: int
     max_findings: int
-
-
-def text_schema(chars: int) -> dict[str, Any]:
-    return {"type": "string", "maxLength": chars}
 
 
 class Stage(ABC, Generic[R]):
@@ -85,9 +85,14 @@ class ModelStage(Stage[R]):
     def messages(self, run: Run, prompts: Path | None) -> list[dict[str, Any]]:
         """Exactly what the stage sends (``prompts``: the attorney's edited templates, None: the shipped ones)."""
 
-    def schema(self, limits: Limits) -> dict[str, Any] | None:
-        """The bounded JSON the answer must follow; None for an answer streamed as prose."""
+    def answer(self, limits: Limits) -> type[BaseModel] | None:
+        """The model of the JSON answer, bounded by ``limits``; None for an answer streamed as prose."""
         return None
+
+    def schema(self, limits: Limits) -> dict[str, Any] | None:
+        """The bounded JSON the answer must follow, as sent: the schema of ``answer``."""
+        model = self.answer(limits)
+        return json_schema(model) if model is not None else None
 
     def worst_tokens(self, limits: Limits) -> int:
         """Tokens the longest answer ``schema`` allows can take, one per character (a looping model may)."""
@@ -95,7 +100,7 @@ class ModelStage(Stage[R]):
 
     @abstractmethod
     def parse(self, run: Run, answer: Any, text: str, finish_reason: str | None) -> R:
-        """The result of the model's answer (the parsed JSON, or None for prose) for ``run``."""
+        """The result of the model's answer (an instance of ``answer``, checked; None for prose) for ``run``."""
 
     def keep(self, database_file: Path, text: str) -> None:
         """Record what the answer means for the matter (blocking: called in a worker thread)."""

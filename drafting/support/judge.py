@@ -13,15 +13,19 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Annotated, Any, Literal, get_args
+
+from pydantic import BaseModel, Field, ValidationError
 
 from backends.chat import ChatClient, ChatRequest
 from backends.errors import BackendError
 from backends.native import NativeClient
+from drafting.answers import json_schema
 from workspace.audit import AuditLog
 from workspace.config import Backend, Config
 
-LABELS = ("supports", "partly", "does not address", "contradicts")
+Label = Literal["supports", "partly", "does not address", "contradicts"]
+LABELS: tuple[Label, ...] = get_args(Label)
 WARN_LABELS = ("does not address", "contradicts")
 NO_EVIDENCE = "no evidence given"
 MODEL_JUDGEMENT = "model judgement"
@@ -35,16 +39,16 @@ SYSTEM = (
 )
 
 
+class SupportAnswer(BaseModel):
+    """What the support model answers: its label, what the passage lacks (for "partly"), and its evidence."""
+
+    label: Label
+    missing: Annotated[str, Field(max_length=MISSING_CHARS)]
+    span: Annotated[str, Field(max_length=SPAN_CHARS)]  # quoted from the passage, checked here
+
+
 def schema() -> dict[str, Any]:
-    return {
-        "type": "object",
-        "properties": {
-            "label": {"type": "string", "enum": list(LABELS)},
-            "missing": {"type": "string", "maxLength": MISSING_CHARS},
-            "span": {"type": "string", "maxLength": SPAN_CHARS},
-        },
-        "required": ["label", "missing", "span"],
-    }
+    return json_schema(SupportAnswer)
 
 
 @dataclass(frozen=True)
@@ -68,10 +72,12 @@ class Judgement:
 
 def checked(answer: Any, passage: str) -> Judgement:
     """The model's answer held to its evidence: a span not found verbatim in ``passage`` discards it."""
-    if not isinstance(answer, dict) or answer.get("label") not in LABELS:
+    try:
+        said = SupportAnswer.model_validate(answer)
+    except ValidationError:  # not the schema's answer: nothing of it is evidence
         return Judgement(NO_EVIDENCE, answered=str(answer)[:200])
-    label, span = str(answer["label"]), str(answer.get("span", ""))
-    missing = str(answer.get("missing", "")).strip() if label == "partly" else ""
+    label, span = said.label, said.span
+    missing = said.missing.strip() if label == "partly" else ""
     at = passage.find(span) if span.strip() else -1
     if at < 0:
         return Judgement(NO_EVIDENCE, answered=label, answered_span=span)
