@@ -13,7 +13,7 @@ same way from a screen, a test or a benchmark:
 Accepting stores a correction pair, which is the corrections room's business; that room sits
 above this one, so its capture function is passed in (``capture``). Likewise the matter's issued
 Bates productions, which the verifier checks Bates cites against, come from the exhibits room's
-reader (``issued_productions``).
+reader (``issued_ranges``).
 """
 
 from __future__ import annotations
@@ -35,9 +35,16 @@ from drafting.flags import FlagView, flags_from_marks
 from drafting.pipeline import Pipeline, PipelineOptions
 from drafting.review import Finding, anchor_findings, merge_marks
 from drafting.runs import Run
-from drafting.stages import review
+from drafting.stages import IssuedRanges, review
 from drafting.store import RunStore
-from drafting.verify import MatterIndex, Report, load_matter_index, record_override, verify_with
+from drafting.verify import (
+    MatterIndex,
+    ProductionRange,
+    Report,
+    load_matter_index,
+    record_override,
+    verify_with,
+)
 from evidence import schema as evidence_schema
 from evidence.matters import list_matters
 from evidence.provenance import register_output
@@ -60,7 +67,6 @@ class CapturedPair(Protocol):
 
 
 Capture = Callable[[Path, Run, str], CapturedPair]
-IssuedProductions = Callable[[Path, str], Sequence[tuple[str, int, int]]]
 
 
 @dataclass(frozen=True)
@@ -101,14 +107,14 @@ class DraftingSession:
         *,
         options: PipelineOptions | None = None,
         capture: Capture | None = None,
-        issued_productions: IssuedProductions | None = None,
+        issued_ranges: IssuedRanges | None = None,
     ) -> None:
         self.config = config
         self.database_file = database_file
         self.audit = audit
         self.options = options
         self._capture = capture
-        self._issued = issued_productions
+        self._issued = issued_ranges
         self._indexes: dict[str, MatterIndex] = {}
         self._index_lock = threading.Lock()
         self._save_lock = threading.Lock()  # one save at a time: two never interleave their reads and writes
@@ -123,9 +129,9 @@ class DraftingSession:
             issued_ranges=self.issued_ranges, prompts=prompts if prompts.is_dir() else None,
         )  # fmt: skip
 
-    def issued_ranges(self, matter: str) -> Sequence[tuple[str, int, int]]:
+    def issued_ranges(self, matter: str) -> Sequence[ProductionRange]:
         """The matter's issued Bates ranges, for the verifier (none without the exhibits room's reader)."""
-        return self._issued(self.database_file, matter) if self._issued is not None else ()
+        return self._issued(matter) if self._issued is not None else ()
 
     async def start(self, matter: str, task: str, instructions: str) -> Run:
         """Record a new run (nothing is sent yet) and make it the run that reopens next time."""

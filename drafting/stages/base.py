@@ -23,10 +23,11 @@ from pydantic import BaseModel
 from drafting.answers import json_schema
 from drafting.runs import Run, StageRecord
 from drafting.tasks import STAGE_LABELS, STAGE_ROLES
+from drafting.verify.sources import ProductionRange
 from workspace.config import Config
 
-# A matter's issued Bates production ranges (prefix, first, last), which the caller asks the exhibits room.
-IssuedRanges = Callable[[str], Sequence[tuple[str, int, int]]]
+# A matter's issued Bates production ranges, by the matter's name: the caller asks the exhibits room.
+IssuedRanges = Callable[[str], Sequence[ProductionRange]]
 
 
 class StageResult(Protocol):

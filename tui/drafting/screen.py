@@ -107,7 +107,7 @@ class DraftingScreen(FlagKeys, WorkingCopyKeys, FinishingKeys, ChambersScreen):
         super().__init__()
         self.session = DraftingSession(
             config, database_file, audit, options=options, capture=capture_pair,
-            issued_productions=issued_productions,
+            issued_ranges=lambda matter: issued_productions(database_file, matter),
         )  # fmt: skip
         self.guide = guide
         self._start_task, self._start_instructions = task, instructions
