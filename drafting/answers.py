@@ -2,8 +2,8 @@
 
 Each stage that answers in JSON declares its answer as a pydantic model; the bounds the run's
 options set (the longest string, the most findings) are added to it with ``create_model``. The
-schema sent to the server (``json_schema``) and the validation of the answer (``read_answer``) come
-from that one model, so the two cannot drift apart.
+schema sent to the server (``json_schema``) and the check of the answer (``checked``) come from
+that one model, so the two cannot drift apart.
 
 The schema sent keeps to what llama-server's grammar converter and Ollama's ``format`` both take:
 objects, required keys, string enums, ``maxLength`` and ``maxItems``; nested models are written
@@ -17,8 +17,6 @@ from types import GenericAlias
 from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError
-
-from backends.errors import MalformedStream
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -55,24 +53,22 @@ def json_schema(model: type[BaseModel]) -> dict[str, Any]:
     return out
 
 
-def read_answer(model: type[M], answer: Any, *, backend: str, url: str, text: str) -> M:
+def checked(model: type[M], answer: Any) -> M:
     """``answer`` (the parsed JSON) held to ``model``.
 
     Raises:
-        MalformedStream: the answer is JSON, but not the JSON the schema asked for (a server that
-            ignored the schema); its message names the first fields that are wrong.
+        OffSchema: the answer is JSON, but not of the model's shape; it names the first fields that are wrong.
     """
     try:
         return model.model_validate(answer)
     except ValidationError as exc:
-        wrong = "; ".join(
-            f"{'.'.join(str(p) for p in error['loc']) or 'the answer'}: {error['msg']}"
-            for error in exc.errors()[:3]
-        )
-        raise MalformedStream(
-            f"Backend '{backend}' was asked for JSON matching a schema but sent JSON that does not match it "
-            f"({wrong}).",
-            backend=backend,
-            url=url,
-            partial=text,
+        raise OffSchema(
+            "; ".join(
+                f"{'.'.join(str(p) for p in error['loc']) or 'the answer'}: {error['msg']}"
+                for error in exc.errors()[:3]
+            )
         ) from exc
+
+
+class OffSchema(ValueError):
+    """A JSON answer of another shape than its schema's (a server that ignored the schema sent it)."""

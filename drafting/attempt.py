@@ -20,9 +20,9 @@ from typing import Any
 from pydantic import BaseModel
 
 from backends.chat import ChatClient, ChatRequest
-from backends.errors import BackendError, PolicyRefusal
+from backends.errors import BackendError, MalformedStream, PolicyRefusal
 from backends.events import ContentDelta, Finished, PromptProgress
-from drafting.answers import json_schema, read_answer
+from drafting.answers import OffSchema, checked, json_schema
 from drafting.context import choose_context
 from drafting.events import (
     DraftDelta,
@@ -206,7 +206,8 @@ class StageRunner:
         self, client: ChatClient, stage: ModelStage[Any], backend: Backend, messages: list[dict[str, Any]],
         model: type[BaseModel], role: str, record: StageRecord,
     ) -> tuple[BaseModel, Finished]:  # fmt: skip
-        """The answer, in the schema of ``model`` and checked against it (an answer outside it is refused)."""
+        """The answer, sent the schema of ``model`` and checked against the stage's ``answer_shape``
+        (an answer of another shape is refused)."""
         request = ChatRequest(
             messages, sampling=json_sampling(backend, stage, self.options.limits), return_progress=True
         )
@@ -223,7 +224,16 @@ class StageRunner:
             on_progress=lambda e: self._progress(record, e),
             on_delta=count,
         )
-        return read_answer(model, raw, backend=backend.name, url=backend.url, text=finished.text), finished
+        try:
+            return checked(stage.answer_shape or model, raw), finished
+        except OffSchema as exc:
+            raise MalformedStream(
+                f"Backend '{backend.name}' was asked for JSON matching a schema but sent JSON of another "
+                f"shape ({exc}).",
+                backend=backend.name,
+                url=backend.url,
+                partial=finished.text,
+            ) from exc
 
     async def _stream(
         self, client: ChatClient, request: ChatRequest, role: str, record: StageRecord, pieces: list[str]

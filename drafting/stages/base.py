@@ -5,9 +5,12 @@ version load; each stage's result class turns that JSON into typed attributes (`
 (``as_dict``), and readers go through ``completed(run)`` rather than reading keys.
 
 A model stage also says which role answers it, what it is sent (``messages``), the pydantic model of
-its JSON answer (``answer``; None for the draft, which streams prose), from which both the schema
-sent and the check of the answer come, the token budget that schema can need, and how its checked
-answer becomes its result (``parse``). A code stage (the verifier) computes its result.
+its JSON answer (``answer_shape``: keys, types, enums; None for the draft, which streams prose) and
+that model bounded by the run's options (``answer``), whose schema is sent; the token budget that
+schema can need; and how its checked answer becomes its result (``parse``). The answer is checked
+against its shape, not its bounds: the bounds make the server's grammar end every answer, and a
+reason a little over one from a server that ignored them is still the model's reason. A code stage
+(the verifier) computes its result.
 """
 
 from __future__ import annotations
@@ -78,6 +81,7 @@ class ModelStage(Stage[R]):
     """A stage a model answers, on the backend of its role."""
 
     uses_evidence: ClassVar[bool] = False  # sent the run's numbered sources
+    answer_shape: ClassVar[type[BaseModel] | None] = None  # what a JSON answer is checked against
 
     def role(self, run: Run) -> str:
         return STAGE_ROLES[self.name]
@@ -87,7 +91,7 @@ class ModelStage(Stage[R]):
         """Exactly what the stage sends (``prompts``: the attorney's edited templates, None: the shipped ones)."""
 
     def answer(self, limits: Limits) -> type[BaseModel] | None:
-        """The model of the JSON answer, bounded by ``limits``; None for an answer streamed as prose."""
+        """``answer_shape`` bounded by ``limits`` (a subclass of it); None for an answer streamed as prose."""
         return None
 
     def schema(self, limits: Limits) -> dict[str, Any] | None:
@@ -101,7 +105,7 @@ class ModelStage(Stage[R]):
 
     @abstractmethod
     def parse(self, run: Run, answer: Any, text: str, finish_reason: str | None) -> R:
-        """The result of the model's answer (an instance of ``answer``, checked; None for prose) for ``run``."""
+        """The result of the model's answer (an ``answer_shape``, checked; None for prose) for ``run``."""
 
     def keep(self, database_file: Path, text: str) -> None:
         """Record what the answer means for the matter (blocking: called in a worker thread)."""

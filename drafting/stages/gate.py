@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Annotated, Any, Literal, get_args
+from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, Field, create_model
+from pydantic import BaseModel, create_model
 
 from drafting.answers import bounded_text, list_of
 from drafting.runs import Run, StageRecord
@@ -32,17 +32,20 @@ LABEL_CHARS = 12  # a source label, "S12"
 
 
 class GateAnswer(BaseModel):
-    """What the gate model answers; ``gate_answer`` bounds its reasons by the run's options."""
+    """What the gate model answers; ``gate_answer`` adds the bounds of the schema sent."""
 
     basis: Basis
     reasons: list[str]  # the model's own words
-    evidence: list[Annotated[str, Field(max_length=LABEL_CHARS)]] = Field(max_length=MAX_EVIDENCE)
+    evidence: list[str]  # the labels of the sources it cites
 
 
 @cache
 def gate_answer(limits: Limits) -> type[GateAnswer]:
     return create_model(
-        "GateAnswer", __base__=GateAnswer, reasons=list_of(bounded_text(limits.text_chars), MAX_REASONS)
+        "GateAnswer",
+        __base__=GateAnswer,
+        reasons=list_of(bounded_text(limits.text_chars), MAX_REASONS),
+        evidence=list_of(bounded_text(LABEL_CHARS), MAX_EVIDENCE),
     )
 
 
@@ -64,6 +67,7 @@ class GateResult:
 class GateStage(ModelStage[GateResult]):
     name = GATE
     uses_evidence = True
+    answer_shape = GateAnswer
 
     def messages(self, run: Run, prompts: Path | None) -> list[dict[str, Any]]:
         task = fill(load_template(prompts, GATE), instructions=run.instructions, task_type=run.task_type)

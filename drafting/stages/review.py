@@ -36,7 +36,7 @@ class FindingAnswer(BaseModel):
 
 
 class ReviewAnswer(BaseModel):
-    """What the reviewer model answers; ``review_answer`` bounds its strings and findings by the run's options."""
+    """What the reviewer model answers; ``review_answer`` adds the bounds of the schema sent."""
 
     findings: list[FindingAnswer]
 
@@ -82,6 +82,7 @@ def parse_findings(answer: ReviewAnswer) -> list[Finding]:
 class ReviewStage(ModelStage[ReviewResult]):
     name = REVIEW
     uses_evidence = True
+    answer_shape = ReviewAnswer
 
     def messages(self, run: Run, prompts: Path | None) -> list[dict[str, Any]]:
         task = fill(load_template(prompts, REVIEW), draft=run.draft, task_type=run.task_type)

@@ -29,7 +29,7 @@ else:
 
 
 class RouteAnswer(BaseModel):
-    """What the router model answers; ``route_answer`` bounds its reason by the run's options."""
+    """What the router model answers; ``route_answer`` adds the bound of the schema sent."""
 
     task_type: TaskName
     drafter: Drafter
@@ -64,6 +64,7 @@ class RouteResult:
 
 class RouteStage(ModelStage[RouteResult]):
     name = ROUTE
+    answer_shape = RouteAnswer
 
     def messages(self, run: Run, prompts: Path | None) -> list[dict[str, Any]]:
         task_types = ", ".join(f'"{name}"' for name in TASKS)

@@ -13,14 +13,14 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from typing import Annotated, Any, Literal, get_args
+from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, ValidationError, create_model
 
 from backends.chat import ChatClient, ChatRequest
 from backends.errors import BackendError
 from backends.native import NativeClient
-from drafting.answers import json_schema
+from drafting.answers import bounded_text, json_schema
 from workspace.audit import AuditLog
 from workspace.config import Backend, Config
 
@@ -43,12 +43,21 @@ class SupportAnswer(BaseModel):
     """What the support model answers: its label, what the passage lacks (for "partly"), and its evidence."""
 
     label: Label
-    missing: Annotated[str, Field(max_length=MISSING_CHARS)]
-    span: Annotated[str, Field(max_length=SPAN_CHARS)]  # quoted from the passage, checked here
+    missing: str
+    span: str  # quoted from the passage, checked here
+
+
+# The schema sent bounds the strings, so every answer ends; the answer is checked against its shape.
+BOUNDED = create_model(
+    "SupportAnswer",
+    __base__=SupportAnswer,
+    missing=(bounded_text(MISSING_CHARS), ...),
+    span=(bounded_text(SPAN_CHARS), ...),
+)
 
 
 def schema() -> dict[str, Any]:
-    return json_schema(SupportAnswer)
+    return json_schema(BOUNDED)
 
 
 @dataclass(frozen=True)
