@@ -19,11 +19,14 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from statistics import mean
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from corrections.chrf import chrf
 from corrections.model import StoredPair
 from corrections.redline import redline
+
+if TYPE_CHECKING:  # the pipeline itself is imported only where the verifier runs
+    from drafting.stages import IssuedRanges
 
 SCALES = {"base": 0.0, "adapter": 1.0}
 DEFAULT_MAX_TOKENS = 256  # the longest answer asked for, unless the attorney says otherwise
@@ -113,9 +116,7 @@ async def evaluate(
     return EvalResult(scores, tokens, seconds)
 
 
-def verifier_blocks(
-    database_file: Path, issued_ranges: Callable[[str], Sequence[tuple[str, int, int]]] | None = None
-) -> CountBlocks:
+def verifier_blocks(database_file: Path, issued_ranges: IssuedRanges | None = None) -> CountBlocks:
     """Count the verifier's blocking flags on a text, each matter's index read once.
 
     ``issued_ranges`` gives a matter's issued Bates production ranges (the caller asks the exhibits room).

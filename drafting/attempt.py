@@ -17,9 +17,12 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
+
 from backends.chat import ChatClient, ChatRequest
-from backends.errors import BackendError, PolicyRefusal
+from backends.errors import BackendError, MalformedStream, PolicyRefusal
 from backends.events import ContentDelta, Finished, PromptProgress
+from drafting.answers import OffSchema, checked, json_schema
 from drafting.context import choose_context
 from drafting.events import (
     DraftDelta,
@@ -161,13 +164,13 @@ class StageRunner:
         call_started = time.perf_counter()
         persist = 0.0
         try:
-            schema = stage.schema(self.options.limits)
-            if schema is None:
+            model = stage.answer(self.options.limits)
+            if model is None:
                 request = ChatRequest(messages, return_progress=True)
                 finished, persist = await self._stream(client, request, role, record, pieces)
                 answer: Any = None
             else:
-                answer, finished = await self._json(client, stage, backend, messages, schema, role, record)
+                answer, finished = await self._json(client, stage, backend, messages, model, role, record)
         except (BackendError, PolicyRefusal) as exc:
             record.output = "".join(pieces) or getattr(exc, "partial", "")
             sizes = prompt_overflow(exc)
@@ -209,8 +212,10 @@ class StageRunner:
 
     async def _json(
         self, client: ChatClient, stage: ModelStage[Any], backend: Backend, messages: list[dict[str, Any]],
-        schema: dict[str, Any], role: str, record: StageRecord,
-    ) -> tuple[Any, Finished]:  # fmt: skip
+        model: type[BaseModel], role: str, record: StageRecord,
+    ) -> tuple[BaseModel, Finished]:  # fmt: skip
+        """The answer, sent the schema of ``model`` and checked against the stage's ``answer_shape``
+        (an answer of another shape is refused)."""
         request = ChatRequest(
             messages, sampling=json_sampling(backend, stage, self.options.limits), return_progress=True
         )
@@ -220,9 +225,23 @@ class StageRunner:
             written[0] += 1
             self.on_event(StageTokens(record.run_id, record.stage, written[0]))
 
-        return await client.complete_structured(
-            request, schema, role=role, on_progress=lambda e: self._progress(record, e), on_delta=count
+        raw, finished = await client.complete_structured(
+            request,
+            json_schema(model),
+            role=role,
+            on_progress=lambda e: self._progress(record, e),
+            on_delta=count,
         )
+        try:
+            return checked(stage.answer_shape or model, raw), finished
+        except OffSchema as exc:
+            raise MalformedStream(
+                f"Backend '{backend.name}' was asked for JSON matching a schema but sent JSON of another "
+                f"shape ({exc}).",
+                backend=backend.name,
+                url=backend.url,
+                partial=finished.text,
+            ) from exc
 
     async def _stream(
         self, client: ChatClient, request: ChatRequest, role: str, record: StageRecord, pieces: list[str]

@@ -7,12 +7,14 @@ the drafting session and the screens share one shape and nothing here draws anyt
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Literal
 
+from drafting.review import Mark, ReviewSeverity
 from drafting.runs import Run
 from drafting.stages import verify
-from drafting.verify.model import REASONS
+from drafting.verify.model import REASONS, Flag, Kind, Pointer, Report, Severity, Verdict
 
 # The gutter letter keeps a flag visible on a monochrome terminal (NO_COLOR, or a bad SSH client).
 GUTTER = {"block": "B", "high": "R", "warn": "W", "medium": "R", "low": "r"}
@@ -24,16 +26,16 @@ class FlagView:
 
     start: int
     end: int
-    source: str  # verifier | reviewer
-    severity: str
-    kind: str
+    source: Literal["verifier", "reviewer", "support"]
+    severity: Severity | ReviewSeverity
+    kind: Kind | Literal["review", "support", "locator"]
     text: str
     message: str
     fix: str = ""
-    evidence: tuple[dict[str, Any], ...] = ()
+    evidence: tuple[Pointer, ...] = ()
     key: str | None = None  # the verifier's flag key, for overrides
     overridden: str | None = None  # the override's reason
-    verdict: str = ""  # the verifier's: verified | contradicted | unverifiable
+    verdict: Verdict | Literal[""] = ""  # the verifier's (none for the reviewer's and the support check's)
     reason: str = ""  # why an unverifiable item could not be checked (REASONS' key)
     support: dict[str, Any] | None = None  # the support check's pair (claim, passage, locator, judgement)
 
@@ -70,32 +72,37 @@ def flags_in_run(run: Run) -> list[FlagView]:
     verified = verify.completed(run)
     if verified is None:
         return []
-    flags = flags_from_marks([m.as_dict() for m in verified.marks], verified.report or {})
+    flags = flags_from_marks(verified.marks, verified.report)
     if not verified.support:
         return flags
     from drafting.support.flags import support_flags  # it builds FlagViews: imported here, not at the top
 
-    sha = str((verified.report or {}).get("draft_sha256", ""))
+    sha = verified.report.draft_sha256 if verified.report is not None else ""
     for extra in support_flags(list(verified.support), sha):  # after the flags at or before it, in order
         at = next((i for i, f in enumerate(flags) if f.start > extra.start), len(flags))
         flags.insert(at, extra)
     return flags
 
 
-def flags_from_marks(marks: list[dict[str, Any]], report: dict[str, Any]) -> list[FlagView]:
+def flags_from_marks(marks: Sequence[Mark], report: Report | None) -> list[FlagView]:
     """Marks (as ``merge_marks`` gives them) joined to the verifier's report for evidence and overrides."""
-    by_span = {(f["start"], f["end"], f["kind"]): f for f in report.get("flags", [])}
+    flags = report.flags if report is not None else []
+    by_span: dict[tuple[int, int, str], Flag] = {(f.start, f.end, f.kind): f for f in flags}
     out: list[FlagView] = []
     for m in marks:
-        flag = by_span.get((m["start"], m["end"], m["kind"]), {}) if m["source"] == "verifier" else {}
-        override = flag.get("override") or {}
-        out.append(
-            FlagView(
-                m["start"], m["end"], m["source"], m["severity"], m["kind"], m["text"], m["message"],
-                m.get("fix", ""), tuple(flag.get("evidence", ())), flag.get("key"), override.get("reason"),
-                flag.get("verdict", ""), flag.get("reason", ""),
+        flag = by_span.get((m.start, m.end, m.kind)) if m.source == "verifier" else None
+        view = FlagView(m.start, m.end, m.source, m.severity, m.kind, m.text, m.message, m.fix)
+        if flag is not None and report is not None:
+            override = report.overrides.get(flag.key)
+            view = replace(
+                view,
+                evidence=flag.evidence,
+                key=flag.key,
+                overridden=override.reason if override is not None else None,
+                verdict=flag.verdict,
+                reason=flag.reason,
             )
-        )  # fmt: skip
+        out.append(view)
     return out
 
 

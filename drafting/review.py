@@ -11,10 +11,14 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, Literal, get_args
 
-SEVERITIES = ("high", "medium", "low")
+from drafting.verify.model import Flag, Kind, Severity
+
+ReviewSeverity = Literal["high", "medium", "low"]
+SEVERITIES: tuple[ReviewSeverity, ...] = get_args(ReviewSeverity)
 FUZZY_THRESHOLD = 0.8
 MIN_FUZZY_CHARS = 12  # a short quote ("the", "$5") anchors only exactly: fuzzily it would land anywhere
 
@@ -23,7 +27,7 @@ MIN_FUZZY_CHARS = 12  # a short quote ("the", "$5") anchors only exactly: fuzzil
 class Finding:
     quote: str
     problem: str
-    severity: str
+    severity: ReviewSeverity
     fix: str
     start: int | None = None
     end: int | None = None
@@ -40,9 +44,9 @@ class Mark:
 
     start: int
     end: int
-    source: str  # verifier | reviewer
-    severity: str  # verifier: block | warn | ok; reviewer: high | medium | low
-    kind: str  # the verifier's kind (date, bates...) or "review"
+    source: Literal["verifier", "reviewer"]
+    severity: Severity | ReviewSeverity
+    kind: Kind | Literal["review"]  # the verifier's kind (date, bates...), or the reviewer's finding
     text: str  # the draft's text at the span
     message: str
     fix: str = ""
@@ -110,12 +114,12 @@ def _best_window(hay: str, needle: str) -> tuple[int, int, float]:
     return start, min(len(hay), start + length), score(start, length)
 
 
-def merge_marks(draft: str, flags: list[dict[str, Any]], findings: list[Finding]) -> list[Mark]:
+def merge_marks(draft: str, flags: Sequence[Flag], findings: Sequence[Finding]) -> list[Mark]:
     """The verifier's flags and the anchored findings as one list, ordered by position in the draft."""
     marks = [
-        Mark(f["start"], f["end"], "verifier", f["severity"], f["kind"], f["text"], f["message"])
+        Mark(f.start, f.end, "verifier", f.severity, f.kind, f.text, f.message)
         for f in flags
-        if f["severity"] != "ok"
+        if f.severity != "ok"
     ]
     for f in findings:
         if f.start is not None and f.end is not None:

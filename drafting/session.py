@@ -222,9 +222,8 @@ def reverify(database_file: Path, run: Run, text: str, index: MatterIndex) -> tu
     stored = reviewed.findings if reviewed is not None else ()
     # Anchored afresh on the edited text: where the reviewer's quotes sat in the model's draft is stale.
     found = [Finding(f.quote, f.problem, f.severity, f.fix) for f in stored]
-    data = report.to_dict()
-    marks = [m.as_dict() for m in merge_marks(text, data["flags"], anchor_findings(text, found))]
-    return report, flags_from_marks(marks, data)
+    marks = merge_marks(text, report.flags, anchor_findings(text, found))
+    return report, flags_from_marks(marks, report)
 
 
 def override(

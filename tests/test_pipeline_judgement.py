@@ -129,3 +129,30 @@ async def test_review_findings_are_anchored_exactly_then_fuzzily_and_the_rest_li
     # The reviewer was given the draft and the very sources the drafter was given.
     sources = drafter.requests[0]["messages"][1]["content"].split("TASK")[0]
     assert sources.startswith("SOURCES") and sources in reviewer.requests[0]["messages"][1]["content"]
+
+
+async def test_a_gate_answer_outside_its_schema_is_refused_never_read_as_a_verdict(db: Path) -> None:
+    """A server that ignores the schema sends JSON of another shape: the gate stage is refused and the answer
+    kept on the stage; the schema it was sent is the one its answer is checked by."""
+    from drafting.answers import json_schema
+    from drafting.refusal import StageRefused
+    from drafting.stages.gate import gate_answer
+    from tests.support.pipeline_setup import OPTIONS
+
+    unsure = {"basis": "maybe", "reasons": ["Hard to say."], "evidence": []}
+    with scripted_server(unsure) as (gate_url, gate):
+        pipe = pipeline(without_router(role_config({"gate": gate_url}, "http://127.0.0.1:1")), db)
+        run = pipe.start(SAMPLE_MATTER, "demand_letter", INSTRUCTIONS)
+        with pytest.raises(StageRefused) as refused:
+            await pipe.execute(run.id)
+
+    port = gate_url.rsplit(":", 1)[1]
+    assert str(refused.value).startswith(
+        f"The gate failed: backend 'gate' at 127.0.0.1:{port} answered with something that is not the JSON"
+    )
+    kept = pipe.store.load(run.id)
+    assert kept.status == "refused" and [(s.stage, s.status) for s in kept.stages][-1] == ("gate", "refused")
+    assert '"maybe"' in kept.stages[-1].output and kept.completed("gate") is None
+    sent = gate.requests[0]["response_format"]["json_schema"]["schema"]
+    assert sent == json_schema(gate_answer(OPTIONS.limits)) == pipe.json_schema("gate")
+    assert sent["properties"]["basis"]["enum"] == ["yes", "partial", "no"]

@@ -165,21 +165,17 @@ def test_an_override_survives_edits_elsewhere_but_not_a_changed_statement(
 
 def test_the_flag_list_names_each_verdict_and_counts_them_apart() -> None:
     from drafting.flags import flags_from_marks, verdict_counts
+    from drafting.review import merge_marks
+    from drafting.verify.model import Flag, Report
     from tui.drafting.dialogs import describe
 
-    marks = [
-        {"start": 0, "end": 5, "source": "verifier", "severity": "block", "kind": "case", "text": "1 F.3d 1",
-         "message": "Wrong pin."},
-        {"start": 9, "end": 20, "source": "verifier", "severity": "block", "kind": "case", "text": "2 F.3d 2",
-         "message": "Unverifiable: not in your library."},
-    ]  # fmt: skip
-    report = {
-        "flags": [
-            {"start": 0, "end": 5, "kind": "case", "verdict": "contradicted", "reason": "", "key": "a"},
-            {"start": 9, "end": 20, "kind": "case", "verdict": "unverifiable", "reason": "not-in-library",
-             "key": "b"},
-        ]
-    }  # fmt: skip
+    missing = "Unverifiable: not in your library."
+    flags = [
+        Flag(0, 5, "case", "block", "1 F.3d 1", "Wrong pin.", verdict="contradicted"),
+        Flag(9, 20, "case", "block", "2 F.3d 2", missing, verdict="unverifiable", reason="not-in-library"),
+    ]
+    report = Report("draft.md", "0" * 64, SAMPLE_MATTER, None, flags)
+    marks = merge_marks("1 F.3d 1 / 2 F.3d 2", flags, [])
     contradicted, unverifiable = flags_from_marks(marks, report)
     assert verdict_counts([contradicted, unverifiable]) == "1 contradicted · 1 unverifiable"
     assert "unverifiable case" in unverifiable.label() and "unverifiable" not in contradicted.label()

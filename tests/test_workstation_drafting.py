@@ -212,12 +212,13 @@ async def test_a_flag_whose_passages_cannot_be_read_says_so_in_the_error_modal(t
     """The flag dialog reads the cited pages in a worker; a database it cannot read is shown, not
     left as a dialog that quietly never lists the passages."""
     from drafting.flags import FlagView
+    from drafting.verify.model import Pointer
     from tui.widgets.screens import ErrorScreen
 
     damaged = tmp_path / "chambers.sqlite3"
     damaged.write_bytes(b"this is no SQLite database" * 100)
-    flag = FlagView(0, 7, "verifier", "block", "figure", "$84,000", "not in the evidence",
-                    evidence=({"file": "01-supply-agreement.pdf", "page": 1, "snippet": "84,000"},))  # fmt: skip
+    flag = FlagView(0, 7, "verifier", "block", "amount", "$84,000", "not in the evidence",
+                    evidence=(Pointer("01-supply-agreement.pdf", 1, snippet="84,000"),))  # fmt: skip
     config = Config(file="c.toml", policy=Policy(), boards=(), backends=())
     app = create_app(config, tmp_path / "other.sqlite3", start_on_dashboard=False)
     async with app.run_test(size=(80, 24)) as pilot:

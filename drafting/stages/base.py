@@ -4,9 +4,13 @@ A stage's result is stored in the run as plain JSON (``StageRecord.result``), so
 version load; each stage's result class turns that JSON into typed attributes (``from_dict``) and back
 (``as_dict``), and readers go through ``completed(run)`` rather than reading keys.
 
-A model stage also says which role answers it, what it is sent (``messages``), the JSON schema its
-answer must follow (None for the draft, which streams prose), the token budget that schema can need,
-and how its answer becomes its result (``parse``). A code stage (the verifier) computes its result.
+A model stage also says which role answers it, what it is sent (``messages``), the pydantic model of
+its JSON answer (``answer_shape``: keys, types, enums; None for the draft, which streams prose) and
+that model bounded by the run's options (``answer``), whose schema is sent; the token budget that
+schema can need; and how its checked answer becomes its result (``parse``). The answer is checked
+against its shape, not its bounds: the bounds make the server's grammar end every answer, and a
+reason a little over one from a server that ignored them is still the model's reason. A code stage
+(the verifier) computes its result.
 """
 
 from __future__ import annotations
@@ -17,12 +21,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
+from pydantic import BaseModel
+
+from drafting.answers import json_schema
 from drafting.runs import Run, StageRecord
 from drafting.tasks import STAGE_LABELS, STAGE_ROLES
+from drafting.verify.sources import ProductionRange
 from workspace.config import Config
 
-# A matter's issued Bates production ranges (prefix, first, last), which the caller asks the exhibits room.
-IssuedRanges = Callable[[str], Sequence[tuple[str, int, int]]]
+# A matter's issued Bates production ranges, by the matter's name: the caller asks the exhibits room.
+IssuedRanges = Callable[[str], Sequence[ProductionRange]]
 
 
 class StageResult(Protocol):
@@ -38,10 +46,6 @@ class Limits:
 
     text_chars: int
     max_findings: int
-
-
-def text_schema(chars: int) -> dict[str, Any]:
-    return {"type": "string", "maxLength": chars}
 
 
 class Stage(ABC, Generic[R]):
@@ -77,6 +81,7 @@ class ModelStage(Stage[R]):
     """A stage a model answers, on the backend of its role."""
 
     uses_evidence: ClassVar[bool] = False  # sent the run's numbered sources
+    answer_shape: ClassVar[type[BaseModel] | None] = None  # what a JSON answer is checked against
 
     def role(self, run: Run) -> str:
         return STAGE_ROLES[self.name]
@@ -85,9 +90,14 @@ class ModelStage(Stage[R]):
     def messages(self, run: Run, prompts: Path | None) -> list[dict[str, Any]]:
         """Exactly what the stage sends (``prompts``: the attorney's edited templates, None: the shipped ones)."""
 
-    def schema(self, limits: Limits) -> dict[str, Any] | None:
-        """The bounded JSON the answer must follow; None for an answer streamed as prose."""
+    def answer(self, limits: Limits) -> type[BaseModel] | None:
+        """``answer_shape`` bounded by ``limits`` (a subclass of it); None for an answer streamed as prose."""
         return None
+
+    def schema(self, limits: Limits) -> dict[str, Any] | None:
+        """The bounded JSON the answer must follow, as sent: the schema of ``answer``."""
+        model = self.answer(limits)
+        return json_schema(model) if model is not None else None
 
     def worst_tokens(self, limits: Limits) -> int:
         """Tokens the longest answer ``schema`` allows can take, one per character (a looping model may)."""
@@ -95,7 +105,7 @@ class ModelStage(Stage[R]):
 
     @abstractmethod
     def parse(self, run: Run, answer: Any, text: str, finish_reason: str | None) -> R:
-        """The result of the model's answer (the parsed JSON, or None for prose) for ``run``."""
+        """The result of the model's answer (an ``answer_shape``, checked; None for prose) for ``run``."""
 
     def keep(self, database_file: Path, text: str) -> None:
         """Record what the answer means for the matter (blocking: called in a worker thread)."""

@@ -7,12 +7,16 @@ finding whose quote cannot be found is kept apart, never dropped.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 
-from drafting.review import SEVERITIES, Finding, anchor_findings
+from pydantic import BaseModel, create_model
+
+from drafting.answers import bounded_text, list_of
+from drafting.review import Finding, ReviewSeverity, anchor_findings
 from drafting.runs import Run, StageRecord
-from drafting.stages.base import Limits, ModelStage, text_schema
+from drafting.stages.base import Limits, ModelStage
 from drafting.stages.sources import with_sources
 from drafting.tasks import REVIEW, fill, load_template
 
@@ -20,6 +24,30 @@ SYSTEM = (
     "You are opposing counsel reviewing a draft against the numbered sources. Attack it: every unsupported "
     "statement, wrong figure, misquotation and weak argument. Answer only with the JSON asked for."
 )
+
+
+class FindingAnswer(BaseModel):
+    """One finding as the reviewer model answers it: it quotes the draft, names the problem and the fix."""
+
+    quote: str
+    problem: str
+    severity: ReviewSeverity
+    fix: str
+
+
+class ReviewAnswer(BaseModel):
+    """What the reviewer model answers; ``review_answer`` adds the bounds of the schema sent."""
+
+    findings: list[FindingAnswer]
+
+
+@cache
+def review_answer(limits: Limits) -> type[ReviewAnswer]:
+    text = bounded_text(limits.text_chars)
+    finding = create_model(
+        "FindingAnswer", __base__=FindingAnswer, quote=(text, ...), problem=(text, ...), fix=(text, ...)
+    )
+    return create_model("ReviewAnswer", __base__=ReviewAnswer, findings=list_of(finding, limits.max_findings))
 
 
 @dataclass(frozen=True)
@@ -42,62 +70,34 @@ class ReviewResult:
         }
 
 
-def parse_findings(answer: Any) -> list[Finding]:
-    """Findings from the reviewer's JSON; entries without a problem are not findings."""
-    items = answer.get("findings", []) if isinstance(answer, dict) else []
-    out = []
-    for item in items if isinstance(items, list) else []:
-        if not isinstance(item, dict) or not str(item.get("problem", "")).strip():
-            continue
-        severity = str(item.get("severity", "medium")).lower()
-        out.append(
-            Finding(
-                quote=str(item.get("quote", "")),
-                problem=str(item["problem"]).strip(),
-                severity=severity if severity in SEVERITIES else "medium",
-                fix=str(item.get("fix", "")).strip(),
-            )
-        )
-    return out
+def parse_findings(answer: ReviewAnswer) -> list[Finding]:
+    """Findings from the reviewer's answer; entries without a problem are not findings."""
+    return [
+        Finding(quote=f.quote, problem=f.problem.strip(), severity=f.severity, fix=f.fix.strip())
+        for f in answer.findings
+        if f.problem.strip()
+    ]
 
 
 class ReviewStage(ModelStage[ReviewResult]):
     name = REVIEW
     uses_evidence = True
+    answer_shape = ReviewAnswer
 
     def messages(self, run: Run, prompts: Path | None) -> list[dict[str, Any]]:
         task = fill(load_template(prompts, REVIEW), draft=run.draft, task_type=run.task_type)
         return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": with_sources(task, run)}]
 
-    def schema(self, limits: Limits) -> dict[str, Any]:
+    def answer(self, limits: Limits) -> type[ReviewAnswer]:
         """Lengths are bounded so an answer always ends."""
-        text = text_schema(limits.text_chars)
-        return {
-            "type": "object",
-            "properties": {
-                "findings": {
-                    "type": "array",
-                    "maxItems": limits.max_findings,
-                    "items": {
-                        "type": "object",
-                        "properties": {
-                            "quote": text,
-                            "problem": text,
-                            "severity": {"type": "string", "enum": list(SEVERITIES)},
-                            "fix": text,
-                        },
-                        "required": ["quote", "problem", "severity", "fix"],
-                    },
-                }
-            },
-            "required": ["findings"],
-        }
+        return review_answer(limits)
 
     def worst_tokens(self, limits: Limits) -> int:
         return limits.max_findings * (3 * limits.text_chars + 100) + 40
 
     def parse(self, run: Run, answer: Any, text: str, finish_reason: str | None) -> ReviewResult:
-        return ReviewResult(tuple(anchor_findings(run.draft, parse_findings(answer))))
+        findings = parse_findings(ReviewAnswer.model_validate(answer))
+        return ReviewResult(tuple(anchor_findings(run.draft, findings)))
 
     def result_from(self, stored: dict[str, Any]) -> ReviewResult:
         return ReviewResult(tuple(Finding(**f) for f in stored.get("findings", [])))

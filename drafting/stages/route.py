@@ -7,16 +7,40 @@ settled by the rules of the task type, without a model.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
+from pydantic import BaseModel, create_model
+
+from drafting.answers import bounded_text
 from drafting.runs import Run, StageRecord
-from drafting.stages.base import Limits, ModelStage, text_schema
+from drafting.stages.base import Limits, ModelStage
 from drafting.tasks import ROUTE, TASKS, fill, load_template, task_type
 from workspace.config import Config
 
 SYSTEM = "You classify an attorney's drafting requests. Answer only with the JSON asked for."
-DRAFTERS = ("drafter", "heavy")
+Drafter = Literal["drafter", "heavy"]
+DRAFTERS: tuple[Drafter, ...] = get_args(Drafter)
+if TYPE_CHECKING:
+    TaskName = str
+else:
+    TaskName = Literal[tuple(TASKS)]  # one of the task types, by name: the schema's enum
+
+
+class RouteAnswer(BaseModel):
+    """What the router model answers; ``route_answer`` adds the bound of the schema sent."""
+
+    task_type: TaskName
+    drafter: Drafter
+    reason: str
+
+
+@cache
+def route_answer(limits: Limits) -> type[RouteAnswer]:
+    return create_model("RouteAnswer", __base__=RouteAnswer, reason=(bounded_text(limits.text_chars), ...))
+
+
 BY_ROUTER = "router"
 BY_RULES = "rules (no router backend is configured)"
 
@@ -40,37 +64,22 @@ class RouteResult:
 
 class RouteStage(ModelStage[RouteResult]):
     name = ROUTE
+    answer_shape = RouteAnswer
 
     def messages(self, run: Run, prompts: Path | None) -> list[dict[str, Any]]:
         task_types = ", ".join(f'"{name}"' for name in TASKS)
         user = fill(load_template(prompts, "router"), instructions=run.instructions, task_types=task_types)
         return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
 
-    def schema(self, limits: Limits) -> dict[str, Any]:
-        return {
-            "type": "object",
-            "properties": {
-                "task_type": {"type": "string", "enum": list(TASKS)},
-                "drafter": {"type": "string", "enum": list(DRAFTERS)},
-                "reason": text_schema(limits.text_chars),
-            },
-            "required": ["task_type", "drafter", "reason"],
-        }
+    def answer(self, limits: Limits) -> type[RouteAnswer]:
+        return route_answer(limits)
 
     def worst_tokens(self, limits: Limits) -> int:
         return limits.text_chars + 120
 
     def parse(self, run: Run, answer: Any, text: str, finish_reason: str | None) -> RouteResult:
-        data = answer if isinstance(answer, dict) else {}
-        task = data.get("task_type")
-        drafter = data.get("drafter")
-        return self._decided(
-            run,
-            task if task in TASKS else None,
-            drafter if drafter in DRAFTERS else None,
-            str(data.get("reason", "")),
-            BY_ROUTER,
-        )
+        said = RouteAnswer.model_validate(answer)
+        return self._decided(run, said.task_type, said.drafter, said.reason, BY_ROUTER)
 
     def without_model(self, run: Run, config: Config) -> RouteResult | None:
         if run.reroute_for(ROUTE) is not None or any("router" in b.roles for b in config.backends):

@@ -16,14 +16,14 @@ from drafting.runs import Run, StageRecord
 from drafting.stages import review
 from drafting.stages.base import CodeStage, IssuedRanges
 from drafting.tasks import VERIFY
-from drafting.verify import load_matter_index, may_export_final, verify_with
+from drafting.verify import Report, load_matter_index, may_export_final, verify_with
 
 NOTHING_WRITTEN = "The drafter wrote nothing."
 
 
 @dataclass(frozen=True)
 class VerifyResult:
-    report: dict[str, Any] | None  # the verifier's report as JSON (None when there was no draft)
+    report: Report | None  # None when there was no draft
     may_export_final: bool
     why: str
     marks: tuple[Mark, ...]  # verifier flags and anchored findings, by position in the draft
@@ -32,11 +32,11 @@ class VerifyResult:
 
     @property
     def counts(self) -> dict[str, int]:
-        return dict((self.report or {}).get("counts", {}))
+        return self.report.counts() if self.report is not None else {}
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "report": self.report,
+            "report": self.report.to_dict() if self.report is not None else None,
             "may_export_final": self.may_export_final,
             "why": self.why,
             "marks": [m.as_dict() for m in self.marks],
@@ -64,17 +64,17 @@ class VerifyStage(CodeStage[VerifyResult]):
         issued = issued_ranges(run.matter) if issued_ranges is not None else ()
         index = load_matter_index(database_file, run.matter, productions=issued)
         report = verify_with(database_file, draft, draft_name(run), index)
-        data = report.to_dict()
         allowed, why = may_export_final(report)
-        marks = tuple(merge_marks(draft, data["flags"], findings))
+        marks = tuple(merge_marks(draft, report.flags, findings))
         from drafting.support.check import support_check
 
         pairs, _ = support_check(database_file, draft, report, index)  # the locator only: no model here
-        return VerifyResult(data, allowed, why, marks, unanchored, tuple(p.to_json() for p in pairs))
+        return VerifyResult(report, allowed, why, marks, unanchored, tuple(p.to_json() for p in pairs))
 
     def result_from(self, stored: dict[str, Any]) -> VerifyResult:
+        report = stored.get("report")
         return VerifyResult(
-            stored.get("report"),
+            Report.from_dict(report) if report else None,
             bool(stored.get("may_export_final", True)),
             str(stored.get("why", "")),
             tuple(Mark(**m) for m in stored.get("marks", [])),

@@ -7,7 +7,7 @@ the attorney reads the claim beside the passage and decides.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from drafting.flags import FlagView
 from drafting.support.judge import MODEL_JUDGEMENT, WARN_LABELS
@@ -27,7 +27,9 @@ def support_flags(pairs: list[dict[str, Any]], draft_sha256: str = "") -> list[F
     return out
 
 
-def _flag(pair: dict[str, Any], kind: str, message: str, support: dict[str, Any]) -> FlagView:
+def _flag(
+    pair: dict[str, Any], kind: Literal["support", "locator"], message: str, support: dict[str, Any]
+) -> FlagView:
     return FlagView(
         start=int(pair["cite_start"]),
         end=int(pair["cite_end"]),

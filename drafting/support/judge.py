@@ -16,10 +16,12 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from pydantic import ValidationError
+
 from backends.adapters import adapter_for
 from backends.chat import ChatClient, ChatRequest
 from backends.errors import BackendError
-from drafting.support.prompt import LABELS, messages, schema
+from drafting.support.prompt import SupportAnswer, messages, schema
 from workspace.audit import AuditLog
 from workspace.config import Backend, Config
 
@@ -51,10 +53,12 @@ class Judgement:
 
 def checked(answer: Any, passage: str) -> Judgement:
     """The model's answer held to its evidence: a span not found verbatim in ``passage`` discards it."""
-    if not isinstance(answer, dict) or answer.get("label") not in LABELS:
+    try:
+        said = SupportAnswer.model_validate(answer)
+    except ValidationError:  # not the schema's answer: nothing of it is evidence
         return Judgement(NO_EVIDENCE, answered=str(answer)[:200])
-    label, span = str(answer["label"]), str(answer.get("span", ""))
-    missing = str(answer.get("missing", "")).strip() if label == "partly" else ""
+    label, span = said.label, said.span
+    missing = said.missing.strip() if label == "partly" else ""
     at = passage.find(span) if span.strip() else -1
     if at < 0:
         return Judgement(NO_EVIDENCE, answered=label, answered_span=span)

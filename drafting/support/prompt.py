@@ -6,9 +6,14 @@ exactly the messages the role is sent without reaching for a model server.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, get_args
 
-LABELS = ("supports", "partly", "does not address", "contradicts")
+from pydantic import BaseModel, create_model
+
+from drafting.answers import bounded_text, json_schema
+
+Label = Literal["supports", "partly", "does not address", "contradicts"]
+LABELS: tuple[Label, ...] = get_args(Label)
 SPAN_CHARS = 400
 MISSING_CHARS = 300
 SYSTEM = (
@@ -18,16 +23,25 @@ SYSTEM = (
 )
 
 
+class SupportAnswer(BaseModel):
+    """What the support model answers: its label, what the passage lacks (for "partly"), and its evidence."""
+
+    label: Label
+    missing: str
+    span: str  # quoted from the passage, checked by the judge
+
+
+# The schema sent bounds the strings, so every answer ends; the answer is checked against its shape.
+BOUNDED = create_model(
+    "SupportAnswer",
+    __base__=SupportAnswer,
+    missing=(bounded_text(MISSING_CHARS), ...),
+    span=(bounded_text(SPAN_CHARS), ...),
+)
+
+
 def schema() -> dict[str, Any]:
-    return {
-        "type": "object",
-        "properties": {
-            "label": {"type": "string", "enum": list(LABELS)},
-            "missing": {"type": "string", "maxLength": MISSING_CHARS},
-            "span": {"type": "string", "maxLength": SPAN_CHARS},
-        },
-        "required": ["label", "missing", "span"],
-    }
+    return json_schema(BOUNDED)
 
 
 def messages(claim: str, passage: str) -> list[dict[str, Any]]:

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from datetime import date, timedelta
 
 from drafting.verify.found import Found
-from drafting.verify.model import Flag, Pointer, Severity, Verdict
+from drafting.verify.model import DEFAULT_VERDICT, Flag, Pointer, Severity, Verdict
 from drafting.verify.sources import MatterSources, Page
 from drafting.verify.text import normalize_for_match
 from drafting.verify.transcripts import TranscriptPage, read_transcript
@@ -22,8 +22,6 @@ APPROXIMATE_DAYS = 3
 _ARITHMETIC = re.compile(
     r"[×x]\s*\$|\bx\s*\d|\btimes\b|\bmultipl|\bcalculat|\bcomput|\bper day\b|\bsum of\b", re.I
 )
-
-_DEFAULT_VERDICT: dict[str, Verdict] = {"block": "contradicted", "ok": "verified", "warn": "unverifiable"}
 
 
 def make_flag(
@@ -38,7 +36,7 @@ def make_flag(
     verdict: Verdict | None = None,
     reason: str = "",
 ) -> Flag:
-    verdict = verdict or _DEFAULT_VERDICT[severity]
+    verdict = verdict or DEFAULT_VERDICT[severity]
     if verdict == "unverifiable" and not reason:
         reason = "not-checkable"
     return Flag(

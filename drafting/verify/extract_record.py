@@ -10,6 +10,7 @@ import re
 
 from drafting.verify.dates import date_ranges, find_dates
 from drafting.verify.found import Found
+from drafting.verify.model import Kind
 
 # A prefix ends with a letter: ``ABC0001234`` is ABC and 0001234, never ABC000 and 1234.
 _BATES = re.compile(
@@ -155,7 +156,7 @@ def _quotations(text: str) -> list[Found]:
     for m in _QUOTE.finditer(text):
         quoted = m["q1"] or m["q2"] or ""
         # One or two words are a defined term or a word in quotes: still looked up, never ignored.
-        kind = "quotation" if len(quoted.split()) >= MIN_QUOTE_WORDS else "term"
+        kind: Kind = "quotation" if len(quoted.split()) >= MIN_QUOTE_WORDS else "term"
         out.append(Found(kind, m.start(), m.end(), m.group(), {"quote": quoted}))
     return out
 

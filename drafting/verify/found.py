@@ -10,13 +10,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from drafting.verify.model import Kind
+
 RECORD_KINDS = ("bates", "deposition", "exhibit", "case", "id")
 PINNED_KINDS = ("date", "amount", "quotation")
 
 
 @dataclass(eq=False)
 class Found:
-    kind: str
+    kind: Kind
     start: int  # in the section's collapsed text
     end: int
     text: str

@@ -3,6 +3,7 @@
 The report is the one thing other rooms read (the TUI shows its flags inline, export asks
 ``may_export_final``), so it is plain frozen dataclasses and a canonical JSON form: the same draft
 and the same evidence give byte-identical JSON, whatever the machine or the order of the work.
+A run keeps that JSON; ``Report.from_dict`` reads it back, from this version or an older one.
 """
 
 from __future__ import annotations
@@ -10,9 +11,16 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar, get_args
 
+# What a checkable statement is; each has its check (``drafting.verify.check_table``).
+Kind = Literal[
+    "case", "id", "statute", "bates", "deposition", "exhibit", "date", "amount", "quotation", "term"
+]
+KINDS: tuple[Kind, ...] = get_args(Kind)
 Severity = Literal["block", "warn", "ok"]
+SEVERITIES: tuple[Severity, ...] = get_args(Severity)
+W = TypeVar("W", bound=str)
 SEVERITY_ORDER: dict[str, int] = {"block": 0, "warn": 1, "ok": 2}
 # What the verifier knows of an item: the sources say it, say otherwise, or cannot be asked here.
 Verdict = Literal["verified", "contradicted", "unverifiable"]
@@ -27,13 +35,15 @@ REASONS: dict[str, str] = {
     "no-library": "no authorities library is set up for this matter",
     "not-checkable": "nothing in the matter or the library can confirm or refute it",
 }
+# The verdict a severity stands for where a check names none (and where a run stored before verdicts had none).
+DEFAULT_VERDICT: dict[Severity, Verdict] = {"block": "contradicted", "ok": "verified", "warn": "unverifiable"}
 
 
 @dataclass(frozen=True)
 class Item:
     """One checkable statement in the draft: ``span`` indexes the draft text as given."""
 
-    kind: str  # case | statute | bates | exhibit | deposition | date | quotation | amount
+    kind: Kind
     start: int
     end: int
     text: str
@@ -53,12 +63,18 @@ class Pointer:
     snippet: str = ""
     score: float | None = None  # a fuzzy match's score (0-100), where one was computed
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Pointer:
+        score = data.get("score")
+        snippet = str(data.get("snippet", ""))
+        return cls(str(data["file"]), int(data["page"]), data.get("bates"), snippet, _score(score))
+
 
 @dataclass(frozen=True)
 class Flag:
     start: int
     end: int
-    kind: str
+    kind: Kind
     severity: Severity
     text: str
     message: str
@@ -73,6 +89,24 @@ class Flag:
         raw = f"{self.kind}\x00{self.text}\x00{self.normalized}\x00{self.message}"
         return hashlib.sha256(raw.encode()).hexdigest()[:16]
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Flag:
+        """A flag as ``Report.to_dict`` wrote it; a run stored before verdicts gets its severity's."""
+        severity = _one_of(data["severity"], SEVERITIES, "severity")
+        verdict = _one_of(data.get("verdict") or DEFAULT_VERDICT[severity], VERDICTS, "verdict")
+        return cls(
+            start=int(data["start"]),
+            end=int(data["end"]),
+            kind=_one_of(data["kind"], KINDS, "kind"),
+            severity=severity,
+            text=str(data["text"]),
+            message=str(data["message"]),
+            evidence=tuple(Pointer.from_dict(p) for p in data.get("evidence", ())),
+            normalized=str(data.get("normalized", "")),
+            verdict=verdict,
+            reason=str(data.get("reason", "")),
+        )
+
 
 @dataclass(frozen=True)
 class Override:
@@ -80,6 +114,18 @@ class Override:
     reason: str
     by: str
     at: str
+
+
+def _score(value: object) -> float | None:
+    return float(value) if isinstance(value, int | float) else None
+
+
+def _one_of(value: object, allowed: tuple[W, ...], name: str) -> W:
+    """``value`` if it is one of ``allowed``: a stored report's word the verifier no longer knows is an error, not a guess."""
+    for word in allowed:
+        if value == word:
+            return word
+    raise ValueError(f"a stored verifier report has the {name} {value!r}, not one of {', '.join(allowed)}")
 
 
 @dataclass
@@ -123,6 +169,23 @@ class Report:
                 for f in self.flags
             ],
         }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Report:
+        """The report ``to_dict`` wrote (as a run stores it): flags, evidence and overrides typed again.
+
+        The counts are not read back: they follow from the flags and overrides.
+        """
+        flags = [Flag.from_dict(f) for f in data.get("flags", [])]
+        overrides = {
+            flag.key: Override(**{k: str(raw[k]) for k in ("key", "reason", "by", "at")})
+            for flag, raw in zip(flags, (f.get("override") for f in data.get("flags", [])), strict=True)
+            if raw
+        }
+        authorities = data.get("authorities")
+        return cls(
+            str(data["draft"]), str(data["draft_sha256"]), str(data["matter"]), authorities, flags, overrides
+        )
 
     def to_json(self) -> str:
         """Canonical JSON: sorted keys, fixed separators, flags in span order."""

@@ -50,7 +50,7 @@ class MatterSources:
     database_file: Path
     pages: list[Page] = field(default_factory=list)
     bates: dict[tuple[str, int], Page] = field(default_factory=dict)
-    productions: list[tuple[str, int, int]] = field(default_factory=list)  # the exhibits room's log
+    productions: list[ProductionRange] = field(default_factory=list)  # the exhibits room's log
     dates: dict[str, list[int]] = field(default_factory=lambda: defaultdict(list))
     amounts: dict[int, list[int]] = field(default_factory=lambda: defaultdict(list))
     documents: dict[int, list[Page]] = field(default_factory=lambda: defaultdict(list))

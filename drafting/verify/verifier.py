@@ -12,29 +12,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from drafting.verify.authorities import Opinion, Unindexed, index_opinions
-from drafting.verify.checks_cases import (
-    check_belonging,
-    check_case,
-    check_dependent,
-    check_statute,
-    missing_parties,
-)
-from drafting.verify.checks_record import (
-    check_amount,
-    check_bates,
-    check_date,
-    check_deposition,
-    check_exhibit,
-)
-from drafting.verify.checks_sources import check_quotation, check_term
-from drafting.verify.docket import check_docket, index_dockets, uncited_opinions
-from drafting.verify.docket_key import docket_variants
+from drafting.verify.check_table import Checking, check_one, is_dependent
+from drafting.verify.checks_cases import missing_parties
+from drafting.verify.docket import index_dockets, uncited_opinions
 from drafting.verify.errors import VerifyError
 from drafting.verify.extract_citations import extract_citations, party_words
 from drafting.verify.extract_record import extract_record
 from drafting.verify.found import Found, could_hold, link, not_record_facts, pin_page
 from drafting.verify.model import Flag, Report, sort_flags
-from drafting.verify.pins import full_of, is_neutral
+from drafting.verify.pins import is_neutral
 from drafting.verify.sources import MatterSources, cite_key, load_sources
 from drafting.verify.text import sections, sentence_bounds
 
@@ -209,14 +195,11 @@ def _sound(full: Found, pin: int | None, opinions: dict[str, Opinion], *, known:
     return first <= pin and (series is None or pin <= series.last)
 
 
-DEPENDENT_FORMS = ("short", "supra")
-
-
 def _depends(item: Found) -> int:
     """Check order: statements first, then what stands for a citation, then what belongs to either."""
     if item.owner is not None:
         return 2
-    return int(item.kind == "id" or (item.kind == "case" and item.fields.get("form") in DEPENDENT_FORMS))
+    return int(is_dependent(item))
 
 
 def _parallel(full: Found, slot: tuple[str, str], opinions: dict[str, Opinion]) -> bool:
@@ -227,66 +210,13 @@ def _parallel(full: Found, slot: tuple[str, str], opinions: dict[str, Opinion]) 
 
 def check(items: list[Found], sources: MatterSources, library: Library | None, draft: str) -> list[Flag]:
     """One flag per item; short forms, supra and Id. last, since they take the verdict of what they stand for."""
-    opinions = library.opinions if library is not None else None
-    verdicts: dict[int, Flag] = {}
+    checking = Checking(sources, draft)
+    if library is not None:
+        checking.opinions, checking.authorities = library.opinions, library.sources
+        checking.dockets, checking.uncited = library.dockets, library.uncited
     for item in sorted(items, key=_depends):
-        verdicts[id(item)] = _check_one(item, sources, library, opinions, draft, verdicts)
-    return sort_flags(list(verdicts.values()))
-
-
-def _check_one(
-    item: Found,
-    sources: MatterSources,
-    library: Library | None,
-    opinions: dict[str, Opinion] | None,
-    draft: str,
-    verdicts: dict[int, Flag],
-) -> Flag:
-    if item.owner is not None and id(item.owner) in verdicts:  # the owner is checked first (``_depends``)
-        return check_belonging(item, item.owner, verdicts[id(item.owner)])
-    if item.kind == "bates":
-        return check_bates(item, sources)
-    if item.kind == "deposition":
-        return check_deposition(item, sources)
-    if item.kind == "exhibit":
-        return check_exhibit(item, sources)
-    if item.kind == "date":
-        return check_date(item, sources)
-    if item.kind == "amount":
-        context = draft[max(0, item.draft_start - 80) : item.draft_end + 80]
-        return check_amount(item, sources, context)
-    if item.kind == "quotation":
-        return check_quotation(
-            item,
-            sources,
-            opinions,
-            library.sources if library is not None else None,
-            library.dockets if library is not None else None,
-        )
-    if item.kind == "term":
-        return check_term(item, sources)
-    if item.kind == "id" or (item.kind == "case" and item.fields.get("form") in DEPENDENT_FORMS):
-        target = item.refers_to
-        return check_dependent(
-            item, verdicts.get(id(target)) if target is not None else None, _opinion_of(item, opinions)
-        )
-    if item.kind == "case" and item.fields.get("form") == "docket":
-        return check_docket(item, library.dockets if library is not None else None)
-    if item.kind == "case" and item.fields.get("docket") and library is not None:
-        slot = cite_key(item.fields["volume"], item.fields["reporter"], item.fields["page"])
-        known = any(v in library.dockets for v in docket_variants(item.fields["docket"]))
-        if slot not in library.opinions and known:
-            return check_docket(item, library.dockets)  # an unreported opinion: its docket names it
-    if item.kind == "case":
-        return check_case(item, opinions, library.uncited if library is not None else ())
-    return check_statute(item, library.sources if library is not None else None)
-
-
-def _opinion_of(item: Found, opinions: dict[str, Opinion] | None) -> Opinion | None:
-    full = full_of(item)
-    if opinions is None or full.kind != "case" or full.fields.get("form") != "full":
-        return None
-    return opinions.get(cite_key(full.fields["volume"], full.fields["reporter"], full.fields["page"]))
+        checking.verdicts[id(item)] = check_one(item, checking)
+    return sort_flags(list(checking.verdicts.values()))
 
 
 def verify_text(draft: str, name: str, sources: MatterSources, library: Library | None = None) -> Report:

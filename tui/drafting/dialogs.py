@@ -96,10 +96,10 @@ def describe(flag: FlagView, passages: dict[int, str] | None = None, searched: s
     elif flag.evidence:
         lines += ["", "Evidence:"]
         for number, p in enumerate(flag.evidence):
-            bates = f", Bates {p['bates']}" if p.get("bates") else ""
-            score = f", match {p['score']:.0f}" if p.get("score") is not None else ""
-            lines.append(f"  {p.get('file', '?')}, page {p.get('page', '?')}{bates}{score}")
-            passage = (passages or {}).get(number) or p.get("snippet")
+            bates = f", Bates {p.bates}" if p.bates else ""
+            score = f", match {p.score:.0f}" if p.score is not None else ""
+            lines.append(f"  {p.file}, page {p.page}{bates}{score}")
+            passage = (passages or {}).get(number) or p.snippet
             if passage:
                 lines.append(f"    “{shorten(passage)}”")
     else:
@@ -166,10 +166,8 @@ class FlagScreen(ChambersDialog[str | None]):
         ]
         found: dict[int, str] = {}
         for number, pointer in enumerate(self.flag.evidence):
-            view = find_page(
-                database_file, matter, str(pointer.get("file", "")), int(pointer.get("page") or 0)
-            )
-            passage = original_passage(str(pointer.get("snippet") or ""), view.text) if view else None
+            view = find_page(database_file, matter, pointer.file, pointer.page)
+            passage = original_passage(pointer.snippet, view.text) if view else None
             if passage:
                 found[number] = passage
         self.app.call_from_thread(self._show_passages, found, searched_line(matter, documents))

@@ -98,12 +98,7 @@ class FlagKeys(RoomScreen):
         def after(answer: str | None) -> None:
             if answer == "read" and self.run_record is not None and flag.evidence:
                 pointer = flag.evidence[0]
-                self.read_evidence(
-                    self.run_record.matter,
-                    str(pointer.get("file", "")),
-                    int(pointer.get("page") or 0),
-                    flag.text,
-                )
+                self.read_evidence(self.run_record.matter, pointer.file, pointer.page, flag.text)
             elif answer == "read" and self.run_record is not None and cited:
                 self.read_cited(self.run_record.matter, cited[0], flag.text)
             if answer == "override":
