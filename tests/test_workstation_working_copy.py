@@ -52,12 +52,12 @@ async def test_a_new_run_clears_the_pane_and_keeps_the_old_edits_under_their_own
             await until(lambda: screen.query_one("#ws-redline").display, pilot)
             screen.query_one("#ws-task").value = "summary"  # type: ignore[attr-defined]
             await pilot.press("ctrl+g")
-            await until(lambda: screen.run_id != first and "sentence 3" in screen.draft_text, pilot)
+            await until(lambda: screen.run_id != first and "sentence 3" in screen.workspace.text, pilot)
             # One pane, one run: the redline and the editor are gone, the stream is what shows.
             assert not screen.query_one("#ws-redline").display
             assert not screen.query_one("#ws-editor").display
             assert screen.query_one("#ws-stream").display
-            assert "EDITED-IN-RUN-ONE" not in screen.draft_text
+            assert "EDITED-IN-RUN-ONE" not in screen.workspace.text
             # While it runs, the keys that read or change a draft wait, instead of mixing the two runs.
             lines = said(screen)
             for key in ("f7", "ctrl+t", "f8", "f9", "f6", "ctrl+r"):
@@ -71,7 +71,7 @@ async def test_a_new_run_clears_the_pane_and_keeps_the_old_edits_under_their_own
             await until(lambda: screen.run_record is not None and screen.run_record.id != first, pilot)
             second = screen.run_id
             assert second is not None and second != first
-            assert screen.draft_text.startswith("Dear Mr. Calder") and "EDITED" not in screen.draft_text
+            assert screen.workspace.text.startswith("Dear Mr. Calder") and "EDITED" not in screen.workspace.text
             # His edits of the first run were saved under the first run, and nothing under the second.
             saved = drafts.load(db, first)
             assert saved is not None and "# Demand EDITED-IN-RUN-ONE" in saved.text
@@ -105,14 +105,14 @@ async def test_the_working_copy_survives_delete_undo_toggles_and_screen_switches
         assert isinstance(app.screen, ConfirmScreen)
         await pilot.press("n")
         await pilot.pause()
-        assert isinstance(app.screen, DraftingScreen) and screen.exports is None
+        assert isinstance(app.screen, DraftingScreen) and screen.finish_bar.exports is None
         assert not (db.parent / "exports").exists()  # nothing was written
         await pilot.press("ctrl+z")
         assert editor.text == original
         await pilot.press("ctrl+t", "f2", "f2", "ctrl+t")
         await pilot.pause()
         assert isinstance(app.screen, DraftingScreen) and editor.display
-        assert editor.text == original and screen.draft_text == original
+        assert editor.text == original and screen.workspace.text == original
         await pilot.press("ctrl+y")  # the undo history survived the round trip too: redo empties it again
         assert editor.text == ""
         await pilot.press("ctrl+z")
@@ -187,13 +187,13 @@ async def test_a_second_export_is_a_new_version_of_the_files(db: Path) -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_run(pilot, run_id)
         await pilot.press("f9")
-        await until(lambda: screen.exports is not None, pilot)
-        first = screen.exports
+        await until(lambda: screen.finish_bar.exports is not None, pilot)
+        first = screen.finish_bar.exports
         assert first is not None and first.docx.name == f"run-{run_id}-demand_letter.docx"
-        screen.exports = None
+        screen.finish_bar.exports = None
         await pilot.press("f9")
-        await until(lambda: screen.exports is not None, pilot)
-        second = screen.exports
+        await until(lambda: screen.finish_bar.exports is not None, pilot)
+        second = screen.finish_bar.exports
         assert second is not None and second.docx.name == f"run-{run_id}-demand_letter-v2.docx"
         assert second.redline.name == f"run-{run_id}-demand_letter-v2-redline.docx"
         assert first.docx.is_file() and second.docx.is_file() and "-v2" in status(screen)
