@@ -19,7 +19,7 @@ from drafting.events import DraftDelta
 from tests.conftest import make_backend
 from tests.support.drafting_screen_setup import demo_db  # noqa: F401 (the db fixture)
 from tests.test_workstation_drafting import app_with, open_drafting, planted_run, settle
-from tui import draft_stream
+from tui.drafting import stream as draft_stream
 from tui.drafting.dialogs import FlagScreen
 from tui.drafting.screen import DraftingScreen
 from workspace.config import Config, Policy
@@ -77,7 +77,10 @@ async def test_every_flag_is_marked_and_n_brings_each_into_view(db: Path) -> Non
             top = screen.workspace.marked.virtual_region.y + first
             visible = range(round(scroll.scroll_y), round(scroll.scroll_y) + height)
             assert top in visible and top + rows - 1 in visible, (key, expected, top, rows, scroll.scroll_y)
-            on_screen = [screen.workspace.marked.render_line(y - screen.workspace.marked.virtual_region.y).text for y in visible]
+            on_screen = [
+                screen.workspace.marked.render_line(y - screen.workspace.marked.virtual_region.y).text
+                for y in visible
+            ]
             assert any(flag.text.split()[0] in row for row in on_screen), (flag, on_screen)
             scrolled = max(scrolled, scroll.scroll_y)
         assert scrolled > 0 and tall  # the jumps did scroll it, once to a paragraph taller than the view

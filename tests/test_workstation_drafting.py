@@ -190,7 +190,9 @@ async def test_flags_listed_marked_jumped_and_opened_with_their_evidence(db: Pat
         assert any(line.startswith("B▌") and "52,000" in line for line in lines), lines
 
         await pilot.press("n")
-        assert screen.flag_pane.current == 0 and "Flag 1/" in str(screen.query_one("#ws-status", Static).render())
+        assert screen.flag_pane.current == 0 and "Flag 1/" in str(
+            screen.query_one("#ws-status", Static).render()
+        )
         await pilot.press("N")
         assert screen.flag_pane.current == len(flags) - 1
         quoted = next(i for i, f in enumerate(flags) if f.kind == "quotation")

@@ -14,6 +14,7 @@ from textual.widgets import TextArea
 
 from drafting.drafts import store as drafts
 from tests.conftest import make_backend
+from tests.support.drafting_screen_setup import SAVED, VERIFIED, heard
 from tests.support.pipeline_setup import demo_database
 from tests.test_workstation_drafting import app_with, planted_run, settle
 from tui.drafting.editor import DEBOUNCE_S
@@ -42,8 +43,8 @@ async def until(condition: object, pilot: object, seconds: float = 20.0) -> None
 
 async def test_an_edit_fixes_a_flag_undo_brings_it_back_and_reopening_restores_it(db: Path) -> None:
     run_id = await asyncio.to_thread(planted_run, db)
-    app = app_with(config(), db)
-    async with app.run_test(size=(80, 24)) as pilot:
+    app, hear = app_with(config(), db), heard()
+    async with app.run_test(size=(80, 24), message_hook=hear) as pilot:
         await pilot.press("f4")
         screen = app.screen
         assert isinstance(screen, DraftingScreen)
@@ -60,7 +61,9 @@ async def test_an_edit_fixes_a_flag_undo_brings_it_back_and_reopening_restores_i
         editor.move_cursor((row, col))
         await pilot.press(*["delete"] * len("$52,000"), *"$84,000")
         await until(
-            lambda: screen.saves >= 1 and screen.verifies >= 1 and "$84,000 (HPP-000004)" in editor.text,
+            lambda: (
+                hear.count(SAVED) >= 1 and hear.count(VERIFIED) >= 1 and "$84,000 (HPP-000004)" in editor.text
+            ),
             pilot,
         )
         await until(lambda: not any(f.text == "$52,000" for f in screen.flag_pane.flags), pilot)
@@ -76,12 +79,12 @@ async def test_an_edit_fixes_a_flag_undo_brings_it_back_and_reopening_restores_i
         assert "Calder was paid $84,000" in editor.text
 
     # Reopening (a new app on the same database) restores the run, the edited text, the cursor and the flags.
-    again = app_with(config(), db)
-    async with again.run_test(size=(80, 24)) as pilot:
+    again, hear = app_with(config(), db), heard()
+    async with again.run_test(size=(80, 24), message_hook=hear) as pilot:
         await pilot.press("f4")
         screen = again.screen
         assert isinstance(screen, DraftingScreen)
-        await until(lambda: screen.verifies >= 1, pilot)
+        await hear.until(VERIFIED, pilot)
         assert screen.run_id == run_id and "Calder was paid $84,000" in screen.workspace.text
         editor = screen.query_one("#ws-editor", TextArea)
         assert editor.display and editor.cursor_location == cursor
@@ -135,8 +138,8 @@ async def test_redline_export_refused_until_blocks_are_fixed_or_overridden_then_
     from tui.drafting.dialogs import FlagScreen, ReasonScreen
 
     run_id = await asyncio.to_thread(planted_run, db)
-    app = app_with(config(), db)
-    async with app.run_test(size=(80, 24)) as pilot:
+    app, hear = app_with(config(), db), heard()
+    async with app.run_test(size=(80, 24), message_hook=hear) as pilot:
         await pilot.press("f4")
         screen = app.screen
         assert isinstance(screen, DraftingScreen)
@@ -147,7 +150,10 @@ async def test_redline_export_refused_until_blocks_are_fixed_or_overridden_then_
         await replace_in_editor(pilot, screen, "$52,000", "$84,000")
         await pilot.press("f6")
         await until(
-            lambda: not any(f.text == "$52,000" for f in screen.flag_pane.flags) and screen.verifies >= 1, pilot
+            lambda: (
+                not any(f.text == "$52,000" for f in screen.flag_pane.flags) and hear.count(VERIFIED) >= 1
+            ),
+            pilot,
         )
 
         # The redline shows the edit, word level.
@@ -173,22 +179,36 @@ async def test_redline_export_refused_until_blocks_are_fixed_or_overridden_then_
         await pilot.pause()
         assert isinstance(app.screen, ReasonScreen)
         await pilot.press(*"the figure is argued from the invoice, see brief", "enter")
-        await until(lambda: any(f.kind == "quotation" and f.overridden for f in screen.flag_pane.flags), pilot)
+        await until(
+            lambda: any(f.kind == "quotation" and f.overridden for f in screen.flag_pane.flags), pilot
+        )
         await pilot.press("f9")
-        assert screen.finish_bar.exported is None and "1 blocking" in str(screen.query_one("#ws-status").render())
+        assert screen.finish_bar.exported is None and "1 blocking" in str(
+            screen.query_one("#ws-status").render()
+        )
 
         # Fix the $300 by editing: nothing blocks, export goes through, accept stores the pair.
         await pilot.press("ctrl+t")
         await replace_in_editor(pilot, screen, "$300", "$200")
         await pilot.press("f6")
         await until(
-            lambda: not screen.flag_pane.blocking() and "$200 as" in screen.workspace.text and screen.verifies >= 3, pilot
+            lambda: (
+                not screen.flag_pane.blocking()
+                and "$200 as" in screen.workspace.text
+                and hear.count(VERIFIED) >= 3
+            ),
+            pilot,
         )
         await pilot.press("f9")
         await until(lambda: screen.finish_bar.exported is not None, pilot)
-        assert screen.finish_bar.exported is not None and "Calder was paid $84,000" in screen.finish_bar.exported.read_text()
         assert (
-            screen.finish_bar.exports is not None and screen.finish_bar.exports.docx.is_file() and screen.finish_bar.exports.redline.is_file()
+            screen.finish_bar.exported is not None
+            and "Calder was paid $84,000" in screen.finish_bar.exported.read_text()
+        )
+        assert (
+            screen.finish_bar.exports is not None
+            and screen.finish_bar.exports.docx.is_file()
+            and screen.finish_bar.exports.redline.is_file()
         )
         assert screen.finish_bar.exports.redline.name in str(screen.query_one("#ws-status").render())
         await pilot.press("f8")

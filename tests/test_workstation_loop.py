@@ -19,6 +19,7 @@ from backends.local_server import TEST_SERVER_ARGS, LlamaServerProcess
 from corrections.store import get_pair
 from drafting.events import PipelineEvent
 from drafting.store import RunStore
+from tests.support.drafting_screen_setup import VERIFIED, heard
 from tests.support.pipeline_setup import demo_database, role_config
 from tests.test_workstation_drafting import app_with, open_drafting, planted_run, settle
 from tests.test_workstation_editing import replace_in_editor, until
@@ -40,8 +41,8 @@ def status(screen: DraftingScreen) -> str:
 
 
 async def test_ask_stream_flag_jump_fix_redline_accept(db: Path, llama_server: LlamaServerProcess) -> None:
-    app = app_with(role_config({}, llama_server.url), db)
-    async with app.run_test(size=(80, 24)) as pilot:
+    app, hear = app_with(role_config({}, llama_server.url), db), heard()
+    async with app.run_test(size=(80, 24), message_hook=hear) as pilot:
         screen = await open_drafting(pilot)
         # A summary is routed, drafted and verified: the tiny model's gate and review verdicts are not under test.
         screen.query_one("#ws-task").value = "summary"  # type: ignore[attr-defined]
@@ -60,7 +61,8 @@ async def test_ask_stream_flag_jump_fix_redline_accept(db: Path, llama_server: L
 
         screen.on_pipeline_event = counting  # type: ignore[method-assign]
         await pilot.press("ctrl+g")
-        await until(lambda: screen.runs_finished >= 1, pilot, seconds=120)
+        await settle(screen)  # the run, then its loading again
+        await pilot.pause()
         run = screen.run_record
         assert run is not None and run.status == "completed", status(screen)
         assert run.instructions == TYPED and streamed.count("DraftDelta") > 1
@@ -82,7 +84,10 @@ async def test_ask_stream_flag_jump_fix_redline_accept(db: Path, llama_server: L
             assert screen.flag_pane.current is not None and "Flag" in status(screen)
             if screen.flag_pane.flags[screen.flag_pane.current].text == "$52,000":
                 break
-        assert screen.flag_pane.current is not None and screen.flag_pane.flags[screen.flag_pane.current].text == "$52,000"
+        assert (
+            screen.flag_pane.current is not None
+            and screen.flag_pane.flags[screen.flag_pane.current].text == "$52,000"
+        )
         lines = str(screen.workspace.marked.render()).split("\n")
         assert any(line.startswith("B▌") and "$52,000" in line for line in lines), lines
 
@@ -90,7 +95,9 @@ async def test_ask_stream_flag_jump_fix_redline_accept(db: Path, llama_server: L
         await pilot.press("ctrl+t")
         await replace_in_editor(pilot, screen, "$52,000", "$84,000")
         await pilot.press("f6")
-        await until(lambda: "$84,000 (HPP-000004)" in screen.workspace.text and screen.verifies >= 2, pilot)
+        await until(
+            lambda: "$84,000 (HPP-000004)" in screen.workspace.text and hear.count(VERIFIED) >= 2, pilot
+        )
         await until(lambda: not any(f.text == "$52,000" for f in screen.flag_pane.flags), pilot)
 
         # The redline shows the added sentence, against the model's draft.
@@ -141,8 +148,8 @@ async def test_a_server_dying_mid_draft_keeps_the_partial_draft_and_says_so(
             assert isinstance(error, ErrorScreen)
             assert "drafter" in error.error_message, error.error_message
             await pilot.press("escape")
-            await settle(screen)
-            await until(lambda: screen.runs_finished >= 1, pilot)
+            await settle(screen)  # the run winds up, and is loaded again
+            await pilot.pause()
             # The screen keeps the partial draft and says so; the stored run has it too.
             run = await asyncio.to_thread(RunStore(db).load, screen.run_id)  # type: ignore[arg-type]
             assert run.status != "completed" and len(run.draft) > 40, (run.status, run.draft)

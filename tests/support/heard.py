@@ -30,9 +30,13 @@ class Heard:
         return len(self.of(kind))
 
     async def until(self, kind: type[Message], pilot: Any, count: int = 1, seconds: float = 60.0) -> None:
-        """Wait until ``count`` messages of ``kind`` were posted in all."""
+        """Wait until ``count`` messages of ``kind`` were posted in all, and what was posted before the
+        last of them has reached its handlers (a status line said before a save is on the screen)."""
         for _ in range(int(seconds / 0.05)):
             if self.count(kind) >= count:
+                await pilot.pause()
                 return
             await pilot.pause(0.05)
-        raise AssertionError(f"waited {seconds:g} s for {count} {kind.__qualname__}, heard {self.count(kind)}")
+        raise AssertionError(
+            f"waited {seconds:g} s for {count} {kind.__qualname__}, heard {self.count(kind)}"
+        )
