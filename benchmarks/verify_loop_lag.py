@@ -111,17 +111,16 @@ async def measure(
             start = time.perf_counter()
             await beating(lateness[mode], lambda: execute(run_id))
             seconds.append(time.perf_counter() - start)
-            shown = screen.runs_finished
 
             async def show() -> None:
-                screen.show_run(run_id)
-                while screen.runs_finished == shown:
+                shown = screen.show_run(run_id)  # shown once its worker is finished
+                while not shown.is_finished:
                     await asyncio.sleep(TICK_S)
                 await asyncio.sleep(0.5)  # the marked draft is laid out and drawn after it is mounted
 
             await beating(lateness[f"{mode} show"], show)
             assert screen.run_record is not None and screen.run_record.status == COMPLETED
-            flags = len(screen.flags)
+            flags = len(screen.flag_pane.flags)
 
         await beating(lateness["idle"], lambda: asyncio.sleep(2.0))
         for _ in range(runs):

@@ -256,9 +256,9 @@ class DraftingScreen(ChambersScreen):
 
     # --- the finished run, handed to the parts ---
 
-    def show_run(self, run_id: int) -> None:
-        """Load the run again and show it; its flags and marked draft (wrapped into rows) are built off the loop."""
-        self._load(run_id, self.workspace.marked.wrapper())
+    def show_run(self, run_id: int) -> Worker[None]:
+        """Load the run again and show it (once the worker is done); its flags and rows are built off the loop."""
+        return self._load(run_id, self.workspace.marked.wrapper())
 
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
     def _load(self, run_id: int, wrap: Wrap) -> None:
