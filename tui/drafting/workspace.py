@@ -48,7 +48,7 @@ class DraftWorkspace(DraftingPart):
         self.run_id: int | None = None  # the run whose text the workspace holds
         self.text = ""  # his text: the draft as it streams, then as he edits it
         self.model_draft = ""  # what the model wrote, which his text is compared with
-        self.streaming = False  # a run is writing the draft: its frames add to the text
+        self.stored = False  # a stored run is shown: the frames of a stream that wound up add nothing
         self._restored = False  # the editor was opened by reopening the run, not by Ctrl+T
 
     def compose(self) -> ComposeResult:
@@ -71,7 +71,7 @@ class DraftWorkspace(DraftingPart):
 
     async def stream_run(self, run_id: int, draft: str) -> None:
         """A run starts writing into the pane (from ``draft``, what it has written so far)."""
-        self.run_id, self.text, self.streaming = run_id, "", True
+        self.run_id, self.text, self.stored = run_id, "", False
         self.marked.display = False
         await self.stream.restart(draft)
         self.text = draft
@@ -82,7 +82,7 @@ class DraftWorkspace(DraftingPart):
 
     @on(DraftStream.Appended)
     def streamed(self, event: DraftStream.Appended) -> None:
-        if not self.streaming:
+        if self.stored:
             return  # a frame of a run that is already loaded again: its draft is the stored one
         self.text += event.text
         if self.scroll.max_scroll_y > 0 and not self.scroll.is_anchored:
@@ -90,7 +90,7 @@ class DraftWorkspace(DraftingPart):
 
     def load(self, run_id: int, draft: str, *, marked: bool) -> None:
         """The stored run ``run_id`` is shown; ``marked``: its draft is about to be shown marked."""
-        self.streaming = False
+        self.stored = True
         self.run_id = run_id
         self.model_draft = self.text = self.marked.text = draft
         self.marked.forget_current()
