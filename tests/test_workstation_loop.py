@@ -176,13 +176,14 @@ async def test_the_strip_shows_a_long_prompt_being_read(db: Path) -> None:
 async def test_the_redline_opens_at_the_first_change_of_a_long_draft(db: Path) -> None:
     long_draft = "\n\n".join(f"Paragraph {i} says nothing of note about the freezer." for i in range(60))
     run_id = await asyncio.to_thread(planted_run, db, long_draft)
-    app = app_with(Config(file="c.toml", policy=Policy(), boards=(), backends=()), db)
-    async with app.run_test(size=(80, 24)) as pilot:
+    app, hear = app_with(Config(file="c.toml", policy=Policy(), boards=(), backends=()), db), heard()
+    async with app.run_test(size=(80, 24), message_hook=hear) as pilot:
         screen = await open_drafting(pilot)
         screen.show_run(run_id)
         await settle(screen)
         await pilot.press("ctrl+t")
         await replace_in_editor(pilot, screen, "Paragraph 50 says nothing", "Paragraph 50 says much")
+        await hear.until(VERIFIED, pilot)  # his pause is verified first: its status line comes before F7's
         await pilot.press("f7")
         await until(lambda: screen.query_one("#ws-redline").display, pilot)
         await pilot.pause()
