@@ -34,8 +34,10 @@ def config() -> Config:
 
 
 async def until(condition: object, pilot: object, seconds: float = 20.0) -> None:
+    """Wait for ``condition``, then for what was posted meanwhile (a part's status line) to arrive."""
     for _ in range(int(seconds / 0.05)):
         if condition():  # type: ignore[operator]
+            await pilot.pause()  # type: ignore[attr-defined]
             return
         await pilot.pause(0.05)  # type: ignore[attr-defined]
     raise AssertionError("timed out")
