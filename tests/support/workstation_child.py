@@ -25,8 +25,9 @@ async def main(db: Path, run_id: int, wait_s: float) -> None:
         await pilot.press("f4")
         screen = app.screen
         assert isinstance(screen, DraftingScreen)
-        screen.show_run(run_id)
-        await app.workers.wait_for_complete()  # the run is loaded and shown
+        shown = screen.show_run(run_id)  # the run is shown once its worker is finished
+        while not shown.is_finished:
+            await asyncio.sleep(0.05)
         await pilot.pause()
         if not screen.query_one("#ws-editor").display:
             await pilot.press("ctrl+t")
