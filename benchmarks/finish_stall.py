@@ -163,14 +163,14 @@ async def measure(
         async def stream_draft() -> None:
             """The draft as a fast server sends it, drawn frame by frame, the finish not yet begun."""
             screen.query_one("#ws-redline").display = False
-            screen.marked.display = False
-            await screen.stream.restart("")
+            screen.workspace.marked.display = False
+            await screen.workspace.stream_run(run_id, "")
             screen.run_record = None
             for at in range(0, len(draft), CHUNK * 40):  # about 40 tokens a frame: 1,200 tokens/s
                 for piece in range(at, min(len(draft), at + CHUNK * 40), CHUNK):
-                    screen.stream.feed(draft[piece : piece + CHUNK])
+                    screen.workspace.stream.feed(draft[piece : piece + CHUNK])
                 await asyncio.sleep(1 / 30)
-            while screen.stream.drawing:
+            while screen.workspace.stream.drawing:
                 await asyncio.sleep(TICK_S)
             await pilot.pause(0.2)
 
@@ -203,18 +203,15 @@ async def measure(
             })  # fmt: skip
 
         async def marked() -> None:
-            finished = screen.runs_finished
-            await screen.stream.flush()
-            screen.stream.end()
-            screen.show_run(run_id)
-            while screen.runs_finished == finished:
+            await screen.workspace.end_stream()
+            shown = screen.show_run(run_id)  # shown once its worker is finished
+            while not shown.is_finished:
                 await asyncio.sleep(TICK_S / 2)
 
         async def plain() -> None:
-            await screen.stream.flush()
-            screen.stream.end()
+            await screen.workspace.end_stream()
             run, _ = await asyncio.to_thread(screen.session.load, run_id)
-            screen.stream.display = False
+            screen.workspace.stream.display = False
             view = screen.query_one("#ws-redline")
             view.update(Text(run.draft))  # type: ignore[attr-defined]
             view.display = True
@@ -222,10 +219,10 @@ async def measure(
         for _ in range(turns):
             await timed("plain", plain)
             await timed("marked", marked)
-        shown = str(screen.marked.render()).split("\n")
+        shown = str(screen.workspace.marked.render()).split("\n")
         assert [line[2:] for line in shown] == draft.split("\n"), "the marked draft is not the draft"
         assert sum(line.startswith(("B▌", "W▌")) for line in shown) > 0, "no flag is marked"
-        results["flags"] = [{"n": float(len(screen.flags))}]
+        results["flags"] = [{"n": float(len(screen.flag_pane.flags))}]
 
         # n, a jump to the next flag: restyles two flags and scrolls to the second.
         for _ in range(JUMPS):

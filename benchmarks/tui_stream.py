@@ -112,7 +112,7 @@ def screen_run(url: str, home: Path) -> dict[str, float]:
                 now = time.perf_counter()
                 lateness.append(max(0.0, now - last[0] - TICK_S))
                 last[0] = now
-                if not first_frame[0] and screen.draft_text:
+                if not first_frame[0] and screen.workspace.text:
                     first_frame[0] = now
 
             timer = app.set_interval(TICK_S, beat)
@@ -123,7 +123,7 @@ def screen_run(url: str, home: Path) -> dict[str, float]:
                     if isinstance(event, ContentDelta):
                         n += 1
                         screen.on_pipeline_event(DraftDelta(1, event.text, n))
-            while screen.stream.drawing:  # the last frame
+            while screen.workspace.stream.drawing:  # the last frame
                 await asyncio.sleep(TICK_S)
             result["seconds"] = time.perf_counter() - start
             result["first_frame_s"] = first_frame[0] - start if first_frame[0] else float("nan")

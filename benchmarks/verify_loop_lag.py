@@ -115,17 +115,16 @@ async def measure(
             seconds.append(time.perf_counter() - start)
             if mode == "baseline":  # its checks ran alone: the run itself is completed unmeasured
                 await screen.session.execute(run_id, screen.on_pipeline_event)
-            shown = screen.runs_finished
 
             async def show() -> None:
-                screen.show_run(run_id)
-                while screen.runs_finished == shown:
+                shown = screen.show_run(run_id)  # shown once its worker is finished
+                while not shown.is_finished:
                     await asyncio.sleep(TICK_S)
                 await asyncio.sleep(0.5)  # the marked draft is laid out and drawn after it is mounted
 
             await beating(lateness[f"{mode} show"], show)
             assert screen.run_record is not None and screen.run_record.status == COMPLETED
-            flags = len(screen.flags)
+            flags = len(screen.flag_pane.flags)
 
         await beating(lateness["idle"], lambda: asyncio.sleep(2.0))
         for _ in range(runs):

@@ -119,8 +119,8 @@ async def test_labels_that_cannot_be_stored_are_shown_like_every_failed_worker(
         await settle(screen)
         await pilot.press("f8")
         await until(lambda: bool(screen.query(AcceptLabels)), pilot)
-        assert screen.accepted_pair is not None
-        await asyncio.to_thread(delete_pair, db, screen.accepted_pair)
+        assert screen.finish_bar.accepted_pair is not None
+        await asyncio.to_thread(delete_pair, db, screen.finish_bar.accepted_pair)
         await pilot.press("4", "enter")
         await until(lambda: isinstance(app.screen, ErrorScreen), pilot)
         assert isinstance(app.screen, ErrorScreen)

@@ -74,7 +74,7 @@ async def test_the_demo_screen_is_filled_in_and_its_guide_moves_with_the_attorne
         await until(lambda: guide().startswith("Demo 6/6"), pilot)
         await pilot.press("f9")
         await until(lambda: guide().startswith("Demo done"), pilot)
-        assert screen.exported is not None and "$84,000" in screen.exported.read_text()
+        assert screen.finish_bar.exported is not None and "$84,000" in screen.finish_bar.exported.read_text()
 
 
 def test_a_theme_chosen_in_the_demo_survives_its_next_start(isolated_home: Path) -> None:

@@ -44,15 +44,15 @@ async def test_every_flag_is_marked_and_n_brings_each_into_view(db: Path) -> Non
         # Streamed first, as a run does: the view follows the stream's end (anchored to the bottom).
         for i in range(0, len(LONG), 40):
             screen.on_pipeline_event(DraftDelta(1, LONG[i : i + 40], i))
-        while screen.stream.drawing:
+        while screen.workspace.stream.drawing:
             await pilot.pause(0.05)
-        screen.stream.end()
+        screen.workspace.stream.end()
         screen.show_run(run_id)
         await settle(screen)
         await pilot.pause()
-        flags = screen.flags
+        flags = screen.flag_pane.flags
         assert len([f for f in flags if "52,000" in f.text]) == 2, flags
-        shown = str(screen.marked.render()).split("\n")
+        shown = str(screen.workspace.marked.render()).split("\n")
         # The whole draft is shown, a gutter of two cells on each line, a letter on each flagged one.
         assert [line[2:] for line in shown] == LONG.split("\n")
         for flag in flags:
@@ -66,18 +66,21 @@ async def test_every_flag_is_marked_and_n_brings_each_into_view(db: Path) -> Non
             await pilot.press(key)
             await pilot.pause()
             expected = step % len(flags) if key == "n" else len(flags) - 2
-            assert screen.current == expected
+            assert screen.flag_pane.current == expected
             # The flag's line is in view, all of it; a line taller than the view, the flag's own rows.
             flag = flags[expected]
             height = scroll.scrollable_content_region.height
-            first, rows = screen.marked.rows_of_line(LONG[: flag.start].count("\n"))
+            first, rows = screen.workspace.marked.rows_of_line(LONG[: flag.start].count("\n"))
             if rows > height:
-                first, rows = screen.marked.rows_of_span(flag.start, flag.end)
+                first, rows = screen.workspace.marked.rows_of_span(flag.start, flag.end)
                 tall += 1
-            top = screen.marked.virtual_region.y + first
+            top = screen.workspace.marked.virtual_region.y + first
             visible = range(round(scroll.scroll_y), round(scroll.scroll_y) + height)
             assert top in visible and top + rows - 1 in visible, (key, expected, top, rows, scroll.scroll_y)
-            on_screen = [screen.marked.render_line(y - screen.marked.virtual_region.y).text for y in visible]
+            on_screen = [
+                screen.workspace.marked.render_line(y - screen.workspace.marked.virtual_region.y).text
+                for y in visible
+            ]
             assert any(flag.text.split()[0] in row for row in on_screen), (flag, on_screen)
             scrolled = max(scrolled, scroll.scroll_y)
         assert scrolled > 0 and tall  # the jumps did scroll it, once to a paragraph taller than the view
@@ -101,7 +104,7 @@ async def test_the_heap_stays_frozen_a_while_after_a_stream_and_is_then_released
         screen.on_pipeline_event(DraftDelta(1, "First stream. ", 1))
         await pilot.pause()  # the stream's Started reaches the app's policy
         assert gc.get_freeze_count() > 0
-        screen.stream.end()
+        screen.workspace.stream.end()
         await pilot.pause(0.05)
         assert gc.get_freeze_count() > 0  # the finished draft is drawn before the collector walks it all
 
@@ -109,7 +112,7 @@ async def test_the_heap_stays_frozen_a_while_after_a_stream_and_is_then_released
         screen.on_pipeline_event(DraftDelta(1, "Second stream. ", 2))
         await pilot.pause(0.4)
         assert gc.get_freeze_count() > 0
-        screen.stream.end()
+        screen.workspace.stream.end()
         for _ in range(100):
             if gc.get_freeze_count() == 0:
                 break

@@ -33,8 +33,10 @@ async def test_r_reads_the_page_the_sentence_cites_when_the_flag_has_no_evidence
     app = app_with(Config(file="c.toml", policy=Policy(), boards=(), backends=()), db)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_run(pilot, run_id)
-        amount = next(i for i, f in enumerate(screen.flags) if f.text == "$52,000")
-        assert screen.flags[amount].evidence == (), "no source mentions the figure: no evidence of its own"
+        amount = next(i for i, f in enumerate(screen.flag_pane.flags) if f.text == "$52,000")
+        assert screen.flag_pane.flags[amount].evidence == (), (
+            "no source mentions the figure: no evidence of its own"
+        )
         screen.query_one("#ws-flags").highlighted = amount  # type: ignore[attr-defined]
         await pilot.press("enter")
         assert isinstance(app.screen, FlagScreen)

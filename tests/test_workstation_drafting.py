@@ -100,7 +100,7 @@ async def test_f4_drafts_on_the_real_server_streaming_into_the_screen(
         assert run.status == "completed", [(s.stage, s.status, s.error) for s in run.stages]
         assert [s.stage for s in run.stages] == ["route", "draft", "verify"]
         # The streamed text reached the screen, and it is the stored draft.
-        assert screen.draft_text == run.draft and run.draft.strip()
+        assert screen.workspace.text == run.draft and run.draft.strip()
         strip = str(screen.query_one("#ws-strip", Static).render())
         assert "Drafting" in strip and "drafter" in strip and "TG" in strip and "✓" in strip
         assert "done" in str(screen.query_one("#ws-status", Static).render())
@@ -181,19 +181,21 @@ async def test_flags_listed_marked_jumped_and_opened_with_their_evidence(db: Pat
         screen.show_run(run_id)
         await settle(screen)
         await pilot.pause()
-        flags = screen.flags
+        flags = screen.flag_pane.flags
         blocks = [f for f in flags if f.severity == "block"]
         assert blocks and any("HPP-000004" in f.text or "52,000" in f.text for f in blocks), flags
         options = screen.query_one("#ws-flags", OptionList)
         assert options.option_count == len(flags) and app.focused is options
         # The draft is shown marked; the flagged line carries the gutter letter.
-        lines = str(screen.marked.render()).split("\n")
+        lines = str(screen.workspace.marked.render()).split("\n")
         assert any(line.startswith("B▌") and "52,000" in line for line in lines), lines
 
         await pilot.press("n")
-        assert screen.current == 0 and "Flag 1/" in str(screen.query_one("#ws-status", Static).render())
+        assert screen.flag_pane.current == 0 and "Flag 1/" in str(
+            screen.query_one("#ws-status", Static).render()
+        )
         await pilot.press("N")
-        assert screen.current == len(flags) - 1
+        assert screen.flag_pane.current == len(flags) - 1
         quoted = next(i for i, f in enumerate(flags) if f.kind == "quotation")
         options.highlighted = quoted
         await pilot.press("enter")
@@ -255,7 +257,7 @@ async def test_a_long_stream_goes_into_pieces_cut_at_paragraph_breaks(db: Path) 
         screen.on_pipeline_event(DraftDelta(1, "the last words", len(sent)))
         sent += "the last words"
         await pilot.pause(0.2)
-        assert screen.draft_text == sent
+        assert screen.workspace.text == sent
         stream = screen.query_one("#ws-stream")
         pieces = list(stream.query_children(".ws-draft-chunk").results(Static))
         # Finished paragraphs went into pieces cut at paragraph breaks, and only the last pieces are kept

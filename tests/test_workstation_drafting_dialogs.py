@@ -86,7 +86,7 @@ async def test_the_flag_dialog_opens_its_evidence_page_in_the_reader(db: Path) -
     app = app_with(Config(file="c.toml", policy=Policy(), boards=(), backends=()), db)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_run(pilot, run_id)
-        quoted = next(i for i, f in enumerate(screen.flags) if f.kind == "quotation")
+        quoted = next(i for i, f in enumerate(screen.flag_pane.flags) if f.kind == "quotation")
         screen.query_one("#ws-flags").highlighted = quoted  # type: ignore[attr-defined]
         await pilot.press("enter")
         assert isinstance(app.screen, FlagScreen)

@@ -14,6 +14,7 @@ from textual.widgets import TextArea
 
 from drafting.drafts import store as drafts
 from tests.conftest import make_backend
+from tests.support.drafting_screen_setup import SAVED, VERIFIED, heard
 from tests.support.pipeline_setup import demo_database
 from tests.test_workstation_drafting import app_with, planted_run, settle
 from tui.drafting.editor import DEBOUNCE_S
@@ -33,8 +34,10 @@ def config() -> Config:
 
 
 async def until(condition: object, pilot: object, seconds: float = 20.0) -> None:
+    """Wait for ``condition``, then for what was posted meanwhile (a part's status line) to arrive."""
     for _ in range(int(seconds / 0.05)):
         if condition():  # type: ignore[operator]
+            await pilot.pause()  # type: ignore[attr-defined]
             return
         await pilot.pause(0.05)  # type: ignore[attr-defined]
     raise AssertionError("timed out")
@@ -42,29 +45,31 @@ async def until(condition: object, pilot: object, seconds: float = 20.0) -> None
 
 async def test_an_edit_fixes_a_flag_undo_brings_it_back_and_reopening_restores_it(db: Path) -> None:
     run_id = await asyncio.to_thread(planted_run, db)
-    app = app_with(config(), db)
-    async with app.run_test(size=(80, 24)) as pilot:
+    app, hear = app_with(config(), db), heard()
+    async with app.run_test(size=(80, 24), message_hook=hear) as pilot:
         await pilot.press("f4")
         screen = app.screen
         assert isinstance(screen, DraftingScreen)
         screen.show_run(run_id)
         await settle(screen)
         await pilot.pause()
-        assert any(f.text == "$52,000" for f in screen.flags)
+        assert any(f.text == "$52,000" for f in screen.flag_pane.flags)
         await pilot.press("ctrl+t")
         editor = screen.query_one("#ws-editor", TextArea)
         assert app.focused is editor
-        start = screen.draft_text.index("$52,000")
-        row = screen.draft_text.count("\n", 0, start)
-        col = start - (screen.draft_text.rfind("\n", 0, start) + 1)
+        start = screen.workspace.text.index("$52,000")
+        row = screen.workspace.text.count("\n", 0, start)
+        col = start - (screen.workspace.text.rfind("\n", 0, start) + 1)
         editor.move_cursor((row, col))
         await pilot.press(*["delete"] * len("$52,000"), *"$84,000")
         await until(
-            lambda: screen.saves >= 1 and screen.verifies >= 1 and "$84,000 (HPP-000004)" in editor.text,
+            lambda: (
+                hear.count(SAVED) >= 1 and hear.count(VERIFIED) >= 1 and "$84,000 (HPP-000004)" in editor.text
+            ),
             pilot,
         )
-        await until(lambda: not any(f.text == "$52,000" for f in screen.flags), pilot)
-        assert not any(f.text == "$84,000" and f.severity == "block" for f in screen.flags)
+        await until(lambda: not any(f.text == "$52,000" for f in screen.flag_pane.flags), pilot)
+        assert not any(f.text == "$84,000" and f.severity == "block" for f in screen.flag_pane.flags)
         saved = drafts.load(db, run_id)
         assert saved is not None and "Calder was paid $84,000" in saved.text
         cursor = editor.cursor_location
@@ -76,17 +81,17 @@ async def test_an_edit_fixes_a_flag_undo_brings_it_back_and_reopening_restores_i
         assert "Calder was paid $84,000" in editor.text
 
     # Reopening (a new app on the same database) restores the run, the edited text, the cursor and the flags.
-    again = app_with(config(), db)
-    async with again.run_test(size=(80, 24)) as pilot:
+    again, hear = app_with(config(), db), heard()
+    async with again.run_test(size=(80, 24), message_hook=hear) as pilot:
         await pilot.press("f4")
         screen = again.screen
         assert isinstance(screen, DraftingScreen)
-        await until(lambda: screen.verifies >= 1, pilot)
-        assert screen.run_id == run_id and "Calder was paid $84,000" in screen.draft_text
+        await hear.until(VERIFIED, pilot)
+        assert screen.run_id == run_id and "Calder was paid $84,000" in screen.workspace.text
         editor = screen.query_one("#ws-editor", TextArea)
         assert editor.display and editor.cursor_location == cursor
-        assert any(f.kind == "quotation" for f in screen.flags)
-        assert not any(f.text == "$52,000" for f in screen.flags)
+        assert any(f.kind == "quotation" for f in screen.flag_pane.flags)
+        assert not any(f.text == "$52,000" for f in screen.flag_pane.flags)
 
 
 def _child(db: Path, run_id: int, wait_s: float, until_line: str) -> str:
@@ -124,9 +129,9 @@ def test_sigkill_loses_at_most_the_last_two_seconds(db: Path) -> None:
 
 async def replace_in_editor(pilot: object, screen: DraftingScreen, old: str, new: str) -> None:
     editor = screen.query_one("#ws-editor", TextArea)
-    start = screen.draft_text.index(old)
-    row = screen.draft_text.count("\n", 0, start)
-    editor.move_cursor((row, start - (screen.draft_text.rfind("\n", 0, start) + 1)))
+    start = screen.workspace.text.index(old)
+    row = screen.workspace.text.count("\n", 0, start)
+    editor.move_cursor((row, start - (screen.workspace.text.rfind("\n", 0, start) + 1)))
     await pilot.press(*["delete"] * len(old), *new)  # type: ignore[attr-defined]
 
 
@@ -135,8 +140,8 @@ async def test_redline_export_refused_until_blocks_are_fixed_or_overridden_then_
     from tui.drafting.dialogs import FlagScreen, ReasonScreen
 
     run_id = await asyncio.to_thread(planted_run, db)
-    app = app_with(config(), db)
-    async with app.run_test(size=(80, 24)) as pilot:
+    app, hear = app_with(config(), db), heard()
+    async with app.run_test(size=(80, 24), message_hook=hear) as pilot:
         await pilot.press("f4")
         screen = app.screen
         assert isinstance(screen, DraftingScreen)
@@ -147,7 +152,10 @@ async def test_redline_export_refused_until_blocks_are_fixed_or_overridden_then_
         await replace_in_editor(pilot, screen, "$52,000", "$84,000")
         await pilot.press("f6")
         await until(
-            lambda: not any(f.text == "$52,000" for f in screen.flags) and screen.verifies >= 1, pilot
+            lambda: (
+                not any(f.text == "$52,000" for f in screen.flag_pane.flags) and hear.count(VERIFIED) >= 1
+            ),
+            pilot,
         )
 
         # The redline shows the edit, word level.
@@ -159,12 +167,12 @@ async def test_redline_export_refused_until_blocks_are_fixed_or_overridden_then_
 
         # Export is refused while the misquotation and the $300 block.
         await pilot.press("f9")
-        assert screen.exported is None and "Export refused: 2 blocking" in str(
+        assert screen.finish_bar.exported is None and "Export refused: 2 blocking" in str(
             screen.query_one("#ws-status").render()
         )
         # Override the quotation with a reason; the $300 still blocks.
         await pilot.press("f7")  # back to the marked draft
-        quoted = next(i for i, f in enumerate(screen.flags) if f.kind == "quotation")
+        quoted = next(i for i, f in enumerate(screen.flag_pane.flags) if f.kind == "quotation")
         screen.query_one("#ws-flags").focus()
         screen.query_one("#ws-flags").highlighted = quoted  # type: ignore[attr-defined]
         await pilot.press("enter")
@@ -173,25 +181,39 @@ async def test_redline_export_refused_until_blocks_are_fixed_or_overridden_then_
         await pilot.pause()
         assert isinstance(app.screen, ReasonScreen)
         await pilot.press(*"the figure is argued from the invoice, see brief", "enter")
-        await until(lambda: any(f.kind == "quotation" and f.overridden for f in screen.flags), pilot)
+        await until(
+            lambda: any(f.kind == "quotation" and f.overridden for f in screen.flag_pane.flags), pilot
+        )
         await pilot.press("f9")
-        assert screen.exported is None and "1 blocking" in str(screen.query_one("#ws-status").render())
+        assert screen.finish_bar.exported is None and "1 blocking" in str(
+            screen.query_one("#ws-status").render()
+        )
 
         # Fix the $300 by editing: nothing blocks, export goes through, accept stores the pair.
         await pilot.press("ctrl+t")
         await replace_in_editor(pilot, screen, "$300", "$200")
         await pilot.press("f6")
         await until(
-            lambda: not screen.blocking() and "$200 as" in screen.draft_text and screen.verifies >= 3, pilot
+            lambda: (
+                not screen.flag_pane.blocking()
+                and "$200 as" in screen.workspace.text
+                and hear.count(VERIFIED) >= 3
+            ),
+            pilot,
         )
         await pilot.press("f9")
-        await until(lambda: screen.exported is not None, pilot)
-        assert screen.exported is not None and "Calder was paid $84,000" in screen.exported.read_text()
+        await until(lambda: screen.finish_bar.exported is not None, pilot)
         assert (
-            screen.exports is not None and screen.exports.docx.is_file() and screen.exports.redline.is_file()
+            screen.finish_bar.exported is not None
+            and "Calder was paid $84,000" in screen.finish_bar.exported.read_text()
         )
-        assert screen.exports.redline.name in str(screen.query_one("#ws-status").render())
+        assert (
+            screen.finish_bar.exports is not None
+            and screen.finish_bar.exports.docx.is_file()
+            and screen.finish_bar.exports.redline.is_file()
+        )
+        assert screen.finish_bar.exports.redline.name in str(screen.query_one("#ws-status").render())
         await pilot.press("f8")
-        await until(lambda: screen.accepted_pair is not None, pilot)
-        pair = get_pair(db, screen.accepted_pair)  # type: ignore[arg-type]
+        await until(lambda: screen.finish_bar.accepted_pair is not None, pilot)
+        pair = get_pair(db, screen.finish_bar.accepted_pair)  # type: ignore[arg-type]
         assert "Calder was paid $52,000" in pair.draft and "Calder was paid $84,000" in pair.final

@@ -19,6 +19,7 @@ from backends.local_server import TEST_SERVER_ARGS, LlamaServerProcess
 from corrections.store import get_pair
 from drafting.events import PipelineEvent
 from drafting.store import RunStore
+from tests.support.drafting_screen_setup import VERIFIED, heard
 from tests.support.pipeline_setup import demo_database, role_config
 from tests.test_workstation_drafting import app_with, open_drafting, planted_run, settle
 from tests.test_workstation_editing import replace_in_editor, until
@@ -40,8 +41,8 @@ def status(screen: DraftingScreen) -> str:
 
 
 async def test_ask_stream_flag_jump_fix_redline_accept(db: Path, llama_server: LlamaServerProcess) -> None:
-    app = app_with(role_config({}, llama_server.url), db)
-    async with app.run_test(size=(80, 24)) as pilot:
+    app, hear = app_with(role_config({}, llama_server.url), db), heard()
+    async with app.run_test(size=(80, 24), message_hook=hear) as pilot:
         screen = await open_drafting(pilot)
         # A summary is routed, drafted and verified: the tiny model's gate and review verdicts are not under test.
         screen.query_one("#ws-task").value = "summary"  # type: ignore[attr-defined]
@@ -60,11 +61,12 @@ async def test_ask_stream_flag_jump_fix_redline_accept(db: Path, llama_server: L
 
         screen.on_pipeline_event = counting  # type: ignore[method-assign]
         await pilot.press("ctrl+g")
-        await until(lambda: screen.runs_finished >= 1, pilot, seconds=120)
+        await settle(screen)  # the run, then its loading again
+        await pilot.pause()
         run = screen.run_record
         assert run is not None and run.status == "completed", status(screen)
         assert run.instructions == TYPED and streamed.count("DraftDelta") > 1
-        assert screen.draft_text == run.draft and run.draft.strip()
+        assert screen.workspace.text == run.draft and run.draft.strip()
 
         # The attorney adds a sentence; the verifier flags its figure.
         await pilot.press("ctrl+t")
@@ -73,25 +75,30 @@ async def test_ask_stream_flag_jump_fix_redline_accept(db: Path, llama_server: L
         editor.move_cursor(editor.document.end)
         await pilot.press("enter", "enter", *PLANTED)
         await pilot.press("f6")
-        await until(lambda: any(f.text == "$52,000" and f.blocking for f in screen.flags), pilot)
+        await until(lambda: any(f.text == "$52,000" and f.blocking for f in screen.flag_pane.flags), pilot)
 
         # n jumps from flag to flag until it reaches that one, and the marked draft shows it.
         await pilot.press("ctrl+t")
-        for _ in screen.flags:
+        for _ in screen.flag_pane.flags:
             await pilot.press("n")
-            assert screen.current is not None and "Flag" in status(screen)
-            if screen.flags[screen.current].text == "$52,000":
+            assert screen.flag_pane.current is not None and "Flag" in status(screen)
+            if screen.flag_pane.flags[screen.flag_pane.current].text == "$52,000":
                 break
-        assert screen.current is not None and screen.flags[screen.current].text == "$52,000"
-        lines = str(screen.marked.render()).split("\n")
+        assert (
+            screen.flag_pane.current is not None
+            and screen.flag_pane.flags[screen.flag_pane.current].text == "$52,000"
+        )
+        lines = str(screen.workspace.marked.render()).split("\n")
         assert any(line.startswith("B▌") and "$52,000" in line for line in lines), lines
 
         # An edit fixes it.
         await pilot.press("ctrl+t")
         await replace_in_editor(pilot, screen, "$52,000", "$84,000")
         await pilot.press("f6")
-        await until(lambda: "$84,000 (HPP-000004)" in screen.draft_text and screen.verifies >= 2, pilot)
-        await until(lambda: not any(f.text == "$52,000" for f in screen.flags), pilot)
+        await until(
+            lambda: "$84,000 (HPP-000004)" in screen.workspace.text and hear.count(VERIFIED) >= 2, pilot
+        )
+        await until(lambda: not any(f.text == "$52,000" for f in screen.flag_pane.flags), pilot)
 
         # The redline shows the added sentence, against the model's draft.
         await pilot.press("f7")
@@ -101,9 +108,9 @@ async def test_ask_stream_flag_jump_fix_redline_accept(db: Path, llama_server: L
 
         # Accept: the pair of the model's draft and the attorney's text is stored.
         await pilot.press("f8")
-        await until(lambda: screen.accepted_pair is not None, pilot)
-        pair = await asyncio.to_thread(get_pair, db, screen.accepted_pair)  # type: ignore[arg-type]
-        assert pair.draft == run.draft and pair.final == screen.draft_text
+        await until(lambda: screen.finish_bar.accepted_pair is not None, pilot)
+        pair = await asyncio.to_thread(get_pair, db, screen.finish_bar.accepted_pair)  # type: ignore[arg-type]
+        assert pair.draft == run.draft and pair.final == screen.workspace.text
         assert pair.final.endswith("Calder was paid $84,000 (HPP-000004).")
 
 
@@ -132,21 +139,21 @@ async def test_a_server_dying_mid_draft_keeps_the_partial_draft_and_says_so(
             screen.query_one("#ws-instructions", TextArea).text = TYPED
             await pilot.press("ctrl+g")
             await until(
-                lambda: len(screen.draft_text) > 40 or isinstance(app.screen, ErrorScreen), pilot, 120
+                lambda: len(screen.workspace.text) > 40 or isinstance(app.screen, ErrorScreen), pilot, 120
             )
-            assert len(screen.draft_text) > 40, status(screen)
+            assert len(screen.workspace.text) > 40, status(screen)
             drafter.kill()
             await until(lambda: isinstance(app.screen, ErrorScreen), pilot, seconds=60)
             error = app.screen
             assert isinstance(error, ErrorScreen)
             assert "drafter" in error.error_message, error.error_message
             await pilot.press("escape")
-            await settle(screen)
-            await until(lambda: screen.runs_finished >= 1, pilot)
+            await settle(screen)  # the run winds up, and is loaded again
+            await pilot.pause()
             # The screen keeps the partial draft and says so; the stored run has it too.
             run = await asyncio.to_thread(RunStore(db).load, screen.run_id)  # type: ignore[arg-type]
             assert run.status != "completed" and len(run.draft) > 40, (run.status, run.draft)
-            assert screen.draft_text.startswith(run.draft[:40])
+            assert screen.workspace.text.startswith(run.draft[:40])
             assert "partial draft is kept" in status(screen), status(screen)
     finally:
         drafter.stop()
@@ -169,13 +176,14 @@ async def test_the_strip_shows_a_long_prompt_being_read(db: Path) -> None:
 async def test_the_redline_opens_at_the_first_change_of_a_long_draft(db: Path) -> None:
     long_draft = "\n\n".join(f"Paragraph {i} says nothing of note about the freezer." for i in range(60))
     run_id = await asyncio.to_thread(planted_run, db, long_draft)
-    app = app_with(Config(file="c.toml", policy=Policy(), boards=(), backends=()), db)
-    async with app.run_test(size=(80, 24)) as pilot:
+    app, hear = app_with(Config(file="c.toml", policy=Policy(), boards=(), backends=()), db), heard()
+    async with app.run_test(size=(80, 24), message_hook=hear) as pilot:
         screen = await open_drafting(pilot)
         screen.show_run(run_id)
         await settle(screen)
         await pilot.press("ctrl+t")
         await replace_in_editor(pilot, screen, "Paragraph 50 says nothing", "Paragraph 50 says much")
+        await hear.until(VERIFIED, pilot)  # his pause is verified first: its status line comes before F7's
         await pilot.press("f7")
         await until(lambda: screen.query_one("#ws-redline").display, pilot)
         await pilot.pause()

@@ -41,7 +41,7 @@ def test_drafting_help_and_flag_dialog(snap_compare: Any, db: Path, size: tuple[
         screen = await open_run(pilot, run_id)
         await pilot.press("f1" if show == "help" else "n")
         if show == "flag":
-            quoted = next(i for i, f in enumerate(screen.flags) if f.kind == "quotation")
+            quoted = next(i for i, f in enumerate(screen.flag_pane.flags) if f.kind == "quotation")
             screen.query_one("#ws-flags").highlighted = quoted  # type: ignore[attr-defined]
             await pilot.press("enter")
             for _ in range(200):  # the cited passages, read from their pages in the dialog's worker

@@ -19,7 +19,16 @@ import pytest
 from textual.widgets import TextArea
 
 from drafting.drafts import store as drafts
-from tests.support.drafting_screen_setup import demo_db, drafter_config, open_run, slow_drafter, status  # noqa: F401 (demo_db: the db fixture)
+from tests.support.drafting_screen_setup import (
+    SAVED,
+    VERIFIED,
+    demo_db,  # noqa: F401 (the db fixture)
+    drafter_config,
+    heard,
+    open_run,
+    slow_drafter,
+    status,
+)
 from tests.test_workstation_drafting import app_with, planted_run, settle
 from tests.test_workstation_editing import until
 from tui.drafting.dialogs import ConfirmScreen
@@ -52,12 +61,12 @@ async def test_a_new_run_clears_the_pane_and_keeps_the_old_edits_under_their_own
             await until(lambda: screen.query_one("#ws-redline").display, pilot)
             screen.query_one("#ws-task").value = "summary"  # type: ignore[attr-defined]
             await pilot.press("ctrl+g")
-            await until(lambda: screen.run_id != first and "sentence 3" in screen.draft_text, pilot)
+            await until(lambda: screen.run_id != first and "sentence 3" in screen.workspace.text, pilot)
             # One pane, one run: the redline and the editor are gone, the stream is what shows.
             assert not screen.query_one("#ws-redline").display
             assert not screen.query_one("#ws-editor").display
             assert screen.query_one("#ws-stream").display
-            assert "EDITED-IN-RUN-ONE" not in screen.draft_text
+            assert "EDITED-IN-RUN-ONE" not in screen.workspace.text
             # While it runs, the keys that read or change a draft wait, instead of mixing the two runs.
             lines = said(screen)
             for key in ("f7", "ctrl+t", "f8", "f9", "f6", "ctrl+r"):
@@ -71,7 +80,9 @@ async def test_a_new_run_clears_the_pane_and_keeps_the_old_edits_under_their_own
             await until(lambda: screen.run_record is not None and screen.run_record.id != first, pilot)
             second = screen.run_id
             assert second is not None and second != first
-            assert screen.draft_text.startswith("Dear Mr. Calder") and "EDITED" not in screen.draft_text
+            assert (
+                screen.workspace.text.startswith("Dear Mr. Calder") and "EDITED" not in screen.workspace.text
+            )
             # His edits of the first run were saved under the first run, and nothing under the second.
             saved = drafts.load(db, first)
             assert saved is not None and "# Demand EDITED-IN-RUN-ONE" in saved.text
@@ -86,8 +97,8 @@ async def test_a_new_run_clears_the_pane_and_keeps_the_old_edits_under_their_own
 async def test_the_working_copy_survives_delete_undo_toggles_and_screen_switches(db: Path) -> None:
     """The sequence that once emptied the editor: select all, delete, F6, F9, Ctrl+Z, Ctrl+T, F2, F2, Ctrl+T."""
     run_id = await asyncio.to_thread(planted_run, db)
-    app = app_with(Config(file="c.toml", policy=Policy(), boards=(), backends=()), db)
-    async with app.run_test(size=(80, 24)) as pilot:
+    app, hear = app_with(Config(file="c.toml", policy=Policy(), boards=(), backends=()), db), heard()
+    async with app.run_test(size=(80, 24), message_hook=hear) as pilot:
         screen = await open_run(pilot, run_id)
         await pilot.press("ctrl+t")
         editor = screen.query_one("#ws-editor", TextArea)
@@ -95,7 +106,7 @@ async def test_the_working_copy_survives_delete_undo_toggles_and_screen_switches
         lines = said(screen)
         editor.select_all()
         await pilot.press("delete")
-        await until(lambda: screen.saves >= 1, pilot)
+        await hear.until(SAVED, pilot)
         # The autosave emptied the copy: it says so, and the text before is kept as a version.
         assert any("now empty" in line and "Ctrl+R" in line for line in lines), lines
         await pilot.press("f6")
@@ -105,14 +116,14 @@ async def test_the_working_copy_survives_delete_undo_toggles_and_screen_switches
         assert isinstance(app.screen, ConfirmScreen)
         await pilot.press("n")
         await pilot.pause()
-        assert isinstance(app.screen, DraftingScreen) and screen.exports is None
+        assert isinstance(app.screen, DraftingScreen) and screen.finish_bar.exports is None
         assert not (db.parent / "exports").exists()  # nothing was written
         await pilot.press("ctrl+z")
         assert editor.text == original
         await pilot.press("ctrl+t", "f2", "f2", "ctrl+t")
         await pilot.pause()
         assert isinstance(app.screen, DraftingScreen) and editor.display
-        assert editor.text == original and screen.draft_text == original
+        assert editor.text == original and screen.workspace.text == original
         await pilot.press("ctrl+y")  # the undo history survived the round trip too: redo empties it again
         assert editor.text == ""
         await pilot.press("ctrl+z")
@@ -121,11 +132,11 @@ async def test_the_working_copy_survives_delete_undo_toggles_and_screen_switches
 
 async def test_versions_are_kept_and_ctrl_r_puts_one_back(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     run_id = await asyncio.to_thread(planted_run, db)
-    app = app_with(Config(file="c.toml", policy=Policy(), boards=(), backends=()), db)
-    async with app.run_test(size=(80, 24)) as pilot:
+    app, hear = app_with(Config(file="c.toml", policy=Policy(), boards=(), backends=()), db), heard()
+    async with app.run_test(size=(80, 24), message_hook=hear) as pilot:
         screen = await open_run(pilot, run_id)
         await pilot.press("ctrl+t", "end", *" ALPHA")
-        await until(lambda: screen.saves >= 1, pilot)
+        await hear.until(SAVED, pilot)
         editor = screen.query_one("#ws-editor", TextArea)
         with_alpha = editor.text
         editor.select_all()
@@ -165,12 +176,12 @@ def test_the_history_is_short_and_an_emptying_save_is_reported(db: Path) -> None
 async def test_ctrl_t_on_the_editor_reopened_after_a_crash_edits_it(db: Path) -> None:
     run_id = await asyncio.to_thread(planted_run, db)
     await asyncio.to_thread(drafts.save, db, run_id, "RESTORED TEXT", (0, 8))
-    app = app_with(Config(file="c.toml", policy=Policy(), boards=(), backends=()), db)
-    async with app.run_test(size=(80, 24)) as pilot:
+    app, hear = app_with(Config(file="c.toml", policy=Policy(), boards=(), backends=()), db), heard()
+    async with app.run_test(size=(80, 24), message_hook=hear) as pilot:
         await pilot.press("f4")
         screen = app.screen
         assert isinstance(screen, DraftingScreen)
-        await until(lambda: screen.verifies >= 1, pilot)
+        await hear.until(VERIFIED, pilot)
         editor = screen.query_one("#ws-editor", TextArea)
         assert editor.display and editor.text == "RESTORED TEXT"
         await pilot.press("ctrl+t", *" MORE")
@@ -187,13 +198,13 @@ async def test_a_second_export_is_a_new_version_of_the_files(db: Path) -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_run(pilot, run_id)
         await pilot.press("f9")
-        await until(lambda: screen.exports is not None, pilot)
-        first = screen.exports
+        await until(lambda: screen.finish_bar.exports is not None, pilot)
+        first = screen.finish_bar.exports
         assert first is not None and first.docx.name == f"run-{run_id}-demand_letter.docx"
-        screen.exports = None
+        screen.finish_bar.exports = None
         await pilot.press("f9")
-        await until(lambda: screen.exports is not None, pilot)
-        second = screen.exports
+        await until(lambda: screen.finish_bar.exports is not None, pilot)
+        second = screen.finish_bar.exports
         assert second is not None and second.docx.name == f"run-{run_id}-demand_letter-v2.docx"
         assert second.redline.name == f"run-{run_id}-demand_letter-v2-redline.docx"
         assert first.docx.is_file() and second.docx.is_file() and "-v2" in status(screen)

@@ -1,6 +1,6 @@
 """What the drafting screen's tests share: the demo matter's database (the ``db`` fixture), a
-drafter slow enough to press keys during its run, a config with it as the only backend, and a
-planted run opened on the screen.
+drafter slow enough to press keys during its run, a config with it as the only backend, a
+planted run opened on the screen, and the messages a test waits for (its saves and verifications).
 
 The slow drafter replaces a model only where its pace matters (a run must still be going when the
 keys are pressed); it is reached over real HTTP and SSE framed as llama-server frames them.
@@ -18,9 +18,12 @@ import pytest
 from textual.widgets import Static
 
 from tests.support.fakes import chunk, fake_server, send_json, send_sse
+from tests.support.heard import Heard
 from tests.support.pipeline_setup import demo_database
 from tests.test_workstation_drafting import open_drafting, settle
+from tui.drafting.flag_pane import FlagPane
 from tui.drafting.screen import DraftingScreen
+from tui.drafting.workspace import DraftWorkspace
 from workspace.config import Backend, Config, Policy, Sampling
 
 
@@ -69,3 +72,11 @@ async def open_run(pilot: Any, run_id: int) -> DraftingScreen:
     await settle(screen)
     await pilot.pause()
     return screen
+
+
+SAVED, VERIFIED = DraftWorkspace.Saved, FlagPane.Verified
+
+
+def heard() -> Heard:
+    """The run_test hook that hears the drafting screen's saves and verifications."""
+    return Heard(SAVED, VERIFIED)

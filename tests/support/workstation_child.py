@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from tests.conftest import make_backend
+from tests.support.drafting_screen_setup import SAVED, heard
 from tui.app import create_app
 from tui.drafting.screen import DraftingScreen
 from workspace.config import Config, Policy
@@ -19,19 +20,19 @@ from workspace.config import Config, Policy
 
 async def main(db: Path, run_id: int, wait_s: float) -> None:
     config = Config(file="c.toml", policy=Policy(), boards=(), backends=(make_backend("http://127.0.0.1:9"),))
-    app = create_app(config, db, start_on_dashboard=False)
-    async with app.run_test(size=(80, 24)) as pilot:
+    app, hear = create_app(config, db, start_on_dashboard=False), heard()
+    async with app.run_test(size=(80, 24), message_hook=hear) as pilot:
         await pilot.press("f4")
         screen = app.screen
         assert isinstance(screen, DraftingScreen)
-        screen.show_run(run_id)
-        while screen.runs_finished == 0:
+        shown = screen.show_run(run_id)  # the run is shown once its worker is finished
+        while not shown.is_finished:
             await asyncio.sleep(0.05)
+        await pilot.pause()
         if not screen.query_one("#ws-editor").display:
             await pilot.press("ctrl+t")
         await pilot.press(*" FIRST")
-        while screen.saves == 0:
-            await asyncio.sleep(0.05)
+        await hear.until(SAVED, pilot)
         print("SAVED", flush=True)
         await pilot.press(*" SECOND")
         print("TYPED", flush=True)

@@ -8,7 +8,8 @@ so F1 lists them while the editor has the focus.
 The editor holds one run's working copy (``hold``) and owns the debounce of what follows an edit:
 each edit posts ``DraftEdited``; ``SaveDue`` follows a second after the last keystroke (never later
 than ``DEBOUNCE_S`` after the first unsaved one, so a crash loses at most that), and ``VerifyDue``
-``VERIFY_QUIET_S`` after it. The screen saves and verifies in its workers when they arrive.
+``VERIFY_QUIET_S`` after it. The draft workspace saves, and the screen has the text verified, in
+workers when they arrive.
 
 Undo and redo put the cursor at the start before the edit is taken back: TextArea re-measures the
 document before it moves the cursor, so an undo that leaves fewer lines than the cursor's row (a

@@ -1,6 +1,6 @@
 """The flags of the shown draft, two views of one list: ``FlagList`` beside the draft, ``MarkedDraft`` in it.
 
-Both are fed by a reactive ``flags`` that the drafting screen binds to its own, so a verification
+Both are fed the reactive ``flags`` of the flag pane (``tui/drafting/flag_pane.py``), so a verification
 sets the list once and both views follow; ``MarkedDraft.current`` is the flag jumped to.
 ``MarkedDraft`` shows the draft with each flag's span styled by severity and a gutter letter on
 its lines; it draws only while it is shown (``show`` draws it with the text).
@@ -30,7 +30,7 @@ Wrap = Callable[[Text], DraftRows | None]
 
 
 class FlagList(OptionList):
-    """The flags listed by label; Enter on one opens it (the screen handles ``OptionSelected``)."""
+    """The flags listed by label; Enter on one opens it (the flag pane handles ``OptionSelected``)."""
 
     flags: reactive[list[FlagView]] = reactive(list, always_update=True)
 

@@ -1,19 +1,21 @@
 """The drafting screen (F4): ask, watch the draft arrive, see every flag where it is written.
 
-The screen wires widgets to a headless ``DraftingSession``, which does the work off the event loop
+The screen keeps the run and the headless ``DraftingSession``, which does the work off the event loop
 (the pipeline in an async worker, whose disk and verifier work go to threads; everything else in
-thread workers):
+thread workers); three parts, each with its own state and workers, do the rest and tell the screen
+what happened by message:
 
-- the pickers and the instructions say what to draft; Ctrl+G runs the pipeline;
-- ``PipelineStrip`` shows each stage as its events arrive, ``DraftStream`` the draft as it streams;
-- when the run ends it is loaded again (and marked, and cut into rows, in the worker) and shown in
-  ``MarkedDraft`` with each flag's span marked, listed beside it in ``FlagList`` (both follow ``flags``):
-  n/N jump, Enter opens one with its evidence or the reviewer's argument;
-- ``DraftEditor`` holds the attorney's working copy, autosaved and verified again as he pauses;
-- F7 redlines his text against the model's draft, F8 accepts it, F9 exports it.
+- the pickers and the instructions say what to draft; Ctrl+G runs the pipeline, and
+  ``PipelineStrip`` shows each stage as its events arrive;
+- ``DraftWorkspace`` holds the attorney's text: the draft as it streams, then loaded again (marked,
+  and cut into rows, in a worker), his working copy in the editor, autosaved, and its versions;
+- ``FlagPane`` lists the flags (the marked draft shows them too): n/N jump, Enter opens one with its
+  evidence or the reviewer's argument; his text is verified again as he pauses;
+- ``FinishBar``: F7 redlines his text against the model's draft, F8 accepts it, F9 exports it.
 
-Each step of that loop is announced as a ``StepReached`` message, which a guide (the demo's)
-listens for.
+The keys stay bound here, where Textual finds them wherever the focus is, and are handed to the part
+that does the work. Each step of the loop is announced as a ``StepReached`` message, which a guide
+(the demo's) listens for.
 """
 
 from __future__ import annotations
@@ -24,33 +26,32 @@ from pathlib import Path
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal
 from textual.message import Message
-from textual.reactive import reactive
 from textual.widget import Widget
-from textual.widgets import Footer, Header, Select, Static, TextArea
+from textual.widgets import Footer, Header, Static, TextArea
 from textual.worker import Worker
 
 from drafting.events import DraftDelta, PipelineEvent, RunEnded, StageFinished, StageStarted
 from drafting.flags import FlagView
 from drafting.runs import Run
-from drafting.session import DraftingSession, Exports
-from drafting.tasks import TASKS
+from drafting.session import DraftingSession
 from tui.drafting.dialogs import ReasonScreen, gate_question
 from tui.drafting.editor import DraftEditor
-from tui.drafting.finish import FinishingKeys
-from tui.drafting.flag_keys import FlagKeys
-from tui.drafting.flags import FlagList, MarkedDraft, Wrap
+from tui.drafting.finish_bar import FinishBar
+from tui.drafting.flag_pane import FlagPane
+from tui.drafting.flags import FlagList, Wrap
+from tui.drafting.parts import Reached, Status
+from tui.drafting.pickers import RunPickers
 from tui.drafting.pipeline_strip import PipelineStrip
-from tui.drafting.stream import DraftStream
 from tui.drafting.view import LoadedRun
-from tui.drafting.working_copy import WorkingCopyKeys
+from tui.drafting.workspace import DraftWorkspace
 from tui.widgets.chambers_screen import ChambersScreen
 from workspace.config import Config
 from workspace.errors import ChambersError
 
 
-class DraftingScreen(FlagKeys, WorkingCopyKeys, FinishingKeys, ChambersScreen):
+class DraftingScreen(ChambersScreen):
     """Matter, task and instructions in; the pipeline strip, the streamed draft and its flags out."""
 
     @dataclass
@@ -60,8 +61,6 @@ class DraftingScreen(FlagKeys, WorkingCopyKeys, FinishingKeys, ChambersScreen):
 
         step: str
         blocking: int = 0
-
-    flags: reactive[list[FlagView]] = reactive(list, always_update=True)
 
     SUB_TITLE = "Drafting"
     FOOTER_FIRST = ("run", "cancel_run", "go_on", "toggle_editor", "verify_now",
@@ -109,17 +108,10 @@ class DraftingScreen(FlagKeys, WorkingCopyKeys, FinishingKeys, ChambersScreen):
         self._start_task, self._start_instructions = task, instructions
         self.run_id: int | None = None
         self.run_record: Run | None = None
-        self.draft_text = ""
-        self.matters: list[str] = []
-        self.model_draft = ""  # what the model wrote; draft_text is the attorney's version
-        self.current: int | None = None
-        self.runs_finished = 0  # tests wait on it
-        self._restored = False  # the editor was opened by reopening the run, not by Ctrl+T
-        self.saves = 0  # autosaves written (tests wait on it)
-        self.verifies = 0
-        self.accepted_pair: int | None = None
-        self.exported: Path | None = None  # the Markdown export; exports has all three files
-        self.exports: Exports | None = None
+        self.pickers = RunPickers(self.session, id="ws-pickers")
+        self.workspace = DraftWorkspace(self.session, id="ws-workspace")
+        self.flag_pane = FlagPane(self.session, lambda: self.workspace.text, id="ws-flag-pane")
+        self.finish_bar = FinishBar(self.session, id="ws-finish")
 
     @property
     def config(self) -> Config:
@@ -135,80 +127,47 @@ class DraftingScreen(FlagKeys, WorkingCopyKeys, FinishingKeys, ChambersScreen):
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
-        with Horizontal(id="ws-pickers"):
-            yield Select[str]([], prompt="Matter", id="ws-matter", allow_blank=True)
-            yield Select[str](
-                [(t.title, t.name) for t in TASKS.values()], value="motion", id="ws-task", allow_blank=False
-            )
+        yield self.pickers
         yield TextArea(id="ws-instructions", placeholder="What to draft (Ctrl+G runs the pipeline)")
         yield PipelineStrip(id="ws-strip")
         with Horizontal(id="ws-body"):
-            with VerticalScroll(id="ws-draft-scroll"):
-                yield DraftStream(id="ws-stream")
-                yield MarkedDraft(id="ws-marked").data_bind(DraftingScreen.flags)
-                yield Static("", id="ws-redline", markup=False)
-            yield DraftEditor(id="ws-editor", soft_wrap=True)
-            yield FlagList(id="ws-flags").data_bind(DraftingScreen.flags)
+            yield self.workspace
+            yield self.flag_pane
         if self.guide is not None:
             yield self.guide
+        yield self.finish_bar
         yield Static("Pick a matter and a task, write the instructions, Ctrl+G drafts.", id="ws-status")
         yield Footer()
 
     def on_mount(self) -> None:
-        self.stream = self.query_one(DraftStream)
         self.strip = self.query_one(PipelineStrip)
-        self.marked = self.query_one(MarkedDraft)
-        self.editor = self.query_one(DraftEditor)
-        self.query_one("#ws-draft-scroll").border_title = "Draft"
-        self.query_one("#ws-flags").border_title = "Flags"
+        self.watch(self.flag_pane, "flags", self._mark_flags, init=False)  # the marked draft shows them too
         self.query_one("#ws-instructions").border_title = "Instructions"
-        self.marked.display = False
-        self.editor.display = False
-        self.query_one("#ws-redline").display = False
         if self._start_task is not None:
-            self.query_one("#ws-task", Select).value = self._start_task
+            self.pickers.task_type = self._start_task
         if self._start_instructions:
             self.query_one("#ws-instructions", TextArea).text = self._start_instructions
-        self.load_matters()
         self.restore()
         self.query_one("#ws-instructions", TextArea).focus()
 
-    # --- pickers ---
-
-    @work(thread=True, exclusive=True, group="matters", exit_on_error=False)
-    def load_matters(self) -> None:
-        names = self.session.matters()
-        if names is None:
-            self.app.call_from_thread(
-                self.set_status, "No matters yet: create one with `chambers matter new`."
-            )
-        else:
-            self.app.call_from_thread(self._show_matters, names)
-
-    def _show_matters(self, names: list[str]) -> None:
-        self.matters = names
-        select = self.query_one("#ws-matter", Select)
-        current = select.value  # a reopened run's matter stays chosen when the list arrives after it
-        select.set_options([(n, n) for n in names])
-        if isinstance(current, str) and current in names:
-            select.value = current
-        elif names:
-            select.value = names[0]
+    def _mark_flags(self, flags: list[FlagView]) -> None:
+        marked = self.workspace.marked
+        marked.text = self.flag_pane.text
+        marked.forget_current()
+        marked.flags = flags
 
     # --- running ---
 
     def action_run(self) -> None:
-        matter = self.query_one("#ws-matter", Select).value
-        task = self.query_one("#ws-task", Select).value
-        instructions = self.query_one("#ws-instructions", TextArea).text
-        if not isinstance(matter, str):
+        matter, instructions = self.pickers.matter, self.query_one("#ws-instructions", TextArea).text
+        if matter is None:
             self.set_status("Pick a matter first.")
             return
         if self.running():
             self.set_status("A run is going; Ctrl+X stops it.")
             return
-        self.leave_working_copy()
-        self.start_run(matter, str(task), instructions)
+        self.workspace.leave()
+        self.start_run(matter, self.pickers.task_type, instructions)
 
     def running(self) -> bool:
         return any(w.group == "pipeline" and w.is_running for w in self.workers)
@@ -229,6 +188,12 @@ class DraftingScreen(FlagKeys, WorkingCopyKeys, FinishingKeys, ChambersScreen):
             return True
         return False
 
+    def shown_run(self, what: str) -> Run | None:
+        """The run the keys act on; None while one is written, or when there is none (``what`` says so)."""
+        if not self.busy() and self.run_record is None:
+            self.set_status(what)
+        return None if self.running() else self.run_record
+
     @work(exclusive=True, group="pipeline", exit_on_error=False)
     async def start_run(self, matter: str, task: str, instructions: str) -> None:
         run = await self.session.start(matter, task, instructions)
@@ -236,20 +201,15 @@ class DraftingScreen(FlagKeys, WorkingCopyKeys, FinishingKeys, ChambersScreen):
         await self._execute(run)
 
     async def _execute(self, run: Run) -> None:
-        self.draft_text, self.current = "", None
-        self.marked.forget_current()
-        self.flags = []
         self.run_record = None  # until the run is loaded again: the keys that act on a run wait for it
+        self.flag_pane.show(None, [], "")
         self.reached("run-started")
         self.strip.show_run(self.config, run)
-        self.marked.display = False
-        await self.stream.restart(run.draft)
-        self.draft_text = run.draft
+        await self.workspace.stream_run(run.id, run.draft)
         try:
             await self.session.execute(run.id, self.on_pipeline_event)
         finally:
-            await self.stream.flush()
-            self.stream.end()
+            await self.workspace.end_stream()
             self.show_run(run.id)
 
     def on_pipeline_event(self, event: PipelineEvent) -> None:
@@ -257,7 +217,7 @@ class DraftingScreen(FlagKeys, WorkingCopyKeys, FinishingKeys, ChambersScreen):
         if not self.is_attached:
             return  # the app closed while the run wound up: nothing is left to show it on
         if isinstance(event, DraftDelta):
-            self.stream.feed(event.text)
+            self.workspace.stream.feed(event.text)
         self.strip.show_event(self.config, event)
         if isinstance(event, StageStarted):
             self.set_status(f"{event.label} on {event.backend or 'code'} ...")
@@ -265,15 +225,6 @@ class DraftingScreen(FlagKeys, WorkingCopyKeys, FinishingKeys, ChambersScreen):
             self.set_status(f"{event.label}: {event.summary}")
         elif isinstance(event, RunEnded):
             self.set_status(event.message)
-
-    @on(DraftStream.Appended)
-    def streamed(self, event: DraftStream.Appended) -> None:
-        if self.run_record is not None:
-            return  # a frame of a run that is already loaded again: its draft is the stored one
-        self.draft_text += event.text
-        scroll = self.query_one("#ws-draft-scroll", VerticalScroll)
-        if scroll.max_scroll_y > 0 and not scroll.is_anchored:
-            scroll.anchor()
 
     def action_cancel_run(self) -> None:
         running = [w for w in self.workers if w.group == "pipeline" and w.is_running]
@@ -290,7 +241,7 @@ class DraftingScreen(FlagKeys, WorkingCopyKeys, FinishingKeys, ChambersScreen):
 
         def go(reason: str | None) -> None:
             if reason:
-                self.leave_working_copy()
+                self.workspace.leave()
                 self.go_on_past_gate(run.id, reason)
 
         self.app.push_screen(ReasonScreen(gate_question(run)), go)
@@ -299,11 +250,11 @@ class DraftingScreen(FlagKeys, WorkingCopyKeys, FinishingKeys, ChambersScreen):
     async def go_on_past_gate(self, run_id: int, reason: str) -> None:
         await self._execute(await self.session.go_on(run_id, reason))
 
-    # --- the finished run: marked draft and flags ---
+    # --- the finished run, handed to the parts ---
 
-    def show_run(self, run_id: int) -> None:
-        """Load the run again and show it; its flags and marked draft (wrapped into rows) are built off the loop."""
-        self._load(run_id, self.marked.wrapper())
+    def show_run(self, run_id: int) -> Worker[None]:
+        """Load the run again and show it (once the worker is done); its flags and rows are built off the loop."""
+        return self._load(run_id, self.workspace.marked.wrapper())
 
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
     def _load(self, run_id: int, wrap: Wrap) -> None:
@@ -321,53 +272,104 @@ class DraftingScreen(FlagKeys, WorkingCopyKeys, FinishingKeys, ChambersScreen):
         self.run_record, self.run_id = run, run.id
         self.refresh_bindings()  # Past gate shows when the gate stopped this run
         self.session.forget_indexes()
-        if run.matter not in self.matters:
-            self._show_matters([*self.matters, run.matter])
-        self.query_one("#ws-matter", Select).value = run.matter
-        self.query_one("#ws-task", Select).value = run.task_type
+        self.pickers.choose(run.matter, run.task_type)
         instructions = self.query_one("#ws-instructions", TextArea)
         if instructions.text != run.instructions:
             instructions.text = run.instructions
         self.strip.show_run(self.config, run)
-        self.model_draft = self.draft_text = self.marked.text = run.draft
-        self.current = None
-        self.marked.forget_current()
-        if loaded.marked is not None:  # drawn once, below, with this run's flags
-            self.stream.display = self.marked.display = False
-        self.flags = loaded.flags
-        if self.flags:
+        workspace, flags = self.workspace, loaded.flags
+        workspace.load(run.id, run.draft, marked=loaded.marked is not None)
+        self.flag_pane.show(run, flags, run.draft)
+        if flags:
             self.query_one(FlagList).focus()
         if loaded.marked is not None:
-            self.marked.show(self.draft_text, loaded.marked, loaded.rows)
+            workspace.marked.show(run.draft, loaded.marked, loaded.rows)
         if run.status in ("completed", "stopped"):
             self.reached(f"run-{run.status}")
         elif run.status != "created":
             self.reached("run-ended")  # failed, refused or cancelled: the guide says so, not the step before
         if loaded.marked is None and saved is None:  # stopped before its verification: the draft it reached
-            self.run_worker(self.stream.show_stored(run.draft), group="load-draft", exit_on_error=False)
+            workspace.show_stored(run.draft)
         if saved is not None:
-            self.draft_text = saved.text
-            self.open_editor(saved.cursor)
-            self._restored = True
+            workspace.reopen(saved)
             self.action_verify_now()
             self.set_status(
                 f"Run {run.id} reopened in the editor with your edits of {saved.saved_at[:19]} (verifying ...). "
                 "Ctrl+R lists earlier versions."
             )
-            self.runs_finished += 1
-            return
-        blocking = sum(f.blocking for f in self.flags)
-        if run.status == "stopped":
+        elif run.status == "stopped":
             self.set_status("The gate found no basis. Ctrl+O goes on anyway with a written reason.")
         elif run.status == "completed":
+            blocking = sum(f.blocking for f in flags)
             self.set_status(
-                f"Run {run.id} done: {len(self.flags)} flags, {blocking} blocking. n/N jump, Enter opens one."
+                f"Run {run.id} done: {len(flags)} flags, {blocking} blocking. n/N jump, Enter opens one."
             )
-        self.runs_finished += 1
+
+    # --- what the parts tell the screen ---
+
+    @on(Status)
+    def say(self, message: Status) -> None:
+        self.set_status(message.text)
+
+    @on(Reached)
+    def step(self, message: Reached) -> None:
+        self.reached(message.step, blocking=message.blocking)
+
+    @on(FlagPane.Jumped)
+    def show_flag(self, message: FlagPane.Jumped) -> None:
+        self.workspace.show_flag(message.index, message.flag)
+
+    @on(FinishBar.RedlineReady)
+    def show_redline(self, message: FinishBar.RedlineReady) -> None:
+        self.workspace.show_redline(message.text)
+
+    def on_draft_editor_verify_due(self, event: DraftEditor.VerifyDue) -> None:
+        if event.run_id == self.run_id:
+            self.action_verify_now()
 
     def reached(self, step: str, *, blocking: int = 0) -> None:
         """Announce a step of the loop; the guide, if there is one, hears it first (it bubbles on up)."""
         (self.guide or self).post_message(self.StepReached(step, blocking))
+
+    # --- the keys, each handed to the part that does it ---
+
+    def action_next_flag(self) -> None:
+        self.flag_pane.jump(1)
+
+    def action_previous_flag(self) -> None:
+        self.flag_pane.jump(-1)
+
+    def action_toggle_editor(self) -> None:
+        if self.shown_run("There is no draft to edit yet.") and self.workspace.toggle_editor():
+            self.query_one(FlagList).focus()
+
+    def action_verify_now(self) -> None:
+        if run := self.shown_run("There is no draft to verify yet."):
+            self.flag_pane.verify(run, self.workspace.text)
+
+    def action_versions(self) -> None:
+        if self.shown_run("There is no draft yet, so no versions of it."):
+            self.workspace.list_versions()
+
+    def action_redline(self) -> None:
+        workspace = self.workspace
+        if workspace.redline_shown:
+            workspace.hide_redline()
+        elif not self.shown_run("There is no draft yet."):
+            return
+        elif workspace.text == workspace.model_draft:
+            self.set_status("No changes yet: your text is the model's draft. Ctrl+T edits it.")
+        else:
+            self.finish_bar.redline(workspace.model_draft, workspace.text)
+
+    def action_accept(self) -> None:
+        if run := self.shown_run("There is no draft to accept yet."):
+            self.finish_bar.accept(run, self.workspace.text)
+
+    def action_export(self) -> None:
+        if run := self.shown_run("There is no draft to export yet."):
+            text, blocking = self.workspace.text, self.flag_pane.blocking()
+            self.finish_bar.export(run, self.workspace.model_draft, text, blocking)
 
     def action_instructions(self) -> None:
         self.query_one("#ws-instructions", TextArea).focus()
@@ -390,5 +392,5 @@ class DraftingScreen(FlagKeys, WorkingCopyKeys, FinishingKeys, ChambersScreen):
 
     def failure_line(self, worker: Worker[object]) -> str:
         """A run the pipeline stopped midway (the server died mid-draft) kept what it had written: say so."""
-        kept = worker.group == "pipeline" and isinstance(worker.error, ChambersError) and self.draft_text
+        kept = worker.group == "pipeline" and isinstance(worker.error, ChambersError) and self.workspace.text
         return super().failure_line(worker) + (" The partial draft is kept." if kept else "")

@@ -67,8 +67,6 @@ class EvidenceScreen(ChambersScreen):
         self.hits: list[SearchHit] = []
         self.documents: list[DocumentEntry] = []
         self.words = ""  # the words of the last search, marked on the page that is opened
-        self.searches_shown = 0  # how many searches have been answered (tests wait on it)
-        self.documents_shown = 0
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
@@ -109,7 +107,6 @@ class EvidenceScreen(ChambersScreen):
             select.value = matters[0].name
         else:
             self.set_status(NO_MATTERS)
-            self.documents_shown += 1
 
     def matter(self) -> Matter | None:
         value = self.query_one("#evidence-matter", Select).value
@@ -148,7 +145,6 @@ class EvidenceScreen(ChambersScreen):
             )
         else:
             self.set_status(f"{matter} has nothing indexed yet: Ctrl+G ingests its folders.")
-        self.documents_shown += 1
 
     @on(OptionList.OptionSelected, "#evidence-documents")
     def document_chosen(self, event: OptionList.OptionSelected) -> None:
@@ -198,7 +194,6 @@ class EvidenceScreen(ChambersScreen):
 
     def _show_search_problem(self, message: str) -> None:
         self.set_status(message)
-        self.searches_shown += 1
 
     def _show_hits(self, hits: list[SearchHit], query: str, words: str = "") -> None:
         self.hits, self.words = hits, words
@@ -208,7 +203,6 @@ class EvidenceScreen(ChambersScreen):
         results.border_title = f"Pages found: {len(hits)} (Enter reads one)" if query else "Pages found"
         if not query:
             return
-        self.searches_shown += 1
         if not hits:
             self.set_status(f"No pages match {query}.")
             return
