@@ -124,12 +124,34 @@ def check_docket(item: Found, dockets: dict[str, list[Opinion]] | None) -> Flag:
             reason="not-in-library" if dockets is not None else "no-library",
         )
     page = opinion.pages[0]
+    named = any(item.fields.get(role) for role in ("plaintiff", "defendant", "name"))
+    if named and not opinion.words:  # as for a reporter citation: the parties cannot be compared
+        return make_flag(
+            item,
+            "warn",
+            f"Docket {key} is in your library ({opinion.file}), but its caption could not be read to compare "
+            "the parties.",
+            [page],
+            normalized=key,
+        )
     wrong = wrong_name_or_year(
-        item, opinion, key, page, slot=f"docket {key}", decided=f"Docket {key} ({opinion.file})",
-        parties=bool(opinion.words),  # no caption read: no parties to compare
-    )  # fmt: skip
+        item, opinion, key, page, slot=f"docket {key}", decided=f"Docket {key} ({opinion.file})"
+    )
     if wrong is not None:
         return wrong
+    year = item.fields.get("year", "")
+    if year and not opinion.year:
+        return make_flag(
+            item,
+            "block",
+            f"Unverifiable year: docket {key} is {opinion.caption!r} ({opinion.file}), but the "
+            f"library has no decision year for it, so {year} cannot be checked. Acknowledge this item, or add "
+            "a copy that prints its date.",
+            [page],
+            normalized=key,
+            verdict="unverifiable",
+            reason="no-year",
+        )
     return make_flag(
         item,
         "ok",

@@ -113,6 +113,8 @@ def _may_hold_a_case(text: str) -> bool:
 _PIN_AFTER = re.compile(r"\d+(?:[-–]\d+)?")
 # The pin eyecite leaves unread after "Id." or "supra," where a footnote follows it ("Id. at 274 n.1").
 _DEPENDENT_PIN = re.compile(rf",?\s*(?P<pin>at\s+\*?\d{{1,5}}(?:[-–]\d{{1,5}})?)(?={FOOTNOTE})")
+_NEXT_ID = re.compile(r"\s+(?P<id>[Ii]d\.|[Ii]bid\.)(?=\s|$)")
+_ID_PIN = re.compile(r",?\s*(?P<pin>at\s+\*?\d{1,5}(?:[-–]\d{1,5})?)")
 _CONNECTORS = frozenset(
     ["of", "the", "and", "&", "for", "de", "la", "del", "du", "von", "van", "ex", "rel.", "on", "in"]
 )
@@ -322,6 +324,26 @@ def _eyecite_citations(text: str, items: list[Found], taken: list[tuple[int, int
         elif isinstance(cite, FullLawCitation):
             items.append(_statute_item(start, end, text[start:end]))
             taken.append((start, end))
+    _ids_right_after_ids(text, items)
+
+
+def _ids_right_after_ids(text: str, items: list[Found]) -> None:
+    """The Id. that directly follows an Id. or Ibid. ("Ibid. Id. at 5"): eyecite's pattern takes the
+    space after the first with it, which leaves the second no space before it to match."""
+    pending = [i for i in items if i.kind == "id"]
+    starts = {i.start for i in items}
+    while pending:
+        match = _NEXT_ID.match(text, pending.pop().end)
+        if match is None or match.start("id") in starts:
+            continue
+        pin = _ID_PIN.match(text, match.end())
+        end = pin.end("pin") if pin else match.end()
+        found = Found(
+            "id", match.start("id"), end, text[match.start("id") : end], {"pin": pin["pin"] if pin else ""}
+        )
+        items.append(found)
+        starts.add(found.start)
+        pending.append(found)
 
 
 def _pin_unread(text: str, end: int, pin: str) -> tuple[str, int]:
