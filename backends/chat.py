@@ -1,6 +1,7 @@
 """An async streaming client for OpenAI-compatible ``/v1/chat/completions``.
 
-One client serves llama-server and Ollama (both speak this endpoint). It
+One client serves every kind of server (each speaks this endpoint; the kind's adapter,
+backends.adapters, adds what only that kind sends and reads). It
 yields typed events (backends.events), turns every failure into a typed error
 with a plain message (backends.errors) that keeps the partial text, checks the
 local-only policy before it opens a connection, and writes one audit record
@@ -32,7 +33,7 @@ from typing import Any
 
 import httpx
 
-from backends.adapters import adapter_class
+from backends.adapters import adapter_for
 from backends.answer_caps import STREAM
 from backends.chunks import ChunkReader
 from backends.endpoint import CheckedAddress, Endpoint
@@ -47,7 +48,6 @@ from backends.errors import (
     transport_error,
 )
 from backends.events import ContentDelta, Finished, PromptProgress, StreamEvent, Usage
-from backends.lora import LoadedAdapter, complete_field, fetch_loaded, local_sha256, request_field
 from backends.pool import LoopPool
 from backends.stream_guard import StreamGuard, context_size, event_limit
 from workspace.audit import AuditLog, AuditRecord
@@ -55,10 +55,6 @@ from workspace.config import Backend, Policy, Sampling
 
 DEFAULT_TIMEOUT = httpx.Timeout(10.0, read=600.0)  # long prefill can be silent for minutes
 CHAT_PATH = "/v1/chat/completions"
-# llama-server closes the connection as soon as a streamed answer ends, though its headers offer
-# keep-alive; a pool that kept it would send the next call into that close ("Server disconnected
-# without sending a response"). So a chat request says it is the connection's last.
-STREAM_HEADERS = {"Accept": "text/event-stream", "Connection": "close"}
 
 
 @dataclass
@@ -96,7 +92,9 @@ class ChatClient:
         self.timeout = timeout
         self._server_build: str | None = None
         self._server_n_ctx: int | None = None
-        self._loaded_adapters: list[LoadedAdapter] | None = None
+        # This kind's own part of every call (its fields, headers, LoRA adapters), kept for the
+        # client's life: what it reads from the server is read once.
+        self._server = adapter_for(backend, policy)
         self._pool = LoopPool(f"backend '{backend.name}'", timeout)
 
     async def __aenter__(self) -> ChatClient:
@@ -124,7 +122,7 @@ class ChatClient:
             body["model"] = self.backend.model
         merged = {**self.backend.sampling.as_dict(), **request.sampling.as_dict()}
         body.update(merged)
-        body.update(adapter_class(self.backend.kind).chat_fields(return_progress=request.return_progress))
+        body.update(self._server.chat_fields(return_progress=request.return_progress))
         body.update(request.extra)
         if request.json_schema is not None:
             # The OpenAI nesting. The un-nested form is silently ignored by llama-server.
@@ -163,10 +161,9 @@ class ChatClient:
             record.checked_ip = checked.ip
             client = await self._pool.client()
             record.server_build = await self._fetch_server_build(client, checked)
-            if self.backend.kind == "llamacpp" or self.backend.lora:
-                lora = await self._lora_field(client, checked, body.get("lora"))
-                if lora is not None:
-                    body["lora"] = record.request["lora"] = lora
+            fields = await self._server.request_fields(body, http=client, checked=checked)
+            body.update(fields)
+            record.request.update(fields)
             async for event in self._events(client, checked, body, reader):
                 if isinstance(event, Finished):
                     record.model = event.model or record.model
@@ -268,7 +265,9 @@ class ChatClient:
         """
         if self._server_build is not None:
             return self._server_build
-        adapter = adapter_class(self.backend.kind)
+        adapter = self._server
+        if adapter.BUILD_PATH is None:
+            return None
         try:
             response = await client.get(
                 self.backend.url + adapter.BUILD_PATH, timeout=5.0, extensions=checked.extensions()
@@ -281,43 +280,10 @@ class ChatClient:
             return None
         return self._server_build
 
-    @property
-    def adapters(self) -> list[str]:
-        """The adapters (name) this backend's requests carry, as its config names them."""
-        return [ref.name for ref in self.backend.lora]
-
     def adapter_record(self) -> tuple[str | None, str | None]:
-        """(names, sha256s) of the adapters the requests carried, for a run's record; (None, None) without."""
-        if not self.backend.lora or self._loaded_adapters is None:
-            return None, None
-        by_name = {a.name: a for a in self._loaded_adapters}
-        hashes = [local_sha256(by_name[n].path) if n in by_name else None for n in self.adapters]
-        return ",".join(self.adapters), ",".join(h or "?" for h in hashes) if any(hashes) else None
-
-    async def _lora_field(
-        self, client: httpx.AsyncClient, checked: CheckedAddress, own: Any
-    ) -> list[dict[str, Any]] | None:
-        """The request's ``lora`` list by the ids this server gave its adapters, read once per client:
-        the request's own entries (``own``, a replay setting its scale) or the configured adapters at
-        their scales, and every other adapter the server loaded at 0. None for a server without any.
-
-        Raises AdapterMissing when the server did not load a configured adapter: drafting on the bare base
-        while the run's record names an adapter would be a false record."""
-        if self._loaded_adapters is None:
-            try:
-                loaded = await fetch_loaded(client, self.backend, checked.extensions())
-            except HTTP_FAILURES as exc:
-                if not self.backend.lora:
-                    return own if isinstance(own, list) else None  # the call itself says why
-                raise transport_error(
-                    exc, backend=self.backend.name, url=self.backend.url, path="/lora-adapters"
-                ) from exc
-            except (ValueError, KeyError, TypeError):
-                loaded = []  # not a list of adapters: every configured one is missing
-            self._loaded_adapters = loaded
-        if isinstance(own, list):
-            return complete_field(own, self._loaded_adapters)
-        return request_field(self.backend, self._loaded_adapters)
+        """(names, sha256s) of the LoRA adapters the requests carried, for a run's record; (None, None)
+        without."""
+        return self._server.lora_record()
 
     async def _events(
         self, client: httpx.AsyncClient, checked: CheckedAddress, body: dict[str, Any], reader: ChunkReader
@@ -328,7 +294,7 @@ class ChatClient:
                 "POST",
                 url + CHAT_PATH,
                 json=body,
-                headers=STREAM_HEADERS,
+                headers=dict(self._server.STREAM_HEADERS),
                 extensions={**checked.extensions(), STREAM: True},
             ) as response:
                 if response.status_code >= 400:
@@ -340,7 +306,7 @@ class ChatClient:
                     raise NotAModelServer(
                         f"{url} answered, but not with an event stream (content type "
                         f"'{content_type or 'none'}'). Check that backend '{name}' points at a "
-                        "llama-server or Ollama port.",
+                        f"{self._server.LABEL} port.",
                         backend=name,
                         url=url,
                         status=response.status_code,
@@ -373,7 +339,7 @@ class ChatClient:
         if not isinstance(chunk, dict):
             raise MalformedStream(
                 f"Backend '{self.backend.name}' at {self.backend.url} sent a stream event that is not "
-                f"a JSON object: {data[:80]!r}. Is this a llama-server or Ollama endpoint?",
+                f"a JSON object: {data[:80]!r}. Is this a {self._server.LABEL} endpoint?",
                 backend=self.backend.name,
                 url=self.backend.url,
             )

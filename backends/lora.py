@@ -184,7 +184,7 @@ async def adapter_findings(backends: list[Backend], policy: Policy) -> list[tupl
             if not backend.lora:
                 continue
             try:
-                checked = Endpoint.for_backend(backend, policy).check()
+                checked = await Endpoint.for_backend(backend, policy).check_async()
                 loaded = await fetch_loaded(client, backend, checked.extensions())
             except (*HTTP_FAILURES, ChambersError, ValueError) as exc:
                 findings.append(

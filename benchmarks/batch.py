@@ -40,6 +40,7 @@ from drafting.batch.store import BatchStore, Finish
 from drafting.batch.table import Row
 from drafting.options import PipelineOptions
 from drafting.store import RunStore
+from drafting.wiring import wire
 from evidence.ingest import ingest_matter
 from evidence.sample_matter import SAMPLE_MATTER, prepare_sample_matter
 from workspace.config import Backend, Config, Policy, Sampling
@@ -110,8 +111,9 @@ def batch_figures(db: Path, name: str, wall: float) -> tuple[int, float, int]:
 def run_batch(db: Path, url: str, name: str, args: argparse.Namespace, one_at_a_time: bool) -> float:
     store = BatchStore(db)
     store.create(name, SAMPLE_MATTER, args.task, TEMPLATE, "benchmark", rows(args.jobs, args.task), [])
-    runner = BatchRunner(config(url, args.draft_tokens), db, one_at_a_time=one_at_a_time, workstation=lambda: False,
-                         options=PipelineOptions(max_context_tokens=1024, reserve_tokens=256))  # fmt: skip
+    options = PipelineOptions(max_context_tokens=1024, reserve_tokens=256)
+    runner = BatchRunner(wire(config(url, args.draft_tokens), db, options=options), one_at_a_time=one_at_a_time,
+                         workstation=lambda: False)  # fmt: skip
     t0 = time.perf_counter()
     final = asyncio.run(runner.run(name))
     wall = time.perf_counter() - t0

@@ -90,28 +90,20 @@ def bare_redact(src: Path, out: Path) -> None:
 
 def fresh_home(root: Path) -> Path:
     from evidence.matters import create_matter
-    from exhibits import schema as exhibits_schema
-    from workspace.database import connect
 
     home = Path(tempfile.mkdtemp(dir=root))
     db_path = home / "chambers.sqlite3"
     sources = home / "sources"  # the matter's own folder: outputs beside it, never in it
     sources.mkdir()
-    db = connect(db_path, exhibits_schema.SCHEMA)
-    create_matter(db, "bench", [sources])
-    db.close()
+    create_matter(db_path, "bench", [sources])
     return db_path
 
 
 def chambers_stamp(db_path: Path, src: Path, out_dir: Path) -> None:
-    from exhibits import schema as exhibits_schema
     from exhibits.numbering import bates_format
     from exhibits.stamp import plan_production, run_production
-    from workspace.database import connect
 
-    db = connect(db_path, exhibits_schema.SCHEMA)
-    plan = plan_production(db, "bench", [src], bates_format("ABC", 6), out_dir)
-    db.close()
+    plan = plan_production(db_path, "bench", [src], bates_format("ABC", 6), out_dir)
     run_production(db_path, plan)
 
 
@@ -124,15 +116,11 @@ def chambers_redact(db_path: Path, src: Path, out_dir: Path) -> None:
 
 
 def chambers_bind(db_path: Path, src: Path, out: Path, copies: int) -> None:
-    from exhibits import schema as exhibits_schema
     from exhibits.binder import Exhibit, plan_binder, run_binder
     from exhibits.numbering import bates_format
-    from workspace.database import connect
 
-    db = connect(db_path, exhibits_schema.SCHEMA)
-    plan = plan_binder(db, "bench", [Exhibit(src, f"Part {n + 1}") for n in range(copies)], out,
+    plan = plan_binder(db_path, "bench", [Exhibit(src, f"Part {n + 1}") for n in range(copies)], out,
                        bates=bates_format("BND", 6))  # fmt: skip
-    db.close()
     run_binder(db_path, plan)
 
 

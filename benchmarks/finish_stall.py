@@ -19,7 +19,7 @@ until the marked (or plain) draft has been on screen for half a second. Reported
 stall (the largest lateness: the UI did not draw or take keys for that long) and the p99 of each,
 medians over the turns, and their ratio; the garbage collector's pauses inside each window are
 printed beside them. The stream's frozen heap is released, and collected in one full pass, a
-while after the stream ends (``draft_stream.RELEASE_AFTER_S``): that pass is measured apart, after
+while after the stream ends (``tui.app.RELEASE_AFTER_S``): that pass is measured apart, after
 the window. Last, the stall of each of ten presses of n (jump to the next flag) on the marked draft. Target: the marked finish stalls the loop no longer than 50 ms more than the plain one.
 
 Benchmarks report; they do not fail. Run from the repo root::
@@ -47,13 +47,14 @@ from benchmarks.common import DOMAIN_WORDS, FUNCTION_WORDS, mark
 from drafting.pipeline import Pipeline
 from drafting.runs import COMPLETED
 from drafting.store import RunStore
+from drafting.wiring import wire
 from evidence.ingest import ingest_matter
 from evidence.sample_matter import SAMPLE_MATTER, prepare_sample_matter
-from tui import draft_stream
+from tui import app as tui_app
 from workspace.config import Config, Policy
 
 TICK_S = 0.01
-RELEASE_AFTER_S = getattr(draft_stream, "RELEASE_AFTER_S", 0.0)  # 0: the heap is released at the stream's end
+RELEASE_AFTER_S = tui_app.RELEASE_AFTER_S
 SHOWN_S = 0.5  # the window runs on this long after the draft is shown: its layout and first paint
 TARGET_EXTRA_MS = 50.0
 JUMPS = 10  # n presses on the marked draft, each measured alone
@@ -88,7 +89,7 @@ def plant_verified_run(database_file: Path, draft: str) -> int:
     record.output, record.status, record.result = draft, COMPLETED, {"chars": len(draft)}
     store.finish_stage(record)
     config = Config(file="bench.toml", policy=Policy(), boards=(), backends=())
-    asyncio.run(Pipeline(config, database_file).execute(run.id))
+    asyncio.run(Pipeline(wire(config, database_file)).execute(run.id))
     return run.id
 
 

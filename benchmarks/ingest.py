@@ -47,6 +47,7 @@ from evidence.ingest import ingest_matter
 from evidence.matters import create_matter, get_matter
 from evidence.provenance import register_output
 from evidence.search import search_db
+from evidence.store import require_matter
 from workspace.database import connect
 
 LEGAL = DOMAIN_WORDS + FUNCTION_WORDS
@@ -87,12 +88,10 @@ def bare_get_text(paths: list[Path]) -> int:
 
 
 def fresh_matter(db_path: Path, source: Path, name: str = "bench") -> None:
-    db = connect(db_path, evidence_schema.SCHEMA)
     try:
-        get_matter(db, name)
+        get_matter(db_path, name)
     except Exception:
-        create_matter(db, name, [source])
-    db.close()
+        create_matter(db_path, name, [source])
 
 
 def timed_ingest(folder: Path, workdir: Path, run: int) -> float:
@@ -186,7 +185,7 @@ def main() -> int:
 
         print("\n3. Search latency over 10,000 pages (the 10k database above)")
         db = connect(work / "mem-10k.sqlite3", evidence_schema.SCHEMA)
-        matter_id = get_matter(db, "bench").id
+        matter_id = require_matter(db, "bench").id
         pages = db.execute("SELECT count(*) FROM pages").fetchone()[0]
         qrng = random.Random(3)
         queries = [

@@ -35,6 +35,7 @@ from benchmarks.verify import brief, build_matter
 from drafting.events import PipelineEvent, StageFinished, StageStarted
 from drafting.pipeline import Pipeline, PipelineOptions
 from drafting.stages import verify
+from drafting.wiring import wire
 from tests.support.scripted_server import scripted_server
 from workspace.config import Backend, Config, Policy
 
@@ -129,7 +130,7 @@ def main() -> None:
         with scripted_server(draft) as (url, _):
             backend = Backend(name="scripted", kind="llamacpp", url=url, roles=("drafter", "extractor"))
             config = Config(file="benchmark", policy=Policy(), boards=(), backends=(backend,))
-            pipe = Pipeline(config, database_file, options=PipelineOptions(), on_event=mark)
+            pipe = Pipeline(wire(config, database_file, options=PipelineOptions()), on_event=mark)
             run = pipe.start(matter, "summary", "Summarise what the record shows about the invoices.")
             meter = asyncio.run(measured_run(pipe, run.id, marks))
             streaming = meter.between(marks["draft-start"], marks["draft-end"])

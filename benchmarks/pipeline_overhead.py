@@ -29,6 +29,7 @@ from pathlib import Path
 
 from backends.local_server import LlamaServerProcess, ensure_demo_model, ensure_llama_server
 from drafting.pipeline import Pipeline, PipelineOptions
+from drafting.wiring import wire
 from evidence.ingest import ingest_matter
 from evidence.sample_matter import SAMPLE_MATTER, prepare_sample_matter
 from workspace.config import Backend, Config, Policy, Sampling
@@ -98,7 +99,7 @@ def main() -> int:
 
 def measure(args: argparse.Namespace, db: Path, url: str) -> None:
     options = PipelineOptions(max_context_tokens=args.context, reserve_tokens=512)
-    pipe = Pipeline(config(url, args.draft_tokens), db, options=options)
+    pipe = Pipeline(wire(config(url, args.draft_tokens), db, options=options))
     print(f"Warm-up run against {url}...", flush=True)
     asyncio.run(one_run(pipe))
     results = []

@@ -37,6 +37,7 @@ from drafting.pipeline import Pipeline
 from drafting.runs import ContextSource, Run
 from drafting.stages import gate
 from drafting.tasks import GATE
+from drafting.wiring import wire
 from tui.demo import demo_config
 from workspace.config import Sampling
 
@@ -83,7 +84,7 @@ async def main(runs: int, tokens: int) -> None:
     ):
         config = demo_config(server.url, "benchmark")
         backend = config.backends[0]
-        pipe = Pipeline(config, Path(tmp) / "chambers.sqlite3")
+        pipe = Pipeline(wire(config, Path(tmp) / "chambers.sqlite3"))
         sampling = pipe.json_sampling(backend, GATE)
         messages = gate.STAGE.messages(gate_run(), None)
         schema = pipe.json_schema(GATE)

@@ -10,7 +10,13 @@ with the reviewer's model), every pair is judged and the labels scored per keyed
 expected answers are: supports -> supports, wrong-page -> does not address (the passage is the
 wrong page's), contradicts -> contradicts, does not address -> does not address. Run::
 
-    python -m benchmarks.support [--model http://127.0.0.1:8080]
+With the speed part (on unless ``--no-speed``; benchmarks/support_speed.py says what it measures), a
+llama-server is started with 4 slots on the test model and a 20-page brief of 100 citations is
+checked on it; ``--quick`` checks 8 citations with short answers, a smoke run of a minute or so.
+The model's accuracy per label is scored only with ``--model``: no instruct model larger than the
+test model ships in a package this machine can reach and run in minutes. Run::
+
+    python -m benchmarks.support [--quick] [--no-speed] [--model http://127.0.0.1:8080]
 """
 
 from __future__ import annotations
@@ -20,14 +26,28 @@ import asyncio
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
+from benchmarks.support_speed import (
+    SLOTS,
+    WIDE_OPINIONS,
+    brief,
+    locator_cpu,
+    pages_of,
+    print_speed,
+    replay,
+    run_check,
+)
 from drafting.support.judge import NO_EVIDENCE, judge_pairs
-from drafting.support.pairs import pair_citations
-from drafting.verify.sources import load_sources
-from drafting.verify.verifier import extract, load_library
+from drafting.support.pairs import Pair, pair_citations
+from drafting.verify.sources import MatterSources, load_sources
+from drafting.verify.verifier import Library, extract, load_library
 from tests.support.support_keyed_set import key_items, keyed_draft, score_locator
-from tests.support.verify_real_corpus import OPINIONS, build_real_corpus, requires_opinions
+from tests.support.verify_real_corpus import OPINIONS, RealCorpus, build_real_corpus, requires_opinions
+
+T = TypeVar("T")
 
 EXPECTED = {
     "supports": "supports",
@@ -37,7 +57,7 @@ EXPECTED = {
 }
 
 
-def _cpu(step):
+def _cpu(step: Callable[[], T]) -> tuple[T, float]:
     start = time.process_time()
     out = step()
     return out, time.process_time() - start
@@ -45,7 +65,10 @@ def _cpu(step):
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", help="a llama-server URL whose model judges the pairs")
+    parser.add_argument("--model", help="a llama-server URL whose model judges the keyed pairs")
+    parser.add_argument("--quick", action="store_true", help="a smoke run: 8 citations, short answers")
+    parser.add_argument("--no-speed", action="store_true", help="only the keyed set: no server is started")
+    parser.add_argument("--citations", type=int, help="citations in the speed brief (100; 8 with --quick)")
     args = parser.parse_args()
     if OPINIONS is None:
         raise SystemExit(requires_opinions.kwargs["reason"])
@@ -68,9 +91,68 @@ def main() -> None:
         )
         if args.model:
             _score_model(args.model, items, pairs)
+        else:
+            print(
+                "model judgement: not scored here (no --model). The test model (SmolLM2-135M) shows the "
+                "mechanics only, and no larger instruct GGUF model ships in a package this machine can "
+                "reach and run in minutes; give --model URL of a server with the reviewer's model."
+            )
+        if not args.no_speed:
+            citations = args.citations or (8 if args.quick else 100)
+            _speed(Path(root), corpus, library, record, items, citations, 48 if args.quick else 128)
+            _wide_locator(Path(root), citations if args.quick else 100)
 
 
-def _score_model(url: str, items, pairs) -> None:
+def _speed(
+    root: Path, corpus: RealCorpus, library: Library, record: MatterSources, items: list[dict[str, Any]],
+    citations: int, max_tokens: int,
+) -> None:  # fmt: skip
+    from backends.local_server import LlamaServerProcess, ensure_demo_model, ensure_llama_server
+
+    draft = brief(items, citations)
+    print(
+        f"\nspeed: a {pages_of(draft):.0f}-page brief with {citations} citations, the support check on a "
+        f"llama-server with {SLOTS} slots (test model, answers up to {max_tokens} tokens):",
+        flush=True,
+    )
+    server = LlamaServerProcess(
+        ensure_llama_server(print), ensure_demo_model(print),
+        extra_args=("--jinja", "--slots", "--metrics", "-np", str(SLOTS), "-c", str(SLOTS * 4096)),
+        log_file=root / "server.log",
+    )  # fmt: skip
+    with server:
+        warm = [{"messages": [{"role": "user", "content": "Say yes."}], "max_tokens": 4}] * SLOTS
+        asyncio.run(replay(server.url, warm))  # the weights paged in before either is timed
+        check = run_check(corpus.database_file, corpus.matter, draft, library, record, server.url, max_tokens)
+        raw_wall, raw_tokens = asyncio.run(replay(server.url, check.requests))
+    print_speed(check, raw_wall, raw_tokens)
+
+
+def _wide_locator(root: Path, citations: int) -> None:
+    if not WIDE_OPINIONS.is_dir():
+        print(
+            f"\nlocator against a 100-opinion library: not measured, the wide corpus is not at {WIDE_OPINIONS} "
+            "(a folder of about 100 real opinions, PDF or text, each printing its citation)."
+        )
+        return
+    from drafting import schema as drafting_schema
+    from evidence.ingest import ingest_matter
+    from evidence.matters import create_matter
+    from workspace.database import connect
+
+    database_file = root / "wide.sqlite3"
+    db = connect(database_file, drafting_schema.SCHEMA)
+    try:
+        create_matter(db, "wide-library", [WIDE_OPINIONS])
+    finally:
+        db.close()
+    ingest_matter(database_file, "wide-library", tessdata=None)
+    files = sum(1 for f in WIDE_OPINIONS.iterdir() if f.is_file())
+    print(f"\nlocator against the wide library ({files} opinion files in {WIDE_OPINIONS}):", flush=True)
+    locator_cpu(database_file, "wide-library", citations)
+
+
+def _score_model(url: str, items: list[dict[str, Any]], pairs: list[Pair]) -> None:
     from workspace.config import Backend, Config, Policy, Sampling
 
     backend = Backend(

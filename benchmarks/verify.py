@@ -50,10 +50,8 @@ from benchmarks.common import DOMAIN_WORDS, paired, seconds
 from drafting.verify.sources import MatterSources, load_sources
 from drafting.verify.text import sections
 from drafting.verify.verifier import verify_text
-from evidence import schema as evidence_schema
 from evidence.ingest import ingest_matter
 from evidence.matters import create_matter
-from workspace.database import connect
 
 WORDS = DOMAIN_WORDS
 NAMES = ["Whitcombe", "Nandakumar", "Okafor", "Calder", "Ellery", "Millbrook", "Foundry", "Quay"]
@@ -87,9 +85,7 @@ def build_matter(root: Path, pages: int) -> tuple[Path, str]:
         doc.save(folder / f"production-{start // PER_FILE:02d}.pdf")
         doc.close()
     database_file = root / "chambers.db"
-    db = connect(database_file, evidence_schema.SCHEMA)
-    create_matter(db, "bench", [folder])
-    db.close()
+    create_matter(database_file, "bench", [folder])
     ingest_matter(database_file, "bench", tessdata=False)
     return database_file, "bench"
 

@@ -10,9 +10,11 @@ indexes (the dear part) and checks the draft, and the screen then loads the run 
 In a headless app with the drafting screen open, a 10 ms heartbeat timer on the event loop records
 how late it fires while, in turns:
 
-- baseline: the pipeline is awaited on the app's event loop, as the screen awaited it before
-  (its store calls and the verifier run between its awaits, holding the loop);
-- session: ``DraftingSession.execute``, which runs the pipeline on a loop of its own in a thread;
+- baseline: the verify stage's checks called on the app's event loop itself, holding it (what the
+  screen would wait through if the verifier's work were not pushed off the loop); the run is then
+  completed outside the measured window;
+- session: ``DraftingSession.execute`` awaited on the app's loop, as the screen's async worker
+  awaits it: the pipeline there, the verifier's checks in a worker thread;
 
 each followed by the screen's ``show_run`` (loaded in a thread worker, then drawn on the loop: the
 draft marked line by line and its flags listed), measured apart. An idle stretch of the same loop
@@ -37,9 +39,10 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from benchmarks.verify import brief, build_matter
-from drafting.pipeline import Pipeline
 from drafting.runs import COMPLETED
+from drafting.stages import STAGES
 from drafting.store import RunStore
+from drafting.tasks import VERIFY
 from workspace.config import Config, Policy
 
 TICK_S = 0.01
@@ -97,10 +100,9 @@ async def measure(
                 timer.stop()
                 beat()  # a loop held to the end never fired its timer: the wait since the last beat counts too
 
-        async def on_loop(run_id: int) -> None:  # the baseline: awaited on the app's loop
-            await Pipeline(config, database_file, on_event=screen.on_pipeline_event, audit=app.audit).execute(
-                run_id
-            )
+        async def on_loop(run_id: int) -> None:  # the baseline: the checks hold the app's loop
+            run = await asyncio.to_thread(RunStore(database_file).load, run_id)
+            STAGES[VERIFY].compute(database_file, run, screen.session.wiring.issued_ranges)
 
         async def in_session(run_id: int) -> None:
             await screen.session.execute(run_id, screen.on_pipeline_event)
@@ -111,6 +113,8 @@ async def measure(
             start = time.perf_counter()
             await beating(lateness[mode], lambda: execute(run_id))
             seconds.append(time.perf_counter() - start)
+            if mode == "baseline":  # its checks ran alone: the run itself is completed unmeasured
+                await screen.session.execute(run_id, screen.on_pipeline_event)
             shown = screen.runs_finished
 
             async def show() -> None:
@@ -152,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     session, baseline = p99_ms(lateness["session"]), p99_ms(lateness["baseline"])
     verdict = "PASS" if session < TARGET_P99_MS else "MISS"
     print(f"  {verdict} event-loop lag p99 during verify-after-stream {session:.1f} ms with the session, "
-          f"{baseline:.1f} ms awaited on the loop ({baseline / max(session, 0.1):.1f}x); target < {TARGET_P99_MS:.0f} ms")  # fmt: skip
+          f"{baseline:.1f} ms with the checks on the loop ({baseline / max(session, 0.1):.1f}x); target < {TARGET_P99_MS:.0f} ms")  # fmt: skip
     return 0
 
 

@@ -14,14 +14,12 @@ from corrections.party_finder import MatterPage, ProposedParty, propose_from_pag
 from corrections.scrub import add_party, party_list
 from evidence.matters import get_matter
 from evidence.pages import matter_page_texts
-from evidence.store import open_index
 
 
 def check_matter(db_path: Path, matter: str) -> None:
     """evidence.errors.MatterNotFound, naming the known matters, unless ``matter`` is one: parties stored
     under a misspelt name would be read by no export, and the scrub would miss them."""
-    with open_index(db_path) as db:
-        get_matter(db, matter)
+    get_matter(db_path, matter)
 
 
 def propose_parties(db_path: Path, matter: str) -> list[ProposedParty]:

@@ -39,6 +39,15 @@ def _paragraph(seq: int, draft: str, final: str, edit_ratio: float) -> dict[str,
 # --- pairs ---
 
 
+def accepted_finals(db_path: Path) -> list[str]:
+    """The final texts of the pairs not excluded, oldest first: what the attorney really writes."""
+    if not db_path.exists():
+        return []  # nothing was ever saved; none is created just to find that out
+    with _session(db_path) as db:
+        rows = db.execute("SELECT final FROM corrections_pairs WHERE excluded = 0 ORDER BY accepted_at, id")
+        return [str(r[0]) for r in rows]
+
+
 def _pair_rows(db: sqlite3.Connection) -> Iterator[PairRow]:
     cur = db.execute(f"SELECT {PAIR_COLUMNS} FROM corrections_pairs ORDER BY id")
     while rows := cur.fetchmany(STREAM_BATCH):

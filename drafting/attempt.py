@@ -35,11 +35,11 @@ from drafting.events import (
 from drafting.options import PipelineOptions
 from drafting.refusal import prompt_overflow, prompt_parts, refuse, too_long
 from drafting.runs import CANCELLED, COMPLETED, FAILED, REFUSED, Run, StageRecord
-from drafting.stages import CodeStage, IssuedRanges, Limits, ModelStage, Stage, StageResult
+from drafting.stages import CodeStage, Limits, ModelStage, Stage, StageResult
 from drafting.stages.sources import draft_task_text
 from drafting.store import RunStore
 from drafting.tasks import DRAFT
-from workspace.audit import AuditLog
+from drafting.wiring import Wiring
 from workspace.config import Backend, Config, NoBackendForRole, Sampling
 from workspace.errors import ChambersError
 
@@ -74,18 +74,26 @@ def json_sampling(backend: Backend, stage: ModelStage[Any], limits: Limits) -> S
 class StageRunner:
     """Runs single attempts at stages of runs, against the config's backends."""
 
-    def __init__(
-        self, config: Config, database_file: Path, store: RunStore, audit: AuditLog, *,
-        prompts: Path | None, options: PipelineOptions, on_event: EventSink, issued_ranges: IssuedRanges | None,
-    ) -> None:  # fmt: skip
-        self.config = config
-        self.database_file = database_file
+    def __init__(self, wiring: Wiring, store: RunStore, *, on_event: EventSink) -> None:
+        self.wiring = wiring
         self.store = store
-        self.audit = audit
-        self.prompts = prompts
-        self.options = options
         self.on_event = on_event
-        self.issued_ranges = issued_ranges
+
+    @property
+    def config(self) -> Config:
+        return self.wiring.config
+
+    @property
+    def database_file(self) -> Path:
+        return self.wiring.database_file
+
+    @property
+    def options(self) -> PipelineOptions:
+        return self.wiring.options
+
+    @property
+    def prompts(self) -> Path | None:
+        return self.wiring.prompts
 
     async def attempt(self, run: Run, stage: Stage[Any]) -> StageTiming:
         """One attempt at ``stage`` of ``run``, written to the run whatever its outcome.
@@ -97,7 +105,7 @@ class StageRunner:
         """
         started = time.perf_counter()
         if isinstance(stage, CodeStage):
-            compute = partial(stage.compute, self.database_file, run, self.issued_ranges)
+            compute = partial(stage.compute, self.database_file, run, self.wiring.issued_ranges)
             await self._by_code(run, stage, compute, started)
             return StageTiming(stage.name, time.perf_counter() - started, 0.0, 0.0)
         assert isinstance(stage, ModelStage)
@@ -151,7 +159,7 @@ class StageRunner:
             messages,
         )
         self.on_event(StageStarted(run.id, stage.name, stage.label, role, backend.name, backend.url))
-        client = ChatClient(backend, self.config.policy, self.audit)
+        client = ChatClient(backend, self.config.policy, self.wiring.audit)
         pieces: list[str] = []
         call_started = time.perf_counter()
         persist = 0.0

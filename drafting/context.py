@@ -14,10 +14,10 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from backends.adapter_base import NATIVE_TIMEOUT
 from backends.adapters import adapter_class, adapter_for
 from backends.endpoint import Endpoint, async_client
 from backends.errors import BackendError, PolicyRefusal
-from backends.native import NATIVE_TIMEOUT
 from drafting.runs import ContextSource
 from evidence.context import ContextBundle, build_context, source_spans
 from workspace.config import Backend, Policy

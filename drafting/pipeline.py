@@ -16,19 +16,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from drafting import schema as drafting_schema
 from drafting.attempt import StageRunner, StageTiming, json_sampling
 from drafting.events import EventSink, RunEnded, ignore
 from drafting.options import PipelineOptions
 from drafting.refusal import StageRefused
 from drafting.runs import CANCELLED, COMPLETED, FAILED, REFUSED, STOPPED, Choice, Run, now
-from drafting.stages import STAGES, IssuedRanges, ModelStage, gate
+from drafting.stages import STAGES, ModelStage, gate
 from drafting.store import RunStore
 from drafting.tasks import DRAFT, GATE, VERIFY, DraftingInputError, drafter_role, task_type
+from drafting.wiring import Wiring
 from evidence.matters import get_matter
-from workspace.audit import AuditLog
 from workspace.config import Backend, Config, Sampling
-from workspace.database import connect
 from workspace.errors import ChambersError
 
 __all__ = ["Outcome", "Pipeline", "PipelineOptions", "StageTiming"]
@@ -44,36 +42,29 @@ class Pipeline:
     """Runs drafting tasks against the configured backends.
 
     Args:
-        config: the attorney's config; each stage uses ``backend_for_role`` (no fallback).
-        database_file: where runs, contexts and the audit trail live.
-        prompts: the workspace folder of editable prompt templates (None: shipped defaults).
+        wiring: what every run works from: the config (each stage uses ``backend_for_role``, no
+            fallback), the database file (runs, contexts, the audit trail), the prompt folder, the
+            options, and the matters' issued Bates ranges for the verifier.
         on_event: receives ``drafting.events`` as the run goes.
-        issued_ranges: a matter's issued Bates production ranges (prefix, first, last), for the verifier.
     """
 
-    def __init__(
-        self,
-        config: Config,
-        database_file: Path,
-        *,
-        prompts: Path | None = None,
-        options: PipelineOptions | None = None,
-        on_event: EventSink = ignore,
-        audit: AuditLog | None = None,
-        issued_ranges: IssuedRanges | None = None,
-    ) -> None:
-        self.issued_ranges = issued_ranges
-        self.config = config
-        self.database_file = database_file
-        self.prompts = prompts
-        self.options = options or PipelineOptions()
+    def __init__(self, wiring: Wiring, *, on_event: EventSink = ignore) -> None:
+        self.wiring = wiring
         self.on_event = on_event
-        self.audit = audit or AuditLog(database_file)
-        self.store = RunStore(database_file)
-        self.runner = StageRunner(
-            config, database_file, self.store, self.audit,
-            prompts=prompts, options=self.options, on_event=self._event, issued_ranges=issued_ranges,
-        )  # fmt: skip
+        self.store = RunStore(wiring.database_file)
+        self.runner = StageRunner(wiring, self.store, on_event=self._event)
+
+    @property
+    def config(self) -> Config:
+        return self.wiring.config
+
+    @property
+    def database_file(self) -> Path:
+        return self.wiring.database_file
+
+    @property
+    def options(self) -> PipelineOptions:
+        return self.wiring.options
 
     def _event(self, event: Any) -> None:
         self.on_event(event)  # read at each event: a caller may set on_event after construction
@@ -92,11 +83,7 @@ class Pipeline:
                 f"`chambers matter new {matter} --sources DIR`.",
                 title="Unknown matter",
             )
-        db = connect(self.database_file, drafting_schema.SCHEMA)
-        try:
-            get_matter(db, matter)
-        finally:
-            db.close()
+        get_matter(self.database_file, matter)
         run = self.store.create(matter, kind.name, instructions.strip(), role, list(kind.plan))
         if drafter is not None:
             self.store.add_choice(run.id, Choice("drafter", DRAFT, role, "chosen by the attorney", now()))

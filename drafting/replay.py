@@ -13,10 +13,11 @@ answered just before. The cost is the server reading every prompt in full.
 
 from __future__ import annotations
 
+import httpx
+
+from backends.adapters import adapter_for
 from backends.chat import ChatClient, ChatRequest
-from backends.endpoint import Endpoint, open_async_client
-from backends.errors import HTTP_FAILURES, transport_error
-from backends.lora import AdapterMissing, LoadedAdapter, fetch_loaded, missing_message
+from backends.lora import AdapterMissing, missing_message
 from workspace.audit import AuditLog
 from workspace.config import Backend, LoraRef, Policy, Sampling
 
@@ -28,12 +29,7 @@ async def adapter_id(backend: Backend, policy: Policy, name: str) -> int:
         AdapterMissing: the server did not load it (the message says how to start it with it).
         PolicyRefusal, ServerUnreachable: as for any call to that backend.
     """
-    checked = await Endpoint.for_backend(backend, policy).check_async()
-    try:
-        async with await open_async_client(10.0) as client:
-            loaded: list[LoadedAdapter] = await fetch_loaded(client, backend, checked.extensions())
-    except HTTP_FAILURES as exc:
-        raise transport_error(exc, backend=backend.name, url=backend.url, path="/lora-adapters") from exc
+    loaded = await adapter_for(backend, policy, timeout=httpx.Timeout(10.0)).loaded_adapters()
     for adapter in loaded:
         if adapter.name == name:
             return adapter.id

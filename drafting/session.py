@@ -1,72 +1,43 @@
 """A drafting session: run the pipeline, re-verify the attorney's text, keep it, accept it, export it.
 
 Everything the drafting screen does that is not drawing lives here, headless, so it is driven the
-same way from a screen, a test or a benchmark:
+same way from the screen, from ``chambers draft``, from a test or a benchmark:
 
-- ``start``, ``go_on`` and ``execute`` are coroutines. ``execute`` runs the pipeline in a thread of
-  its own, on an event loop of its own, and hands each event back to the caller's loop: the
-  pipeline's database writes, its verifier and its file work never hold up the caller's loop
-  (a screen keeps drawing while a 2,000-page matter is checked).
+- ``start``, ``choose``, ``go_on`` and ``execute`` are coroutines for the caller's event loop (the
+  screen's async worker, the command line's ``asyncio.run``). ``execute`` awaits the pipeline
+  there; the pipeline sends its database writes, the verifier's checks and its file work to
+  worker threads, so the loop only waits on the network.
 - The rest are blocking calls for thread workers: ``reverify``, ``override``, ``save``,
   ``versions``, ``accept``, ``export``, ``load``, ``reopen``, ``matters``.
 
-Accepting stores a correction pair, which is the corrections room's business; that room sits
-above this one, so its capture function is passed in (``capture``). Likewise the matter's issued
-Bates productions, which the verifier checks Bates cites against, come from the exhibits room's
-reader (``issued_ranges``).
+What the session works from (config, database, audit, prompts, options, and the other rooms'
+issued Bates ranges and capture of an accepted draft) is one ``Wiring``, built by the caller.
 """
 
 from __future__ import annotations
 
 import asyncio
-import sys
 import threading
-from collections.abc import Callable, Coroutine, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
 
 from drafting.drafts import store as drafts
 from drafting.drafts.store import SavedDraft, Version
 from drafting.events import PipelineEvent
 from drafting.export import clean_docx, export_title, redline_docx, write_export
 from drafting.flags import FlagView, flags_from_marks
-from drafting.pipeline import Pipeline, PipelineOptions
+from drafting.pipeline import Outcome, Pipeline
 from drafting.review import Finding, anchor_findings, merge_marks
 from drafting.runs import Run
-from drafting.stages import IssuedRanges, review
+from drafting.stages import review
 from drafting.store import RunStore
-from drafting.verify import (
-    MatterIndex,
-    ProductionRange,
-    Report,
-    load_matter_index,
-    record_override,
-    verify_with,
-)
-from evidence import schema as evidence_schema
+from drafting.verify import MatterIndex, Report, load_matter_index, record_override, verify_with
+from drafting.wiring import Wiring
 from evidence.matters import list_matters
 from evidence.provenance import register_output
 from workspace.audit import AuditLog
 from workspace.config import Config
-from workspace.database import session
-
-T = TypeVar("T")
-
-
-class CapturedPair(Protocol):
-    """What a capture function returns: the stored pair and how much the attorney changed."""
-
-    @property
-    def pair_id(self) -> int: ...
-    @property
-    def stored(self) -> bool: ...
-    @property
-    def redline(self) -> Any: ...  # has edit_ratio
-
-
-Capture = Callable[[Path, Run, str], CapturedPair]
 
 
 @dataclass(frozen=True)
@@ -97,69 +68,66 @@ class Exports:
 
 
 class DraftingSession:
-    """One attorney's drafting on one database, with the config it runs on (``config`` may be replaced)."""
+    """One attorney's drafting on one database, as ``wiring`` says (``config`` may be replaced)."""
 
-    def __init__(
-        self,
-        config: Config,
-        database_file: Path,
-        audit: AuditLog,
-        *,
-        options: PipelineOptions | None = None,
-        capture: Capture | None = None,
-        issued_ranges: IssuedRanges | None = None,
-    ) -> None:
-        self.config = config
-        self.database_file = database_file
-        self.audit = audit
-        self.options = options
-        self._capture = capture
-        self._issued = issued_ranges
+    def __init__(self, wiring: Wiring) -> None:
+        self.wiring = wiring
         self._indexes: dict[str, MatterIndex] = {}
         self._index_lock = threading.Lock()
         self._save_lock = threading.Lock()  # one save at a time: two never interleave their reads and writes
 
+    @property
+    def config(self) -> Config:
+        return self.wiring.config
+
+    @config.setter
+    def config(self, config: Config) -> None:
+        self.wiring = self.wiring.with_config(config)
+
+    @property
+    def database_file(self) -> Path:
+        return self.wiring.database_file
+
+    @property
+    def audit(self) -> AuditLog:
+        return self.wiring.audit
+
     # --- running the pipeline ---
 
     def pipeline(self, on_event: Callable[[PipelineEvent], None]) -> Pipeline:
-        # The attorney's edited prompt templates, beside his config, as `chambers draft` uses them.
-        prompts = Path(self.config.file).parent / "prompts"
-        return Pipeline(
-            self.config, self.database_file, options=self.options, on_event=on_event, audit=self.audit,
-            issued_ranges=self.issued_ranges, prompts=prompts if prompts.is_dir() else None,
-        )  # fmt: skip
+        return Pipeline(self.wiring, on_event=on_event)
 
-    def issued_ranges(self, matter: str) -> Sequence[ProductionRange]:
-        """The matter's issued Bates ranges, for the verifier (none without the exhibits room's reader)."""
-        return self._issued(matter) if self._issued is not None else ()
-
-    async def start(self, matter: str, task: str, instructions: str) -> Run:
+    async def start(self, matter: str, task: str, instructions: str, drafter: str | None = None) -> Run:
         """Record a new run (nothing is sent yet) and make it the run that reopens next time."""
 
         def record() -> Run:
-            run = self.pipeline(_ignore).start(matter, task, instructions)
+            run = self.pipeline(_ignore).start(matter, task, instructions, drafter)
             drafts.set_last_run(self.database_file, run.id)
             return run
 
         return await asyncio.to_thread(record)
 
+    async def choose(
+        self, run_id: int, *, reroutes: Sequence[tuple[str, str]] = (), reason: str = "",
+        go_on_anyway: str | None = None,
+    ) -> Run:  # fmt: skip
+        """Record the attorney's choices for a run (see ``Pipeline.choose``)."""
+        pipe = self.pipeline(_ignore)
+        return await asyncio.to_thread(
+            lambda: pipe.choose(run_id, reroutes=reroutes, reason=reason, go_on_anyway=go_on_anyway)
+        )
+
     async def go_on(self, run_id: int, reason: str) -> Run:
         """Record the attorney's reason to go on past a gate that found no basis."""
-        return await asyncio.to_thread(lambda: self.pipeline(_ignore).choose(run_id, go_on_anyway=reason))
+        return await self.choose(run_id, go_on_anyway=reason)
 
-    async def execute(self, run_id: int, on_event: Callable[[PipelineEvent], None]) -> None:
-        """Run (or resume) ``run_id``; ``on_event`` gets every event on the caller's loop, in order.
+    async def execute(self, run_id: int, on_event: Callable[[PipelineEvent], None]) -> Outcome:
+        """Run (or resume) ``run_id`` on the caller's loop; ``on_event`` gets every event there, in order.
 
-        Raises what ``Pipeline.execute`` raises. Cancelled, it cancels the pipeline and waits until
-        the run has recorded that it was cancelled (its partial draft kept) before it re-raises.
+        Raises what ``Pipeline.execute`` raises. Cancelled, the run records that it was cancelled
+        (its partial draft kept) before the cancellation reaches the caller.
         """
-        loop = asyncio.get_running_loop()
-
-        def forward(event: PipelineEvent) -> None:
-            loop.call_soon_threadsafe(on_event, event)
-
-        pipe = self.pipeline(forward)
-        await run_elsewhere(lambda: pipe.execute(run_id))
+        return await self.pipeline(on_event).execute(run_id)
 
     # --- loading ---
 
@@ -176,8 +144,7 @@ class DraftingSession:
         """The matters to draft on (libraries of authorities left out); None when there is no database yet."""
         if not self.database_file.exists():
             return None
-        with session(self.database_file, evidence_schema.SCHEMA) as db:
-            return [m.name for m in list_matters(db) if not m.name.endswith("authorities")]
+        return [m.name for m in list_matters(self.database_file) if m.kind != "library"]
 
     # --- verifying the attorney's text ---
 
@@ -191,7 +158,7 @@ class DraftingSession:
         with self._index_lock:
             index = self._indexes.get(matter)
             if index is None:
-                issued = list(self.issued_ranges(matter))
+                issued = list(self.wiring.ranges_of(matter))
                 index = self._indexes[matter] = load_matter_index(
                     self.database_file, matter, productions=issued
                 )
@@ -234,9 +201,10 @@ class DraftingSession:
     # --- accepting and exporting ---
 
     def accept(self, run: Run, text: str) -> Accepted:
-        if self._capture is None:
-            raise RuntimeError("this drafting session was made without a capture function")
-        result = self._capture(self.database_file, run, text)
+        capture = self.wiring.capture
+        if capture is None:
+            raise RuntimeError("this drafting session was wired without a capture function")
+        result = capture(self.database_file, run, text)
         return Accepted(result.pair_id, result.stored, result.redline.edit_ratio)
 
     def export(self, run: Run, draft: str, text: str) -> Exports:
@@ -245,60 +213,6 @@ class DraftingSession:
 
 def _ignore(event: PipelineEvent) -> None:
     """Starting and choosing report nothing."""
-
-
-async def run_elsewhere(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
-    """Await ``make()`` run on an event loop of its own in a thread, so its blocking calls block only it.
-
-    Cancelling the caller cancels it there, and the caller waits for it to wind up (a run records
-    that it was cancelled) before the cancellation goes on.
-    """
-    lock = threading.Lock()
-    there: dict[str, Any] = {}
-
-    async def main() -> T:
-        with lock:
-            if there.get("cancelled"):
-                raise asyncio.CancelledError
-            there["loop"], there["task"] = asyncio.get_running_loop(), asyncio.current_task()
-        return await make()
-
-    done = asyncio.ensure_future(asyncio.to_thread(asyncio.run, main()))
-    with _quick_handover():
-        try:
-            return await asyncio.shield(done)
-        except asyncio.CancelledError:
-            with lock:
-                there["cancelled"] = True
-                if "loop" in there:
-                    there["loop"].call_soon_threadsafe(there["task"].cancel)
-            await asyncio.wait([done])  # its own cancellation (or error) is the caller's to see: ours goes on
-            raise
-
-
-HANDOVER_S = 0.001
-_handover = {"holders": 0, "before": 0.0}
-
-
-@contextmanager
-def _quick_handover() -> Iterator[None]:
-    """While work runs in another thread, the interpreter lock changes hands every millisecond, not every 5.
-
-    The caller's loop needs the lock for a moment at each wake-up; a thread verifying a draft against a
-    big matter holds it otherwise, and on a busy machine waiting out each 5 ms turn added up to stalls
-    of 50-100 ms several times a second (about a sixth as many at 1 ms). The interval is the
-    interpreter's, so it is counted: set by the first run, put back by the last.
-    """
-    if _handover["holders"] == 0:
-        _handover["before"] = sys.getswitchinterval()
-        sys.setswitchinterval(HANDOVER_S)
-    _handover["holders"] += 1
-    try:
-        yield
-    finally:
-        _handover["holders"] -= 1
-        if _handover["holders"] == 0:
-            sys.setswitchinterval(_handover["before"])
 
 
 def reverify(database_file: Path, run: Run, text: str, index: MatterIndex) -> tuple[Report, list[FlagView]]:

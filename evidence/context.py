@@ -25,10 +25,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from evidence.errors import NonPrimaryChunk
-from evidence.matters import get_matter
 from evidence.provenance import registered_output
 from evidence.search import SearchFilters, search_db
-from evidence.store import add_context, open_index, page_text
+from evidence.store import add_context, open_index, page_text, require_matter
 
 TokenCounter = Callable[[str], int]
 CHARS_PER_TOKEN_ESTIMATE = 3  # deliberately pessimistic (English runs ~4): an estimate must not overflow
@@ -148,7 +147,7 @@ def build_context(
 
     budget = window - reserve_for_answer
     with open_index(db_path) as db:
-        matter = get_matter(db, matter_name)
+        matter = require_matter(db, matter_name)
         hits = search_db(db, matter.id, query or task, filters=filters, limit=candidates, any_term=True)
         base = cost(render_messages(task, []))
         room = budget - base
@@ -188,6 +187,6 @@ def save_context(db_path: Path, bundle: ContextBundle) -> int:
     messages = json.dumps(bundle.messages, ensure_ascii=False)
     chunks = json.dumps([{"label": c.label, **asdict(c.provenance)} for c in bundle.chunks])
     with open_index(db_path) as db:
-        matter = get_matter(db, bundle.matter)
+        matter = require_matter(db, bundle.matter)
         window = (bundle.n_ctx, bundle.budget, bundle.tokens)
         return add_context(db, matter.id, bundle.task, window, bundle.counted_by, messages, chunks)

@@ -12,6 +12,15 @@ class EvidenceError(ChambersError):
 class MatterNotFound(EvidenceError):
     title = "No such matter"
 
+    @classmethod
+    def named(cls, name: str, known: list[str]) -> MatterNotFound:
+        """The refusal for a name no matter has, listing the ones there are."""
+        hint = f" Known matters: {', '.join(known)}." if known else ""
+        return cls(
+            f"There is no matter named '{name}'.{hint} Create one with "
+            f"`chambers matter new {name} --sources DIR`."
+        )
+
 
 class BadMatterName(EvidenceError):
     title = "Matter name not usable"

@@ -22,10 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evidence.errors import WriteRefused
-from evidence.matters import list_matters
-from evidence.store import ReadFile, database_file_of, open_index, read_files
+from evidence.store import ReadFile, all_matters, open_index, read_files
 from evidence.walk import key_path, path_key
-from workspace.database import Connection
 
 Identity = tuple[int, int]  # (st_dev, st_ino): the file itself, whatever path names it
 
@@ -43,19 +41,12 @@ class Protected:
     folder_ids: dict[Identity, tuple[str, str]] = field(default_factory=dict)  # of the source folders
 
 
-Database = Path | Connection  # the database file, or a connection already open on it
-
-
-def protected_places(database: Database) -> Protected:
+def protected_places(db_path: Path) -> Protected:
     """Every matter's source folders and the database's files."""
-    if isinstance(database, Connection):
-        db_path = database_file_of(database)
-        matters, read = list_matters(database), read_files(database)
-    else:
-        db_path, matters, read = database, [], list[ReadFile]()
-        if db_path.exists():  # no database yet: no matters, and none is created just to check a path
-            with open_index(db_path) as db:
-                matters, read = list_matters(db), read_files(db)
+    matters, read = [], list[ReadFile]()
+    if db_path.exists():  # no database yet: no matters, and none is created just to check a path
+        with open_index(db_path) as db:
+            matters, read = all_matters(db), read_files(db)
     sources: list[tuple[str, Path]] = []
     identities: dict[Identity, tuple[str, str]] = {}
     folder_ids: dict[Identity, tuple[str, str]] = {}
@@ -165,10 +156,10 @@ class OutputGuard:
                 )
 
 
-def output_guard(database: Database) -> OutputGuard:
-    return OutputGuard(protected_places(database))
+def output_guard(db_path: Path) -> OutputGuard:
+    return OutputGuard(protected_places(db_path))
 
 
-def check_output(database: Database, target: Path, *, what: str = "output", folder: bool = False) -> Path:
+def check_output(db_path: Path, target: Path, *, what: str = "output", folder: bool = False) -> Path:
     """Check one target (see :meth:`OutputGuard.check`)."""
-    return output_guard(database).check(target, what=what, folder=folder)
+    return output_guard(db_path).check(target, what=what, folder=folder)

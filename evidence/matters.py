@@ -1,6 +1,8 @@
 """Matters: a named set of source folders and the records ingest made from them.
 
 The rules for a matter's name and folders live here; its rows are read and written by ``evidence.store``.
+These functions take the database file and open their own session; code already inside a session of
+the evidence room uses the store's ``require_matter`` and ``all_matters`` on that connection.
 """
 
 from __future__ import annotations
@@ -10,12 +12,29 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from evidence.errors import BadMatterName, EvidenceError, MatterExists, MatterNotFound
-from evidence.store import Matter, add_matter, database_file_of, find_matter, matter_names
+from evidence.errors import BadMatterName, EvidenceError, MatterExists
+from evidence.store import (
+    Matter,
+    MatterKind,
+    add_matter,
+    all_matters,
+    find_matter,
+    open_index,
+    require_matter,
+    set_matter_kind,
+)
 from evidence.walk import path_key
-from workspace.database import Connection
 
-__all__ = ["Matter", "check_matter_name", "create_matter", "get_matter", "list_matters"]
+__all__ = [
+    "Matter",
+    "MatterKind",
+    "check_matter_name",
+    "create_matter",
+    "default_kind",
+    "get_matter",
+    "list_matters",
+    "mark_library",
+]
 
 _SLUG = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")
 
@@ -31,15 +50,23 @@ def check_matter_name(name: str) -> str:
     return name
 
 
+def default_kind(name: str) -> MatterKind:
+    """What a new matter is when the caller does not say: a library when its name ends in 'authorities'
+    (the verifier's default library names are '<matter>-authorities' and 'authorities')."""
+    return "library" if name.endswith("authorities") else "record"
+
+
 def create_matter(
-    db: Connection,
+    db_path: Path,
     name: str,
     sources: Sequence[Path],
     *,
+    kind: MatterKind | None = None,
     config_folder: Path | None = None,
     data_folder: Path | None = None,
 ) -> Matter:
-    """Record a new matter; each source folder must exist now (it is stored as an absolute path).
+    """Record a new matter in the database at ``db_path``; each source folder must exist now (it is
+    stored as an absolute path). ``kind`` defaults to :func:`default_kind` of the name.
 
     ``config_folder`` is the folder of chambers' config (``$CHAMBERS_HOME``) and ``data_folder`` its data
     folder, when the caller knows them: neither is a source, nor anything holding them, nor anything in
@@ -60,16 +87,17 @@ def create_matter(
                 title="Source folder not found",
             )
         check_source_folder(
-            path, data_folder or database_file_of(db).parent, config_folder, inside=data_folder is not None
+            path, data_folder or db_path.parent, config_folder, inside=data_folder is not None
         )
         resolved.append(path)
-    if find_matter(db, name) is not None:
-        raise MatterExists(
-            f"A matter named '{name}' exists already. Choose another name, or run "
-            f"`chambers evidence ingest {name}` to bring it up to date."
-        )
-    add_matter(db, name, resolved)
-    return get_matter(db, name)
+    with open_index(db_path) as db:
+        if find_matter(db, name) is not None:
+            raise MatterExists(
+                f"A matter named '{name}' exists already. Choose another name, or run "
+                f"`chambers evidence ingest {name}` to bring it up to date."
+            )
+        add_matter(db, name, resolved, kind or default_kind(name))
+        return require_matter(db, name)
 
 
 def check_source_folder(
@@ -120,17 +148,21 @@ def check_source_folder(
         )
 
 
-def get_matter(db: Connection, name: str) -> Matter:
-    matter = find_matter(db, name)
-    if matter is None:
-        known = matter_names(db)
-        hint = f" Known matters: {', '.join(known)}." if known else ""
-        raise MatterNotFound(
-            f"There is no matter named '{name}'.{hint} Create one with "
-            f"`chambers matter new {name} --sources DIR`."
-        )
-    return matter
+def get_matter(db_path: Path, name: str) -> Matter:
+    """The matter called ``name``; :class:`MatterNotFound` names the ones there are when there is none."""
+    with open_index(db_path) as db:
+        return require_matter(db, name)
 
 
-def list_matters(db: Connection) -> list[Matter]:
-    return [get_matter(db, name) for name in matter_names(db)]
+def list_matters(db_path: Path) -> list[Matter]:
+    with open_index(db_path) as db:
+        return all_matters(db)
+
+
+def mark_library(db_path: Path, name: str) -> Matter:
+    """Make the matter ``name`` a library of opinions (one the attorney adds opinions to is one)."""
+    with open_index(db_path) as db:
+        matter = require_matter(db, name)
+        if matter.kind != "library":
+            set_matter_kind(db, matter.id, "library")
+        return require_matter(db, name)

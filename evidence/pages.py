@@ -13,7 +13,6 @@ from pathlib import Path
 
 from evidence.errors import EvidenceError
 from evidence.ingest import quarantine_reason
-from evidence.matters import get_matter
 from evidence.store import (
     DocumentEntry,
     PageView,
@@ -23,6 +22,7 @@ from evidence.store import (
     page_id_of,
     page_texts,
     page_view,
+    require_matter,
 )
 
 __all__ = [
@@ -60,7 +60,7 @@ def find_page(db_path: Path, matter_name: str, file_name: str, page_no: int) -> 
 def matter_documents(db_path: Path, matter_name: str) -> list[DocumentEntry]:
     """The matter's indexed documents in path order, then the files quarantined at the last ingest."""
     with open_index(db_path) as db:
-        matter = get_matter(db, matter_name)
+        matter = require_matter(db, matter_name)
         entries = document_entries(db, matter.id)
         quarantined = notices(db, matter.id, "quarantined")
     seen: set[str] = set()
@@ -96,7 +96,7 @@ def matter_page_texts(db_path: Path, matter_name: str) -> Iterator[tuple[str, st
     """Every indexed page of a matter as (file name with its part, document kind, page number, text),
     in path order, read in batches so a large matter never sits in memory whole."""
     with open_index(db_path) as db:
-        matter = get_matter(db, matter_name)
+        matter = require_matter(db, matter_name)
         for path, part, kind, page_no, text in page_texts(db, matter.id):
             yield Path(path).name + (f" ({part})" if part else ""), kind, page_no, text
 

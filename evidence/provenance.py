@@ -43,6 +43,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from evidence.store import (
+    Connection,
     add_output,
     index_is_empty,
     open_index,
@@ -53,7 +54,6 @@ from evidence.store import (
 from evidence.store import (
     registered_output as registered_output,  # read by ingest, the report and corrections
 )
-from workspace.database import Connection
 
 SHINGLE_WORDS = 8
 OVERLAP_THRESHOLD = 0.5

@@ -11,9 +11,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from evidence.matters import get_matter
 from evidence.provenance import OverlapMeter, registered_output
-from evidence.store import document_texts, indexed_documents, matter_totals, notices, open_index
+from evidence.store import (
+    document_texts,
+    indexed_documents,
+    matter_totals,
+    notices,
+    open_index,
+    require_matter,
+)
 
 
 @dataclass(frozen=True)
@@ -46,7 +52,7 @@ class MatterAudit:
 
 def audit_matter(db_path: Path, name: str) -> MatterAudit:
     with open_index(db_path) as db:
-        matter = get_matter(db, name)
+        matter = require_matter(db, name)
         documents, pages, chars = matter_totals(db, matter.id)
         audit = MatterAudit(matter=matter.name, documents=documents, pages=pages, chars=chars)
         for doc in indexed_documents(db, matter.id):

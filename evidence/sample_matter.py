@@ -229,9 +229,10 @@ def prepare_sample_matter(db_path: Path, root: Path, progress: Progress | None =
         check_output(db_path, root, what="demo home (CHAMBERS_HOME)", folder=True)
         sources = generate_sample_matter(root, progress)
     with open_index(db_path) as db:
-        if not text_registered(db, sha256_bytes(EARLIER_DRAFT.encode())):
-            register_output(db_path, EARLIER_DRAFT, "draft")
-        try:
-            return get_matter(db, SAMPLE_MATTER)
-        except MatterNotFound:
-            return create_matter(db, SAMPLE_MATTER, sources)
+        registered = text_registered(db, sha256_bytes(EARLIER_DRAFT.encode()))
+    if not registered:
+        register_output(db_path, EARLIER_DRAFT, "draft")
+    try:
+        return get_matter(db_path, SAMPLE_MATTER)
+    except MatterNotFound:
+        return create_matter(db_path, SAMPLE_MATTER, sources)

@@ -150,6 +150,18 @@ def read_files(db: Connection) -> None:
     )
 
 
+def matter_kind(db: Connection) -> None:
+    """Whether a matter is a record or a library of opinions, kept as a column rather than read from its
+    name. A matter made before it is a library when its name ends in 'authorities', the rule the column
+    replaces, so nothing an attorney set up changes kind."""
+    db.execute(
+        "ALTER TABLE matters ADD COLUMN kind TEXT NOT NULL DEFAULT 'record' CHECK (kind IN ('record', 'library'))"
+    )
+    db.execute(
+        "UPDATE matters SET kind = 'library' WHERE substr(name, -length('authorities')) = 'authorities'"
+    )
+
+
 SCHEMA = Schema(
     "evidence",
     (
@@ -160,6 +172,7 @@ SCHEMA = Schema(
             "evidence.004_quoted_shingles", quoted_shingles, replaces=("m104_evidence_quoted_shingles",)
         ),
         Migration("evidence.005_read_files", read_files),
+        Migration("evidence.006_matter_kind", matter_kind),
     ),
     requires=(workspace_schema.SCHEMA,),
 )

@@ -15,9 +15,7 @@ from pathlib import Path
 
 from evidence.bates import parse_bates_range
 from evidence.errors import EvidenceError
-from evidence.matters import get_matter
-from evidence.store import SearchFailed, SearchHit, open_index, search_pages
-from workspace.database import Connection
+from evidence.store import Connection, SearchFailed, SearchHit, open_index, require_matter, search_pages
 
 __all__ = ["SearchFilters", "SearchHit", "fts_query", "search", "search_db"]
 
@@ -118,7 +116,7 @@ def search(
     db_path: Path, matter_name: str, query: str, *, filters: SearchFilters | None = None, limit: int = 20
 ) -> list[SearchHit]:
     with open_index(db_path) as db:
-        return search_db(db, get_matter(db, matter_name).id, query, filters=filters, limit=limit)
+        return search_db(db, require_matter(db, matter_name).id, query, filters=filters, limit=limit)
 
 
 def search_db(

@@ -5,7 +5,8 @@ notices of an ingest, the registry of what chambers wrote (file hashes and shing
 the contexts built for a model. ``open_index`` opens the database with this room's tables up to
 date; the functions below take that connection, so one piece of work (an ingest, a context) runs
 in one session, and rooms above pass a connection of their own session (their schemas require
-this one). Rows come back as dataclasses.
+this one). Rows come back as dataclasses. ``Connection`` is named here for the room's modules that
+hand one session's connection from step to step: only stores and schemas import the database engine.
 """
 
 from __future__ import annotations
@@ -16,9 +17,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Literal
 
 from evidence import schema as evidence_schema
-from workspace.database import Connection, session
+from evidence.errors import MatterNotFound
+from workspace.database import Connection as Connection  # named for the room's modules (see above)
+from workspace.database import session
+
+MatterKind = Literal["record", "library"]  # a library holds the opinions the verifier trusts
 
 
 @contextmanager
@@ -26,11 +32,6 @@ def open_index(path: Path, *, readonly: bool = False) -> Iterator[Connection]:
     """A session on the database with the evidence tables up to date (read-only: as they are)."""
     with session(path, evidence_schema.SCHEMA, readonly=readonly) as db:
         yield db
-
-
-def database_file_of(db: Connection) -> Path:
-    """The file a connection is open on."""
-    return Path(db.execute("PRAGMA database_list").fetchone()[2])
 
 
 # --- matters ---
@@ -41,21 +42,40 @@ class Matter:
     id: int
     name: str
     sources: tuple[Path, ...]
+    kind: MatterKind = "record"
 
 
 def find_matter(db: Connection, name: str) -> Matter | None:
-    row = db.execute("SELECT id, name FROM matters WHERE name = ?", (name,)).fetchone()
+    row = db.execute("SELECT id, name, kind FROM matters WHERE name = ?", (name,)).fetchone()
     if row is None:
         return None
     sources = tuple(
         Path(r[0])
         for r in db.execute("SELECT path FROM matter_sources WHERE matter_id = ? ORDER BY path", (row[0],))
     )
-    return Matter(id=int(row[0]), name=str(row[1]), sources=sources)
+    kind: MatterKind = "library" if row[2] == "library" else "record"
+    return Matter(id=int(row[0]), name=str(row[1]), sources=sources, kind=kind)
+
+
+def require_matter(db: Connection, name: str) -> Matter:
+    """The matter called ``name``; refused, naming the matters there are, when there is none."""
+    matter = find_matter(db, name)
+    if matter is None:
+        raise MatterNotFound.named(name, matter_names(db))
+    return matter
 
 
 def matter_names(db: Connection) -> list[str]:
     return [str(r[0]) for r in db.execute("SELECT name FROM matters ORDER BY name")]
+
+
+def all_matters(db: Connection) -> list[Matter]:
+    return [require_matter(db, name) for name in matter_names(db)]
+
+
+def set_matter_kind(db: Connection, matter_id: int, kind: MatterKind) -> None:
+    with db:
+        db.execute("UPDATE matters SET kind = ? WHERE id = ?", (kind, matter_id))
 
 
 @dataclass(frozen=True)
@@ -81,10 +101,11 @@ def read_files(db: Connection) -> list[ReadFile]:
     return [ReadFile(*r) for r in rows]
 
 
-def add_matter(db: Connection, name: str, sources: Sequence[Path]) -> None:
+def add_matter(db: Connection, name: str, sources: Sequence[Path], kind: MatterKind = "record") -> None:
     with db:
         cur = db.execute(
-            "INSERT INTO matters (name, created_at) VALUES (?, ?)", (name, datetime.now(UTC).isoformat())
+            "INSERT INTO matters (name, created_at, kind) VALUES (?, ?, ?)",
+            (name, datetime.now(UTC).isoformat(), kind),
         )
         db.executemany(
             "INSERT OR IGNORE INTO matter_sources (matter_id, path) VALUES (?, ?)",

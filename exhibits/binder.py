@@ -21,9 +21,8 @@ from pathlib import Path
 import pymupdf
 
 from evidence.errors import UnreadablePdf
-from evidence.matters import get_matter
 from evidence.pdf_open import MUPDF_ERRORS, open_pdf
-from exhibits import schema as exhibits_schema
+from evidence.store import require_matter
 from exhibits.numbering import BatesFormat, check_width
 from exhibits.pdfio import (
     LeftOut,
@@ -39,7 +38,7 @@ from exhibits.pdfio import (
 from exhibits.pending import Step, publish_files, recover_productions, remove_stray_temps
 from exhibits.registry import LoggedDocument, check_free, next_free, record_written, reserve_range
 from exhibits.stamp import Progress, ProgressFn, stamp_document
-from workspace.database import Connection, session
+from exhibits.store import open_exhibits
 from workspace.paths import publish, sync_file, temp_name, write_temp
 
 SLIP_SIZE = (612, 792)  # US Letter
@@ -110,7 +109,7 @@ class BinderPlan:
 
 
 def plan_binder(
-    db: Connection,
+    db_path: Path,
     matter: str,
     exhibits: Sequence[Exhibit],
     output: Path,
@@ -119,8 +118,9 @@ def plan_binder(
     start: int | None = None,
     restamp: bool = False,
 ) -> BinderPlan:
-    matter_id = get_matter(db, matter).id
-    settled = recover_productions(db)  # an earlier production a crash left unfinished is settled first
+    with open_exhibits(db_path) as db:
+        matter_id = require_matter(db, matter).id
+        settled = recover_productions(db)  # an earlier production a crash left unfinished is settled first
     remove_stray_temps(output.parent)
     readable, left_out = readable_pdfs([e.source for e in exhibits])
     if not readable:
@@ -128,12 +128,13 @@ def plan_binder(
     counts = dict(readable)
     kept = [(e, counts[Path(e.source)]) for e in exhibits if Path(e.source) in counts]
     plan = BinderPlan(matter, output, *_layout(kept), bates, 0, restamp, settled, left_out)
-    guard_outputs(db, output.parent, [output, plan.list_csv], "binder file name (--out)")
+    guard_outputs(db_path, output.parent, [output, plan.list_csv], "binder file name (--out)")
     check_outputs([output, plan.list_csv], [e.source for e in exhibits])
     if bates is not None:
-        plan.first_number = start if start is not None else next_free(db, matter_id, bates.prefix)
-        check_width(bates, plan.first_number, plan.pages)
-        check_free(db, matter_id, bates, plan.first_number, plan.first_number + plan.pages - 1)
+        with open_exhibits(db_path) as db:
+            plan.first_number = start if start is not None else next_free(db, matter_id, bates.prefix)
+            check_width(bates, plan.first_number, plan.pages)
+            check_free(db, matter_id, bates, plan.first_number, plan.first_number + plan.pages - 1)
     return plan
 
 
@@ -175,11 +176,11 @@ def run_binder(
 def _build(db_path: Path, plan: BinderPlan, progress: ProgressFn | None, step: Step) -> BinderPlan:
     """Reserve the Bates range (if any), assemble into a temporary file, record it, then rename into place."""
     files = [(temp_name(plan.output), plan.output), (temp_name(plan.list_csv), plan.list_csv)]
-    with session(db_path, exhibits_schema.SCHEMA) as db:
+    with open_exhibits(db_path) as db:
         production_id = None
         if plan.bates is not None:
             last = plan.first_number + plan.pages - 1
-            production_id = reserve_range(db, get_matter(db, plan.matter).id, "binder", plan.bates,
+            production_id = reserve_range(db, require_matter(db, plan.matter).id, "binder", plan.bates,
                                           plan.output.parent, plan.first_number, last, files)  # fmt: skip
             step("reserved")
         try:

@@ -11,11 +11,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from evidence.matters import check_matter_name
-from exhibits import schema as exhibits_schema
 from exhibits.binder import Exhibit, plan_binder, run_binder
 from exhibits.numbering import bates_format
 from exhibits.stamp import ProgressFn, plan_production, preview_shrinks, run_production
-from workspace.database import session
 
 JOB_ACTIONS = ("stamp", "bind", "bind-bates")
 
@@ -37,13 +35,12 @@ def run_exhibit_job(
     folder = (
         out_root / check_matter_name(matter) / f"{'production' if action == 'stamp' else 'binder'}-{stamp}"
     )
-    with session(db_path, exhibits_schema.SCHEMA) as db:
-        if action == "stamp":
-            plan = plan_production(db, matter, list(sources), bates_format(prefix, 6), folder)
-        else:
-            fmt = bates_format(prefix, 6) if action == "bind-bates" else None
-            exhibits = [Exhibit(s, d) for s, d in zip(sources, descriptions, strict=True)]
-            binder = plan_binder(db, matter, exhibits, folder / "exhibits.pdf", bates=fmt)
+    if action == "stamp":
+        plan = plan_production(db_path, matter, list(sources), bates_format(prefix, 6), folder)
+    else:
+        fmt = bates_format(prefix, 6) if action == "bind-bates" else None
+        exhibits = [Exhibit(s, d) for s, d in zip(sources, descriptions, strict=True)]
+        binder = plan_binder(db_path, matter, exhibits, folder / "exhibits.pdf", bates=fmt)
     if action == "stamp":
         lines = plan.describe()
         if dry_run:

@@ -20,7 +20,7 @@ from pathlib import Path
 import pymupdf
 
 from evidence.errors import UnreadablePdf
-from evidence.guard import Database, output_guard
+from evidence.guard import output_guard
 from evidence.pdf_open import check_pages, open_pdf
 from evidence.provenance import OUTPUT_MARKER
 from exhibits.errors import ExhibitsError, OutputOverSource
@@ -123,9 +123,9 @@ def check_outputs(outputs: Iterable[Path], sources: Iterable[Path]) -> None:
             )
 
 
-def guard_outputs(database: Database, folder: Path, files: Iterable[Path], what: str) -> None:
+def guard_outputs(db_path: Path, folder: Path, files: Iterable[Path], what: str) -> None:
     """Refuse an output folder in or above a matter's source folders, and any output onto evidence."""
-    guard = output_guard(database)
+    guard = output_guard(db_path)
     for file in files:
         guard.check(file, what=what)
     guard.check(folder, what=what, folder=True)

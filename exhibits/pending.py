@@ -27,12 +27,12 @@ from pathlib import Path
 
 from exhibits.pdfio import sha256_file
 from exhibits.store import (
+    Connection,
     UnfinishedProduction,
     forget_production,
     record_done,
     unfinished_productions,
 )
-from workspace.database import Connection
 
 Step = Callable[[str], None]  # told the name of each step as it is reached (tests kill the process there)
 _TEMP = re.compile(r"^\..+\.(\d+)\.tmp$")  # workspace.paths.temp_name: .NAME.PID.tmp

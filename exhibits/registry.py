@@ -16,35 +16,42 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from evidence.index.store import stamped_ranges
-from evidence.matters import get_matter
-from exhibits import schema as exhibits_schema
+from evidence.store import require_matter
 from exhibits import store
 from exhibits.errors import BatesCollision
 from exhibits.numbering import BatesFormat
+from exhibits.pending import recover_productions
 from exhibits.store import (
     BatesPage,
+    Connection,
     LogEntry,
     LoggedDocument,
+    RedactionRun,
     UnfinishedProduction,
     find_bates,
     forget_production,
+    open_exhibits,
     production_log,
     record_done,
     record_written,
+    redaction_runs,
     unfinished_productions,
 )
-from workspace.database import Connection, session
 
 __all__ = [
     "BatesPage",
     "LogEntry",
     "LoggedDocument",
+    "MatterLog",
     "TakenRange",
     "UnfinishedProduction",
     "check_free",
     "find_bates",
     "forget_production",
+    "has_production",
+    "issued_page",
     "issued_productions",
+    "matter_log",
     "next_free",
     "production_log",
     "record_done",
@@ -116,6 +123,36 @@ def issued_productions(db_path: Path, matter: str) -> list[tuple[str, int, int]]
 
     Only finished productions count; a pending one may still be rolled back and its numbers freed.
     """
-    with session(db_path, exhibits_schema.SCHEMA) as db:
-        matter_id = get_matter(db, matter).id
+    with open_exhibits(db_path) as db:
+        matter_id = require_matter(db, matter).id
         return [(r.prefix, r.first, r.last) for r in store.issued_ranges(db, matter_id)]
+
+
+@dataclass(frozen=True)
+class MatterLog:
+    """What a matter's log shows: its finished productions' documents and its redaction runs, and
+    what was settled of productions a crash left unfinished, in words."""
+
+    settled: list[str]
+    rows: list[LogEntry]
+    runs: list[RedactionRun]
+
+
+def matter_log(db_path: Path, matter: str) -> MatterLog:
+    """The matter's production log, after settling what a crash left unfinished (as reading it must)."""
+    with open_exhibits(db_path) as db:
+        matter_id = require_matter(db, matter).id
+        settled = recover_productions(db)
+        return MatterLog(settled, production_log(db, matter_id), redaction_runs(db, matter_id))
+
+
+def issued_page(db_path: Path, matter: str, prefix: str, number: int) -> BatesPage | None:
+    """The page a chambers production of ``matter`` stamped ``prefix`` ``number`` on, if one did."""
+    with open_exhibits(db_path) as db:
+        return find_bates(db, require_matter(db, matter).id, prefix, number)
+
+
+def has_production(db_path: Path, matter: str) -> bool:
+    """Whether ``matter`` has a finished production or binder."""
+    with open_exhibits(db_path) as db:
+        return bool(production_log(db, require_matter(db, matter).id))

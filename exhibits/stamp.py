@@ -23,10 +23,9 @@ import pymupdf
 
 from evidence.bates import bates_on_page
 from evidence.errors import UnreadablePdf
-from evidence.matters import get_matter
 from evidence.pdf_open import MUPDF_ERRORS, PDF_FAILURES, load_page, open_pdf
+from evidence.store import require_matter
 from exhibits import placement
-from exhibits import schema as exhibits_schema
 from exhibits.errors import AlreadyStamped
 from exhibits.numbering import BatesFormat, check_width
 from exhibits.pdfio import (
@@ -42,7 +41,7 @@ from exhibits.pdfio import (
 )
 from exhibits.pending import Step, publish_files, recover_productions, remove_stray_temps
 from exhibits.registry import LoggedDocument, check_free, next_free, record_written, reserve_range
-from workspace.database import Connection, session
+from exhibits.store import open_exhibits
 from workspace.paths import sync_file, temp_name, write_temp
 
 LOG_NAME = "production-log.csv"
@@ -125,7 +124,7 @@ class ProductionResult:
 
 
 def plan_production(
-    db: Connection,
+    db_path: Path,
     matter: str,
     sources: Sequence[Path],
     fmt: BatesFormat,
@@ -135,24 +134,29 @@ def plan_production(
     corner: str = "bottom-right",
     restamp: bool = False,
 ) -> ProductionPlan:
-    """Check everything that can be checked before writing: files open, width fits, range is free."""
-    matter_id = get_matter(db, matter).id
-    settled = recover_productions(db)  # an earlier production a crash left unfinished is settled first
-    remove_stray_temps(out_dir)
-    readable, left_out = readable_pdfs(sources)
-    if not readable:
-        raise nothing_readable(left_out)
-    sources = [path for path, _ in readable]
-    counts = [count for _, count in readable]
-    first = start if start is not None else next_free(db, matter_id, fmt.prefix)
-    total = sum(counts)
-    check_width(fmt, first, total)
-    check_free(db, matter_id, fmt, first, first + total - 1)
+    """Check everything that can be checked before writing: files open, width fits, range is free.
+
+    Nothing is reserved: the range is checked again when the production is run."""
+    with open_exhibits(db_path) as db:
+        matter_id = require_matter(db, matter).id
+        settled = recover_productions(db)  # an earlier production a crash left unfinished is settled first
+        remove_stray_temps(out_dir)
+        readable, left_out = readable_pdfs(sources)
+        if not readable:
+            raise nothing_readable(left_out)
+        sources = [path for path, _ in readable]
+        counts = [count for _, count in readable]
+        first = start if start is not None else next_free(db, matter_id, fmt.prefix)
+        total = sum(counts)
+        check_width(fmt, first, total)
+        check_free(db, matter_id, fmt, first, first + total - 1)
     documents, number = [], first
     for source, count in zip(sources, counts, strict=True):
         documents.append(PlannedDocument(Path(source), out_dir / Path(source).name, count, number))
         number += count
-    guard_outputs(db, out_dir, [d.output for d in documents] + [out_dir / LOG_NAME], "output folder (--out)")
+    guard_outputs(
+        db_path, out_dir, [d.output for d in documents] + [out_dir / LOG_NAME], "output folder (--out)"
+    )
     check_outputs([d.output for d in documents] + [out_dir / LOG_NAME], sources)
     return ProductionPlan(matter, fmt, out_dir, documents, corner, restamp, settled, left_out)
 
@@ -269,8 +273,8 @@ def _produce(
     reached = step or (lambda name: None)
     log_csv = plan.out_dir / LOG_NAME
     files = [(temp_name(d.output), d.output) for d in plan.documents] + [(temp_name(log_csv), log_csv)]
-    with session(db_path, exhibits_schema.SCHEMA) as db:
-        matter_id = get_matter(db, plan.matter).id
+    with open_exhibits(db_path) as db:
+        matter_id = require_matter(db, plan.matter).id
         production_id = reserve_range(
             db, matter_id, "production", plan.fmt, plan.out_dir, plan.first, plan.last, files
         )

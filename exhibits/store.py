@@ -3,7 +3,9 @@
 Every SQL statement of the room is here, and each function returns dataclasses. Most take the
 caller's open connection, because a production's steps (reserve, record, finish) are each one
 transaction around checks made in the same connection; the few that stand alone take the path.
-Evidence's tables (the stamps read on ingested pages) are read through the evidence room.
+That connection comes from :func:`open_exhibits`, and its type is named here as ``Connection``, so
+the room's other modules never import the database engine. Evidence's tables (the stamps read on
+ingested pages) are read through the evidence room.
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ from pathlib import Path
 
 from exhibits import schema as exhibits_schema
 from exhibits.numbering import BatesFormat
-from workspace.database import Connection, session
+from workspace.database import Connection as Connection  # named for the room's modules
+from workspace.database import session
 
 
 @dataclass(frozen=True)
@@ -118,6 +121,13 @@ class RedactionRun:
     scrubbed: str  # as stored (JSON list)
     created_at: str
     boxes: int
+
+
+@contextmanager
+def open_exhibits(db_path: Path) -> Iterator[Connection]:
+    """A session on the database with the exhibits tables (and the evidence ones they point to) up to date."""
+    with session(db_path, exhibits_schema.SCHEMA) as db:
+        yield db
 
 
 @contextmanager

@@ -36,12 +36,13 @@ async def test_jobs_whose_role_has_no_backend_fail_naming_it_and_the_batch_ends(
 
     from drafting.batch.runner import BatchRunner
     from drafting.batch.store import BatchStore
+    from drafting.wiring import wire
     from tests.support.batch_setup import queue
     from workspace.config import Config, Policy
 
     batch = await asyncio.to_thread(queue, db, tmp_path, 3)
     config = Config(file="c.toml", policy=Policy(), boards=(), backends=())
-    final = await BatchRunner(config, db, workstation=lambda: True).run("b")
+    final = await BatchRunner(wire(config, db), workstation=lambda: True).run("b")
     jobs = BatchStore(db).jobs(batch)
     assert final.failed == 3 and [j.state for j in jobs] == ["failed"] * 3
     assert all(j.error and "extractor" in j.error and j.run_id for j in jobs)

@@ -19,6 +19,7 @@ from drafting.batch.presence import workstation_present
 from drafting.batch.runner import BatchRunner, Progress
 from drafting.batch.store import BatchStore
 from drafting.store import RunStore
+from drafting.wiring import wire
 from evidence.sample_matter import SAMPLE_MATTER
 from tests.support.batch_setup import TEMPLATE, debtors_csv, drafter_only, queue
 from tests.support.pipeline_setup import OPTIONS, demo_database, role_config
@@ -39,10 +40,10 @@ def _runs(db: Path) -> int:
         con.close()
 
 
-def _mid_draft(db: Path, store: BatchStore, batch: int) -> bool:
-    """Whether a job in flight is waiting on the model, so a kill now cuts an answer short."""
+def _calls_in_flight(db: Path, store: BatchStore, batch: int) -> list[tuple[int, int]]:
+    """(run, stage seq) of every stage still running in a job in flight: what a kill now cuts short."""
     runs = [RunStore(db).load(j.run_id) for j in store.jobs(batch) if j.state == "running" and j.run_id]
-    return any(s.stage == "draft" and s.status == "running" for run in runs for s in run.stages)
+    return [(run.id, s.seq) for run in runs for s in run.stages if s.status == "running"]
 
 
 async def test_twelve_jobs_from_a_csv_run_through_the_whole_pipeline_on_four_slots(
@@ -66,7 +67,7 @@ async def test_twelve_jobs_from_a_csv_run_through_the_whole_pipeline_on_four_slo
     config = role_config({}, llama_server_np4.url)
     short = tuple(replace(b, sampling=replace(b.sampling, max_tokens=min(b.sampling.max_tokens or 48, 48)))
                   for b in config.backends)  # fmt: skip
-    runner = BatchRunner(replace(config, backends=short), db, options=replace(OPTIONS, max_context_tokens=600),
+    runner = BatchRunner(wire(replace(config, backends=short), db, options=replace(OPTIONS, max_context_tokens=600)),
                          workstation=lambda: False, on_progress=seen.append)  # fmt: skip
     final = await runner.run("debtors")
 
@@ -103,14 +104,15 @@ async def test_kill_9_mid_batch_then_run_again_does_every_job_exactly_once(
 ) -> None:
     batch = queue(db, tmp_path, 8)
     child = subprocess.Popen(
-        [sys.executable, "-m", "tests.support.batch_child", str(db), llama_server_np4.url, "b", "160"],
+        [sys.executable, "-m", "tests.support.batch_child", str(db), llama_server_np4.url, "b", "48"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**os.environ, "PYTHONPATH": os.getcwd()},
     )  # fmt: skip
     store = BatchStore(db)
     try:
         assert child.stdout is not None
-        for _line in child.stdout:  # until some are done and another is mid-answer
-            if store.counts(batch).get("done", 0) >= 2 and _mid_draft(db, store, batch):
+        for _line in child.stdout:  # until some are done and others in flight
+            counts = store.counts(batch)
+            if counts.get("done", 0) >= 2 and counts.get("running", 0) >= 1:
                 break
         else:
             pytest.fail(f"the child batch ended before it could be killed: {store.counts(batch)}")
@@ -120,8 +122,9 @@ async def test_kill_9_mid_batch_then_run_again_does_every_job_exactly_once(
     at_kill = store.counts(batch)
     in_flight = {j.id for j in store.jobs(batch) if j.state == "running"}
     assert in_flight and at_kill.get("done", 0) >= 2
+    cut_short = _calls_in_flight(db, store, batch)  # a job may be between two stages when it dies
 
-    final = await BatchRunner(drafter_only(llama_server_np4.url), db, options=replace(OPTIONS),
+    final = await BatchRunner(wire(drafter_only(llama_server_np4.url), db, options=replace(OPTIONS)),
                               workstation=lambda: False).run("b")  # fmt: skip
     jobs = store.jobs(batch)
     assert final.done == 8 and all(j.state == "done" for j in jobs)
@@ -130,9 +133,9 @@ async def test_kill_9_mid_batch_then_run_again_does_every_job_exactly_once(
         run = RunStore(db).load(job.run_id or 0)
         assert [s.stage for s in run.stages if s.status == "completed"] == ["route", "draft", "verify"]
         assert job.attempts == (2 if job.id in in_flight else 1)
-    # Resumed where they stopped: an attempt the kill cut short is on the record, not redone silently.
-    cut = [s for j in jobs if j.id in in_flight for s in RunStore(db).load(j.run_id or 0).stages]
-    assert any(s.status == "interrupted" for s in cut)
+    # Resumed where they stopped: each attempt the kill cut short is on the record, not redone silently.
+    for run_id, seq in cut_short:
+        assert next(s for s in RunStore(db).load(run_id).stages if s.seq == seq).status == "interrupted"
 
 
 async def test_with_the_workstation_open_one_slot_of_four_stays_free(
@@ -152,7 +155,9 @@ async def test_with_the_workstation_open_one_slot_of_four_stays_free(
     counting = asyncio.create_task(count_at_the_server())
     with workstation_present(db) as held:
         assert held
-        runner = BatchRunner(drafter_only(llama_server_np4.url, max_tokens=24), db, options=replace(OPTIONS))
+        runner = BatchRunner(
+            wire(drafter_only(llama_server_np4.url, max_tokens=24), db, options=replace(OPTIONS))
+        )
         final = await runner.run("b")
     done.set()
     await counting
@@ -170,22 +175,25 @@ async def test_stopping_keeps_the_jobs_in_flight_as_partial_runs_and_run_again_f
     store = BatchStore(db)
     config = drafter_only(llama_server_np4.url, max_tokens=160)
     running = asyncio.create_task(
-        BatchRunner(config, db, options=replace(OPTIONS), workstation=lambda: False).run("b")
+        BatchRunner(wire(config, db, options=replace(OPTIONS)), workstation=lambda: False).run("b")
     )
-    while not any(s.stage == "draft" and s.status == "running" for j in store.jobs(batch) if j.run_id
-                  for s in RunStore(db).load(j.run_id).stages):  # fmt: skip
+    while not (mid_call := _calls_in_flight(db, store, batch)):
         await asyncio.sleep(0.05)
-    running.cancel()
+    running.cancel()  # at once: nothing else runs on the loop between the look and the cancel
     with pytest.raises(asyncio.CancelledError):
         await running
     stopped = [j for j in store.jobs(batch) if j.state == "partial"]
     assert stopped and not any(j.state == "running" for j in store.jobs(batch))
-    cancelled = [
-        s for j in stopped if j.run_id for s in RunStore(db).load(j.run_id).stages if s.status == "cancelled"
-    ]
-    assert cancelled and all(s.stage == "draft" for s in cancelled)
+    runs = [RunStore(db).load(j.run_id) for j in stopped if j.run_id]
+    # Every stopped run says so, and none of its stages is left running, wherever the stop found it.
+    assert all(run.status == "cancelled" for run in runs), [(r.id, r.status) for r in runs]
+    assert not any(s.status == "running" for run in runs for s in run.stages)
+    # The answers the stop cut short are kept as cancelled drafts, with what had come of them.
+    ended = {(run.id, s.seq): s for run in runs for s in run.stages}
+    cut = [ended[key] for key in mid_call if key in ended]
+    assert any(s.status == "cancelled" for s in cut) and all(s.stage == "draft" for s in cut)
 
-    final = await BatchRunner(config, db, options=replace(OPTIONS), workstation=lambda: False).run("b")
+    final = await BatchRunner(wire(config, db, options=replace(OPTIONS)), workstation=lambda: False).run("b")
     assert final.done == 5 and _runs(db) == 5
     for job in store.jobs(batch):
         assert job.attempts == (2 if job.id in {j.id for j in stopped} else 1)

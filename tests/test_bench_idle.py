@@ -9,7 +9,7 @@ import time
 import httpx
 import pytest
 
-from backends.adapters import adapter_for
+from backends.adapters import LlamaCppServer
 from backends.fleet.bench import Bench, BenchSettings
 from workspace.config import Backend, Policy
 
@@ -17,7 +17,7 @@ pytestmark = pytest.mark.timeout(300)
 
 
 async def busy_slots(backend: Backend) -> int:
-    return sum(1 for s in await adapter_for(backend, Policy()).native.slots() if s.is_processing)
+    return sum(1 for s in await LlamaCppServer(backend, Policy()).slots() if s.is_processing)
 
 
 async def test_bench_waits_until_no_slot_is_processing(llama_backend: Backend) -> None:

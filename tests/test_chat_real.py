@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from backends.adapters import LlamaCppServer
 from backends.chat import ChatClient, ChatRequest
 from backends.errors import ServerUnreachable, StreamBroken
 from backends.events import ContentDelta, Finished, PromptProgress
 from backends.local_server import TEST_SERVER_ARGS, LlamaServerProcess
-from backends.native import NativeClient
 from tests.conftest import make_backend
 from tests.support.fakes import closed_port
 from workspace.audit import AuditLog, messages_sha256
@@ -81,7 +81,7 @@ async def test_cancel_closes_the_connection_and_frees_the_slot(
 ) -> None:
     log = audit_log(isolated_home)
     client = ChatClient(llama_backend, Policy(), log)
-    native = NativeClient(llama_backend, Policy())
+    native = LlamaCppServer(llama_backend, Policy())
     request = ChatRequest(QUESTION, sampling=Sampling(max_tokens=4000), extra=LONG_RUN)
     got: list[str] = []
     busy_seen = asyncio.Event()
@@ -147,7 +147,7 @@ async def test_server_down_is_reported_plainly() -> None:
 
 
 async def test_native_endpoints(llama_backend: Backend) -> None:
-    native = NativeClient(llama_backend, Policy())
+    native = LlamaCppServer(llama_backend, Policy())
     assert (await native.health()).ok
     props = await native.props()
     assert props.model == "smollm2-135m-instruct" and props.n_ctx and props.n_ctx > 0

@@ -42,13 +42,11 @@ def test_parties_of_a_misspelt_matter_are_refused_naming_the_known_ones(
 ) -> None:
     from corrections.scrub import party_list
     from evidence.matters import create_matter
-    from evidence.store import open_index
 
     db = isolated_home / "data" / "chambers.sqlite3"
     db.parent.mkdir(parents=True)
     (tmp_path / "sources").mkdir()
-    with open_index(db) as conn:
-        create_matter(conn, "harbor-point", [tmp_path / "sources"])
+    create_matter(db, "harbor-point", [tmp_path / "sources"])
     assert main(["corrections", "parties", "harbour-point", "--add", "Harbor Point Provisions LLC"]) == 2
     err = capsys.readouterr().err
     assert "There is no matter named 'harbour-point'" in err and "Known matters: harbor-point" in err
@@ -89,7 +87,7 @@ def test_a_misspelt_role_lists_the_roles(isolated_home: Path, capsys: pytest.Cap
     assert main(["train", "--role", "drafterr", "--name", "v1"]) == 2
     err = capsys.readouterr().err
     assert "There is no role 'drafterr'. Did you mean 'drafter'?" in err
-    assert "router, gate, drafter, heavy, reviewer, extractor" in err and "Add 'drafterr'" not in err
+    assert "router, gate, drafter, heavy, reviewer, support, extractor" in err and "Add 'drafterr'" not in err
 
 
 def test_a_misspelt_profile_is_named_as_the_typo(

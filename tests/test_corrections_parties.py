@@ -135,7 +135,6 @@ def test_the_cli_proposes_confirms_once_and_the_scrub_then_exports(
 ) -> None:
     from evidence.ingest import ingest_matter
     from evidence.matters import create_matter
-    from evidence.store import open_index
     from tests.support.corrections_data import store
     from tui.cli.main import main
     from workspace.paths import Paths
@@ -146,8 +145,7 @@ def test_the_cli_proposes_confirms_once_and_the_scrub_then_exports(
     for page in pages():
         (folder / f"{page.source}.txt").write_text(page.text, encoding="utf-8")
     db.parent.mkdir(parents=True, exist_ok=True)
-    with open_index(db) as conn:
-        create_matter(conn, "oven", [folder])
+    create_matter(db, "oven", [folder])
     ingest_matter(db, "oven")
     store(db, matter="oven", final="Tolland must repair the oven. Write to amara@orchardlane.example.")
     out = tmp_path / "x.jsonl"

@@ -67,11 +67,9 @@ def test_the_command_line(isolated_home: Path, tmp_path: Path, capsys: pytest.Ca
     listing = capsys.readouterr().out
     assert " excluded" in listing.splitlines()[-1] and "     2  " not in listing
     from evidence.matters import create_matter
-    from evidence.store import open_index
 
-    (tmp_path / "sources").mkdir()
-    with open_index(isolated_home / "data" / "chambers.sqlite3") as conn:  # parties belong to a matter
-        create_matter(conn, "harbor-point", [tmp_path / "sources"])
+    (tmp_path / "sources").mkdir()  # parties belong to a matter
+    create_matter(isolated_home / "data" / "chambers.sqlite3", "harbor-point", [tmp_path / "sources"])
     assert main(["corrections", "parties", "harbor-point", "--add", "Harbor Point Provisions LLC"]) == 0
     assert "[PARTY-A]    Harbor Point Provisions LLC" in capsys.readouterr().out
 

@@ -116,11 +116,11 @@ def test_the_guides_planted_line_and_its_fix_teach_a_true_citation(db: Path) -> 
     would teach a miscitation)."""
     from drafting.session import DraftingSession
     from drafting.store import RunStore
+    from drafting.wiring import wire
     from tui.widgets.demo_tour import FIX, PLANTED
-    from workspace.audit import AuditLog
 
     run = RunStore(db).load(planted_run(db, draft=f"Dear Mr. Calder,\n\n{PLANTED}\n"))
-    session = DraftingSession(config(), db, AuditLog(db))
+    session = DraftingSession(wire(config(), db))
     before = session.reverify(run, run.draft)
     wrong, right = FIX
     assert [f.text for f in before.flags if f.blocking] == [wrong]

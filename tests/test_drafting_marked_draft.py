@@ -19,7 +19,7 @@ from drafting.events import DraftDelta
 from tests.conftest import make_backend
 from tests.support.drafting_screen_setup import demo_db  # noqa: F401 (the db fixture)
 from tests.test_workstation_drafting import app_with, open_drafting, planted_run, settle
-from tui import draft_stream
+from tui import app as tui_app
 from tui.drafting.dialogs import FlagScreen
 from tui.drafting.screen import DraftingScreen
 from workspace.config import Config, Policy
@@ -91,7 +91,7 @@ async def test_the_heap_stays_frozen_a_while_after_a_stream_and_is_then_released
     db: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(draft_stream, "RELEASE_AFTER_S", 0.2)
+    monkeypatch.setattr(tui_app, "RELEASE_AFTER_S", 0.2)
     app = app_with(config(), db)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("f4")
@@ -99,6 +99,7 @@ async def test_the_heap_stays_frozen_a_while_after_a_stream_and_is_then_released
         assert isinstance(screen, DraftingScreen)
         assert gc.get_freeze_count() == 0
         screen.on_pipeline_event(DraftDelta(1, "First stream. ", 1))
+        await pilot.pause()  # the stream's Started reaches the app's policy
         assert gc.get_freeze_count() > 0
         screen.stream.end()
         await pilot.pause(0.05)

@@ -12,11 +12,11 @@ from corrections.from_run import capture_from_run
 from drafting.events import DraftDelta, PipelineEvent
 from drafting.session import DraftingSession
 from drafting.store import RunStore
+from drafting.wiring import wire
 from evidence.sample_matter import SAMPLE_MATTER
 from tests.support.drafting_screen_setup import drafter_config, slow_drafter
 from tests.support.pipeline_setup import demo_database
 from tests.test_workstation_drafting import PLANTED, planted_run
-from workspace.audit import AuditLog
 from workspace.config import Config, Policy
 
 
@@ -26,7 +26,7 @@ def db(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def session_on(config: Config, db: Path) -> DraftingSession:
-    return DraftingSession(config, db, AuditLog(db), capture=capture_from_run)
+    return DraftingSession(wire(config, db, capture=capture_from_run))
 
 
 def test_his_text_is_verified_kept_accepted_and_exported_without_a_screen(db: Path) -> None:
@@ -73,7 +73,7 @@ async def test_a_cancelled_run_has_recorded_it_before_the_cancellation_reaches_t
         going.cancel()
         with pytest.raises(asyncio.CancelledError):
             await going
-        # The pipeline ran in another thread; its events came to this loop's thread, in order.
+        # The pipeline ran in the caller's loop; its events came on this loop's thread, in order.
         assert threads == {threading.get_ident()}
         stored = RunStore(db).load(run.id)
         assert stored.status == "cancelled"
@@ -82,8 +82,17 @@ async def test_a_cancelled_run_has_recorded_it_before_the_cancellation_reaches_t
 
 
 def test_the_session_drafts_with_his_edited_prompts_beside_his_config(db: Path, tmp_path: Path) -> None:
+    from drafting.tasks import default_template, load_template
+    from tui.drafting.wiring import drafting_session
+
     config = Config(file=str(tmp_path / "home" / "config.toml"), policy=Policy(), boards=(), backends=())
-    session = session_on(config, db)
-    assert session.pipeline(lambda _: None).prompts is None  # none edited yet: the shipped templates
-    (tmp_path / "home" / "prompts").mkdir(parents=True)
-    assert session.pipeline(lambda _: None).prompts == tmp_path / "home" / "prompts"
+    session = drafting_session(config, db)
+    prompts = session.pipeline(lambda _: None).runner.prompts
+    assert prompts == tmp_path / "home" / "prompts"
+    assert load_template(prompts, "gate") == default_template("gate")  # none edited yet: the shipped one
+    # A template he writes there later, while the session is open, is the one sent from then on.
+    prompts.mkdir(parents=True)
+    (prompts / "gate.md").write_text("Is there a basis for {instructions}?", encoding="utf-8")
+    assert load_template(session.pipeline(lambda _: None).runner.prompts, "gate").startswith(
+        "Is there a basis"
+    )

@@ -20,11 +20,11 @@ from typing import Any
 import pytest
 
 import backends.endpoint as endpoint
+from backends.adapters import LlamaCppServer, OllamaServer
 from backends.chat import ChatClient, ChatRequest
 from backends.errors import BadAddress, NotAModelServer, PolicyRefusal
 from backends.fleet.dcgm_source import DcgmSource
 from backends.fleet.servers import ServerPoller
-from backends.native import NativeClient
 from tests.conftest import make_backend
 from tests.support.fakes import chunk, fake_server, send_json, send_sse
 from tests.support.scripted_network import ScriptedResolver, loopback_connections  # noqa: F401 (the connections fixture)
@@ -112,7 +112,7 @@ async def test_tls_sends_and_verifies_the_name_while_connecting_to_the_checked_a
     try:
         ScriptedResolver(monkeypatch, name, ["127.0.0.1"])
         backend = make_backend(f"https://{name}:{httpd.server_address[1]}", kind="ollama")
-        assert await NativeClient(backend, Policy()).ollama_version() == "0.33.1"
+        assert await OllamaServer(backend, Policy()).version() == "0.33.1"
     finally:
         httpd.shutdown()
         httpd.server_close()
@@ -144,7 +144,7 @@ async def test_proxy_settings_in_the_environment_are_ignored(
     with fake_server({("GET", "http://127.0.0.1/health"): proxy}) as proxy_url, fake_server(routes) as url:
         for var in ("HTTP_PROXY", "http_proxy", "ALL_PROXY", "HTTPS_PROXY"):
             monkeypatch.setenv(var, proxy_url)
-        health = await NativeClient(make_backend(url), Policy()).health()
+        health = await LlamaCppServer(make_backend(url), Policy()).health()
     assert health.ok and proxied == []
     assert {a[1] for a in connections} == {int(url.rsplit(":", 1)[1])}
 
@@ -157,7 +157,7 @@ async def test_a_redirect_to_a_public_address_is_not_followed(connections: list[
         h.end_headers()
 
     with fake_server({("GET", "/health"): moved}) as url, pytest.raises(NotAModelServer):
-        await NativeClient(make_backend(url), Policy()).health()
+        await LlamaCppServer(make_backend(url), Policy()).health()
     assert all(a[0] == "127.0.0.1" for a in connections)
 
 
@@ -175,7 +175,7 @@ async def test_an_unusable_url_is_a_typed_error_everywhere(
     assert "typo" in bad.value.message and "nothing was sent" in bad.value.message
     assert log.recent()[0].outcome == "failed"
     with pytest.raises(BadAddress):
-        await NativeClient(backend, Policy()).health()
+        await LlamaCppServer(backend, Policy()).health()
     sample = await ServerPoller(backend, Policy()).poll()
     assert sample.health == "refused" and "typo" in (sample.problem or "")
     assert connections == []

@@ -9,8 +9,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from backends.adapters import LlamaCppServer
 from backends.local_server import LlamaServerProcess
-from backends.native import NativeClient
 from evidence.context import ContextChunk, Provenance, build_context, render_messages, save_context
 from evidence.errors import NonPrimaryChunk
 from evidence.ingest import ingest_matter
@@ -42,14 +42,14 @@ def test_context_fits_the_window_by_the_servers_own_count(
     tmp_path: Path, llama_server: LlamaServerProcess
 ) -> None:
     db_path = ledger_matter(tmp_path)
-    client = NativeClient(make_backend(llama_server.url), Policy())
+    client = LlamaCppServer(make_backend(llama_server.url), Policy())
     n_ctx = asyncio.run(client.props()).n_ctx
     assert n_ctx
     calls: list[str] = []
 
     def count(text: str) -> int:
         calls.append(text)
-        return asyncio.run(client.tokenize(text))
+        return asyncio.run(client.count_tokens(text))
 
     # A large reserve keeps the prompt small enough to prefill quickly on two cores.
     bundle = build_context(db_path, "acme", TASK, n_ctx=lambda: n_ctx, count_tokens=count,
@@ -116,7 +116,7 @@ def test_the_context_command_shows_and_stores_what_the_model_is_given(
         paths.config_file, config_to_toml(demo_config(llama_server.url, str(paths.config_file))).encode()
     )
     ledger_matter(tmp_path, pages=12, db_path=paths.database_file)
-    n_ctx = asyncio.run(NativeClient(make_backend(llama_server.url), Policy()).props()).n_ctx or 0
+    n_ctx = asyncio.run(LlamaCppServer(make_backend(llama_server.url), Policy()).props()).n_ctx or 0
 
     assert main(["evidence", "context", "acme", TASK, "--reserve", str(n_ctx - 800)]) == 0
 

@@ -17,6 +17,8 @@ from backends.local_server import LlamaServerProcess
 from drafting.events import PipelineEvent, StageStarted
 from drafting.pipeline import Pipeline
 from drafting.stages.sources import task_text
+from drafting.store import RunStore
+from drafting.wiring import wire
 from evidence.context import build_context
 from evidence.ingest import ingest_matter
 from tests.support.evidence_files import make_pdf
@@ -50,7 +52,7 @@ def local_config(url: str, file: Path) -> Config:
 
 async def context_of_a_run(config: Config, paths: Paths) -> int:
     """A real summary run, cancelled as its draft stage starts: its evidence is chosen and its messages made."""
-    pipe = Pipeline(config, paths.database_file, prompts=paths.config_file.parent / "prompts")
+    pipe = Pipeline(wire(config, paths.database_file, prompts=paths.config_file.parent / "prompts"))
     run = pipe.start("acme", "summary", INSTRUCTIONS)
 
     def stop_at_the_draft(event: PipelineEvent) -> None:
@@ -78,7 +80,7 @@ def test_the_preview_shows_the_pages_and_messages_a_real_run_gives_the_drafter(
     assert main(["evidence", "context", "acme", INSTRUCTIONS, "--type", "summary"]) == 0
     out = capsys.readouterr().out
 
-    run = Pipeline(config, paths.database_file).store.load(run_id)
+    run = RunStore(paths.database_file).load(run_id)
     drafted = [s for s in run.stages if s.stage == "draft"][-1]
     (preview,) = rows(
         paths.database_file,

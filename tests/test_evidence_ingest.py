@@ -16,9 +16,7 @@ from workspace.database import connect
 
 
 def new_matter(db_path: Path, *sources: Path, name: str = "acme") -> None:
-    db = connect(db_path, evidence_schema.SCHEMA)
-    create_matter(db, name, list(sources))
-    db.close()
+    create_matter(db_path, name, list(sources))
 
 
 def rows(db_path: Path, sql: str, *args: object) -> list[sqlite3.Row]:

@@ -14,7 +14,6 @@ import pytest
 
 from evidence.ingest import ingest_matter
 from evidence.report import audit_matter, format_audit
-from exhibits import schema as exhibits_schema
 from exhibits.numbering import bates_format
 from exhibits.stamp import plan_production, run_production
 from tests.support.evidence_files import make_pdf, tree_hashes
@@ -22,7 +21,6 @@ from tests.support.hostile_pdfs import broken_encryption, invalid_page_count, pa
 from tests.test_evidence_bad_input import indexed_names, notice_for
 from tests.test_evidence_ingest import new_matter
 from tui.cli.main import main
-from workspace.database import connect
 
 
 @pytest.fixture
@@ -122,11 +120,9 @@ def test_a_document_that_fails_only_when_saved_is_left_out_and_the_production_re
     broken = broken_encryption(hostile / "broken-encryption.pdf")
     db_path = tmp_path / "c.sqlite3"
     new_matter(db_path, hostile)
-    db = connect(db_path, exhibits_schema.SCHEMA)
     plan = plan_production(
-        db, "acme", [broken, hostile / "good.pdf"], bates_format("ACME", 6), tmp_path / "out"
+        db_path, "acme", [broken, hostile / "good.pdf"], bates_format("ACME", 6), tmp_path / "out"
     )
-    db.close()
     assert [d.first_number for d in plan.documents] == [1, 2]  # it opened and every page loaded
     result = run_production(db_path, plan)
     assert [(d.source.name, d.first_number) for d in result.plan.documents] == [("good.pdf", 1)]

@@ -9,12 +9,10 @@ import pymupdf
 import pytest
 
 from evidence.matters import create_matter
-from exhibits import schema as exhibits_schema
 from exhibits.binder import Exhibit, plan_binder, run_binder
 from exhibits.numbering import bates_format
 from exhibits.stamp import Progress, plan_production, run_production
 from tests.support.exhibits_files import A4, LETTER, scanned_pdf, text_pdf
-from workspace.database import connect
 
 MATTER = "acme"
 
@@ -23,9 +21,7 @@ MATTER = "acme"
 def db_path(tmp_path: Path) -> Path:
     path = tmp_path / "home" / "chambers.sqlite3"
     (tmp_path / "sources").mkdir()
-    db = connect(path, exhibits_schema.SCHEMA)
-    create_matter(db, MATTER, [tmp_path / "sources"])
-    db.close()
+    create_matter(path, MATTER, [tmp_path / "sources"])
     return path
 
 
@@ -34,11 +30,9 @@ def test_binder_has_slip_sheets_bookmarks_index_bates_and_a_list(db_path: Path, 
                         sizes=[LETTER, A4], rotations=[0, 90])  # fmt: skip
     scan = scanned_pdf(tmp_path / "sources" / "receipt.pdf", "DELIVERY RECEIPT")
     out = tmp_path / "binders" / "trial-exhibits.pdf"
-    db = connect(db_path, exhibits_schema.SCHEMA)
-    plan = plan_binder(db, MATTER, [Exhibit(contract, "Supply agreement of January 10, 2024"),
+    plan = plan_binder(db_path, MATTER, [Exhibit(contract, "Supply agreement of January 10, 2024"),
                                     Exhibit(scan, "Delivery receipt (scan)")], out,
                        bates=bates_format("PX", 4))  # fmt: skip
-    db.close()
     assert plan.pages == 1 + 1 + 3 + 1 + 1
     events: list[Progress] = []
     run_binder(db_path, plan, events.append)
@@ -62,9 +56,7 @@ def test_binder_has_slip_sheets_bookmarks_index_bates_and_a_list(db_path: Path, 
         ("2", "7", "7", "PX-0006", "PX-0007"),
     ]
     # the binder's numbers are in the registry: the next production continues after them
-    db = connect(db_path, exhibits_schema.SCHEMA)
-    again = plan_production(db, MATTER, [contract], bates_format("PX", 4), tmp_path / "vol1")
-    db.close()
+    again = plan_production(db_path, MATTER, [contract], bates_format("PX", 4), tmp_path / "vol1")
     assert again.first == 8
     run_production(db_path, again)
 
@@ -72,9 +64,7 @@ def test_binder_has_slip_sheets_bookmarks_index_bates_and_a_list(db_path: Path, 
 def test_large_binder_reports_progress_in_steps(db_path: Path, tmp_path: Path) -> None:
     big = text_pdf(tmp_path / "sources" / "big.pdf", [f"Page {n}" for n in range(1, 241)])
     out = tmp_path / "out" / "binder.pdf"  # not beside the sources: its folder is marked as output
-    db = connect(db_path, exhibits_schema.SCHEMA)
-    plan = plan_binder(db, MATTER, [Exhibit(big, "Ledger"), Exhibit(big, "Ledger again")], out)
-    db.close()
+    plan = plan_binder(db_path, MATTER, [Exhibit(big, "Ledger"), Exhibit(big, "Ledger again")], out)
     events: list[Progress] = []
     run_binder(db_path, plan, events.append)
     assert len(events) >= 10 and [e.done for e in events] == sorted(e.done for e in events)

@@ -48,9 +48,7 @@ def matter(tmp_path: Path) -> tuple[Path, list[Path]]:
         text_pdf(tmp_path / "src" / "a.pdf", ["one", "two", "three"]),
         text_pdf(tmp_path / "src" / "b.pdf", ["x", "y"]),
     ]
-    db = connect(db_path, exhibits_schema.SCHEMA)
-    create_matter(db, "acme", [tmp_path / "src"])
-    db.close()
+    create_matter(db_path, "acme", [tmp_path / "src"])
     return db_path, pdfs
 
 
@@ -87,9 +85,8 @@ def test_a_production_killed_at_any_step_is_finished_or_rolled_back(
     db_path, pdfs = matter
     out = tmp_path / "vol1"
     kill_at(db_path, "stamp", step, out, pdfs)
-    db = connect(db_path, exhibits_schema.SCHEMA)
-    plan = plan_production(db, "acme", pdfs, bates_format("ACME", 6), tmp_path / "vol2")  # the next start
-    db.close()
+    next_start = tmp_path / "vol2"
+    plan = plan_production(db_path, "acme", pdfs, bates_format("ACME", 6), next_start)
     issued = assert_registry_and_folder_agree(db_path, out)
     finished = step == "first-rename" or STAMP_STEPS.index(step) >= STAMP_STEPS.index(FINISHED_FROM)
     assert issued == (5 if finished else 0) and plan.first == issued + 1
@@ -115,9 +112,7 @@ def test_a_bates_binder_killed_at_any_step_is_finished_or_rolled_back(
     db_path, pdfs = matter
     out = tmp_path / "binder"
     kill_at(db_path, "bind", step, out, pdfs)
-    db = connect(db_path, exhibits_schema.SCHEMA)
-    plan_production(db, "acme", pdfs[:1], bates_format("ACME", 6), tmp_path / "vol2")  # the next start
-    db.close()
+    plan_production(db_path, "acme", pdfs[:1], bates_format("ACME", 6), tmp_path / "vol2")  # the next start
     issued = assert_registry_and_folder_agree(db_path, out)
     finished = BIND_STEPS.index(step) >= BIND_STEPS.index(FINISHED_FROM)
     assert issued == (1 + 2 + 5 if finished else 0)  # index page, two slip sheets, five pages

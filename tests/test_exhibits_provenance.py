@@ -11,7 +11,6 @@ import pytest
 from evidence.errors import WriteRefused
 from evidence.ingest import ingest_matter
 from evidence.matters import create_matter
-from exhibits import schema as exhibits_schema
 from exhibits.binder import Exhibit, plan_binder, run_binder
 from exhibits.find import RedactionRequest
 from exhibits.numbering import bates_format
@@ -19,20 +18,17 @@ from exhibits.patterns import patterns_named
 from exhibits.redact import run_redaction
 from exhibits.stamp import Progress, plan_production, run_production
 from tests.support.exhibits_files import text_pdf
-from workspace.database import connect
 
 
 def test_outputs_copied_into_a_source_folder_are_quarantined_not_indexed(tmp_path: Path) -> None:
     sources, out = tmp_path / "matter", tmp_path / "out"
     letter = text_pdf(sources / "letter.pdf", ["Dear counsel, SSN 123-45-6789 on file.", "Regards."])
     db_path = tmp_path / "home" / "chambers.sqlite3"
-    db = connect(db_path, exhibits_schema.SCHEMA)
-    create_matter(db, "acme", [sources])
+    create_matter(db_path, "acme", [sources])
     with pytest.raises(WriteRefused):  # chambers itself never writes among the sources
-        plan_production(db, "acme", [letter], bates_format("ACME", 6), sources / "production-1")
-    plan = plan_production(db, "acme", [letter], bates_format("ACME", 6), out / "production-1")
-    binder = plan_binder(db, "acme", [Exhibit(letter, "Letter")], out / "binder" / "exhibits.pdf")
-    db.close()
+        plan_production(db_path, "acme", [letter], bates_format("ACME", 6), sources / "production-1")
+    plan = plan_production(db_path, "acme", [letter], bates_format("ACME", 6), out / "production-1")
+    binder = plan_binder(db_path, "acme", [Exhibit(letter, "Letter")], out / "binder" / "exhibits.pdf")
     run_production(db_path, plan)
     run_binder(db_path, binder)
     run_redaction(
@@ -53,11 +49,9 @@ def test_outputs_copied_into_a_source_folder_are_quarantined_not_indexed(tmp_pat
 def test_two_thousand_page_binder_reports_progress_all_the_way(tmp_path: Path) -> None:
     part = text_pdf(tmp_path / "src" / "ledger.pdf", [f"Ledger page {n}" for n in range(1, 251)])
     db_path = tmp_path / "home" / "chambers.sqlite3"
-    db = connect(db_path, exhibits_schema.SCHEMA)
-    create_matter(db, "acme", [tmp_path / "src"])
-    plan = plan_binder(db, "acme", [Exhibit(part, f"Ledger volume {n}") for n in range(1, 9)],
+    create_matter(db_path, "acme", [tmp_path / "src"])
+    plan = plan_binder(db_path, "acme", [Exhibit(part, f"Ledger volume {n}") for n in range(1, 9)],
                        tmp_path / "binder" / "ledgers.pdf", bates=bates_format("LDG", 6))  # fmt: skip
-    db.close()
     events: list[Progress] = []
     run_binder(db_path, plan, events.append)
     assert plan.pages == 1 + 8 * 251 and events[-1].done == events[-1].total

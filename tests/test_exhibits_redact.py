@@ -26,9 +26,7 @@ MATTER = "acme"
 def db_path(tmp_path: Path) -> Path:
     path = tmp_path / "home" / "chambers.sqlite3"
     (tmp_path / "sources").mkdir()
-    db = connect(path, exhibits_schema.SCHEMA)
-    create_matter(db, MATTER, [tmp_path / "sources"])
-    db.close()
+    create_matter(path, MATTER, [tmp_path / "sources"])
     return path
 
 

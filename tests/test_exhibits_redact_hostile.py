@@ -18,7 +18,6 @@ import pytest
 
 import exhibits.remove
 from evidence.matters import create_matter
-from exhibits import schema as exhibits_schema
 from exhibits.errors import RedactionLeak
 from exhibits.find import RedactionRequest
 from exhibits.patterns import patterns_named
@@ -27,7 +26,6 @@ from exhibits.rawscan import PDF_ERRORS
 from exhibits.redact import run_redaction
 from tests.support.hostile_pdfs import _FONT, _PAGE, _content, build_pdf
 from tests.support.redaction_readers import readers_finding, xray_findings
-from workspace.database import connect
 
 SECRET = "531-44-9087"
 MATTER = "acme"
@@ -171,9 +169,7 @@ PLACES: dict[str, Builder] = {
 def db_path(tmp_path: Path) -> Path:
     path = tmp_path / "home" / "chambers.sqlite3"
     (tmp_path / "sources").mkdir()
-    db = connect(path, exhibits_schema.SCHEMA)
-    create_matter(db, MATTER, [tmp_path / "sources"])
-    db.close()
+    create_matter(path, MATTER, [tmp_path / "sources"])
     return path
 
 

@@ -19,7 +19,6 @@ import pymupdf
 import pytest
 
 from evidence.matters import create_matter
-from exhibits import schema as exhibits_schema
 from exhibits.errors import RedactionLeak
 from exhibits.find import PageRect, RedactionRequest
 from exhibits.matching import Matcher
@@ -43,7 +42,6 @@ from tests.support.hostile_pdfs import (
 )
 from tests.support.redaction_readers import readers_finding, xray_findings
 from tests.test_exhibits_redact_hostile import hostile_pdf
-from workspace.database import connect
 
 MATTER = "acme"
 Builder = Callable[[pymupdf.Document, pymupdf.Page], object]
@@ -187,9 +185,7 @@ PLACES: dict[str, tuple[Builder, str, Request]] = {
 def db_path(tmp_path: Path) -> Path:
     path = tmp_path / "home" / "chambers.sqlite3"
     (tmp_path / "sources").mkdir()
-    db = connect(path, exhibits_schema.SCHEMA)
-    create_matter(db, MATTER, [tmp_path / "sources"])
-    db.close()
+    create_matter(path, MATTER, [tmp_path / "sources"])
     return path
 
 

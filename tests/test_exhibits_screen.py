@@ -11,7 +11,6 @@ from textual.widgets import DataTable, Input, ProgressBar, Static
 
 from evidence.ingest import ingest_matter
 from evidence.matters import create_matter
-from exhibits import schema as exhibits_schema
 from tests.conftest import make_backend
 from tests.support.exhibits_files import text_pdf
 from tests.support.screen_host import ScreenHost
@@ -19,7 +18,6 @@ from tui.app import ChambersApp, create_app
 from tui.exhibits.screen import ExhibitsScreen
 from tui.widgets.screens import ErrorScreen
 from workspace.config import Config, Policy
-from workspace.database import connect
 
 
 def seeded_app(home: Path, sources: Path) -> ChambersApp:
@@ -28,9 +26,7 @@ def seeded_app(home: Path, sources: Path) -> ChambersApp:
     text_pdf(sources / "02-invoice.pdf", ["Invoice INV-1041."])
     text_pdf(sources / "03-letter.pdf", ["Letter of June 13.", "Second page."])
     db_file = home / "data" / "chambers.sqlite3"
-    db = connect(db_file, exhibits_schema.SCHEMA)
-    create_matter(db, "harbor", [sources])
-    db.close()
+    create_matter(db_file, "harbor", [sources])
     ingest_matter(db_file, "harbor", tessdata=None)
     config = Config(
         file="config.toml", policy=Policy(), boards=(), backends=(make_backend("http://127.0.0.1:9"),)

@@ -33,21 +33,15 @@ MATTER = "acme"
 def db_path(tmp_path: Path) -> Path:
     path = tmp_path / "home" / "chambers.sqlite3"
     (tmp_path / "sources").mkdir()
-    db = connect(path, exhibits_schema.SCHEMA)
-    create_matter(db, MATTER, [tmp_path / "sources"])
-    db.close()
+    create_matter(path, MATTER, [tmp_path / "sources"])
     return path
 
 
 def produce(db_path: Path, sources: list[Path], out: Path, *, prefix: str = "ACME", width: int = 6,
             start: int | None = None, restamp: bool = False):  # type: ignore[no-untyped-def]  # fmt: skip
-    db = connect(db_path, exhibits_schema.SCHEMA)
-    try:
-        plan = plan_production(
-            db, MATTER, sources, bates_format(prefix, width), out, start=start, restamp=restamp
-        )
-    finally:
-        db.close()
+    plan = plan_production(
+        db_path, MATTER, sources, bates_format(prefix, width), out, start=start, restamp=restamp
+    )
     return run_production(db_path, plan)
 
 

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
+from backends.adapters import LlamaCppServer
 from backends.fleet import schema as fleet_schema
 from backends.fleet.bench import Bench, BenchSettings, Progress, format_table, plan_lengths
 from backends.fleet.bench_prompts import drafting_prompt
 from backends.fleet.store import latest_results, save_results
-from backends.native import NativeClient
 from tests.test_fleet_servers import write_config
 from tui.cli.main import main
 from workspace.audit import AuditLog
@@ -41,7 +41,7 @@ def test_lengths_are_capped_by_the_context() -> None:
 
 
 async def test_the_16k_length_is_capped_by_the_real_servers_n_ctx(llama_backend: Backend) -> None:
-    props = await NativeClient(llama_backend, Policy()).props()
+    props = await LlamaCppServer(llama_backend, Policy()).props()
     assert props.n_ctx
     plan = plan_lengths((500, 4000, 16000), props.n_ctx, 128)
     assert plan[-1][1] == 16000 and plan[-1][0] < props.n_ctx

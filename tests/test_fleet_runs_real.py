@@ -29,6 +29,7 @@ from backends.fleet.quantize import quantized
 from backends.fleet.store import best_per_board, latest_by_model_file, save_agreement
 from backends.local_server import LlamaServerProcess, ensure_llama_tool, free_port
 from backends.server_key import KEY_FILE, read_key
+from corrections.store import accepted_finals
 from tui.cli.main import main
 from workspace.config import Backend, Config, Policy, load_config
 from workspace.database import connect
@@ -228,4 +229,5 @@ def test_agree_cli_on_an_empty_finals_corpus_says_what_to_do(
     )
     assert code == 2
     assert "Accept some corrections first" in capsys.readouterr().err
-    assert finals_corpus(Path("/nonexistent/db.sqlite3")) == ""
+    assert accepted_finals(Path("/nonexistent/db.sqlite3")) == []
+    assert finals_corpus([]) == ""

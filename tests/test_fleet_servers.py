@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from backends.adapters import LlamaCppServer
 from backends.chat import ChatClient, ChatRequest
 from backends.fleet.servers import ServerPoller, is_slow
 from backends.local_server import TEST_SERVER_ARGS, LlamaServerProcess
-from backends.native import NativeClient
 from tests.conftest import make_backend
 from tests.support.fakes import closed_port, fake_server
 from tests.test_ollama import ollama_routes
@@ -126,7 +126,7 @@ def test_doctor_json_and_exit_code_on_errors(
 
 
 async def test_native_metrics_names_survive_the_parser(llama_backend: Backend) -> None:
-    metrics = await NativeClient(llama_backend, Policy()).metrics()
+    metrics = await LlamaCppServer(llama_backend, Policy()).metrics()
     for name in ("llamacpp:tokens_predicted_total", "llamacpp:tokens_predicted_seconds_total",
                  "llamacpp:requests_processing", "llamacpp:requests_deferred"):  # fmt: skip
         assert name in metrics

@@ -16,6 +16,7 @@ from backends.fleet.bench import LengthResult, RunResult
 from backends.fleet.store import best_per_board, latest_by_model_file, save_agreement, save_sweep
 from backends.fleet.sweep import SweepRow, format_sweep
 from corrections import schema as corrections_schema
+from corrections.store import accepted_finals
 from tests.support.dashboard_config import mission_config
 from tui.app import create_app
 from tui.fleet.cards import BoardCard
@@ -39,7 +40,9 @@ def test_finals_corpus_is_his_accepted_text_without_the_excluded(tmp_path: Path)
         pair(db, 1, "First final text.")
         pair(db, 3, "Excluded text.", excluded=1)
     db.close()
-    assert finals_corpus(tmp_path / "db.sqlite3") == "First final text.\n\nSecond final text."
+    finals = accepted_finals(tmp_path / "db.sqlite3")
+    assert finals == ["First final text.", "Second final text."]
+    assert finals_corpus(finals) == "First final text.\n\nSecond final text."
 
 
 def test_kld_output_and_context_choice() -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 CORE = [
     "workspace.paths", "workspace.config", "workspace.database", "workspace.audit",
-    "backends.chat", "backends.native", "backends.policy", "backends.status", "backends.local_server",
+    "backends.chat", "backends.adapters", "backends.policy", "backends.status", "backends.local_server",
     "backends.fleet.telemetry", "backends.fleet.nvml_source", "backends.fleet.recorded_source",
     "backends.fleet.dcgm_source", "backends.fleet.sources", "backends.fleet.topology_lint",
     "backends.fleet.servers", "backends.fleet.doctor", "backends.fleet.bench", "backends.fleet.store",

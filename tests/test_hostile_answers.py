@@ -17,12 +17,12 @@ from typing import Any
 
 import pytest
 
+from backends.adapters import LlamaCppServer
 from backends.answer_caps import MAX_ANSWER_BYTES, MAX_JSON_DEPTH
 from backends.chat import ChatClient, ChatRequest
 from backends.endpoint import async_client
 from backends.errors import MalformedAnswer, MalformedStream
 from backends.fleet.doctor import run_doctor
-from backends.native import NativeClient
 from backends.sse import MAX_LINE
 from tests.conftest import make_backend
 from tests.support.hostile_server import Handler, hostile_server, props_json, sse_chunk
@@ -83,7 +83,7 @@ async def test_props_nested_200000_deep_is_a_clear_error_in_the_native_client_an
     with hostile_server({("GET", "/props"): deep_props, ("GET", "/health"): ok_props}) as (url, _):
         backend = make_backend(url, name="deep")
         with pytest.raises(MalformedAnswer) as raised:
-            await NativeClient(backend, Policy()).props()
+            await LlamaCppServer(backend, Policy()).props()
         assert f"{url}/props" in raised.value.message
         assert f"more than {MAX_JSON_DEPTH} levels deep" in raised.value.message
         assert "'deep'" in raised.value.message
@@ -111,7 +111,7 @@ async def test_a_gzip_bomb_is_stopped_at_the_cap_within_bounded_memory() -> None
         hostile_server({("GET", "/props"): bomb_props}) as (url, _),
         pytest.raises(MalformedAnswer) as raised,
     ):
-        await NativeClient(make_backend(url, name="bomb"), Policy()).props()
+        await LlamaCppServer(make_backend(url, name="bomb"), Policy()).props()
     message = raised.value.message
     assert f"{url}/props" in message and "limit of 32 MiB (inflated size)" in message
     assert peak() < 3 * MAX_ANSWER_BYTES / MIB  # the body up to the cap, one copy, one step
@@ -122,7 +122,7 @@ async def test_a_plain_answer_over_the_cap_is_stopped_there() -> None:
     with hostile_server({("GET", "/props"): big_props}) as (url, _):
         tracemalloc.reset_peak()
         with pytest.raises(MalformedAnswer) as raised:
-            await NativeClient(make_backend(url, name="big"), Policy()).props()
+            await LlamaCppServer(make_backend(url, name="big"), Policy()).props()
     assert f"{url}/props" in raised.value.message and "limit of 32 MiB (size)" in raised.value.message
     assert peak() < 3 * MAX_ANSWER_BYTES / MIB
 
@@ -175,12 +175,12 @@ async def test_an_idempotent_request_on_a_dropped_pooled_connection_is_sent_agai
     routes = {("GET", "/props"): closes_the_second_request, ("POST", "/tokenize"): closes_the_second_request}
     with hostile_server(routes) as (url, seen):
         async with async_client() as http:
-            native = NativeClient(make_backend(url, name="pool"), Policy(), http=http)
+            native = LlamaCppServer(make_backend(url, name="pool"), Policy(), http=http)
             first, second = await native.props(), await native.props()
             assert first.build == second.build == "b9999-hostile"
             assert seen.connections == [2, 1]  # the second request was dropped, then answered on a new one
             await native.props()  # a new pooled connection (the fresh one was not kept)
-            assert await native.tokenize("a b c") == 3  # a POST that changes nothing is sent again too
+            assert await native.count_tokens("a b c") == 3  # a POST that changes nothing is sent again too
     assert seen.connections == [2, 1, 2, 1]
 
 

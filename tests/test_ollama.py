@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from http.server import BaseHTTPRequestHandler
 
+from backends.adapters import OllamaServer
 from backends.chat import ChatClient, ChatRequest
-from backends.native import NativeClient
 from backends.status import probe_backend
 from tests.conftest import make_backend
 from tests.support.fakes import chunk, fake_server, send_json, send_sse
@@ -38,11 +38,11 @@ def ollama_routes(seen: list[bytes]) -> dict:
 async def test_ollama_native_calls_and_status() -> None:
     with fake_server(ollama_routes([])) as url:
         backend = make_backend(url, name="extractor", kind="ollama", model="gemma4:26b")
-        native = NativeClient(backend, Policy())
-        assert await native.ollama_version() == "0.33.0"
-        (tag,) = await native.ollama_tags()
+        native = OllamaServer(backend, Policy())
+        assert await native.version() == "0.33.0"
+        (tag,) = await native.tags()
         assert tag.name == "gemma4:26b" and tag.size == 17000000000
-        (loaded,) = await native.ollama_ps()
+        (loaded,) = await native.ps()
         assert loaded.size_vram == 19000000000 and loaded.context_length == 32768
         status = await probe_backend(backend, Policy())
     assert status.ok and status.model == "gemma4:26b" and status.n_ctx == 32768

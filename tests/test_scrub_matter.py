@@ -122,7 +122,6 @@ def _pdf(path: Path, text: str) -> None:
 def matter(isolated_home: Path, tmp_path: Path) -> Path:
     from evidence.ingest import ingest_matter
     from evidence.matters import create_matter
-    from evidence.store import open_index
     from workspace.paths import Paths
 
     db = Paths.from_environment().database_file
@@ -133,8 +132,7 @@ def matter(isolated_home: Path, tmp_path: Path) -> Path:
     (folder / "cracked-tile.eml").write_text(MAIL, encoding="utf-8")
     (folder / "halvorsen-deposition.txt").write_text(DEPOSITION, encoding="utf-8")
     db.parent.mkdir(parents=True, exist_ok=True)
-    with open_index(db) as conn:
-        create_matter(conn, "bellmont-wexford", [folder])
+    create_matter(db, "bellmont-wexford", [folder])
     ingest_matter(db, "bellmont-wexford")
     return db
 

@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
+from backends.adapters import LlamaCppServer
 from backends.fleet.key_check import key_findings
 from backends.fleet.profiles import ProfileError, profile_named, profiles_from_config
 from backends.fleet.serve import server_environment
-from backends.native import NativeClient
 from backends.server_key import KEY_FILE, ensure_key, read_key
 from tests.conftest import make_backend
 from tests.support.hostile_server import Handler, hostile_server, props_json
@@ -146,7 +146,7 @@ def test_every_chambers_client_sends_the_key_and_the_doctors_probe_does_not(isol
 
     with hostile_server({("GET", "/props"): props}) as (url, seen):
         backend = make_backend(url, name="open")
-        assert asyncio.run(NativeClient(backend, Policy()).props()).build == "b9999-hostile"
+        assert asyncio.run(LlamaCppServer(backend, Policy()).props()).build == "b9999-hostile"
         findings = asyncio.run(key_findings([backend], Policy()))
     sent = [headers.get("Authorization") for _, _, headers in seen.requests]
     assert sent == [f"Bearer {key}", None]

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import asyncio
 
-from drafting.support.judge import LABELS, MODEL_JUDGEMENT, NO_EVIDENCE, judge_pairs, server_slots
+import pytest
+
+from drafting.support.judge import MODEL_JUDGEMENT, NO_EVIDENCE, judge_pairs, server_slots
+from drafting.support.prompt import LABELS
 from tests.support.scripted_server import scripted_server
 from workspace.config import Backend, Config, Policy, Sampling
 
@@ -86,3 +89,28 @@ def test_the_real_server_answers_every_pair_in_parallel_slots(llama_server):
             assert judgement.span and passage[judgement.span_start :].startswith(judgement.span)
         else:
             assert judgement.span == "" and not judgement.warns
+
+
+def test_a_backend_declares_the_support_role_and_the_reviewer_judges_where_none_does(tmp_path):
+    from drafting.support.judge import support_backend
+    from workspace.config import ConfigError, load_config
+
+    file = tmp_path / "config.toml"
+    file.write_text(
+        '[[backends]]\nname = "small"\nkind = "llamacpp"\nurl = "http://127.0.0.1:8081"\nroles = ["drafter"]\n\n'
+        '[[backends]]\nname = "big"\nkind = "llamacpp"\nurl = "http://127.0.0.1:8082"\nroles = ["reviewer", "support"]\n',
+        encoding="utf-8",
+    )
+    config = load_config(file)
+    assert support_backend(config).name == "big" and config.backend_for_role("support").name == "big"
+    moved = file.read_text().replace('roles = ["drafter"]', 'roles = ["drafter", "support"]')
+    file.write_text(moved.replace('["reviewer", "support"]', '["reviewer"]'), encoding="utf-8")
+    assert support_backend(load_config(file)).name == "small"
+    file.write_text(moved, encoding="utf-8")  # two backends for one role is the config's error, by key
+    with pytest.raises(ConfigError, match=r"backends\[1\]\.roles.*'support'"):
+        load_config(file)
+    reviewer_only = moved.replace('["drafter", "support"]', '["drafter"]').replace(
+        '["reviewer", "support"]', '["reviewer"]'
+    )
+    file.write_text(reviewer_only, encoding="utf-8")
+    assert support_backend(load_config(file)).name == "big"  # no backend declares it: the reviewer's

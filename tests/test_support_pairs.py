@@ -103,12 +103,15 @@ def test_pairs_are_stored_with_the_run_and_a_wrong_judgement_is_marked(corpus, t
     assert mark.pair["cite"] == stored[0]["cite"]
 
 
-def test_a_marked_judgement_is_exported_as_a_training_row(corpus, tmp_path):
+def test_marked_judgements_go_out_with_the_correction_pairs_as_support_training_rows(
+    corpus, isolated_home, tmp_path, capsys
+):
     import json
 
-    from drafting.support.judge import messages
+    from drafting.support.prompt import messages
     from drafting.support.store import mark_wrong
-    from drafting.support.training import export_marks
+    from tests.support.corrections_data import store
+    from tui.cli.main import main
 
     library, record = corpus
     draft = "Web postings stay up indefinitely. See Petro-Lubricant Testing Labs., Inc. v. Adelman, 447 N.J. Super. 391, 400 (App. Div. 2016).\n"
@@ -119,13 +122,70 @@ def test_a_marked_judgement_is_exported_as_a_training_row(corpus, tmp_path):
         "answered_span": "invented",
         "span": "",
     }
-    mark_wrong(record.database_file, "training-matter", "sha-t", pair, judgement, "the page says it")
-    out = tmp_path / "support.jsonl"
-    assert export_marks(record.database_file, "training-matter", out) == 1
-    (row,) = [json.loads(line) for line in out.read_text().splitlines()]
-    assert row["messages"] == messages(pair["claim"], pair["passage"])  # exactly what the role is sent
-    assert json.loads(row["rejected"]) == {"label": "contradicts", "missing": "", "span": "invented"}
-    assert row["note"] == "the page says it"
+    db = isolated_home / "data" / "chambers.sqlite3"
+    store(db)  # one correction pair of the drafter's, exported as before
+    mark_wrong(db, "harbor-point", "sha-t", pair, judgement, "the page says it")
+    mark_wrong(db, "other-matter", "sha-u", pair, {**judgement, "answered": "supports"}, "not on this page")
+    pairs_out, support_out = tmp_path / "kto.jsonl", tmp_path / "support.jsonl"
+
+    assert main(["corrections", "export", "--format", "kto", "--out", str(pairs_out)]) == 0
+    said = capsys.readouterr().out
+    assert "2 support judgements you marked wrong are not in this export: add --support-out" in said
+    assert not support_out.exists()
+
+    argv = [
+        "corrections",
+        "export",
+        "--format",
+        "kto",
+        "--out",
+        str(pairs_out),
+        "--support-out",
+        str(support_out),
+    ]
+    assert main([*argv, "--matter", "harbor-point"]) == 0
+    said = capsys.readouterr().out
+    assert "Exported 1 of 2 support judgements you marked wrong as kto rows" in said
+    assert "matter is not harbor-point" in said
+    (row,) = [json.loads(line) for line in support_out.read_text(encoding="utf-8").splitlines()]
+    assert row["prompt"] == messages(pair["claim"], pair["passage"])  # exactly what the role is sent
+    assert row["label"] is False  # he said it is wrong, and no more: an undesirable example
+    (answer,) = row["completion"]
+    assert answer["role"] == "assistant"
+    assert json.loads(answer["content"]) == {"label": "contradicts", "missing": "", "span": "invented"}
+    assert [json.loads(line)["label"] for line in pairs_out.read_text().splitlines()] == [False, True]
+
+    assert main(["corrections", "export", "--format", "pairs", "--out", str(tmp_path / "p.jsonl"),
+                 "--support-out", str(tmp_path / "full.jsonl")]) == 0  # fmt: skip
+    full = [json.loads(line) for line in (tmp_path / "full.jsonl").read_text().splitlines()]
+    assert [(r["matter"], r["note"], r["cite"]) for r in full] == [
+        ("harbor-point", "the page says it", pair["cite"]),
+        ("other-matter", "not on this page", pair["cite"]),
+    ]
+    assert (
+        full[0]["pages"] == pair["pages"]
+        and full[0]["sha256"] == pair["sha256"]
+        and full[0]["role"] == "support"
+    )
+
+
+def test_a_mark_holds_no_right_answer_so_sft_and_dpo_are_refused_before_anything_is_written(
+    isolated_home, tmp_path, capsys
+):
+    from tests.support.corrections_data import store
+    from tui.cli.main import main
+
+    store(isolated_home / "data" / "chambers.sqlite3")
+    out, support_out = tmp_path / "sft.jsonl", tmp_path / "support.jsonl"
+    assert (
+        main(
+            ["corrections", "export", "--format", "sft", "--out", str(out), "--support-out", str(support_out)]
+        )
+        != 0
+    )
+    err = capsys.readouterr().err
+    assert "No right answer to train on" in err and "--format kto" in err and "Traceback" not in err
+    assert not out.exists() and not support_out.exists()
 
 
 def test_the_verify_stage_keeps_the_pairs_with_the_run_and_lists_the_locator_warning(corpus):

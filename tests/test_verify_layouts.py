@@ -14,11 +14,9 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from drafting import schema as drafting_schema
 from drafting.verify import Report, verify_draft
 from evidence.ingest import ingest_matter
 from evidence.matters import create_matter
-from workspace.database import connect
 
 STAR_TEXT = """199 Wash. App. 629
 In the Matter of the Marriage of Christy Lyle, Respondent, and Keith Lyle, Appellant.
@@ -108,12 +106,8 @@ def database(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (opinions / "heavener.txt").write_text(KENTUCKY_TEXT)
     (opinions / "hostess.txt").write_text(ECF_TEXT)
     database = root / "chambers.sqlite3"
-    db = connect(database, drafting_schema.SCHEMA)
-    try:
-        create_matter(db, "m", [record])
-        create_matter(db, "m-authorities", [opinions])
-    finally:
-        db.close()
+    create_matter(database, "m", [record])
+    create_matter(database, "m-authorities", [opinions])
     ingest_matter(database, "m", tessdata=None)
     ingest_matter(database, "m-authorities", tessdata=None)
     return database

@@ -25,14 +25,12 @@ import drafting.verify.checks_cases as checks_cases
 import drafting.verify.checks_quotes as checks_quotes
 import drafting.verify.checks_record as checks_record
 import drafting.verify.checks_sources as checks_sources
-from drafting import schema as drafting_schema
 from drafting.verify.library import add_citations
 from drafting.verify.sources import load_sources
 from drafting.verify.verifier import load_library, verify_text
 from evidence.ingest import ingest_matter
 from evidence.matters import create_matter
 from tests.support.verify_real_corpus import OPINIONS, _transcript, requires_opinions
-from workspace.database import connect
 
 MODULES = (checks_record, checks_sources, checks_cases, checks_quotes)
 PAGES = {
@@ -140,12 +138,8 @@ def matter(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
     (opinions / "per-curiam.txt").write_text("Per curiam. The judgment below is affirmed.")
     database = root / "chambers.sqlite3"
-    db = connect(database, drafting_schema.SCHEMA)
-    try:
-        create_matter(db, "m", [record])
-        create_matter(db, "m-authorities", [opinions])
-    finally:
-        db.close()
+    create_matter(database, "m", [record])
+    create_matter(database, "m-authorities", [opinions])
     ingest_matter(database, "m", tessdata=None)
     ingest_matter(database, "m-authorities", tessdata=None)
     add_citations(database, "m-authorities", opinions / "tarrant-v-herrmann.pdf", ["569 U.S. 614 (2013)"])

@@ -15,7 +15,8 @@ import pytest
 
 from drafting.verify import load_matter_index, verify_with
 from evidence.ingest import ingest_matter
-from evidence.matters import create_matter, get_matter
+from evidence.matters import create_matter
+from evidence.store import require_matter
 from exhibits import schema as exhibits_schema
 from exhibits.numbering import bates_format
 from exhibits.registry import issued_productions, record_done, reserve_range
@@ -32,12 +33,8 @@ DRAFT = "The invoice was produced as ACME-000008.\n"
 def matter(isolated_home: Path, tmp_path: Path) -> Path:
     db_path = Paths.from_environment().database_file
     source = text_pdf(tmp_path / "src" / "invoice.pdf", ["Invoice INV-1102", "Total due $52,000"])
-    db = connect(db_path, exhibits_schema.SCHEMA)
-    try:
-        create_matter(db, "acme", [tmp_path / "src"])
-        plan = plan_production(db, "acme", [source], bates_format("ACME", 6), tmp_path / "out" / "vol1")
-    finally:
-        db.close()
+    create_matter(db_path, "acme", [tmp_path / "src"])
+    plan = plan_production(db_path, "acme", [source], bates_format("ACME", 6), tmp_path / "out" / "vol1")
     run_production(db_path, plan)
     ingest_matter(db_path, "acme")
     return db_path
@@ -47,7 +44,7 @@ def reserve_pending(db_path: Path, out: Path) -> int:
     db = connect(db_path, exhibits_schema.SCHEMA)
     try:
         return reserve_range(
-            db, get_matter(db, "acme").id, "production", bates_format("ACME", 6), out, 3, 10, []
+            db, require_matter(db, "acme").id, "production", bates_format("ACME", 6), out, 3, 10, []
         )
     finally:
         db.close()

@@ -13,12 +13,10 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from drafting import schema as drafting_schema
 from drafting.verify.sources import MatterSources, load_sources
 from drafting.verify.verifier import verify_text
 from evidence.ingest import ingest_matter
 from evidence.matters import create_matter
-from workspace.database import connect
 
 FIRST = 44
 SAID = {3: "A. The brake was off when the cart left", 4: "the galley.", 10: "Q. Who checked it?"}
@@ -71,11 +69,7 @@ def transcripts(tmp_path_factory: pytest.TempPathFactory) -> MatterSources:
     _plain(folder / "Footnumber deposition.pdf", "bottom")
     _condensed(folder / "Condensed deposition (condensed).pdf")
     database = root / "chambers.sqlite3"
-    db = connect(database, drafting_schema.SCHEMA)
-    try:
-        create_matter(db, "depositions", [folder])
-    finally:
-        db.close()
+    create_matter(database, "depositions", [folder])
     ingest_matter(database, "depositions", tessdata=None)
     return load_sources(database, "depositions")
 

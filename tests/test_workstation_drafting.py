@@ -20,6 +20,7 @@ from backends.local_server import LlamaServerProcess
 from drafting.pipeline import Pipeline
 from drafting.runs import COMPLETED
 from drafting.store import RunStore
+from drafting.wiring import wire
 from evidence.sample_matter import SAMPLE_MATTER
 from tests.conftest import make_backend
 from tests.support.pipeline_setup import INSTRUCTIONS, OPTIONS, demo_database, role_config
@@ -73,7 +74,7 @@ def planted_run(db: Path, draft: str = PLANTED) -> int:
     record.output, record.status, record.result = draft, COMPLETED, {"chars": len(draft)}
     store.finish_stage(record)
     config = Config(file="c.toml", policy=Policy(), boards=(), backends=())
-    asyncio.run(Pipeline(config, db, options=OPTIONS).execute(run.id))
+    asyncio.run(Pipeline(wire(config, db, options=OPTIONS)).execute(run.id))
     return run.id
 
 

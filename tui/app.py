@@ -4,10 +4,12 @@ It holds what every screen shares (the config, the audit log, the theme), opens 
 their F-keys, and applies a config saved in Settings. The first screen is given to it by whoever
 starts it (``create_app``): the prompt and backend list, or the demo's. Each screen shows its own
 workers' errors (``tui.widgets.chambers_screen``); the app's only worker writes the chosen theme.
+The app alone tunes the interpreter (``HeapPolicy``): no screen or widget does.
 """
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable, Iterable
 from contextlib import ExitStack
 from functools import partial
@@ -19,6 +21,7 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.reactive import var
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Select
 from textual.worker import Worker, WorkerState
 
@@ -28,6 +31,8 @@ from tui.corrections.screen import CorrectionsScreen
 from tui.drafting.batch_screen import BatchScreen
 from tui.drafting.prompt_screen import PromptScreen
 from tui.drafting.screen import DraftingScreen
+from tui.drafting.stream import DraftStream
+from tui.drafting.wiring import drafting_session
 from tui.evidence.screen import EvidenceScreen
 from tui.exhibits.screen import ExhibitsScreen
 from tui.fleet.dashboard import DashboardScreen
@@ -44,6 +49,56 @@ if TYPE_CHECKING:
     from drafting.pipeline import PipelineOptions
 
 FirstScreen = Callable[[Config, AuditLog], Screen[Any]]  # builds the screen under all others
+
+
+# The heap stays frozen this long after a stream ends, so the finished draft is drawn first and the
+# full collection that unfreezing brings on runs while he reads it, not in the middle of the finish.
+RELEASE_AFTER_S = 2.0
+
+
+class HeapPolicy:
+    """While a draft streams, the objects alive before it are kept out of the garbage collector's passes.
+
+    Why (measured with ``benchmarks/tui_stream.py`` and ``benchmarks/finish_stall.py``): the app
+    holds some 200,000 objects, and drawing 30 frames a second promotes enough short-lived ones that
+    Python runs a full collection about once a second, each over all of them: 100-200 ms with the
+    loop stopped, the stream's worst stalls. Frozen (``gc.freeze``), they are skipped, so a full
+    pass walks only what the stream made (tens of ms at most). The heap is the whole interpreter's,
+    so this is the app's policy, fed by each ``DraftStream``'s ``Started`` and ``Ended``: frozen
+    while any stream runs, released ``RELEASE_AFTER_S`` after the last one ends, with one full pass
+    run then on purpose, and released at once when the app closes.
+    """
+
+    def __init__(self, app: App[Any]) -> None:
+        self.app = app
+        self.streams: set[int] = set()
+        self.frozen = False
+        self._release: Timer | None = None
+
+    def started(self, stream: object) -> None:
+        if self._release is not None:  # a stream started before the last one's release was due
+            self._release.stop()
+            self._release = None
+        self.streams.add(id(stream))
+        if not self.frozen:
+            gc.freeze()
+            self.frozen = True
+
+    def ended(self, stream: object) -> None:
+        self.streams.discard(id(stream))
+        if self.frozen and not self.streams and self._release is None:
+            self._release = self.app.set_timer(RELEASE_AFTER_S, self._release_now)
+
+    def _release_now(self) -> None:
+        self._release = None
+        if self.frozen and not self.streams:
+            self.close()
+            gc.collect()
+
+    def close(self) -> None:
+        if self.frozen:
+            gc.unfreeze()
+            self.frozen = False
 
 
 def _config_unset() -> Config:
@@ -129,6 +184,7 @@ class ChambersApp(App[None]):
         # Pipeline knobs for the drafting screen (None: the defaults); tests make the tiny model's answers short.
         self.pipeline_options: PipelineOptions | None = None
         self._present = ExitStack()  # the workstation's presence, held from mount to unmount
+        self.heap = HeapPolicy(self)
 
     def get_default_screen(self) -> Screen[Any]:
         return self.first_screen(self.config, self.audit)
@@ -147,6 +203,13 @@ class ChambersApp(App[None]):
 
     def on_unmount(self) -> None:
         self._present.close()
+        self.heap.close()
+
+    def on_draft_stream_started(self, message: DraftStream.Started) -> None:
+        self.heap.started(message.stream)
+
+    def on_draft_stream_ended(self, message: DraftStream.Ended) -> None:
+        self.heap.ended(message.stream)
 
     async def action_cancel_stream(self) -> None:
         """Esc: an open list closes first, then the screen on top; on the first screen, that screen's Esc."""
@@ -219,9 +282,10 @@ class ChambersApp(App[None]):
 
     def action_drafting(self) -> None:
         def make() -> DraftingScreen:
-            screen = DraftingScreen(
-                self.config, self.audit.database_file, self.audit, options=self.pipeline_options
+            session = drafting_session(
+                self.config, self.audit.database_file, audit=self.audit, options=self.pipeline_options
             )
+            screen = DraftingScreen(session)
             follow_config(screen, self)
             return screen
 

@@ -16,6 +16,7 @@ from backends.fleet.mission import MISSION_BOARDS, mission_telemetry
 from drafting.pipeline import PipelineOptions
 from tui.drafting.prompt_screen import PromptScreen
 from tui.drafting.screen import DraftingScreen
+from tui.drafting.wiring import drafting_session
 from tui.widgets.chambers_screen import follow_config
 from tui.widgets.demo_tour import DEMO_BACKEND, DEMO_INSTRUCTIONS, DEMO_MODEL, DEMO_TASK, DemoTour
 from workspace.audit import AuditLog
@@ -118,7 +119,7 @@ def demo_drafting_screen(
     """The drafting screen with the demo's guide, the sample task and its instructions filled in
     (only when nothing is reopened: restoring a run puts its own task and instructions back)."""
     return DraftingScreen(
-        config, database_file, audit, options=options, guide=DemoGuide(tour),
+        drafting_session(config, database_file, audit=audit, options=options), guide=DemoGuide(tour),
         task=DEMO_TASK, instructions=DEMO_INSTRUCTIONS,
     )  # fmt: skip
 

@@ -16,10 +16,10 @@ import re
 import subprocess
 import tempfile
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from workspace.database import session
 from workspace.errors import ChambersError
 from workspace.paths import write_atomically
 
@@ -48,18 +48,10 @@ class Agreement:
     commands: tuple[str, ...]
 
 
-def finals_corpus(database_file: Path) -> str:
-    """The final texts of the accepted, not excluded correction pairs, oldest first."""
-    if not database_file.exists():
-        return ""
-    # The corrections room's table, read as it is: this room never migrates another room's tables.
-    with session(database_file, readonly=True) as db:
-        if not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'corrections_pairs'").fetchone():
-            return ""  # no correction was ever saved in this database
-        rows = db.execute(
-            "SELECT final FROM corrections_pairs WHERE excluded = 0 ORDER BY accepted_at, id"
-        ).fetchall()
-    return "\n\n".join(r["final"] for r in rows)
+def finals_corpus(finals: Iterable[str]) -> str:
+    """The corpus made of the attorney's final texts (the corrections room reads them; the command
+    passes them in, since this room may not import that one), one paragraph apart."""
+    return "\n\n".join(finals)
 
 
 def pick_ctx(text: str, wanted: int | None) -> int:

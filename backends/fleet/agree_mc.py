@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from backends.adapters import LlamaCppServer
 from backends.chat import ChatClient, ChatRequest
 from backends.fleet.agree import AgreeError
 from backends.local_server import LlamaServerProcess
@@ -67,7 +68,7 @@ def parse_letter(text: str, n_choices: int) -> str | None:
 async def _ask_all(url: str, questions: list[Question]) -> list[str | None]:
     answers = []
     async with ChatClient(
-        Backend(name="agree", kind="llamacpp", url=url), Policy(local_only=True), None
+        Backend(name="agree", kind=LlamaCppServer.KIND, url=url), Policy(local_only=True), None
     ) as client:
         for q in questions:
             request = ChatRequest(

@@ -20,7 +20,7 @@ from typing import Any
 
 import httpx
 
-from backends.adapters import adapter_for
+from backends.adapters import adapter_class, adapter_for
 from backends.chat import ChatClient, ChatRequest
 from backends.errors import BackendError
 from backends.fleet.bench_prompts import CHARS_PER_TOKEN, drafting_prompt
@@ -149,7 +149,7 @@ class Bench:
         return who.model, who.n_ctx, who.build
 
     async def _measure_ratio(self, length: int) -> None:
-        """Fit characters-per-token to this model's tokenizer (llama-server ``/tokenize``)."""
+        """Fit characters-per-token to this model's tokenizer (where the server counts tokens over HTTP)."""
         server = adapter_for(self.backend, self.policy, timeout=httpx.Timeout(30.0))
         if not server.COUNTS_TOKENS:
             return
@@ -165,8 +165,8 @@ class Bench:
         self, *, timeout_s: float = IDLE_TIMEOUT_S, poll_s: float = 0.5,
         on_wait: Callable[[int], None] | None = None,
     ) -> float:  # fmt: skip
-        """Wait until no slot of the server is processing (llama-server ``/slots``); returns the seconds
-        waited. A server still reading an abandoned prompt (an eval stopped with Ctrl+C, another
+        """Wait until the server decodes nothing (where it says: llama-server's ``/slots``); returns the
+        seconds waited. A server still reading an abandoned prompt (an eval stopped with Ctrl+C, another
         client) would share its compute with the timed calls and make them slow or time out.
 
         Raises:
@@ -177,11 +177,10 @@ class Bench:
             return 0.0
         start = time.monotonic()
         while True:
-            try:
-                busy = sum(1 for slot in await server.native.slots() if slot.is_processing)
-            except BackendError:
-                return time.monotonic() - start  # /slots is off (no --slots): nothing to wait on
+            busy = await server.busy_slots()
             waited = time.monotonic() - start
+            if busy is None:
+                return waited  # /slots is off (no --slots): nothing to wait on
             if not busy:
                 return waited
             if waited >= timeout_s:
@@ -238,13 +237,10 @@ class Bench:
     async def _one(self, length: int) -> RunResult:
         self._seed += 1
         prompt = drafting_prompt(length, self._seed, chars_per_token=self._chars_per_token)
-        extra: dict[str, Any] = (
-            {"cache_prompt": False, "ignore_eos": True} if self.backend.kind == "llamacpp" else {}
-        )
         request = ChatRequest(
             messages=[{"role": "user", "content": prompt}],
             sampling=Sampling(max_tokens=self.settings.max_tokens, seed=self._seed),
-            extra=extra,
+            extra=adapter_class(self.backend.kind).bench_fields(),
         )
         start = time.perf_counter()
         finished = await self.client.complete(request, role="bench")

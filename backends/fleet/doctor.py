@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import PurePath
 from typing import Any
 
+from backends.adapters import adapter_class, adapter_for
 from backends.fleet.doctor_lora import lora_findings
 from backends.fleet.health_lint import lint_health
 from backends.fleet.key_check import key_findings
@@ -25,7 +26,7 @@ from backends.fleet.telemetry import HostTelemetry, TelemetrySource
 from backends.fleet.topology_lint import Finding, lint_topology
 from backends.lora import adapter_findings
 from backends.lora_base import TrainedOn
-from backends.native import NativeClient, Props
+from backends.server_facts import Props
 from workspace.config import Config
 from workspace.errors import ChambersError
 
@@ -132,15 +133,15 @@ def read_hosts(sources: list[TelemetrySource]) -> dict[str, HostTelemetry]:
 
 
 async def _props_of(config: Config, samples: list[ServerSample]) -> dict[str, Props | None]:
-    """``/props`` of every llama-server that answered (None where it then failed)."""
+    """``/props`` of every server that answered and reports how it was launched (None where it then failed)."""
 
     async def props(name: str) -> Props | None:
         try:
-            return await NativeClient(config.backend_named(name), config.policy).props()
+            return await adapter_for(config.backend_named(name), config.policy).props()
         except ChambersError:
             return None
 
-    names = [s.name for s in samples if s.ok and s.kind == "llamacpp"]
+    names = [s.name for s in samples if s.ok and adapter_class(s.kind).REPORTS_PROPS]
     return dict(zip(names, await asyncio.gather(*(props(n) for n in names)), strict=True))
 
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from backends.endpoint import Endpoint, async_client
-from backends.errors import HTTP_FAILURES
+from backends.adapters import adapter_class, adapter_for
+from backends.endpoint import async_client
 from backends.fleet.topology_lint import Finding
-from backends.lora import LoadedAdapter, fetch_loaded
+from backends.lora import LoadedAdapter
 from backends.lora_base import TrainedOn, mismatch, served_model
-from backends.native import Props
+from backends.server_facts import Props
 from workspace.config import Backend, Policy
 from workspace.errors import ChambersError
 
@@ -56,11 +56,11 @@ async def lora_findings(
     props: Mapping[str, Props | None],
     trained_on: Mapping[str, TrainedOn],
 ) -> tuple[list[Finding], dict[str, list[str] | None]]:
-    """Findings for each reachable llama-server, and per backend the paths of the adapters its server loaded
-    (None where they could not be listed)."""
+    """Findings for each reachable server of a kind that serves LoRA adapters, and per backend the paths
+    of the adapters its server loaded (None where they could not be listed)."""
     by_url: dict[str, list[Backend]] = {}
     for backend in backends:
-        if backend.kind == "llamacpp":
+        if adapter_class(backend.kind).SERVES_LORA:
             by_url.setdefault(backend.url, []).append(backend)
     findings: list[Finding] = []
     paths: dict[str, list[str] | None] = {}
@@ -68,9 +68,9 @@ async def lora_findings(
         for url, sharing in by_url.items():
             first = sharing[0]
             try:
-                checked = Endpoint.for_backend(first, policy).check()
-                loaded: list[LoadedAdapter] | None = await fetch_loaded(client, first, checked.extensions())
-            except (*HTTP_FAILURES, ChambersError, ValueError, KeyError, TypeError):
+                server = adapter_for(first, policy, http=client)
+                loaded: list[LoadedAdapter] | None = await server.loaded_adapters()
+            except ChambersError:
                 loaded = None  # the server's own check says why it cannot be asked
             for backend in sharing:
                 paths[backend.name] = None if loaded is None else [a.path for a in loaded]

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from backends.fleet.profiles import SAMPLING_FLAGS, LaunchProfile
 from backends.fleet.topology_lint import Finding
-from backends.native import Props
+from backends.server_facts import Props
 
 _VERSION = re.compile(
     r"version:\s*(?P<number>\S+)\s*\((?:build\s+(?P<build>\d+),\s*commit\s+(?P<commit>[^)\s]+)|(?P<hash>[^)\s]+))\)"

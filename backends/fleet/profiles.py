@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from backends.adapters import adapter_class
 from backends.errors import PolicyRefusal
 from backends.fleet.gguf_name import served_name
 from backends.fleet.serve_policy import check_listen_host, remote_flag_problem
@@ -316,7 +317,7 @@ def _address(config: Config, k: _Keys) -> tuple[int, str, str | None]:
             known = ", ".join(b.name for b in config.backends) or "none defined"
             raise k.fail("backend", f"no [[backends]] entry named '{backend}' (backends: {known})")
         url = urlsplit(match[0].url)
-        if match[0].kind != "llamacpp":
+        if not adapter_class(match[0].kind).STARTED_BY_PROFILES:
             raise k.fail("backend", f"backend '{backend}' is {match[0].kind}; a profile starts llama-server")
         if port is not None and url.port and port != url.port:
             raise k.fail("port", f"is {port} but backend '{backend}' is at {match[0].url}; drop one of them")

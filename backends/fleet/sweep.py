@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from backends.adapters import LlamaCppServer
 from backends.fleet.bench import Bench, BenchSettings, LengthResult, Progress
 from backends.fleet.profiles import CACHE_TYPES, FLASH_ATTN, SPLIT_MODES, LaunchProfile, command, environment
 from backends.fleet.serve import server_environment
@@ -179,7 +180,7 @@ def run_variant(
         row.error = load_error(server.log_tail(200))
         return row
     try:
-        backend = Backend(name=f"{profile.name} [{variant.label}]", kind="llamacpp", url=server.url)
+        backend = Backend(name=f"{profile.name} [{variant.label}]", kind=LlamaCppServer.KIND, url=server.url)
         bench = Bench(backend, Policy(local_only=True), audit, settings)
         try:
             asyncio.run(bench.run(on_progress))

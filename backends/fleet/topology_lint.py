@@ -12,10 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from backends.adapters import ADAPTERS
 from backends.fleet.telemetry import HostTelemetry, topology_word
 from workspace.config import Board, Config
-
-SERVER_PROCESS_NAMES = ("llama-server", "ollama", "ollama_llama_se")  # comm is cut at 15 characters
 
 
 @dataclass(frozen=True)
@@ -101,9 +100,10 @@ def _stray_servers(config: Config, hosts: dict[str, HostTelemetry]) -> list[Find
         if not telemetry.ok or not boards:
             continue
         by_pid: dict[int, tuple[str, set[int]]] = {}
+        servers = tuple(name for kind in ADAPTERS.values() for name in kind.PROCESS_NAMES)
         for gpu in telemetry.gpus:
             for proc in gpu.processes or ():
-                if proc.name.startswith(SERVER_PROCESS_NAMES):
+                if proc.name.startswith(servers):
                     by_pid.setdefault(proc.pid, (proc.name, set()))[1].add(gpu.index)
         for pid, (name, gpus) in sorted(by_pid.items()):
             if any(gpus <= set(b.gpus) for b in boards):

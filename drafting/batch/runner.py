@@ -15,19 +15,18 @@ import asyncio
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from drafting.batch.plan import plan_for
 from drafting.batch.presence import batch_lock, workstation_open
 from drafting.batch.servers import Server, backends_of, busy_slots, look_up
 from drafting.batch.store import DONE, FAILED, PARTIAL, BatchStore, Finish, Job
-from drafting.options import PipelineOptions
 from drafting.pipeline import Pipeline
 from drafting.runs import Run
-from drafting.stages import IssuedRanges, verify
-from workspace.audit import AuditLog, messages_sha256
-from workspace.config import Backend, Config
+from drafting.stages import verify
+from drafting.wiring import Wiring
+from workspace.audit import messages_sha256
+from workspace.config import Backend
 from workspace.errors import ChambersError
 
 POLL_S = 0.5  # how often a full batch looks again at the workstation and its servers
@@ -72,22 +71,17 @@ class BatchRunner:
     """Runs one batch (``run``); ``one_at_a_time`` for results that repeat, as eval's do."""
 
     def __init__(
-        self, config: Config, database_file: Path, *, prompts: Path | None = None,
-        options: PipelineOptions | None = None, issued_ranges: IssuedRanges | None = None,
-        one_at_a_time: bool = False, retry_failed: bool = False,
+        self, wiring: Wiring, *, one_at_a_time: bool = False, retry_failed: bool = False,
         workstation: Callable[[], bool] | None = None, on_progress: Callable[[Progress], None] | None = None,
     ) -> None:  # fmt: skip
-        self.config = config
-        self.database_file = database_file
-        self.prompts = prompts
-        self.options = options
-        self.issued_ranges = issued_ranges
+        self.wiring = wiring
+        self.config = wiring.config
+        self.database_file = database_file = wiring.database_file
         self.one_at_a_time = one_at_a_time
         self.retry_failed = retry_failed
         self.workstation = workstation or (lambda: workstation_open(database_file))
         self.on_progress = on_progress or (lambda p: None)
         self.store = BatchStore(database_file)
-        self.audit = AuditLog(database_file)
         self.servers: dict[str, Server] = {}
 
     async def run(self, name: str) -> Progress:
@@ -181,10 +175,7 @@ class BatchRunner:
         job = entry.job
         first = next(iter(backends.values()), None)
         busy: int | None = None
-        pipe = Pipeline(
-            self.config, self.database_file, prompts=self.prompts, options=self.options,
-            audit=self.audit, issued_ranges=self.issued_ranges,
-        )  # fmt: skip
+        pipe = Pipeline(self.wiring)
         state, error = DONE, None
         run: Run | None = None
         try:

@@ -2,8 +2,8 @@
 
 Slots belong to a server, not to a backend's name: two roles configured as two backends at one
 address share that server's slots, so everything here is keyed by URL. A llama-server says how many
-sequences it decodes at once (``/props`` ``total_slots``, set with ``-np``); Ollama does not say,
-so an Ollama backend is given one job at a time.
+sequences it decodes at once (``/props`` ``total_slots``, set with ``-np``); a kind that does not say
+(Ollama) is given one job at a time.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
-from backends.native import NativeClient
+from backends.adapters import adapter_for
 from drafting.tasks import DRAFT, ROUTE, STAGE_ROLES, task_type
 from workspace.config import Backend, Config, NoBackendForRole
 from workspace.errors import ChambersError
@@ -66,10 +66,13 @@ async def look_up(backends: list[Backend], config: Config) -> dict[str, Server]:
 async def _one(url: str, group: list[Backend], config: Config) -> Server:
     names = tuple(dict.fromkeys(b.name for b in group))
     first = group[0]
-    if first.kind != "llamacpp":
-        return Server(url, names, 1, None, "Ollama does not say how many requests it decodes at once")
+    server = adapter_for(first, config.policy)
+    if not server.REPORTS_PROPS:
+        return Server(
+            url, names, 1, None, f"{server.LABEL} does not say how many requests it decodes at once"
+        )
     try:
-        props = await NativeClient(first, config.policy).props()
+        props = await server.props()
     except ChambersError as exc:
         return Server(url, names, 1, None, f"its /props could not be read ({exc.title})")
     if not props.total_slots:
@@ -79,9 +82,7 @@ async def _one(url: str, group: list[Backend], config: Config) -> Server:
 
 async def busy_slots(backend: Backend, config: Config) -> int | None:
     """How many sequences the server is decoding now (``/slots``; None where it cannot say)."""
-    if backend.kind != "llamacpp":
-        return None
     try:
-        return sum(1 for s in await NativeClient(backend, config.policy).slots() if s.is_processing)
+        return await adapter_for(backend, config.policy).busy_slots()
     except ChambersError:
         return None

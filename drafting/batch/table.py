@@ -205,11 +205,8 @@ def _slug(text: str) -> str:
 
 def known_matters(database_file: Path) -> set[str]:
     """The matters there are to draft on (none before the first database)."""
-    from evidence import schema as evidence_schema
     from evidence.matters import list_matters
-    from workspace.database import session
 
     if not database_file.exists():
         return set()
-    with session(database_file, evidence_schema.SCHEMA) as db:
-        return {m.name for m in list_matters(db)}
+    return {m.name for m in list_matters(database_file)}

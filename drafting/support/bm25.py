@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import re
@@ -21,6 +22,7 @@ _STOP = frozenset(
 _SUFFIXES = ("ations", "ation", "ments", "ment", "ings", "ing", "ies", "ed", "es", "ly", "s")
 
 
+@functools.lru_cache(maxsize=1 << 16)  # a brief's opinions share most of their words: strip each once
 def stem(word: str) -> str:
     """A light suffix strip, so "changes", "changed" and "change" count as one word."""
     for suffix in _SUFFIXES:

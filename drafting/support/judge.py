@@ -4,8 +4,9 @@ The model answers one of four labels and quotes the span of the passage it relie
 checked here, deterministically: it must be a verbatim substring of the passage, or the answer is
 discarded and shown as "no evidence given", so the model cannot invent evidence. A judgement is
 the model's, labelled so everywhere; "does not address" and "contradicts" are warnings, never
-blocks. The support role shares the reviewer's backend (the config knows no role of its own for
-it), and pairs go to it in parallel, as many at once as the server has slots.
+blocks. The support role is served by the backend that declares it (``roles = ["reviewer",
+"support"]`` shares the reviewer's), by the reviewer's where none does, and pairs go to it in
+parallel, as many at once as the server has slots.
 """
 
 from __future__ import annotations
@@ -13,51 +14,22 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from typing import Any, Literal, get_args
+from typing import Any
 
-from pydantic import BaseModel, ValidationError, create_model
+from pydantic import ValidationError
 
+from backends.adapters import adapter_for
 from backends.chat import ChatClient, ChatRequest
 from backends.errors import BackendError
-from backends.native import NativeClient
-from drafting.answers import bounded_text, json_schema
+from drafting.support.prompt import SupportAnswer, messages, schema
 from workspace.audit import AuditLog
 from workspace.config import Backend, Config
 
-Label = Literal["supports", "partly", "does not address", "contradicts"]
-LABELS: tuple[Label, ...] = get_args(Label)
 WARN_LABELS = ("does not address", "contradicts")
 NO_EVIDENCE = "no evidence given"
 MODEL_JUDGEMENT = "model judgement"
-SPAN_CHARS = 400
-MISSING_CHARS = 300
-SHARED_ROLE = "reviewer"
-SYSTEM = (
-    "You check a legal brief's citations. Given a CLAIM from the brief and the PASSAGE of the cited source, "
-    "say whether the passage supports the claim: supports, partly (say what is missing), does not address, "
-    "or contradicts. Quote, word for word, the span of the passage you rely on. Answer only with the JSON asked for."
-)
-
-
-class SupportAnswer(BaseModel):
-    """What the support model answers: its label, what the passage lacks (for "partly"), and its evidence."""
-
-    label: Label
-    missing: str
-    span: str  # quoted from the passage, checked here
-
-
-# The schema sent bounds the strings, so every answer ends; the answer is checked against its shape.
-BOUNDED = create_model(
-    "SupportAnswer",
-    __base__=SupportAnswer,
-    missing=(bounded_text(MISSING_CHARS), ...),
-    span=(bounded_text(SPAN_CHARS), ...),
-)
-
-
-def schema() -> dict[str, Any]:
-    return json_schema(BOUNDED)
+SUPPORT_ROLE = "support"
+SHARED_ROLE = "reviewer"  # judges support where no backend declares the support role
 
 
 @dataclass(frozen=True)
@@ -93,21 +65,21 @@ def checked(answer: Any, passage: str) -> Judgement:
     return Judgement(label, missing, span, at, answered=label, answered_span=span)
 
 
-def messages(claim: str, passage: str) -> list[dict[str, Any]]:
-    return [
-        {"role": "system", "content": SYSTEM},
-        {"role": "user", "content": f"CLAIM:\n{claim}\n\nPASSAGE:\n{passage}"},
-    ]
-
-
 def support_backend(config: Config) -> Backend:
+    """The backend that declares the support role; where none does, the reviewer's."""
+    for backend in config.backends:
+        if SUPPORT_ROLE in backend.roles:
+            return backend
     return config.backend_for_role(SHARED_ROLE)
 
 
 async def server_slots(backend: Backend, config: Config) -> int:
     """How many requests the server decodes at once (/props total_slots); 1 where it does not say."""
+    server = adapter_for(backend, config.policy)
+    if not server.REPORTS_PROPS:
+        return 1
     try:
-        props = await NativeClient(backend, config.policy).props()
+        props = await server.props()
     except BackendError:
         return 1
     return max(1, int(props.total_slots or 1))
@@ -137,7 +109,7 @@ async def judge_pairs(
                 else:
                     try:
                         request = ChatRequest(messages(claim, passage), schema_name="support")
-                        answer = await client.complete_json(request, schema(), role="support")
+                        answer = await client.complete_json(request, schema(), role=SUPPORT_ROLE)
                         out[index] = checked(answer, passage)
                     except BackendError as exc:
                         out[index] = Judgement(NO_EVIDENCE, error=exc.message)

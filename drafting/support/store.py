@@ -69,13 +69,14 @@ class Mark:
     judgement: dict[str, Any]
     note: str
     at: str
+    matter: str = ""
 
 
 def mark_wrong(
     db_path: Path, matter: str, draft_sha256: str, pair: dict[str, Any], judgement: dict[str, Any], note: str
 ) -> Mark:
     """Record that the support role's ``judgement`` of ``pair`` is wrong, with the attorney's note."""
-    mark = Mark(pair_key(pair), pair, judgement, note, _now())
+    mark = Mark(pair_key(pair), pair, judgement, note, _now(), matter)
     with _session(db_path) as db:
         db.execute(
             "INSERT INTO support_marks (matter, draft_sha256, pair_key, pair_json, judgement_json, note, at) "
@@ -93,10 +94,12 @@ def mark_wrong(
     return mark
 
 
-def marks_of(db_path: Path, matter: str) -> list[Mark]:
+def marks_of(db_path: Path, matter: str | None = None) -> list[Mark]:
+    """The marks of ``matter``, or of every matter, oldest first."""
+    where, args = ("WHERE matter = ?", (matter,)) if matter is not None else ("", ())
     with _session(db_path) as db:
         rows = db.execute(
-            "SELECT pair_key, pair_json, judgement_json, note, at FROM support_marks WHERE matter = ? ORDER BY id",
-            (matter,),
+            f"SELECT pair_key, pair_json, judgement_json, note, at, matter FROM support_marks {where} ORDER BY id",
+            args,
         ).fetchall()
-    return [Mark(r[0], json.loads(r[1]), json.loads(r[2]), r[3], r[4]) for r in rows]
+    return [Mark(r[0], json.loads(r[1]), json.loads(r[2]), r[3], r[4], r[5]) for r in rows]

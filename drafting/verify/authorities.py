@@ -5,7 +5,8 @@ the same opinion) and by its caption. Real files rarely say their citation plain
 opinion's syllabus cites *Detroit Timber* (200 U.S. 321) before anything else, its running head
 reads "Cite as: 569 U. S. ____", and a court's PDF may carry no citation at all. So a citation
 counts as the opinion's own only where it stands as one, on a line of its own or after "Cite as:"
-or "Citation Numbers:" (never inside a sentence that cites it), or where the attorney gave it
+or "Citation Numbers:" (never inside a sentence that cites it), in a bound volume's running head
+(reporter_heads), or where the attorney gave it
 (``chambers authorities add FILE --cite``). An opinion with none is listed with that reason,
 never dropped in silence.
 """
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from drafting.verify.case_names import plain_apostrophes
 from drafting.verify.extract_citations import extract_citations
+from drafting.verify.reporter_heads import head_citations
 from drafting.verify.sources import MatterSources, Page, cite_key
 from drafting.verify.text import sentence_bounds
 
@@ -48,26 +50,35 @@ _PIN = re.compile(r"^\s*,\s*\d+(?:[-–]\d+)?\s*(?:[,.;)]|$)")  # ", 337." but n
 _STANDS_ALONE = re.compile(
     r"^\s*(?:,\s*\d{1,4}\s+[A-Z][A-Za-z0-9.' &]{0,24}?\s+\d{1,7}\s*)*(?:\([^()]*\))?\s*$"
 )
-_VERSUS = re.compile(r"(?:^|\s)(?:v\.?|vs\.?|versus|-?against-?)(?=\s|$)", re.M)
+# "against" parts a caption only as New York prints it, "-against-" or alone on its line: in a
+# sentence ("liability against Hostess") it is prose.
+_VERSUS = re.compile(r"(?:^|\s)(?:v\.?|vs\.?|versus|-against-)(?=\s|$)|^[ \t]*-?against-?[ \t]*$", re.M)
 _SUBJECT_CAPTION = re.compile(
     r"^\s*(?:In re|Matter of|In the Matter of|In the Interest of|Ex parte|Appeal of|Application of|Petition of|"
-    r"Estate of)\b",
+    r"Estate of|Opinions? of the Justices|Advisory Opinion)\b",  # an advisory opinion names no party at all
     re.I,
 )
 _YEAR = re.compile(r"\((?:[^()]*?\s)?((?:1[89]|20)\d\d)\)")
 # The decision's date as the file prints it: "Decided June 13, 2013", "Filed 11 February 2022",
-# "Date Filed: 12/22/2020" (an ECF stamp), "DECIDED: ...". Capitalised, so "this Court decided
-# Grutter" in prose is not one.
-_MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
+# "Date Filed: 12/22/2020" and "Filed 08/23/05" (ECF stamps), "DECIDED: ...", and Kentucky's
+# "RENDERED:  MARCH 29, 2024". Capitalised, so "this Court decided Grutter" in prose is not one.
+_MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec|JAN|FEB|MAR|APR|MAY|JUN|JUL|AUG|SEP|SEPT|OCT|NOV|DEC)[a-zA-Z]*\.?"
 _DECIDED = re.compile(
-    rf"(?:\b(?P<word>Decided|DECIDED|Filed|FILED|Date Filed|Opinion Filed|Opinion filed|Delivered|Dated|Signed|Date:)|"
+    rf"(?:\b(?P<word>Decided|DECIDED|Rendered|RENDERED|Filed|FILED|Date Filed|Opinion Filed|Opinion filed|Delivered|Dated|Signed|Date:)|"
     rf"^[ \t]*(?P<low>decided|filed)|^[ \t]*(?P<alone>)(?=[A-Z][a-z]{{2,8}}\.?\s+\d{{1,2}},?\s+(?:1[89]|20)\d\d\.?(?:[ \t]*\([^()\n]{{0,30}}\))?\.?\]?[ \t]*$))"
     rf"\s*:?\s*"
     rf"(?:{_MONTH}\s+\d{{1,2}},?\s+(?P<y1>(?:1[89]|20)\d\d)|\d{{1,2}}\s+{_MONTH}\s+(?P<y2>(?:1[89]|20)\d\d)"
-    rf"|\d{{1,2}}/\d{{1,2}}/(?P<y3>(?:1[89]|20)\d\d))",
+    rf"|\d{{1,2}}/\d{{1,2}}/(?:(?P<y3>(?:1[89]|20)\d\d)|(?P<yy>\d\d))\b)",
     re.M,  # a date may stand alone on its line, under the court's name
 )
 _NEUTRAL_VOLUME = re.compile(r"^((?:19|20)\d\d) [A-Z][^.\s]* \d+$")
+
+
+def _century(two_digits: str | None) -> str:
+    """ "05" of an ECF stamp's "08/23/05" is 2005; "97" of a "Dated: 3/4/97" is 1997."""
+    if not two_digits:
+        return ""
+    return ("20" if int(two_digits) < 50 else "19") + two_digits
 
 
 def decision_year(pages: list[Page]) -> str:
@@ -77,9 +88,8 @@ def decision_year(pages: list[Page]) -> str:
         for m in _DECIDED.finditer(page.text[:HEAD_CHARS]):
             word = (m["word"] or m["low"] or "").lower()
             # "Decided" first; else the first date printed (the caption's, before any later "Filed")
-            found.append(
-                (0 if word.startswith("decided") else 1, page.index, m.start(), m["y1"] or m["y2"] or m["y3"])
-            )
+            year = m["y1"] or m["y2"] or m["y3"] or _century(m["yy"])
+            found.append((0 if word.startswith(("decided", "rendered")) else 1, page.index, m.start(), year))
     return min(found)[3] if found else ""
 
 
@@ -153,6 +163,9 @@ def own_citations(pages: list[Page]) -> list[OwnCitation]:
             key = cite_key(item.fields["volume"], item.fields["reporter"], item.fields["page"])
             if all(c.key != key for c in found):
                 found.append(OwnCitation(key, year[1] if year else ""))
+    for key in head_citations(pages, HEAD_PAGES, HEAD_CHARS):  # a bound volume's running head
+        if all(c.key != key for c in found):
+            found.append(OwnCitation(key, ""))
     return found
 
 
@@ -172,7 +185,7 @@ def captions(pages: list[Page], own_keys: set[str]) -> list[str]:
     for page in pages[:HEAD_PAGES]:
         if len(found) >= CAPTIONS:
             break
-        lines = page.text[:HEAD_CHARS].splitlines()
+        lines = layout_lines(page.text[:HEAD_CHARS])
         for index, line in enumerate(lines):
             if not (_VERSUS.search(line) or _SUBJECT_CAPTION.match(line)) or _is_prose(line):
                 continue
@@ -190,6 +203,19 @@ def captions(pages: list[Page], own_keys: set[str]) -> list[str]:
     if _VERSUS.search(title) and not _cites_another(title, own_keys):
         found.append(re.sub(r"\s+", " ", title).strip())
     return found
+
+
+FLAT_LINE_CHARS = 1000
+_COLUMN_GAP = re.compile(r"[ \t]{3,}")
+
+
+def layout_lines(text: str) -> list[str]:
+    """The text's lines; where a copy's text was flattened to a line or two (a PDF's layout joined
+    with runs of spaces), each run of three or more spaces is read as the line break it stood for."""
+    lines = text.splitlines()
+    if len(lines) <= 2 and len(text) > FLAT_LINE_CHARS:
+        return [part for line in lines for part in _COLUMN_GAP.split(line)]
+    return lines
 
 
 _PROSE_WORD = re.compile(r"(?<![\w'’-])[a-z]{3,}\b")

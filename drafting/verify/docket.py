@@ -16,7 +16,8 @@ from drafting.verify.found import Found
 from drafting.verify.model import Flag
 from drafting.verify.sources import MatterSources, Page
 
-_DOCKET = r"[A-Z]{0,5}[- ]?\d[\dA-Za-z]*(?:[-–:][\dA-Za-z]+)*"
+# The Tax Court writes a case's kind after its number, apart: "19556-14S L" (small tax case, lien or levy).
+_DOCKET = r"[A-Z]{0,5}[- ]?\d[\dA-Za-z]*(?:[-–:][\dA-Za-z]+)*(?: [A-Z]{1,2}\b(?![.'’]?[A-Za-z]))?"
 _CITED = re.compile(
     rf"\bNos?\.\s*(?P<docket>{_DOCKET})(?:,\s*(?:19|20)\d\d\s+WL\s+\d+)?(?:,\s*at\s+\*?\d+)?"
     r"\s*\((?P<paren>[^()]{0,80}?(?P<year>(?:19|20)\d\d))\)"

@@ -83,7 +83,9 @@ def party_words(name: str) -> list[str]:
     return [w.lower() for w in words if w.lower() not in _NAME_STOP and len(w) > 1]
 
 
-_YEAR_AFTER = re.compile(r"(?:,\s*\d+(?:[-–]\d+)?)*\s*\([^()]{0,40}?((?:1[89]|20)\d\d)\)")
+# A pin may name a footnote, as the Bluebook writes it: "275 n.1", "275 & n.1", "275 nn.1-2".
+FOOTNOTE = r"(?:\s*(?:&\s*)?nn?\.\s?\d+(?:[-–]\d+)?)"
+_YEAR_AFTER = re.compile(rf"(?:,\s*\d+(?:[-–]\d+)?{FOOTNOTE}?)*\s*\([^()]{{0,40}}?((?:1[89]|20)\d\d)\)")
 
 
 def year_after(text: str, end: int) -> str:
@@ -109,6 +111,8 @@ def _may_hold_a_case(text: str) -> bool:
 
 
 _PIN_AFTER = re.compile(r"\d+(?:[-–]\d+)?")
+# The pin eyecite leaves unread after "Id." or "supra," where a footnote follows it ("Id. at 274 n.1").
+_DEPENDENT_PIN = re.compile(rf",?\s*(?P<pin>at\s+\*?\d{{1,5}}(?:[-–]\d{{1,5}})?)(?={FOOTNOTE})")
 _CONNECTORS = frozenset(
     ["of", "the", "and", "&", "for", "de", "la", "del", "du", "von", "van", "ex", "rel.", "on", "in"]
 )
@@ -170,8 +174,9 @@ def _parties(text: str, volume_start: int, eyecite: tuple[str, str] = ("", "")) 
     return last_clause(strip_opening(plaintiff)), defendant
 
 
+# "Fin. Oversight & Mgmt. Bd. for P.R., supra": a name's small words ("for", "de", "ex rel.") are in it.
 _SHORT_NAME = re.compile(
-    r"(?:^|[\s(])(?P<name>[A-Z][\w'’.&-]*(?:\s+(?:of|the|and|&|[A-Z][\w'’.&-]*)){0,5}"
+    r"(?:^|[\s(])(?P<name>[A-Z][\w'’.&-]*(?:\s+(?:of|the|and|&|for|de|la|del|du|von|van|ex|rel\.|on|[A-Z][\w'’.&-]*)){0,8}"
     r"(?:,\s*(?:Inc|LLC|Co|Corp|Ltd|L\.P|N\.A)\.*)?),\s*$"  # "Testing Labs., Inc., supra"
 )
 
@@ -190,7 +195,10 @@ def short_name(text: str, volume_start: int) -> str:
 
 _SUBJECT = re.compile(
     r"\b(?:In re|[Mm]atter of|In the [Mm]atter of|In the Interest of|Ex parte|Appeal of|Application of|Petition of)\s+"
-    r"(?P<name>[^,;()“”\"]{1,80}?(?:,\s*(?:Inc|LLC|L\.L\.C|Co|Corp|Ltd|N\.A|P\.C)\.?)?),\s*$"  # never across a quotation's close: "... Matter of A.” Matter of B,"
+    r"(?P<name>[^,;()“”\"]{1,80}?(?:,\s*(?:Inc|LLC|L\.L\.C|Co|Corp|Ltd|N\.A|P\.C)\.?)?),"  # never across a quotation's close: "... Matter of A.” Matter of B,"
+    # then the parties' roles a caption names ("Christy Lyle, Respondent, and Keith Lyle, Appellant,"):
+    # words only, no citation, no "v." and no parenthetical between them and the volume
+    r"(?:(?:(?! v\. )[^,;()“”\"\d]){1,60},)*\s*$"
 )
 
 
@@ -300,25 +308,28 @@ def _eyecite_citations(text: str, items: list[Found], taken: list[tuple[int, int
             items.append(Found("case", start, end, text[start:end], fields))
             taken.append((start, end))
         elif isinstance(cite, SupraCitation):
-            items.append(
-                Found(
-                    "case",
-                    start,
-                    end,
-                    text[start:end],
-                    {
-                        "form": "supra",
-                        "antecedent": cite.metadata.antecedent_guess or "",
-                        "name": short_name(text, start),  # eyecite guesses one word: "Corp." of a name
-                        "pin": cite.metadata.pin_cite or "",
-                    },
-                )
-            )
+            pinned, end = _pin_unread(text, end, cite.metadata.pin_cite or "")
+            fields = {
+                "form": "supra",
+                "antecedent": cite.metadata.antecedent_guess or "",
+                "name": short_name(text, start),  # eyecite guesses one word: "Corp." of a name
+                "pin": pinned,
+            }
+            items.append(Found("case", start, end, text[start:end], fields))
         elif isinstance(cite, IdCitation):
-            items.append(Found("id", start, end, text[start:end], {"pin": cite.metadata.pin_cite or ""}))
+            pinned, end = _pin_unread(text, end, cite.metadata.pin_cite or "")
+            items.append(Found("id", start, end, text[start:end], {"pin": pinned}))
         elif isinstance(cite, FullLawCitation):
             items.append(_statute_item(start, end, text[start:end]))
             taken.append((start, end))
+
+
+def _pin_unread(text: str, end: int, pin: str) -> tuple[str, int]:
+    """eyecite's pin of an Id. or supra, or the one it left unread before a footnote, and the span's end."""
+    if pin:
+        return pin, end
+    match = _DEPENDENT_PIN.match(text, end)
+    return (match["pin"], match.end("pin")) if match else ("", end)
 
 
 def _neutral_item(text: str, m: re.Match[str]) -> Found:

@@ -101,7 +101,9 @@ def could_hold(full: Found, pin: int | None) -> bool:
     return pin is None or not page.isdigit() or int(page) <= pin
 
 
-_PARENTHETICAL = re.compile(r"(?:,\s*(?:at\s+)?[¶*]*\s*\d+(?:[-–]\d+)?)*\s*\([^()]{0,80}\)")
+_PARENTHETICAL = re.compile(
+    r"(?:,\s*(?:at\s+)?[¶*]*\s*\d+(?:[-–]\d+)?(?:\s*(?:&\s*)?nn?\.\s?\d+(?:[-–]\d+)?)?)*\s*\([^()]{0,80}\)"
+)  # the pins before it may name a footnote: "275 n.1 (2011)"
 
 
 def not_record_facts(items: list[Found], text: str) -> list[Found]:

@@ -114,11 +114,9 @@ def add_opinion_file(
 ) -> Added:
     """Put ``file`` in the library (creating it on the file's folder, or copying the file into its
     first folder), ingest that file alone, and record the citations given for it."""
-    from drafting import schema as drafting_schema
     from evidence.errors import MatterNotFound
     from evidence.ingest import ingest_matter
-    from evidence.matters import create_matter, get_matter
-    from workspace.database import connect
+    from evidence.matters import create_matter, mark_library
     from workspace.paths import write_atomically
 
     file = file.expanduser().absolute()
@@ -129,15 +127,11 @@ def add_opinion_file(
         )
     check_citations(cites)
     notes: list[str] = []
-    db = connect(database_file, drafting_schema.SCHEMA)
     try:
-        try:
-            matter = get_matter(db, library)
-        except MatterNotFound:
-            matter = create_matter(db, library, [file.parent])
-            notes.append(f"Created the authorities library '{library}' on {file.parent}.")
-    finally:
-        db.close()
+        matter = mark_library(database_file, library)  # opinions are added to a library, never to a record
+    except MatterNotFound:
+        matter = create_matter(database_file, library, [file.parent], kind="library")
+        notes.append(f"Created the authorities library '{library}' on {file.parent}.")
     if not any(file.is_relative_to(folder) for folder in matter.sources):
         target = matter.sources[0] / file.name
         if target.exists() and target.read_bytes() != file.read_bytes():

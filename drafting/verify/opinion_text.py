@@ -1,7 +1,7 @@
 """An opinion's text as one reading, and where each of its reporter pages (or paragraphs) begins.
 
 Vendors and courts print page boundaries in many ways: a bracketed parallel-page line
-(``[148 A.3d 443]``), star pages (``*484``, ``**291``: one star per reporter, in the order the
+(``[148 A.3d 443]``, or ``[945 N.E.2d 485 , 920 N.Y.S.2d 292]`` where two break together), star pages (``*484``, ``**291``: one star per reporter, in the order the
 citations are given), "Page 587" lines, and paragraph numbers (``¶ 37``) in public-domain
 opinions. Courts' PDFs add running heads and footers to every page ("- 12 -", "Cite as:", ECF
 stamps). None of these is part of the opinion's words, so a quotation that runs across one must
@@ -23,7 +23,14 @@ from drafting.verify.sources import Page
 from drafting.verify.text import normalize_for_match
 
 _BRACKET = re.compile(r"\[\s*(\d{1,4})\s+([A-Z][A-Za-z0-9.' ]{0,25}?)\s*(\d{1,5})\s*\]")
-_STAR = re.compile(r"(?<![\w*])(\*{1,3})(\d{1,5})\b")
+# Parallel pages that break at one place, in one bracket: "[945 N.E.2d 485 , 920 N.Y.S.2d 292]".
+_ONE_PAGE = r"\d{1,4}\s+[A-Z][A-Za-z0-9.' ]{0,25}?\s*\d{1,5}"
+_BRACKETS = re.compile(rf"\[\s*{_ONE_PAGE}(?:\s*[,;]\s*{_ONE_PAGE})+\s*\]")
+_PAGE_IN_GROUP = re.compile(r"(\d{1,4})\s+([A-Z][A-Za-z0-9.' ]{0,25}?)\s*(\d{1,5})(?=\s*[,;\]])")
+# A star may follow a letter: the Caselaw Access Project prints it where the page break split a
+# word, then a space ("be*760 cause"), so the word is joined again around it.
+_STAR = re.compile(r"(?<![\d*])(\*{1,3})(\d{1,5})\b")
+_SPLIT_BY_STAR = re.compile(r"(?<=[a-z])\*{1,3}\d{1,5} (?=[a-z])")
 _PAGE_LINE = re.compile(r"^[ \t]*Page[ \t]+(\d{1,5})[ \t]*$", re.M)
 _PARAGRAPH = re.compile(r"^[ \t]*¶[ \t]*(\d{1,4})\b", re.M)
 # Running heads and footers that need no repetition to be known: slip-page numbers ("- 12 -",
@@ -128,16 +135,20 @@ def _take_markers(line: str) -> tuple[str, list[tuple[str, int, str, int]]]:
         line = line[paragraph.end() :]
     out: list[str] = []
     last = 0
-    for m in sorted([*_BRACKET.finditer(line), *_STAR.finditer(line)], key=lambda m: m.start()):
+    markers = [*_BRACKETS.finditer(line), *_BRACKET.finditer(line), *_STAR.finditer(line)]
+    for m in sorted(markers, key=lambda m: m.start()):
         if m.start() < last:
             continue
         out.append(line[last : m.start()])
         at = len("".join(out))
-        if m.re is _BRACKET:
+        if m.re is _BRACKETS:
+            for page in _PAGE_IN_GROUP.finditer(m.group()):
+                found.append(("bracket", int(page[3]), f"{page[1]} {_squash(page[2])}", at))
+        elif m.re is _BRACKET:
             found.append(("bracket", int(m[3]), f"{m[1]} {_squash(m[2])}", at))
         else:
             found.append(("star", int(m[2]), m[1], at))
-        last = m.end()
+        last = m.end() + (m.re is _STAR and bool(_SPLIT_BY_STAR.match(line, m.start())))  # "be*760 cause"
     out.append(line[last:])
     return "".join(out), found
 

@@ -16,6 +16,8 @@ import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from drafting.verify.case_names import ABBREVIATIONS
+
 SECTION_CHARS = 6000
 _WS = re.compile(r"\s+")
 _PARAGRAPH = re.compile(r"\n[ \t]*\n")
@@ -151,6 +153,12 @@ _ABBREVIATIONS = frozenset(
         "wis",
         "wyo",
     ]
+) | frozenset(
+    # every abbreviation of the Bluebook's tables T6 and T10 ("Int'l Fid. Ins. Co."), save those that
+    # are also words a sentence ends on ("the court found.")
+    word
+    for word in ABBREVIATIONS
+    if word not in ("all", "found", "equal", "rest", "coal", "bus", "sol", "rec", "ret", "res")
 )
 _SENTENCE_END = re.compile(r"[.!?][\"”')\]]*\s+(?=[\"“(]?[A-Z])")
 

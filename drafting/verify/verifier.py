@@ -20,6 +20,7 @@ from drafting.verify.extract_citations import extract_citations, party_words
 from drafting.verify.extract_record import extract_record
 from drafting.verify.found import Found, could_hold, link, not_record_facts, pin_page
 from drafting.verify.model import Flag, Report, sort_flags
+from drafting.verify.pins import is_neutral
 from drafting.verify.sources import MatterSources, cite_key, load_sources
 from drafting.verify.text import sections, sentence_bounds
 
@@ -87,10 +88,35 @@ def _resolve(items: list[Found], opinions: dict[str, Opinion]) -> None:
             item.refers_to = (
                 last_cite.refers_to
                 if last_cite is not None and last_cite.refers_to is not None
-                else last_cite
+                else _parallel_for_pin(item, last_cite, fulls, opinions)
             )
         if item.kind in CITE_KINDS:
             last_cite = item
+
+
+def _parallel_for_pin(
+    item: Found, cited: Found | None, fulls: list[Found], opinions: dict[str, Opinion]
+) -> Found | None:
+    """ "Id. at 275" after "16 N.Y.3d 272, 945 N.E.2d 484, 920 N.Y.S.2d 291": the parallel citation whose
+    pages hold the pin, first in the order written (the Bluebook pins Id. in the first reporter that
+    has the page); the last citation where none is known to."""
+    if cited is None or cited.kind != "case" or cited.fields.get("form") != "full" or cited not in fulls:
+        return cited
+    opinion = opinions.get(cite_key(cited.fields["volume"], cited.fields["reporter"], cited.fields["page"]))
+    if opinion is None:
+        return cited
+    group: list[Found] = []
+    for full in reversed(fulls[: fulls.index(cited) + 1]):  # the run of citations of this one opinion
+        key = cite_key(full.fields["volume"], full.fields["reporter"], full.fields["page"])
+        if opinions.get(key) is not opinion:
+            break
+        group.insert(0, full)
+    pin = pin_page(item.fields.get("pin", ""))
+    return (
+        next((f for f in group if _sound(f, pin, opinions, known=True)), None)
+        or next((f for f in group if _sound(f, pin, opinions)), None)
+        or cited
+    )
 
 
 def _short_form_target(item: Found, fulls: list[Found], opinions: dict[str, Opinion]) -> Found | None:
@@ -125,7 +151,9 @@ def _supra_target(item: Found, fulls: list[Found], opinions: dict[str, Opinion])
     words = words or ([_squeezed(antecedent)] if len(_squeezed(antecedent)) >= 2 else [])
     if not words:
         return None
+    # the latest first, and among them those that share the most of the name's words
     named = [f for f in reversed(fulls) if any(w in _names_of(f) for w in words)]
+    named.sort(key=lambda f: -sum(w in _names_of(f) for w in words))
     pin = pin_page(item.fields.get("pin", ""))
     return (
         next((f for f in named if _sound(f, pin, opinions, known=True)), None)
@@ -159,8 +187,11 @@ def _sound(full: Found, pin: int | None, opinions: dict[str, Opinion], *, known:
         cite_key(full.fields["volume"], full.fields["reporter"], full.fields["page"])
     )
     first = int(full.fields["page"]) if full.fields["page"].isdigit() else 0
-    if known:  # the copy prints this reporter's pages, and the pin is among them ("627 Pa." over "100 A.3d")
-        return series is not None and series.first <= pin <= series.last
+    if is_neutral(cite_key(full.fields["volume"], full.fields["reporter"], full.fields["page"])):
+        return False  # a public-domain citation is pinned by paragraph: "at 645" is a reporter's page
+    if known:  # the copy prints this reporter's pages, and the pin is among them ("627 Pa." over "100 A.3d"),
+        # or the pin is the first page, which every copy of the opinion has ("134 S. Ct. 985" for "at 985")
+        return pin == first or (series is not None and series.first <= pin <= series.last)
     return first <= pin and (series is None or pin <= series.last)
 
 

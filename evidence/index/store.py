@@ -15,8 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from evidence.matters import Matter, get_matter
-from evidence.store import find_matter, open_index, registered_output
+from evidence.store import Matter, find_matter, open_index, registered_output, require_matter
 from evidence.walk import key_path
 from workspace.database import Connection
 
@@ -74,7 +73,7 @@ def matter_id(db_path: Path, name: str) -> int | None:
 def matter_pages(db_path: Path, matter_name: str) -> tuple[Matter, list[IndexedPage]]:
     """The matter and every page of it with its text, in path, part and page order (read-only)."""
     with open_index(db_path, readonly=True) as db:
-        matter = get_matter(db, matter_name)
+        matter = require_matter(db, matter_name)
         rows = db.execute(
             """
             SELECT p.id, p.document_id, d.path, d.part, d.title, d.doc_date, d.sha256, p.page_no, p.bates,
@@ -106,7 +105,7 @@ def matching_page_ids(db_path: Path, matter_id: int, query: str, limit: int, *, 
 
 def load_matter(db_path: Path, name: str) -> Matter:
     with open_index(db_path) as db:
-        return get_matter(db, name)
+        return require_matter(db, name)
 
 
 def readable_pages_of_file(db_path: Path, matter_id: int, sha256: str) -> int | None:
@@ -140,7 +139,7 @@ def stamped_ranges(db: Connection, matter_id: int, prefix: str) -> list[StampedR
 def matter_pdfs(db_path: Path, matter: str) -> list[MatterPdf]:
     """The matter's ingested PDFs (not e-mail attachments), by path, with the first stamp read on each."""
     with open_index(db_path) as db:
-        matter_id = get_matter(db, matter).id
+        matter_id = require_matter(db, matter).id
         rows = db.execute(
             "SELECT d.path, d.title, d.page_count, (SELECT p.bates FROM pages p WHERE p.document_id = d.id "
             "AND p.bates IS NOT NULL ORDER BY p.page_no LIMIT 1) FROM documents d "

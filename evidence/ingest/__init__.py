@@ -22,7 +22,6 @@ from evidence.bates import Bates, bates_on_page
 from evidence.documents import SourceDocument
 from evidence.errors import UnreadableFile
 from evidence.ingest.store import DatabaseTrouble, IngestRecords, KnownFile, Stamp
-from evidence.matters import Matter, get_matter
 from evidence.ocr import find_tessdata
 from evidence.production_log import bates_for_page, is_production_log, read_production_log
 from evidence.provenance import (
@@ -33,9 +32,8 @@ from evidence.provenance import (
     sha256_bytes,
 )
 from evidence.readers import READABLE_SUFFIXES, read_source
-from evidence.store import open_index
+from evidence.store import Connection, Matter, open_index, require_matter
 from evidence.walk import Notice, SourceListing, list_sources, path_key, special_notice, vanished_notice
-from workspace.database import Connection
 
 PROGRESS_EVERY_PAGES = 100
 
@@ -141,7 +139,7 @@ def ingest_matter(
     pointing outside a source folder are listed, not read, unless ``follow_links``.
     """
     with open_index(db_path) as db:
-        matter = get_matter(db, name)
+        matter = require_matter(db, name)
         ingest = _Ingest(db, matter, progress, dict(passwords or {}), output_roots, tessdata)
         return ingest.run(follow_links=follow_links, only=only)
 

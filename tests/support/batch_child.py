@@ -12,6 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from drafting.batch.runner import BatchRunner
+from drafting.wiring import wire
 from tests.support.batch_setup import drafter_only
 from tests.support.pipeline_setup import OPTIONS
 
@@ -19,9 +20,7 @@ if __name__ == "__main__":
     db, url, name = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
     max_tokens = int(sys.argv[4]) if len(sys.argv) > 4 else 12
     runner = BatchRunner(
-        drafter_only(url, max_tokens),
-        db,
-        options=replace(OPTIONS),
+        wire(drafter_only(url, max_tokens), db, options=replace(OPTIONS)),
         on_progress=lambda p: print(p.line(), flush=True),
     )
     asyncio.run(runner.run(name))

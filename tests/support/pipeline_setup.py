@@ -8,6 +8,7 @@ from pathlib import Path
 
 from drafting.events import EventSink, PipelineEvent, ignore
 from drafting.pipeline import Pipeline, PipelineOptions
+from drafting.wiring import wire
 from tests.support.verify_fixtures import build_demo_matter
 from workspace.config import Backend, Config, Policy, Sampling
 
@@ -53,4 +54,4 @@ def pipeline(
     config: Config, db: Path, events: list[PipelineEvent] | None = None, *, on_event: EventSink | None = None
 ) -> Pipeline:
     sink = on_event or (events.append if events is not None else ignore)
-    return Pipeline(config, db, options=replace(OPTIONS), on_event=sink)
+    return Pipeline(wire(config, db, options=replace(OPTIONS)), on_event=sink)

@@ -13,11 +13,9 @@ import signal
 import sys
 from pathlib import Path
 
-from exhibits import schema as exhibits_schema
 from exhibits.binder import Exhibit, plan_binder, run_binder
 from exhibits.numbering import bates_format
 from exhibits.stamp import plan_production, run_production
-from workspace.database import connect
 
 FIRST_RENAME = "first-rename"  # killed at the first os.replace, wherever the version makes it
 
@@ -30,15 +28,11 @@ def main(db_path: Path, kind: str, target: str, out: Path, pdfs: list[Path]) -> 
     if target == FIRST_RENAME:  # needs no hook, so it runs on any version of chambers
         os.replace = lambda *args, **kwargs: os.kill(os.getpid(), signal.SIGKILL)  # type: ignore[assignment]
 
-    db = connect(db_path, exhibits_schema.SCHEMA)
-    try:
-        if kind == "stamp":
-            plan = plan_production(db, "acme", pdfs, bates_format("ACME", 6), out)
-        else:
-            binder = plan_binder(db, "acme", [Exhibit(p, p.stem) for p in pdfs], out / "binder.pdf",
-                                 bates=bates_format("ACME", 6))  # fmt: skip
-    finally:
-        db.close()
+    if kind == "stamp":
+        plan = plan_production(db_path, "acme", pdfs, bates_format("ACME", 6), out)
+    else:
+        binder = plan_binder(db_path, "acme", [Exhibit(p, p.stem) for p in pdfs], out / "binder.pdf",
+                             bates=bates_format("ACME", 6))  # fmt: skip
     hook = {} if target == FIRST_RENAME else {"step": step}
     if kind == "stamp":
         run_production(db_path, plan, **hook)

@@ -11,11 +11,9 @@ from pathlib import Path
 
 import pymupdf
 
-from drafting import schema as drafting_schema
 from evidence.ingest import ingest_matter
 from evidence.matters import create_matter
 from evidence.sample_matter import SAMPLE_MATTER, prepare_sample_matter
-from workspace.database import connect
 
 LIBRARY = f"{SAMPLE_MATTER}-authorities"
 OPINIONS = {
@@ -55,10 +53,6 @@ def build_demo_matter(root: Path) -> DemoMatter:
             doc.new_page().insert_textbox(pymupdf.Rect(72, 72, 540, 740), text, fontsize=11, fontname="tiro")
         doc.save(opinions / name)
         doc.close()
-    db = connect(database_file, drafting_schema.SCHEMA)
-    try:
-        create_matter(db, LIBRARY, [opinions])
-    finally:
-        db.close()
+    create_matter(database_file, LIBRARY, [opinions])
     ingest_matter(database_file, LIBRARY)
     return DemoMatter(database_file, SAMPLE_MATTER, LIBRARY)

@@ -25,10 +25,8 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from drafting import schema as drafting_schema
 from evidence.ingest import ingest_matter
 from evidence.matters import create_matter
-from workspace.database import connect
 
 CORPUS = Path(__file__).parent.parent / "verify_real"
 
@@ -124,12 +122,8 @@ def build_real_corpus(root: Path) -> RealCorpus:
     if OPINIONS is None:
         raise FileNotFoundError(f"The real opinions are missing: {requires_opinions.kwargs['reason']}.")
     shutil.copytree(OPINIONS, opinions)
-    db = connect(database_file, drafting_schema.SCHEMA)
-    try:
-        create_matter(db, MATTER, [record])
-        create_matter(db, LIBRARY, [opinions])
-    finally:
-        db.close()
+    create_matter(database_file, MATTER, [record])
+    create_matter(database_file, LIBRARY, [opinions])
     ingest_matter(database_file, MATTER, tessdata=None)
     ingest_matter(database_file, LIBRARY, tessdata=None)
     not_indexed = _add_attorney_citations(database_file, opinions)

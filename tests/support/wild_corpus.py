@@ -19,14 +19,12 @@ from pathlib import Path
 
 from evidence.ingest import ingest_matter
 from evidence.matters import create_matter
-from exhibits import schema as exhibits_schema
 from exhibits.find import RedactionRequest
 from exhibits.numbering import bates_format
 from exhibits.patterns import patterns_named
 from exhibits.pdfio import LeftOut
 from exhibits.redact import run_redaction
 from exhibits.stamp import plan_production, run_production
-from workspace.database import connect
 from workspace.errors import ChambersError
 
 
@@ -62,9 +60,7 @@ def run_corpus(
         copy = sources / f"{number:04d}-{pdf.name}"  # two suites may use one name
         shutil.copyfile(pdf, copy)
         copies.append(copy)
-    db = connect(db_path, exhibits_schema.SCHEMA)
-    create_matter(db, "wild", [sources])
-    db.close()
+    create_matter(db_path, "wild", [sources])
     try:
         if "ingest" not in stages:
             return _exhibits(report, copies, db_path, work, ocr, stages)
@@ -97,11 +93,7 @@ def _exhibits(
 
 
 def _stamp(db_path: Path, pdf: Path, out: Path) -> None:
-    db = connect(db_path, exhibits_schema.SCHEMA)
-    try:
-        plan = plan_production(db, "wild", [pdf], bates_format("WILD", 7), out)
-    finally:
-        db.close()
+    plan = plan_production(db_path, "wild", [pdf], bates_format("WILD", 7), out)
     run_production(db_path, plan)
 
 

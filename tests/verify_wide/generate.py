@@ -98,7 +98,12 @@ def _text_pages(path: Path) -> str:
 
 def _marker_pattern(volume: str, reporter: str) -> re.Pattern[str]:
     squeezed = re.escape(reporter.replace(" ", "")).replace(r"\.", r"\.\s?")
-    return re.compile(rf"\[{volume}\s?{squeezed}\s(\d+)\]|(?<!\*)\*{{1,3}}(\d+)\b|^Page (\d+)$", re.MULTILINE)
+    # a bracket may hold parallel pages that break at one place: "[920 N.Y.S.2d 298 , 16 N.Y.3d 283]"
+    return re.compile(
+        rf"\[(?:[^\]\[]{{0,40}}?[,;]\s*)?{volume}\s?{squeezed}\s(\d+)\s*(?:[,;][^\]\[]{{0,40}})?\]"
+        rf"|(?<!\*)\*{{1,3}}(\d+)\b|^Page (\d+)$",
+        re.MULTILINE,
+    )
 
 
 def paged_sentences(text: str, volume: str, reporter: str, first: int) -> tuple[list[tuple[int, str]], int]:

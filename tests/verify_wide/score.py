@@ -123,10 +123,8 @@ def part_entries(part: str) -> list[dict]:
 
 def build_library(root: Path, opinions: Path, entries: list[dict]) -> Path:
     """A database with a record matter (empty) and the part's opinions as its authorities library."""
-    from drafting import schema as drafting_schema
     from evidence.ingest import ingest_matter
     from evidence.matters import create_matter
-    from workspace.database import connect
 
     database_file = root / "chambers.sqlite3"
     record, library = root / "record", root / "opinions"
@@ -135,12 +133,8 @@ def build_library(root: Path, opinions: Path, entries: list[dict]) -> Path:
     (record / "note.txt").write_text("The record of this matter is not cited by the generated drafts.\n")
     for entry in entries:
         shutil.copy2(opinions / entry["name"], library / entry["name"])
-    db = connect(database_file, drafting_schema.SCHEMA)
-    try:
-        create_matter(db, "wide", [record])
-        create_matter(db, "wide-authorities", [library])
-    finally:
-        db.close()
+    create_matter(database_file, "wide", [record])
+    create_matter(database_file, "wide-authorities", [library])
     ingest_matter(database_file, "wide", tessdata=None)
     ingest_matter(database_file, "wide-authorities", tessdata=None)
     _add_attorney_citations(database_file, library)

@@ -135,20 +135,19 @@ def cmd_show(args: argparse.Namespace, paths: Paths) -> int:
 
 def cmd_run(args: argparse.Namespace, paths: Paths) -> int:
     import asyncio
-    from functools import partial
 
     from drafting.batch.runner import BatchRunner
     from drafting.tasks import seed_prompts
-    from exhibits.registry import issued_productions
+    from drafting.wiring import prompt_folder
+    from tui.drafting.wiring import drafting_wiring
     from workspace.config import load_config
 
     config = load_config(paths.config_file)
-    prompts = paths.config_file.parent / "prompts"
-    seed_prompts(prompts)
+    seed_prompts(prompt_folder(config))
     printer = _Printer()
     runner = BatchRunner(
-        config, paths.database_file, prompts=prompts, one_at_a_time=args.one_at_a_time,
-        retry_failed=args.retry_failed, on_progress=printer, issued_ranges=partial(issued_productions, paths.database_file),
+        drafting_wiring(config, paths.database_file), one_at_a_time=args.one_at_a_time,
+        retry_failed=args.retry_failed, on_progress=printer,
     )  # fmt: skip
     if args.plan:
         for line in asyncio.run(runner.plan(args.name)):
@@ -179,19 +178,18 @@ class _Printer:
 
 
 def cmd_export(args: argparse.Namespace, paths: Paths) -> int:
-    from functools import partial
     from pathlib import Path
 
     from corrections.store import iter_pairs
     from drafting.batch.export import export_batch
-    from exhibits.registry import issued_productions
+    from tui.drafting.wiring import issued_ranges_on
     from workspace.config import load_config
 
     accepted = {p.run_id for p in iter_pairs(paths.database_file) if p.run_id is not None}
     template = load_config(paths.config_file).export.template_path if paths.config_file.exists() else None
     done = export_batch(
         paths.database_file, args.name, args.format, Path(args.out), accepted, template=template,
-        issued_ranges=partial(issued_productions, paths.database_file),
+        issued_ranges=issued_ranges_on(paths.database_file),
     )  # fmt: skip
     for path in done.written:
         print(f"wrote {path}")

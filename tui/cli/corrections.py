@@ -33,6 +33,11 @@ def register(sub: Any) -> None:
         "--split", choices=["train", "eval"], help="only the pairs an adapter trained on, or held out"
     )
     ex.add_argument("--adapter", metavar="NAME", help="the adapter whose --split to write")
+    ex.add_argument(
+        "--support-out", metavar="FILE.jsonl",
+        help="also write the support judgements you marked wrong, as training rows for the support role "
+        "(--format kto or pairs; --matter and --since apply)",
+    )  # fmt: skip
     ex.set_defaults(handler=cmd_export)
 
     cmds.add_parser("stats", help="drafts, edit ratios and trend per model and task type").set_defaults(
@@ -97,6 +102,10 @@ def cmd_export(args: argparse.Namespace, paths: Paths) -> int:
         record = get_adapter(paths.database_file, args.adapter)
         ids = record.train_pair_ids if args.split == "train" else record.held_out_pair_ids
         split = (f"{record.name} {args.split}", frozenset(ids))
+    if args.support_out:
+        from corrections.support_export import check_support_format
+
+        check_support_format(args.format)  # before minutes of pairs, not after
     with Progress(transient=True) as bar:
         job = bar.add_task("Exporting pairs", total=None)
         summary = export(
@@ -105,7 +114,28 @@ def cmd_export(args: argparse.Namespace, paths: Paths) -> int:
             split=split,
         )  # fmt: skip
     print("\n".join(summary.lines()))
+    _export_support(args, paths, filters)
     return 0
+
+
+def _export_support(args: argparse.Namespace, paths: Paths, filters: Any) -> None:
+    """The support role's rows beside the pairs: written when asked, else counted and pointed to."""
+    from pathlib import Path
+
+    from corrections.support_export import export_support, marks_left_out
+
+    if args.support_out:
+        written = export_support(
+            paths.database_file, Path(args.support_out), args.format, filters, scrub=args.scrub
+        )
+        print("\n".join(written.lines()))
+        return
+    waiting = marks_left_out(paths.database_file, filters)
+    if waiting:
+        print(
+            f"{waiting} support judgements you marked wrong are not in this export: add --support-out "
+            "FILE.jsonl (with --format kto or pairs) to write them as training rows for the support role."
+        )
 
 
 def cmd_stats(args: argparse.Namespace, paths: Paths) -> int:

@@ -20,8 +20,8 @@ from workspace.paths import Paths
 
 if TYPE_CHECKING:
     from drafting.events import PipelineEvent
-    from drafting.pipeline import Pipeline
     from drafting.runs import Run
+    from drafting.session import DraftingSession
 
 
 def register(sub: Any) -> None:
@@ -73,31 +73,24 @@ def _choice_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the finished run as JSON")
 
 
-def _pipeline(paths: Paths, out: TextIO, max_context: int | None = None) -> Pipeline:
-    from functools import partial
-
+def _session(paths: Paths, out: TextIO, max_context: int | None = None) -> DraftingSession:
+    """The drafting session the workstation's screen drives, wired the same way, its prompts seeded."""
     from drafting.options import PipelineOptions
-    from drafting.pipeline import Pipeline
     from drafting.tasks import seed_prompts
-    from exhibits.registry import issued_productions
+    from drafting.wiring import prompt_folder
+    from tui.drafting.wiring import drafting_session
     from workspace.config import load_config
 
     config = load_config(paths.config_file)
-    prompts = paths.config_file.parent / "prompts"
+    prompts = prompt_folder(config)
     seeded = seed_prompts(prompts)
     if seeded:
         print(
             f"Prompt templates written to {prompts} ({len(seeded)} files); edit them to change the prompts.",
             file=out,
         )
-    issued = partial(issued_productions, paths.database_file)
-    return Pipeline(
-        config,
-        paths.database_file,
-        prompts=prompts,
-        on_event=lambda e: _progress(e, out),
-        issued_ranges=issued,
-        options=PipelineOptions(max_context_tokens=max_context),
+    return drafting_session(
+        config, paths.database_file, options=PipelineOptions(max_context_tokens=max_context)
     )
 
 
@@ -116,6 +109,7 @@ def _reroutes(values: list[str]) -> list[tuple[str, str]]:
 
 
 def cmd_draft(args: argparse.Namespace, paths: Paths) -> int:
+    import asyncio
     from pathlib import Path
 
     from drafting.tasks import DraftingInputError, read_instructions
@@ -126,28 +120,35 @@ def cmd_draft(args: argparse.Namespace, paths: Paths) -> int:
         raise DraftingInputError(
             f"--max-context {args.max_context} leaves no room for sources: give 256 or more."
         )
-    pipe = _pipeline(paths, out, args.max_context)
-    run = pipe.start(args.matter, args.task, instructions, args.drafter)
-    print(
-        f"Run {run.id}: {run.task_type.replace('_', ' ')} over matter '{run.matter}'.", file=out, flush=True
-    )
-    return _execute(pipe, run.id, args, out)
+    session = _session(paths, out, args.max_context)
+
+    async def started() -> int:
+        run = await session.start(args.matter, args.task, instructions, args.drafter)
+        print(
+            f"Run {run.id}: {run.task_type.replace('_', ' ')} over matter '{run.matter}'.",
+            file=out,
+            flush=True,
+        )
+        return run.id
+
+    return _execute(session, asyncio.run(started()), args, out)
 
 
 def cmd_runs_resume(args: argparse.Namespace, paths: Paths) -> int:
     out = sys.stderr if args.json else sys.stdout
-    pipe = _pipeline(paths, out)
-    run = pipe.store.load(args.run)
+    session = _session(paths, out)
+    run, _ = session.load(args.run)
     print(f"Run {run.id}: resuming at {run.next_stage() or 'the end'}.", file=out, flush=True)
-    return _execute(pipe, run.id, args, out)
+    return _execute(session, run.id, args, out)
 
 
-def _execute(pipe: Pipeline, run_id: int, args: argparse.Namespace, out: TextIO) -> int:
+def _execute(session: DraftingSession, run_id: int, args: argparse.Namespace, out: TextIO) -> int:
     import asyncio
 
-    pipe.choose(run_id, reroutes=_reroutes(args.reroute), reason=args.reason, go_on_anyway=args.go_on_anyway)
+    reroutes = _reroutes(args.reroute)
+    asyncio.run(session.choose(run_id, reroutes=reroutes, reason=args.reason, go_on_anyway=args.go_on_anyway))
     try:
-        outcome = asyncio.run(pipe.execute(run_id))
+        outcome = asyncio.run(session.execute(run_id, lambda e: _progress(e, out)))
     except KeyboardInterrupt:
         print(f"\nCancelled. What was drafted is kept; `chambers runs resume {run_id}` continues.", file=out)
         return exit_codes.INTERRUPTED

@@ -71,16 +71,14 @@ def cmd_matter_new(args: argparse.Namespace, paths: Paths) -> int:
     from pathlib import Path
 
     from evidence.matters import create_matter
-    from evidence.store import open_index
 
-    with open_index(paths.database_file) as db:
-        matter = create_matter(
-            db,
-            args.name,
-            [Path(s) for s in args.sources],
-            config_folder=paths.config_file.parent,
-            data_folder=paths.data_dir,
-        )
+    matter = create_matter(
+        paths.database_file,
+        args.name,
+        [Path(s) for s in args.sources],
+        config_folder=paths.config_file.parent,
+        data_folder=paths.data_dir,
+    )
     print(f"Matter '{matter.name}' created with {len(matter.sources)} source folder(s):")
     for source in matter.sources:
         print(f"  {source}")
@@ -90,10 +88,8 @@ def cmd_matter_new(args: argparse.Namespace, paths: Paths) -> int:
 
 def cmd_matter_list(args: argparse.Namespace, paths: Paths) -> int:
     from evidence.matters import list_matters
-    from evidence.store import open_index
 
-    with open_index(paths.database_file) as db:
-        matters = list_matters(db)
+    matters = list_matters(paths.database_file)
     for matter in matters:
         print(f"{matter.name}: {', '.join(str(s) for s in matter.sources)}")
     if not matters:

@@ -103,18 +103,21 @@ def _progress(label: str) -> Any:
 
 
 def cmd_stamp(args: argparse.Namespace, paths: Paths) -> int:
-    from exhibits import schema as exhibits_schema
     from exhibits.numbering import bates_format
     from exhibits.stamp import plan_production, preview_shrinks, run_production
-    from workspace.database import connect
 
     out = args.out or default_out(paths, args.matter, "production")
-    db = connect(paths.database_file, exhibits_schema.SCHEMA)
-    try:
-        plan = plan_production(db, args.matter, args.files, bates_format(args.prefix, args.width), out,
-                               start=args.start, corner=args.corner, restamp=args.restamp)  # fmt: skip
-    finally:
-        db.close()
+    fmt = bates_format(args.prefix, args.width)
+    plan = plan_production(
+        paths.database_file,
+        args.matter,
+        args.files,
+        fmt,
+        out,
+        start=args.start,
+        corner=args.corner,
+        restamp=args.restamp,
+    )
     print("\n".join(plan.describe()))
     if args.dry_run:
         shrinks = preview_shrinks(plan)
@@ -137,19 +140,15 @@ def _pages(pages: list[tuple[str, int]]) -> str:
 
 
 def cmd_bind(args: argparse.Namespace, paths: Paths) -> int:
-    from exhibits import schema as exhibits_schema
     from exhibits.binder import Exhibit, plan_binder, run_binder
     from exhibits.numbering import bates_format
-    from workspace.database import connect
 
     exhibits = [Exhibit(Path(pdf), description) for pdf, description in args.exhibit]
     out = args.out or default_out(paths, args.matter, "binder") / "exhibits.pdf"
     fmt = bates_format(args.prefix, args.width) if args.prefix else None
-    db = connect(paths.database_file, exhibits_schema.SCHEMA)
-    try:
-        plan = plan_binder(db, args.matter, exhibits, out, bates=fmt, start=args.start, restamp=args.restamp)
-    finally:
-        db.close()
+    plan = plan_binder(
+        paths.database_file, args.matter, exhibits, out, bates=fmt, start=args.start, restamp=args.restamp
+    )
     print("\n".join(plan.describe()))
     if args.dry_run:
         print("Dry run: nothing was written and no numbers were issued.")
@@ -225,23 +224,14 @@ def cmd_redact(args: argparse.Namespace, paths: Paths) -> int:
 
 
 def cmd_log(args: argparse.Namespace, paths: Paths) -> int:
-    from evidence.matters import get_matter
-    from exhibits import schema as exhibits_schema
-    from exhibits.log import format_log, log_csv, redaction_runs
-    from exhibits.pending import recover_productions
-    from exhibits.registry import production_log
-    from workspace.database import connect
+    from exhibits.log import format_log, log_csv
+    from exhibits.registry import matter_log
     from workspace.paths import write_atomically
 
-    db = connect(paths.database_file, exhibits_schema.SCHEMA)
-    try:
-        matter_id = get_matter(db, args.matter).id
-        for line in recover_productions(db):  # a production a crash left unfinished is settled first
-            print(line)
-        rows = production_log(db, matter_id)
-        runs = redaction_runs(db, matter_id)
-    finally:
-        db.close()
+    log = matter_log(paths.database_file, args.matter)
+    for line in log.settled:  # a production a crash left unfinished is settled first
+        print(line)
+    rows, runs = log.rows, log.runs
     if args.bates:
         return _find_bates(paths, args.matter, args.bates)
     print(format_log(args.matter, rows, runs))
@@ -263,10 +253,7 @@ def cmd_log(args: argparse.Namespace, paths: Paths) -> int:
 
 def _find_bates(paths: Paths, matter: str, label: str) -> int:
     from evidence.bates import parse_bates
-    from evidence.matters import get_matter
-    from exhibits import schema as exhibits_schema
-    from exhibits.registry import find_bates
-    from workspace.database import connect
+    from exhibits.registry import issued_page
 
     bates = parse_bates(label)
     if bates is None:
@@ -274,11 +261,7 @@ def _find_bates(paths: Paths, matter: str, label: str) -> int:
             f"'{label}' is not a Bates number. Write it as PREFIX-000123.",
             title="Bates number not understood",
         )
-    db = connect(paths.database_file, exhibits_schema.SCHEMA)
-    try:
-        hit = find_bates(db, get_matter(db, matter).id, bates.prefix, bates.number)
-    finally:
-        db.close()
+    hit = issued_page(paths.database_file, matter, bates.prefix, bates.number)
     if hit is None:
         print(
             f"{label} was not issued by a chambers production of '{matter}'. Try `chambers evidence search {matter} --bates {label} ...`."
@@ -296,14 +279,11 @@ def setup_demo_exhibits(paths: Paths) -> int:
 
     Run once per home: a matter that already has a production is left as it is.
     """
-    from evidence.matters import get_matter
     from evidence.sample_matter import SAMPLE_MATTER
-    from exhibits import schema as exhibits_schema
     from exhibits.binder import Exhibit, plan_binder, run_binder
     from exhibits.numbering import bates_format
-    from exhibits.registry import production_log
+    from exhibits.registry import has_production
     from exhibits.stamp import plan_production, run_production
-    from workspace.database import connect
 
     root = paths.config_file.parent / "sample-matter"
     deposition = root / "transcripts" / "calder-deposition-excerpt.pdf"
@@ -314,15 +294,12 @@ def setup_demo_exhibits(paths: Paths) -> int:
         Exhibit(production / "04-invoice-inv-1102.pdf", "Invoice INV-1102, final instalment, May 28, 2024"),
     ]  # fmt: skip
     out = paths.data_dir / "exhibits" / SAMPLE_MATTER
-    db = connect(paths.database_file, exhibits_schema.SCHEMA)
-    try:
-        if production_log(db, get_matter(db, SAMPLE_MATTER).id):
-            print(f"Exhibits: the demo production and binder are in {out}", flush=True)
-            return 0
-        plan = plan_production(db, SAMPLE_MATTER, [deposition], bates_format("HPP", 6), out / "production-2")
-        binder = plan_binder(db, SAMPLE_MATTER, exhibits, out / "binder" / "trial-exhibits.pdf")
-    finally:
-        db.close()
+    db_path = paths.database_file
+    if has_production(db_path, SAMPLE_MATTER):
+        print(f"Exhibits: the demo production and binder are in {out}", flush=True)
+        return 0
+    plan = plan_production(db_path, SAMPLE_MATTER, [deposition], bates_format("HPP", 6), out / "production-2")
+    binder = plan_binder(db_path, SAMPLE_MATTER, exhibits, out / "binder" / "trial-exhibits.pdf")
     result = run_production(paths.database_file, plan)
     print(
         f"Exhibits: deposition stamped {plan.fmt.label(plan.first)}..{plan.fmt.label(plan.last)} in {plan.out_dir}"

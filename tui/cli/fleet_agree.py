@@ -44,6 +44,7 @@ def cmd_agree(args: argparse.Namespace, paths: Paths) -> int:
     from backends.fleet.agree import AgreeError, AgreementRunner, finals_corpus, format_agreement
     from backends.fleet.store import save_agreement
     from backends.local_server import ensure_llama_tool
+    from corrections.store import accepted_finals
     from workspace.config import load_config
 
     config = load_config(paths.config_file) if paths.config_file.exists() else None
@@ -52,7 +53,7 @@ def cmd_agree(args: argparse.Namespace, paths: Paths) -> int:
     reference = _model(config, args.reference)
     candidates = [_model(config, c) for c in args.candidate]
     if args.corpus == "finals":
-        text, corpus_name = finals_corpus(paths.database_file), "finals"
+        text, corpus_name = finals_corpus(accepted_finals(paths.database_file)), "finals"
     else:
         try:
             text, corpus_name = Path(args.corpus).read_text(encoding="utf-8"), str(args.corpus)

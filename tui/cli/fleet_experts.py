@@ -61,9 +61,10 @@ def _model(paths: Paths, name: str) -> Path:
 def _corpus(paths: Paths, corpus: str) -> tuple[str, str]:
     from backends.fleet.agree import finals_corpus
     from backends.fleet.imatrix import ExpertsError
+    from corrections.store import accepted_finals
 
     if corpus == "finals":
-        return finals_corpus(paths.database_file), "finals"
+        return finals_corpus(accepted_finals(paths.database_file)), "finals"
     try:
         return Path(corpus).read_text(encoding="utf-8"), corpus
     except (OSError, UnicodeDecodeError) as exc:

@@ -274,11 +274,12 @@ async def _served_model_checked(
 ) -> dict[str, Any]:
     """The model the role's server loads, for the scores' record; refused when it is not the adapter's base
     unless ``other_base`` says why it is scored over another one."""
+    from backends.adapters import adapter_for
     from backends.lora_base import mismatch, served_model
-    from backends.native import NativeClient
 
-    props = await NativeClient(backend, policy).props()
-    path = str(props.raw.get("model_path") or "") or None
+    server = adapter_for(backend, policy)
+    props = await server.props() if server.REPORTS_PROPS else None  # a server with adapters reports it
+    path = (str(props.raw.get("model_path") or "") or None) if props is not None else None
     served = served_model(path) if path else None
     why = mismatch(trained_on_of(record), served) if served is not None else None
     if why and not (other_base or "").strip():

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 TRAIN_MODULES = ("torch", "transformers", "peft", "gguf")
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]  # tui/corrections/ -> the repository
 
 
 def missing_train_module(modules: tuple[str, ...] = TRAIN_MODULES) -> str | None:

@@ -26,16 +26,6 @@ from tui.drafting.stream import DraftStream
 from tui.drafting.view import first_change, redline_text
 from tui.widgets.key_order import RoomScreen
 
-if TYPE_CHECKING:
-    from corrections.capture import CaptureResult
-
-
-def capture_pair(database_file: Path, run: Run, text: str) -> CaptureResult:
-    """The corrections room's capture, imported when the first draft is accepted, not with the screen."""
-    from corrections.from_run import capture_from_run
-
-    return capture_from_run(database_file, run, text)
-
 
 class FinishingKeys(RoomScreen):
     """Redline, accept, export: the drafting screen's part that finishes a draft."""

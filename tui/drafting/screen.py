@@ -1,7 +1,8 @@
 """The drafting screen (F4): ask, watch the draft arrive, see every flag where it is written.
 
 The screen wires widgets to a headless ``DraftingSession``, which does the work off the event loop
-(the pipeline in a thread of its own, everything else in thread workers):
+(the pipeline in an async worker, whose disk and verifier work go to threads; everything else in
+thread workers):
 
 - the pickers and the instructions say what to draft; Ctrl+G runs the pipeline;
 - ``PipelineStrip`` shows each stage as its events arrive, ``DraftStream`` the draft as it streams;
@@ -32,14 +33,12 @@ from textual.worker import Worker
 
 from drafting.events import DraftDelta, PipelineEvent, RunEnded, StageFinished, StageStarted
 from drafting.flags import FlagView
-from drafting.pipeline import PipelineOptions
 from drafting.runs import Run
 from drafting.session import DraftingSession, Exports
 from drafting.tasks import TASKS
-from exhibits.registry import issued_productions
 from tui.drafting.dialogs import ReasonScreen, gate_question
 from tui.drafting.editor import DraftEditor
-from tui.drafting.finish import FinishingKeys, capture_pair
+from tui.drafting.finish import FinishingKeys
 from tui.drafting.flag_keys import FlagKeys
 from tui.drafting.flags import FlagList, MarkedDraft, Wrap
 from tui.drafting.pipeline_strip import PipelineStrip
@@ -47,7 +46,6 @@ from tui.drafting.stream import DraftStream
 from tui.drafting.view import LoadedRun
 from tui.drafting.working_copy import WorkingCopyKeys
 from tui.widgets.chambers_screen import ChambersScreen
-from workspace.audit import AuditLog
 from workspace.config import Config
 from workspace.errors import ChambersError
 
@@ -99,16 +97,14 @@ class DraftingScreen(FlagKeys, WorkingCopyKeys, FinishingKeys, ChambersScreen):
     ]  # fmt: skip
 
     def __init__(
-        self, config: Config, database_file: Path, audit: AuditLog, *, options: PipelineOptions | None = None,
-        guide: Widget | None = None, task: str | None = None, instructions: str = "",
+        self, session: DraftingSession, *, guide: Widget | None = None, task: str | None = None,
+        instructions: str = "",
     ) -> None:  # fmt: skip
-        """``guide`` is shown above the status line and gets each ``StepReached``; ``task`` and
-        ``instructions`` fill the boxes in (a run reopened puts its own back)."""
+        """``session`` is wired by whoever opens the screen (``tui.drafting.wiring``); ``guide`` is shown
+        above the status line and gets each ``StepReached``; ``task`` and ``instructions`` fill the
+        boxes in (a run reopened puts its own back)."""
         super().__init__()
-        self.session = DraftingSession(
-            config, database_file, audit, options=options, capture=capture_pair,
-            issued_ranges=lambda matter: issued_productions(database_file, matter),
-        )  # fmt: skip
+        self.session = session
         self.guide = guide
         self._start_task, self._start_instructions = task, instructions
         self.run_id: int | None = None

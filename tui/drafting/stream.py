@@ -1,8 +1,9 @@
 """The streamed draft: text gathered as it arrives and drawn once a frame, however fast the tokens come.
 
-``DraftStream`` owns the buffer, the frame timer and the garbage-collection policy of a stream.
-``feed`` only appends to a list; about 30 times a second the frame timer joins what arrived and
-appends it to the view in one piece, and posts ``DraftStream.Appended`` with that piece, so a
+``DraftStream`` owns the buffer and the frame timer of a stream, and says when a stream starts and
+ends (``Started``, ``Ended``: the app's garbage-collection policy listens). ``feed`` only appends
+to a list; about 30 times a second the frame timer joins what arrived and appends it to the view
+in one piece, and posts ``DraftStream.Appended`` with that piece, so a
 fast server never makes the screen re-render per token.
 
 Drawing: Textual's ``Markdown.append`` builds and mounts block widgets on every frame (and drops
@@ -16,55 +17,17 @@ the end), so a frame costs the same at token 12,000 as at token 100.
 
 from __future__ import annotations
 
-import gc
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from rich.markdown import Markdown as RichMarkdown
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
-from textual.timer import Timer
 from textual.widgets import Static
 
 CHUNK_CHARS = 1500  # a streamed Markdown piece grows to about this, then a new one starts
 STREAM_PIECES_SHOWN = 2
 FRAME_S = 1 / 30  # how often streamed text is appended to the view
-# The heap stays frozen this long after a stream ends, so the finished draft is drawn first and the
-# full collection that unfreezing brings on runs while he reads it, not in the middle of the finish.
-RELEASE_AFTER_S = 2.0
-
-
-class HeapFreeze:
-    """Keep the objects alive before a stream out of the garbage collector's full passes while it runs.
-
-    The app holds some 200,000 objects, and drawing 30 frames a second promotes enough short-lived
-    ones that Python runs a full collection about once a second, each over all of them: 100-200 ms
-    with the loop stopped, the stream's worst stalls. Frozen, they are skipped, so a full pass only
-    walks what the stream made (tens of ms at most). ``gc.freeze`` acts on the whole interpreter, so
-    the freeze is counted: it is lifted when the last stream holding it ends, never by another's end.
-    """
-
-    holders = 0
-
-    def __init__(self) -> None:
-        self.held = False
-
-    def hold(self) -> None:
-        if not self.held:
-            self.held = True
-            HeapFreeze.holders += 1
-            if HeapFreeze.holders == 1:
-                gc.freeze()
-
-    def release(self, *, collect: bool = False) -> None:
-        """Let go; the last holder unfreezes the heap and, with ``collect``, runs the full pass now."""
-        if self.held:
-            self.held = False
-            HeapFreeze.holders -= 1
-            if HeapFreeze.holders == 0:
-                gc.unfreeze()
-                if collect:
-                    gc.collect()
 
 
 class DraftStream(Vertical):
@@ -76,6 +39,26 @@ class DraftStream(Vertical):
 
         text: str
 
+    @dataclass
+    class Started(Message):
+        """The first text of a stream arrived."""
+
+        stream: DraftStream = field(repr=False)
+
+        @property
+        def control(self) -> DraftStream:
+            return self.stream
+
+    @dataclass
+    class Ended(Message):
+        """The stream is over (its last frame may still be drawing)."""
+
+        stream: DraftStream = field(repr=False)
+
+        @property
+        def control(self) -> DraftStream:
+            return self.stream
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._pending: list[str] = []
@@ -84,8 +67,7 @@ class DraftStream(Vertical):
         self._piece_source = ""
         self._tail = ""  # the paragraph still being written: the only text parsed on every frame
         self._words_above = 0  # in the pieces dropped while streaming (a line at the top says so)
-        self._heap = HeapFreeze()
-        self._release: Timer | None = None  # the heap's release, due a while after the stream ended
+        self._streaming = False  # between the first text of a stream and its end
 
     def compose(self) -> ComposeResult:
         yield Static("", id="ws-stream-above", markup=False)
@@ -96,8 +78,9 @@ class DraftStream(Vertical):
         self.set_interval(FRAME_S, self.flush)
 
     def on_unmount(self) -> None:
-        self._heap.release()
-        self._release = None
+        if self._streaming:  # to the app: this widget takes no more messages
+            self._streaming = False
+            self.app.post_message(self.Ended(self))
 
     @property
     def drawing(self) -> bool:
@@ -105,26 +88,17 @@ class DraftStream(Vertical):
         return bool(self._pending) or self._appending
 
     def feed(self, text: str) -> None:
-        """Take streamed text; it is drawn at the next frame. The first text of a stream freezes the heap."""
-        if self._release is not None:  # a stream started before the last one's release was due
-            self._release.stop()
-            self._release = None
-        self._heap.hold()
+        """Take streamed text; it is drawn at the next frame. The first text of a stream says it started."""
+        if not self._streaming:
+            self._streaming = True
+            self.post_message(self.Started(self))
         self._pending.append(text)
 
     def end(self) -> None:
-        """The stream is over: in ``RELEASE_AFTER_S`` the garbage collector walks the whole heap again.
-
-        Unfreezing at once would let the next allocations (the finished draft being drawn) set off a
-        full collection of the whole app, 100-200 ms, inside the finish. Later, with nothing else drawing,
-        that pass is run on purpose, once.
-        """
-        if self._heap.held and self._release is None:
-            self._release = self.set_timer(RELEASE_AFTER_S, self._release_heap)
-
-    def _release_heap(self) -> None:
-        self._release = None
-        self._heap.release(collect=True)
+        """The stream is over."""
+        if self._streaming:
+            self._streaming = False
+            self.post_message(self.Ended(self))
 
     async def restart(self, text: str) -> None:
         """Empty the view and show ``text`` (a resumed run's draft so far) as the start of a new stream."""

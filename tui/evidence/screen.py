@@ -94,13 +94,11 @@ class EvidenceScreen(ChambersScreen):
     @work(thread=True, exclusive=True, group="evidence-load", exit_on_error=False)
     def load_matters(self) -> None:
         from evidence.matters import list_matters
-        from evidence.store import open_index
 
         if not self.database_file.exists():  # opening would create an empty one: say what to do instead
             self.app.call_from_thread(self._show_matters, [])
             return
-        with open_index(self.database_file) as db:
-            matters = list_matters(db)
+        matters = list_matters(self.database_file)
         self.app.call_from_thread(self._show_matters, matters)
 
     def _show_matters(self, matters: list[Matter]) -> None:

@@ -121,7 +121,7 @@ def saved_line(saved: SavedConfig, changed: list[str], theme: str) -> str:
 
 class SettingsScreen(ChambersScreen):
     FOOTER_FIRST = ("save",)
-    CSS_PATH = "settings_screen.tcss"  # its own file: chambers.tcss is shared by every screen
+    CSS_PATH = "screen.tcss"  # its own file: chambers.tcss is shared by every screen
     BINDINGS = [
         Binding(
             "ctrl+s",

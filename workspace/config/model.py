@@ -29,8 +29,13 @@ from workspace.config.schema import (
 from workspace.config_checks import private_network, range_problem, url_problem
 from workspace.errors import ChambersError
 
-ROLES = ("router", "gate", "drafter", "heavy", "reviewer", "extractor")
+ROLES = ("router", "gate", "drafter", "heavy", "reviewer", "support", "extractor")
+# The server kinds a backend may name, and those whose requests choose LoRA adapters. Each is a
+# ``ServerAdapter`` class in backends (backends.adapters); the config is read below that layer (no room
+# imports backends to read its settings), so the names are listed here too, and a test holds the two
+# lists to the adapters' registry and their ``SERVES_LORA`` flags.
 KINDS = ("llamacpp", "ollama")
+LORA_KINDS = {"llamacpp": "llama-server"}  # kind -> how messages name it
 DEFAULT_MIN_DECODE_TOK_S = 40.0
 TELEMETRY_KINDS = ("nvml", "dcgm", "recorded")
 DEFAULT_REFRESH_S = 1.0
@@ -151,8 +156,9 @@ class Backend:
                 "remote_reason",
                 "allow_remote = true needs a remote_reason saying why this backend may leave the office",
             )
-        if self.lora and self.kind != "llamacpp":
-            return Problem("lora", 'only llama-server (kind = "llamacpp") serves LoRA adapters')
+        if self.lora and self.kind not in LORA_KINDS:
+            kinds = " or ".join(f'{label} (kind = "{kind}")' for kind, label in LORA_KINDS.items())
+            return Problem("lora", f'only {kinds} serves LoRA adapters; this backend is kind = "{self.kind}"')
         return None
 
 
