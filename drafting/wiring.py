@@ -18,6 +18,7 @@ from typing import Any, Protocol
 from drafting.options import PipelineOptions
 from drafting.runs import Run
 from drafting.stages import IssuedRanges
+from drafting.verify.sources import ProductionRange
 from workspace.audit import AuditLog
 from workspace.config import Config
 
@@ -51,7 +52,7 @@ class Wiring:
     def with_config(self, config: Config) -> Wiring:
         return dataclasses.replace(self, config=config)
 
-    def ranges_of(self, matter: str) -> Sequence[tuple[str, int, int]]:
+    def ranges_of(self, matter: str) -> Sequence[ProductionRange]:
         """The matter's issued Bates ranges (none when no reader was plugged in)."""
         return self.issued_ranges(matter) if self.issued_ranges is not None else ()
 

@@ -6,7 +6,8 @@ import asyncio
 
 import pytest
 
-from drafting.support.judge import LABELS, MODEL_JUDGEMENT, NO_EVIDENCE, judge_pairs, server_slots
+from drafting.support.judge import MODEL_JUDGEMENT, NO_EVIDENCE, judge_pairs, server_slots
+from drafting.support.prompt import LABELS
 from tests.support.scripted_server import scripted_server
 from workspace.config import Backend, Config, Policy, Sampling
 
