@@ -206,16 +206,27 @@ class LlamaCppServer(ServerAdapter):
         if self._props_sample is None or fresh:
             props = await self.props()
             self._props_sample = ServerSample(
-                b.name, b.kind, "ok", None, klass, props.model, props.n_ctx, shown_build(b.url, props.build),
+                b.name,
+                b.kind,
+                "ok",
+                None,
+                klass,
+                props.model,
+                props.n_ctx,
+                shown_build(b.url, props.build),
                 slots_total=props.total_slots,
-            )  # fmt: skip
+            )
         sample = self._props_sample
         slots = await optional(self.slots())
         metrics = await optional(self.metrics())
         live_rate = None
         if slots is not None:
-            sample = replace(sample, slots=tuple(slots), slots_total=len(slots),
-                             slots_busy=sum(s.is_processing for s in slots))  # fmt: skip
+            sample = replace(
+                sample,
+                slots=tuple(slots),
+                slots_total=len(slots),
+                slots_busy=sum(s.is_processing for s in slots),
+            )
             live_rate = self._live_decode_rate(slots)
         if metrics is not None:
             before, self._counters = self._counters, metrics

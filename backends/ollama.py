@@ -65,8 +65,14 @@ class OllamaServer(ServerAdapter):
             self._version = await optional(self.version())
         wanted = next((m for m in loaded if m.name == b.model), None)
         return ServerSample(
-            b.name, b.kind, "ok", None, klass, model=b.model,
+            b.name,
+            b.kind,
+            "ok",
+            None,
+            klass,
+            model=b.model,
             n_ctx=wanted.context_length if wanted else None,
             build=f"ollama {self._version}" if self._version else None,
-            loaded=loaded, available=self._tags,
-        )  # fmt: skip
+            loaded=loaded,
+            available=self._tags,
+        )

@@ -50,8 +50,10 @@ def ensure_key(data_dir: Path) -> Path:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         try:
             with os.fdopen(fd, "w", encoding="ascii") as fh:
-                fh.write(f"# the API key of the llama-servers chambers serves; keep it private\n"
-                         f"{secrets.token_urlsafe(32)}\n")  # fmt: skip
+                fh.write(
+                    f"# the API key of the llama-servers chambers serves; keep it private\n"
+                    f"{secrets.token_urlsafe(32)}\n"
+                )
                 fh.flush()
                 os.fsync(fh.fileno())
             with contextlib.suppress(FileExistsError):  # another chambers made it first: its key stands

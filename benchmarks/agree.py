@@ -59,9 +59,26 @@ def main() -> int:
         def bare() -> None:
             base = root / f"bare-{next(runs)}.kld"
             for cmd in (
-                [str(perplexity), "-m", str(reference), "-f", str(corpus_file), "--kl-divergence-base", str(base), *common],
-                [str(perplexity), "-m", str(candidate), "--kl-divergence-base", str(base), "--kl-divergence", *common],
-            ):  # fmt: skip
+                [
+                    str(perplexity),
+                    "-m",
+                    str(reference),
+                    "-f",
+                    str(corpus_file),
+                    "--kl-divergence-base",
+                    str(base),
+                    *common,
+                ],
+                [
+                    str(perplexity),
+                    "-m",
+                    str(candidate),
+                    "--kl-divergence-base",
+                    str(base),
+                    "--kl-divergence",
+                    *common,
+                ],
+            ):
                 subprocess.run(cmd, capture_output=True, check=True)
 
         def chambers() -> None:

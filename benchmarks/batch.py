@@ -53,13 +53,25 @@ TEMPLATE = (
 
 def config(url: str, draft_tokens: int) -> Config:
     def backend(name: str, roles: tuple[str, ...], max_tokens: int) -> Backend:
-        return Backend(name=name, kind="llamacpp", url=url, roles=roles,
-                       sampling=Sampling(temperature=0.0, seed=1, max_tokens=max_tokens))  # fmt: skip
+        return Backend(
+            name=name,
+            kind="llamacpp",
+            url=url,
+            roles=roles,
+            sampling=Sampling(temperature=0.0, seed=1, max_tokens=max_tokens),
+        )
 
-    return Config(file="benchmark", policy=Policy(), boards=(), backends=(
-        backend("router", ("router",), 200), backend("gate", ("gate",), 300),
-        backend("workhorse", ("drafter", "heavy", "extractor"), draft_tokens), backend("reviewer", ("reviewer",), 400),
-    ))  # fmt: skip
+    return Config(
+        file="benchmark",
+        policy=Policy(),
+        boards=(),
+        backends=(
+            backend("router", ("router",), 200),
+            backend("gate", ("gate",), 300),
+            backend("workhorse", ("drafter", "heavy", "extractor"), draft_tokens),
+            backend("reviewer", ("reviewer",), 400),
+        ),
+    )
 
 
 def rows(n: int, task: str) -> list[Row]:
@@ -72,8 +84,12 @@ def rows(n: int, task: str) -> list[Row]:
 
 async def server_limit(url: str, n: int, tokens: int) -> tuple[float, float]:
     """Seconds for ``n`` plain completions one at a time, then four at once."""
-    body = {"prompt": "The supplier's letter to the buyer about the freezer reads:", "n_predict": tokens,
-            "temperature": 0, "ignore_eos": True}  # fmt: skip
+    body = {
+        "prompt": "The supplier's letter to the buyer about the freezer reads:",
+        "n_predict": tokens,
+        "temperature": 0,
+        "ignore_eos": True,
+    }
     async with httpx.AsyncClient(timeout=600) as client:
 
         async def one() -> None:
@@ -112,8 +128,11 @@ def run_batch(db: Path, url: str, name: str, args: argparse.Namespace, one_at_a_
     store = BatchStore(db)
     store.create(name, SAMPLE_MATTER, args.task, TEMPLATE, "benchmark", rows(args.jobs, args.task), [])
     options = PipelineOptions(max_context_tokens=1024, reserve_tokens=256)
-    runner = BatchRunner(wire(config(url, args.draft_tokens), db, options=options), one_at_a_time=one_at_a_time,
-                         workstation=lambda: False)  # fmt: skip
+    runner = BatchRunner(
+        wire(config(url, args.draft_tokens), db, options=options),
+        one_at_a_time=one_at_a_time,
+        workstation=lambda: False,
+    )
     t0 = time.perf_counter()
     final = asyncio.run(runner.run(name))
     wall = time.perf_counter() - t0
@@ -156,12 +175,18 @@ def main() -> int:
         print("Preparing the demo matter (generate, OCR, ingest)...", flush=True)
         prepare_sample_matter(db, root / "matter")
         ingest_matter(db, SAMPLE_MATTER)
-        server = LlamaServerProcess(ensure_llama_server(print), ensure_demo_model(print),
-                                    extra_args=("--jinja", "--slots", "-np", "4"), log_file=root / "server.log")  # fmt: skip
+        server = LlamaServerProcess(
+            ensure_llama_server(print),
+            ensure_demo_model(print),
+            extra_args=("--jinja", "--slots", "-np", "4"),
+            log_file=root / "server.log",
+        )
         with server:
             alone, together = asyncio.run(server_limit(server.url, args.jobs, args.draft_tokens))
-            print(f"\nThe server's own limit ({args.jobs} completions of {args.draft_tokens} tokens, no chambers): "
-                  f"one at a time {alone:.1f} s, four at once {together:.1f} s: {together / alone:.2f}x")  # fmt: skip
+            print(
+                f"\nThe server's own limit ({args.jobs} completions of {args.draft_tokens} tokens, no chambers): "
+                f"one at a time {alone:.1f} s, four at once {together:.1f} s: {together / alone:.2f}x"
+            )
             print(f"\n{args.jobs} jobs ({args.task}), one at a time, then batched on 4 slots:", flush=True)
             seq_wall = run_batch(db, server.url, "one-at-a-time", args, True)
             par_wall = run_batch(db, server.url, "batched", args, False)
@@ -179,14 +204,18 @@ def main() -> int:
     )
     for name, idle, wall in (("one at a time", seq_idle, seq_wall), ("batched", par_idle, par_wall)):
         share = idle / wall
-        print(f"  chambers outside model calls, {name}: {idle:.2f} s of {wall:.1f} s = {share:.2%} "
-              f"(target < {OVERHEAD_TARGET:.0%}: {'PASS' if share < OVERHEAD_TARGET else 'MISS'})")  # fmt: skip
+        print(
+            f"  chambers outside model calls, {name}: {idle:.2f} s of {wall:.1f} s = {share:.2%} "
+            f"(target < {OVERHEAD_TARGET:.0%}: {'PASS' if share < OVERHEAD_TARGET else 'MISS'})"
+        )
     with tempfile.TemporaryDirectory(prefix="chambers-queue-") as tmp:
         first, last, secs = queue_memory(Path(tmp), args.queue_jobs)
     flat = last <= first * FLAT
-    print(f"\n  queue bookkeeping, {args.queue_jobs} jobs claimed and finished in {secs:.1f} s: traced peak "
-          f"{first / 1024:.0f} KiB over the first thousand, {last / 1024:.0f} KiB over the last "
-          f"(flat within {FLAT}x: {'PASS' if flat else 'MISS'})")  # fmt: skip
+    print(
+        f"\n  queue bookkeeping, {args.queue_jobs} jobs claimed and finished in {secs:.1f} s: traced peak "
+        f"{first / 1024:.0f} KiB over the first thousand, {last / 1024:.0f} KiB over the last "
+        f"(flat within {FLAT}x: {'PASS' if flat else 'MISS'})"
+    )
     return 0
 
 

@@ -67,10 +67,27 @@ def fill_pairs(db_path: Path, count: int) -> None:
             draft = words(rng, 110)
             final = edit(rng, draft)
             messages = json.dumps([{"role": "system", "content": system}, {"role": "user", "content": user}])
-            yield (f"{i:064x}", "harbor-point", ("demand_letter", "summary", "motion")[i % 3], "Draft it.",
-                   messages, "[]", draft, final, "workhorse", ("qwen3.6-35b-a3b", "qwen3.5-122b-a10b")[i % 2],
-                   "b9500", "accept", f"2026-{1 + i % 11:02d}-01T00:00:00+00:00", "2026-11-30T00:00:00+00:00",
-                   110, 110, 4, 4, 8 / 220)  # fmt: skip
+            yield (
+                f"{i:064x}",
+                "harbor-point",
+                ("demand_letter", "summary", "motion")[i % 3],
+                "Draft it.",
+                messages,
+                "[]",
+                draft,
+                final,
+                "workhorse",
+                ("qwen3.6-35b-a3b", "qwen3.5-122b-a10b")[i % 2],
+                "b9500",
+                "accept",
+                f"2026-{1 + i % 11:02d}-01T00:00:00+00:00",
+                "2026-11-30T00:00:00+00:00",
+                110,
+                110,
+                4,
+                4,
+                8 / 220,
+            )
 
     with db:
         db.executemany(
@@ -114,10 +131,14 @@ def bench_export(root: Path, pairs: int) -> None:
     bare = seconds(lambda: bare_export(large, root / "bare.jsonl"))
     peak_small = peak_mib(lambda: export(small, root / "small.jsonl", "sft"))
     peak_large = peak_mib(lambda: export(large, out, "sft"))
-    print(f"1. export of {pairs:,} pairs as SFT ({size:,.0f} MiB): {ours:.2f} s, bare loop {bare:.2f} s, "
-          f"ratio {ours / bare:.2f}x  target < 10 s: {verdict(ours < 10)}")  # fmt: skip
-    print(f"   peak Python memory: {peak_small:.2f} MiB at {pairs // 10:,} pairs, {peak_large:.2f} MiB at "
-          f"{pairs:,} (ratio {peak_large / peak_small:.2f})  flat: {verdict(peak_large < 1.5 * peak_small)}")  # fmt: skip
+    print(
+        f"1. export of {pairs:,} pairs as SFT ({size:,.0f} MiB): {ours:.2f} s, bare loop {bare:.2f} s, "
+        f"ratio {ours / bare:.2f}x  target < 10 s: {verdict(ours < 10)}"
+    )
+    print(
+        f"   peak Python memory: {peak_small:.2f} MiB at {pairs // 10:,} pairs, {peak_large:.2f} MiB at "
+        f"{pairs:,} (ratio {peak_large / peak_small:.2f})  flat: {verdict(peak_large < 1.5 * peak_small)}"
+    )
 
 
 def brief(rng: random.Random, pages: int = 50) -> tuple[str, str]:
@@ -144,9 +165,11 @@ def bench_redline(runs: int) -> None:
 
     ours = median_seconds(lambda: redline(draft, final), runs)
     bare = median_seconds(line_level, runs)
-    print(f"2. redline of a 50-page brief ({len(draft.split()):,} words, 10% of paragraphs edited): "
-          f"{ours * 1000:.1f} ms, line-level SequenceMatcher {bare * 1000:.1f} ms, ratio {ours / bare:.2f}x  "
-          f"target <= 5x: {verdict(ours / bare <= 5)}")  # fmt: skip
+    print(
+        f"2. redline of a 50-page brief ({len(draft.split()):,} words, 10% of paragraphs edited): "
+        f"{ours * 1000:.1f} ms, line-level SequenceMatcher {bare * 1000:.1f} ms, ratio {ours / bare:.2f}x  "
+        f"target <= 5x: {verdict(ours / bare <= 5)}"
+    )
     line = redline(draft, final)
     ours_changed = line.words_added + line.words_removed
     start = time.perf_counter()
@@ -154,9 +177,11 @@ def bench_redline(runs: int) -> None:
     whole = time.perf_counter() - start
     off = abs(ours_changed - reference) / reference
     junked = word_changes(draft, final, autojunk=True)
-    print(f"3. changed words: redline {ours_changed}, whole-text word SequenceMatcher(autojunk=False) {reference} "
-          f"({whole:.2f} s, {whole / ours:.0f}x the redline), off by {off:.1%}  target <= 10%: "
-          f"{verdict(off <= 0.10)}")  # fmt: skip
+    print(
+        f"3. changed words: redline {ours_changed}, whole-text word SequenceMatcher(autojunk=False) {reference} "
+        f"({whole:.2f} s, {whole / ours:.0f}x the redline), off by {off:.1%}  target <= 10%: "
+        f"{verdict(off <= 0.10)}"
+    )
     print(f"   (with autojunk on, the same word diff counts {junked}: this brief's common words are junked)")
 
 
@@ -183,9 +208,11 @@ def bench_guard(runs: int) -> None:
     start = time.perf_counter()
     junked = word_changes(draft, final, autojunk=True)
     junk_s = time.perf_counter() - start
-    print(f"4. guard, {len(paragraphs):,} lines full of 'Id.' and blank lines: {ours * 1000:.1f} ms "
-          f"(under 1 s: {verdict(ours < 1)}), {found} changed words found for {planted} planted "
-          f"({verdict(found == planted)}); word SequenceMatcher with autojunk on counts {junked} ({junk_s:.2f} s)")  # fmt: skip
+    print(
+        f"4. guard, {len(paragraphs):,} lines full of 'Id.' and blank lines: {ours * 1000:.1f} ms "
+        f"(under 1 s: {verdict(ours < 1)}), {found} changed words found for {planted} planted "
+        f"({verdict(found == planted)}); word SequenceMatcher with autojunk on counts {junked} ({junk_s:.2f} s)"
+    )
 
 
 def main() -> None:

@@ -159,8 +159,10 @@ def report(static: Phase, live: Phase) -> None:
     extra = (live.cpu_share - static.cpu_share) * 100
     print(f"re-render cost of polling over the static screen: {extra:+.2f} points of one core")
     unchanged = live.per_s("gpu:chassis2")
-    print(f"target: unchanged GPU rows (dcgm text) never repaint: {unchanged:.3f}/s -> "
-          f"{'PASS' if unchanged == 0 else 'MISS'}")  # fmt: skip
+    print(
+        f"target: unchanged GPU rows (dcgm text) never repaint: {unchanged:.3f}/s -> "
+        f"{'PASS' if unchanged == 0 else 'MISS'}"
+    )
     read_pct = live.read_s / live.seconds * 100
     print(f"GPU source read time per wall second: {read_pct:.3f}% (NVML target <= 0.1% where it is NVML)")
 
@@ -194,11 +196,15 @@ def health_cost(reads: int = 200, gpus: int = 16) -> tuple[float, float]:
 def report_health(with_health: float, without: float, gpus: int = 16) -> None:
     print()
     print(f"health fields, {gpus} GPUs through NvmlSource (stand-in driver), per full read:")
-    print(f"  full read without health {without * 1000:.3f} ms, with health {with_health * 1000:.3f} ms "
-          f"({with_health / without:.2f}x)")  # fmt: skip
+    print(
+        f"  full read without health {without * 1000:.3f} ms, with health {with_health * 1000:.3f} ms "
+        f"({with_health / without:.2f}x)"
+    )
     share = with_health * 100  # one full read per second at 1 Hz, health on every tick (worst case)
-    print(f"target: {gpus} GPUs with health at 1 Hz (every tick a full read) < 2% of one core: {share:.2f}% -> "
-          f"{'PASS' if share < 2 else 'MISS'}")  # fmt: skip
+    print(
+        f"target: {gpus} GPUs with health at 1 Hz (every tick a full read) < 2% of one core: {share:.2f}% -> "
+        f"{'PASS' if share < 2 else 'MISS'}"
+    )
 
 
 async def main() -> None:

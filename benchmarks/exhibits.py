@@ -119,8 +119,13 @@ def chambers_bind(db_path: Path, src: Path, out: Path, copies: int) -> None:
     from exhibits.binder import Exhibit, plan_binder, run_binder
     from exhibits.numbering import bates_format
 
-    plan = plan_binder(db_path, "bench", [Exhibit(src, f"Part {n + 1}") for n in range(copies)], out,
-                       bates=bates_format("BND", 6))  # fmt: skip
+    plan = plan_binder(
+        db_path,
+        "bench",
+        [Exhibit(src, f"Part {n + 1}") for n in range(copies)],
+        out,
+        bates=bates_format("BND", 6),
+    )
     run_binder(db_path, plan)
 
 
@@ -156,8 +161,11 @@ def peak_rss_mb(kind: str, pages: int, root: Path) -> tuple[float, float]:
     work.mkdir()
     src = make_pages(work / "src.pdf", pages if kind == "stamp" else 250)
     db = fresh_home(work)
-    call = (f"chambers_stamp(Path({str(db)!r}), Path({str(src)!r}), Path({str(work / 'out')!r}))" if kind == "stamp"
-            else f"chambers_bind(Path({str(db)!r}), Path({str(src)!r}), Path({str(work / 'binder.pdf')!r}), {pages // 250})")  # fmt: skip
+    call = (
+        f"chambers_stamp(Path({str(db)!r}), Path({str(src)!r}), Path({str(work / 'out')!r}))"
+        if kind == "stamp"
+        else f"chambers_bind(Path({str(db)!r}), Path({str(src)!r}), Path({str(work / 'binder.pdf')!r}), {pages // 250})"
+    )
     code = f"""
 from pathlib import Path
 from benchmarks.exhibits import chambers_stamp, chambers_bind
@@ -190,8 +198,10 @@ def main() -> int:
         homes = [fresh_home(root) for _ in range(args.reps)]  # made outside the timing: a one-off per session
         ours = best_of(args.reps, lambda rep: chambers_stamp(homes[rep], src, root / f"prod-{rep}"))
         ratio = ours / bare
-        print(f"  bare insert_text+save {bare:6.2f} s CPU   chambers {ours:6.2f} s CPU   ratio {ratio:.2f}x  "
-              f"(target <= 1.20) {verdict(ratio <= 1.2)}")  # fmt: skip
+        print(
+            f"  bare insert_text+save {bare:6.2f} s CPU   chambers {ours:6.2f} s CPU   ratio {ratio:.2f}x  "
+            f"(target <= 1.20) {verdict(ratio <= 1.2)}"
+        )
         from exhibits.pdfio import SAVE_OPTIONS
 
         lean = best_of(args.reps, lambda rep: bare_stamp(src, root / f"lean-{rep}.pdf", SAVE_OPTIONS))  # type: ignore[arg-type]
@@ -210,20 +220,26 @@ def main() -> int:
         home = fresh_home(root)
         ours = best_of(1, lambda rep: chambers_redact(home, red_src, root / "redacted"))
         per_page = ours / args.pages * 1000
-        print(f"  bare search+apply+save {bare / args.pages * 1000:5.2f} ms/page   chambers redact+verify "
-              f"{per_page:5.2f} ms/page   ratio {ours / bare:.2f}x")  # fmt: skip
+        print(
+            f"  bare search+apply+save {bare / args.pages * 1000:5.2f} ms/page   chambers redact+verify "
+            f"{per_page:5.2f} ms/page   ratio {ours / bare:.2f}x"
+        )
         size = (root / "redacted" / "pii.pdf").stat().st_size / red_src.stat().st_size
         bare_size = (root / "bare-redacted.pdf").stat().st_size / red_src.stat().st_size
-        print(f"  output size / input size: chambers {size:.3f}x (target <= 1.10) {verdict(size <= 1.1)}; "
-              f"PyMuPDF defaults {bare_size:.3f}x")  # fmt: skip
+        print(
+            f"  output size / input size: chambers {size:.3f}x (target <= 1.10) {verdict(size <= 1.1)}; "
+            f"PyMuPDF defaults {bare_size:.3f}x"
+        )
         results.update(redact_ms_per_page=per_page, redact_size=size, redact_bare_size=bare_size)
 
         print("Peak memory (max RSS of a fresh process):")
         for kind in ("stamp", "bind"):
             (floor, small), (_, large) = peak_rss_mb(kind, 500, root), peak_rss_mb(kind, args.pages, root)
             growth = large / small
-            print(f"  {kind:<5} imports {floor:5.1f} MB; work's peak at 500 pages {small:6.1f} MB, at {args.pages} pages "
-                  f"{large:6.1f} MB: {growth:.2f}x for {args.pages / 500:.0f}x the pages {verdict(growth < 1.5)}")  # fmt: skip
+            print(
+                f"  {kind:<5} imports {floor:5.1f} MB; work's peak at 500 pages {small:6.1f} MB, at {args.pages} pages "
+                f"{large:6.1f} MB: {growth:.2f}x for {args.pages / 500:.0f}x the pages {verdict(growth < 1.5)}"
+            )
             results[f"{kind}_rss_growth"] = growth
     print(json.dumps({k: round(v, 3) for k, v in results.items()}))
     return 0

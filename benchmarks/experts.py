@@ -57,15 +57,34 @@ def main() -> int:
             run = run_imatrix(imatrix_tool, model, text, "benchmark", root / f"e-{next(runs)}", threads)
             report = experts_report(run.imatrix.expert_counts())
             format_report(report, model.name, "benchmark")
-            save_experts(root / "db.sqlite3", "now", str(model), "benchmark", run.corpus_sha256,
-                         str(run.imatrix.path), list(report.curve), run.imatrix.expert_counts(), 0)  # fmt: skip
+            save_experts(
+                root / "db.sqlite3",
+                "now",
+                str(model),
+                "benchmark",
+                run.corpus_sha256,
+                str(run.imatrix.path),
+                list(report.curve),
+                run.imatrix.expert_counts(),
+                0,
+            )
 
         exp_bare, exp_chambers = paired(bare_imatrix, chambers_experts, args.runs)
         plan = make_plan(model, first.imatrix, "Q8_0", "Q4_0", 4 << 20)
         type_file = root / "types.txt"
         type_file.write_text(plan.type_file(), encoding="ascii")
-        bare_q = [str(quantize_tool), "--pure", "--imatrix", str(first.imatrix.path), "--tensor-type-file",
-                  str(type_file), str(model), str(root / "bare.gguf"), "Q4_0", str(threads)]  # fmt: skip
+        bare_q = [
+            str(quantize_tool),
+            "--pure",
+            "--imatrix",
+            str(first.imatrix.path),
+            "--tensor-type-file",
+            str(type_file),
+            str(model),
+            str(root / "bare.gguf"),
+            "Q4_0",
+            str(threads),
+        ]
 
         def bare_quantize() -> None:
             subprocess.run(bare_q, capture_output=True, check=True)
@@ -78,8 +97,10 @@ def main() -> int:
         q_bare, q_chambers = paired(bare_quantize, chambers_requant, args.runs)
     for what, bare_s, ours in (("experts", exp_bare, exp_chambers), ("requant", q_bare, q_chambers)):
         ratio = ours / bare_s
-        print(f"{what}: bare {bare_s:.3f} s, chambers {ours:.3f} s, ratio {ratio:.3f} (target <= {TARGET}) "
-              f"{mark(ratio <= TARGET)}")  # fmt: skip
+        print(
+            f"{what}: bare {bare_s:.3f} s, chambers {ours:.3f} s, ratio {ratio:.3f} (target <= {TARGET}) "
+            f"{mark(ratio <= TARGET)}"
+        )
     return 0
 
 

@@ -191,16 +191,18 @@ async def measure(
                 await asyncio.sleep(max(0.0, RELEASE_AFTER_S + SHOWN_S - (settled - start)))
             during = [late for when, late in heart.beats if when <= settled]
             after = [late for when, late in heart.beats if when > settled] or [0.0]
-            results[mode].append({
-                "stall_s": max(during),
-                "p99_s": p99(during),
-                "shown_s": shown,
-                "gc_s": sum(s for _, s in gc_finish),
-                "gc_max_s": max((s for _, s in gc_finish), default=0.0),
-                "gc_full": sum(1 for g, _ in gc_finish if g == 2),
-                "later_s": max(after),
-                "later_gc_s": max((s for g, s in pauses.passes[len(gc_finish):] if g == 2), default=0.0),
-            })  # fmt: skip
+            results[mode].append(
+                {
+                    "stall_s": max(during),
+                    "p99_s": p99(during),
+                    "shown_s": shown,
+                    "gc_s": sum(s for _, s in gc_finish),
+                    "gc_max_s": max((s for _, s in gc_finish), default=0.0),
+                    "gc_full": sum(1 for g, _ in gc_finish if g == 2),
+                    "later_s": max(after),
+                    "later_gc_s": max((s for g, s in pauses.passes[len(gc_finish) :] if g == 2), default=0.0),
+                }
+            )
 
         async def marked() -> None:
             await screen.workspace.end_stream()
@@ -257,8 +259,10 @@ def main(argv: list[str] | None = None) -> int:
             measure(database_file, run_id, draft, args.turns, (columns, rows), args.profile)
         )
     flags = int(results["flags"][0]["n"])
-    print(f"finish_stall: a {len(draft.split()):,}-word draft of {draft.count(chr(10)) + 1} lines, {flags} flags, "
-          f"at {columns}x{rows}; medians of {args.turns} turns")  # fmt: skip
+    print(
+        f"finish_stall: a {len(draft.split()):,}-word draft of {draft.count(chr(10)) + 1} lines, {flags} flags, "
+        f"at {columns}x{rows}; medians of {args.turns} turns"
+    )
     for mode in ("plain", "marked"):
         r = results[mode]
         print(
@@ -272,12 +276,16 @@ def main(argv: list[str] | None = None) -> int:
             f"{median(r, 'later_s') * 1000:.1f} ms (its full collection {median(r, 'later_gc_s') * 1000:.1f} ms)"
         )
     jumps = results["jump"]
-    print(f"  n (next flag), {len(jumps)} presses: longest stall {median(jumps, 'stall_s') * 1000:.1f} ms "
-          f"(worst {max(j['stall_s'] for j in jumps) * 1000:.1f} ms)")  # fmt: skip
+    print(
+        f"  n (next flag), {len(jumps)} presses: longest stall {median(jumps, 'stall_s') * 1000:.1f} ms "
+        f"(worst {max(j['stall_s'] for j in jumps) * 1000:.1f} ms)"
+    )
     marked_s, plain_s = median(results["marked"], "stall_s"), median(results["plain"], "stall_s")
     extra_ms = (marked_s - plain_s) * 1000
-    print(f"  {mark(extra_ms <= TARGET_EXTRA_MS)} the marked finish stalls {marked_s / max(plain_s, 1e-3):.2f}x "
-          f"as long as the plain one ({extra_ms:+.1f} ms; target <= +{TARGET_EXTRA_MS:.0f} ms)")  # fmt: skip
+    print(
+        f"  {mark(extra_ms <= TARGET_EXTRA_MS)} the marked finish stalls {marked_s / max(plain_s, 1e-3):.2f}x "
+        f"as long as the plain one ({extra_ms:+.1f} ms; target <= +{TARGET_EXTRA_MS:.0f} ms)"
+    )
     return 0
 
 

@@ -119,8 +119,12 @@ def child(mode: str, folder: str, db: str) -> None:
 
 
 def peak_kib(mode: str, folder: Path, db: Path) -> tuple[int, int]:
-    out = subprocess.run([sys.executable, "-m", "benchmarks.ingest", "--child", mode, str(folder), str(db)],
-                         capture_output=True, text=True, check=True)  # fmt: skip
+    out = subprocess.run(
+        [sys.executable, "-m", "benchmarks.ingest", "--child", mode, str(folder), str(db)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     rss, traced = out.stdout.strip().splitlines()[-1].split()
     return int(rss), int(traced)
 
@@ -172,16 +176,22 @@ def main() -> int:
         print("\n2. Peak memory (fresh process each: ru_maxrss, and tracemalloc peak of Python allocations)")
         mem = {}
         for label, folder in (("1k", thousand), ("10k", ten)):
-            mem[label] = (peak_kib("bare", folder, work / "unused.sqlite3"),
-                          peak_kib("ingest", folder, work / f"mem-{label}.sqlite3"))  # fmt: skip
+            mem[label] = (
+                peak_kib("bare", folder, work / "unused.sqlite3"),
+                peak_kib("ingest", folder, work / f"mem-{label}.sqlite3"),
+            )
             (bare_rss, bare_py), (ingest_rss, ingest_py) = mem[label]
-            print(f"   {label:>3} pages: bare loop {bare_rss / 1024:6.1f} MiB (Python {bare_py / 1024:5.1f} MiB), "
-                  f"ingest {ingest_rss / 1024:6.1f} MiB (Python {ingest_py / 1024:5.1f} MiB), "
-                  f"rss ratio {ingest_rss / bare_rss:.2f}x")  # fmt: skip
+            print(
+                f"   {label:>3} pages: bare loop {bare_rss / 1024:6.1f} MiB (Python {bare_py / 1024:5.1f} MiB), "
+                f"ingest {ingest_rss / 1024:6.1f} MiB (Python {ingest_py / 1024:5.1f} MiB), "
+                f"rss ratio {ingest_rss / bare_rss:.2f}x"
+            )
         growth = mem["10k"][1][0] / mem["1k"][1][0]
         py_growth = mem["10k"][1][1] / mem["1k"][1][1]
-        print(f"   ingest peak 10k / 1k: rss {growth:.2f}x, Python {py_growth:.2f}x   target: flat (<= 1.25x)   "
-              f"{verdict(max(growth, py_growth) <= 1.25)}")  # fmt: skip
+        print(
+            f"   ingest peak 10k / 1k: rss {growth:.2f}x, Python {py_growth:.2f}x   target: flat (<= 1.25x)   "
+            f"{verdict(max(growth, py_growth) <= 1.25)}"
+        )
 
         print("\n3. Search latency over 10,000 pages (the 10k database above)")
         db = connect(work / "mem-10k.sqlite3", evidence_schema.SCHEMA)
@@ -208,8 +218,10 @@ def main() -> int:
         bare_p95 = statistics.quantiles(bare_ms, n=20)[-1]
         print(f"   {pages:,} pages indexed, {len(search_ms)} searches")
         print(f"   bare FTS5 MATCH/rank:  p50 {statistics.median(bare_ms):6.2f} ms  p95 {bare_p95:6.2f} ms")
-        print(f"   chambers search_db:    p50 {statistics.median(search_ms):6.2f} ms  p95 {p95:6.2f} ms "
-              f"(ratio {p95 / bare_p95:.2f}x)")  # fmt: skip
+        print(
+            f"   chambers search_db:    p50 {statistics.median(search_ms):6.2f} ms  p95 {p95:6.2f} ms "
+            f"(ratio {p95 / bare_p95:.2f}x)"
+        )
         print(f"   p95 {p95:.2f} ms   target < 20 ms   {verdict(p95 < 20)}")
     return 0
 

@@ -46,16 +46,27 @@ def config(url: str, draft_tokens: int) -> Config:
         return Backend(name=name, kind="llamacpp", url=url, roles=roles, sampling=sampling)
 
     return Config(
-        file="benchmark", policy=Policy(), boards=(),
+        file="benchmark",
+        policy=Policy(),
+        boards=(),
         backends=(
             backend("router", ("router",), Sampling(temperature=0.0, max_tokens=200)),
             backend("gate", ("gate",), Sampling(temperature=0.0, max_tokens=400)),
-            backend("workhorse", ("drafter", "heavy", "extractor"),
-                    Sampling(temperature=0.7, top_p=0.95, top_k=40, min_p=0.01, repeat_penalty=1.2,
-                             max_tokens=draft_tokens)),
+            backend(
+                "workhorse",
+                ("drafter", "heavy", "extractor"),
+                Sampling(
+                    temperature=0.7,
+                    top_p=0.95,
+                    top_k=40,
+                    min_p=0.01,
+                    repeat_penalty=1.2,
+                    max_tokens=draft_tokens,
+                ),
+            ),
             backend("reviewer", ("reviewer",), Sampling(temperature=0.0, max_tokens=800)),
         ),
-    )  # fmt: skip
+    )
 
 
 async def one_run(pipe: Pipeline) -> tuple[float, float, float, dict[str, float]]:
@@ -89,9 +100,12 @@ def main() -> int:
         if args.url:
             measure(args, db, args.url)
         else:
-            server = LlamaServerProcess(ensure_llama_server(print), ensure_demo_model(print),
-                                        extra_args=("--jinja", "-np", "1", "-c", "8192"),
-                                        log_file=root / "server.log")  # fmt: skip
+            server = LlamaServerProcess(
+                ensure_llama_server(print),
+                ensure_demo_model(print),
+                extra_args=("--jinja", "-np", "1", "-c", "8192"),
+                log_file=root / "server.log",
+            )
             with server:
                 measure(args, db, server.url)
     return 0
@@ -106,23 +120,32 @@ def measure(args: argparse.Namespace, db: Path, url: str) -> None:
     for i in range(args.runs):
         results.append(asyncio.run(one_run(pipe)))
         total, client, server_s, _ = results[-1]
-        print(f"  run {i + 1}: {total:.2f} s in all, {client:.2f} s in model calls "
-              f"(server compute {server_s:.2f} s), chambers {total - client:.3f} s", flush=True)  # fmt: skip
+        print(
+            f"  run {i + 1}: {total:.2f} s in all, {client:.2f} s in model calls "
+            f"(server compute {server_s:.2f} s), chambers {total - client:.3f} s",
+            flush=True,
+        )
     shares = [(total - client) / total for total, client, _, _ in results]
     overhead = [total - client for total, client, _, _ in results]
-    print(f"\nPipeline overhead over {args.runs} runs (demand letter, demo matter, window {args.context} tokens, "
-          f"draft up to {args.draft_tokens} tokens):")  # fmt: skip
+    print(
+        f"\nPipeline overhead over {args.runs} runs (demand letter, demo matter, window {args.context} tokens, "
+        f"draft up to {args.draft_tokens} tokens):"
+    )
     print(f"  whole run (baseline)  mean {statistics.mean(r[0] for r in results):.2f} s")
-    print(f"  chambers outside the model calls  mean {statistics.mean(overhead) * 1000:.0f} ms "
-          f"(min {min(overhead) * 1000:.0f}, max {max(overhead) * 1000:.0f})")  # fmt: skip
+    print(
+        f"  chambers outside the model calls  mean {statistics.mean(overhead) * 1000:.0f} ms "
+        f"(min {min(overhead) * 1000:.0f}, max {max(overhead) * 1000:.0f})"
+    )
     stages = results[0][3].keys()
     for stage in stages:
         ms = statistics.mean(r[3][stage] for r in results) * 1000
         print(f"    {stage:<7} {ms:8.1f} ms")
     share = statistics.mean(shares)
     verdict = "PASS" if share < TARGET else "MISS"
-    print(f"  share of the run: mean {share:.2%} (min {min(shares):.2%}, max {max(shares):.2%}); "
-          f"target < {TARGET:.0%}: {verdict}")  # fmt: skip
+    print(
+        f"  share of the run: mean {share:.2%} (min {min(shares):.2%}, max {max(shares):.2%}); "
+        f"target < {TARGET:.0%}: {verdict}"
+    )
 
 
 if __name__ == "__main__":

@@ -51,13 +51,29 @@ def gate_run(sources: int = 8, words: int = 70) -> Run:
     rng = random.Random(7)
     vocabulary = DOMAIN_WORDS + FUNCTION_WORDS
     chunks = [
-        ContextSource(f"S{i}", f"production/doc-{i}.pdf", "", i, f"HPP-{i:06d}", "0" * 64,
-                      " ".join(rng.choice(vocabulary) for _ in range(words)))
+        ContextSource(
+            f"S{i}",
+            f"production/doc-{i}.pdf",
+            "",
+            i,
+            f"HPP-{i:06d}",
+            "0" * 64,
+            " ".join(rng.choice(vocabulary) for _ in range(words)),
+        )
         for i in range(1, sources + 1)
-    ]  # fmt: skip
+    ]
     ask = "Demand that Calder pay for the spoiled stock and the late freezer, within 14 days."
-    return Run(1, "2026-11-30T09:00:00Z", "harbor-point", "demand_letter", ask, "drafter", [], "created",
-               sources=chunks)  # fmt: skip
+    return Run(
+        1,
+        "2026-11-30T09:00:00Z",
+        "harbor-point",
+        "demand_letter",
+        ask,
+        "drafter",
+        [],
+        "created",
+        sources=chunks,
+    )
 
 
 def decode_ms(finished: Finished) -> tuple[int, float]:
@@ -67,8 +83,14 @@ def decode_ms(finished: Finished) -> tuple[int, float]:
     return timings.predicted_n, timings.predicted_ms / timings.predicted_n
 
 
-async def measure(client: ChatClient, messages: list[dict[str, Any]], sampling: Sampling, schema: dict[str, Any] | None,
-                  extra: dict[str, Any], seed: int) -> tuple[int, float, str]:  # fmt: skip
+async def measure(
+    client: ChatClient,
+    messages: list[dict[str, Any]],
+    sampling: Sampling,
+    schema: dict[str, Any] | None,
+    extra: dict[str, Any],
+    seed: int,
+) -> tuple[int, float, str]:
     request = ChatRequest(messages, sampling=sampling, extra={"seed": seed, **extra})
     request.json_schema = schema
     finished = await client.complete(request, role="gate")
@@ -107,12 +129,16 @@ async def main(runs: int, tokens: int) -> None:
             constrained.append(ms)
             free.append(ms_free)
             lengths.append(n)
-            print(f"  run {seed + 1}: JSON {n} tok at {1000 / ms:.1f} tok/s; free {n_free} tok at "
-                  f"{1000 / ms_free:.1f} tok/s   {text[:60]!r}")  # fmt: skip
+            print(
+                f"  run {seed + 1}: JSON {n} tok at {1000 / ms:.1f} tok/s; free {n_free} tok at "
+                f"{1000 / ms_free:.1f} tok/s   {text[:60]!r}"
+            )
         ratio = statistics.median(free) / statistics.median(constrained)
-        print(f"gate JSON, median {statistics.median(lengths):.0f} tok: {1000 / statistics.median(constrained):.1f} "
-              f"tok/s against free decoding of the same length at {1000 / statistics.median(free):.1f} tok/s: "
-              f"{ratio:.2f}x (target >= {TARGET}x) {'PASS' if ratio >= TARGET else 'MISS'}")  # fmt: skip
+        print(
+            f"gate JSON, median {statistics.median(lengths):.0f} tok: {1000 / statistics.median(constrained):.1f} "
+            f"tok/s against free decoding of the same length at {1000 / statistics.median(free):.1f} tok/s: "
+            f"{ratio:.2f}x (target >= {TARGET}x) {'PASS' if ratio >= TARGET else 'MISS'}"
+        )
 
         print(
             "\nWhat a refused token costs (a newline wanted inside every string, so each token is refused):"

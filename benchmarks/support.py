@@ -104,9 +104,14 @@ def main() -> None:
 
 
 def _speed(
-    root: Path, corpus: RealCorpus, library: Library, record: MatterSources, items: list[dict[str, Any]],
-    citations: int, max_tokens: int,
-) -> None:  # fmt: skip
+    root: Path,
+    corpus: RealCorpus,
+    library: Library,
+    record: MatterSources,
+    items: list[dict[str, Any]],
+    citations: int,
+    max_tokens: int,
+) -> None:
     from backends.local_server import LlamaServerProcess, ensure_demo_model, ensure_llama_server
 
     draft = brief(items, citations)
@@ -116,10 +121,11 @@ def _speed(
         flush=True,
     )
     server = LlamaServerProcess(
-        ensure_llama_server(print), ensure_demo_model(print),
+        ensure_llama_server(print),
+        ensure_demo_model(print),
         extra_args=("--jinja", "--slots", "--metrics", "-np", str(SLOTS), "-c", str(SLOTS * 4096)),
         log_file=root / "server.log",
-    )  # fmt: skip
+    )
     with server:
         warm = [
             {"messages": [{"role": "user", "content": "Say yes."}], "max_tokens": 4, "stream": True}
@@ -158,9 +164,12 @@ def _score_model(url: str, items: list[dict[str, Any]], pairs: list[Pair]) -> No
     from workspace.config import Backend, Config, Policy, Sampling
 
     backend = Backend(
-        name="reviewer", kind="llamacpp", url=url, roles=("reviewer",),
+        name="reviewer",
+        kind="llamacpp",
+        url=url,
+        roles=("reviewer",),
         sampling=Sampling(temperature=0.0, seed=1, max_tokens=400),
-    )  # fmt: skip
+    )
     config = Config(file="benchmark", policy=Policy(), boards=(), backends=(backend,))
     start = time.perf_counter()
     judgements = asyncio.run(judge_pairs([(p.claim, p.passage) for p in pairs], backend, config))

@@ -104,9 +104,12 @@ class CheckRun:
 
 def backend(url: str, max_tokens: int) -> tuple[Backend, Config]:
     chosen = Backend(
-        name="reviewer", kind="llamacpp", url=url, roles=("reviewer", "support"),
+        name="reviewer",
+        kind="llamacpp",
+        url=url,
+        roles=("reviewer", "support"),
         sampling=Sampling(temperature=0.0, seed=1, max_tokens=max_tokens),
-    )  # fmt: skip
+    )
     return chosen, Config(file="benchmark", policy=Policy(), boards=(), backends=(chosen,))
 
 
@@ -127,10 +130,14 @@ def run_check(
     wall = high - low
     requests = [{**r.request, "messages": r.messages} for r in audit.calls if r.outcome == "completed"]
     return CheckRun(
-        wall, wall - covered(audit.spans(), low, high), audit.tokens(), len(audit.calls),
-        sum(j.label == NO_EVIDENCE for j in judgements), sorted({j.error for j in judgements if j.error}),
+        wall,
+        wall - covered(audit.spans(), low, high),
+        audit.tokens(),
+        len(audit.calls),
+        sum(j.label == NO_EVIDENCE for j in judgements),
+        sorted({j.error for j in judgements if j.error}),
         requests,
-    )  # fmt: skip
+    )
 
 
 async def replay(url: str, requests: list[dict[str, Any]]) -> tuple[float, int]:

@@ -94,8 +94,15 @@ def main() -> None:
 
         def ours() -> float:
             start = time.perf_counter()
-            result = run_loop(ours_model, steps, settings, pad_id=pad, device="cpu",
-                              on_progress=lambda _p: None, should_stop=lambda: False)  # fmt: skip
+            result = run_loop(
+                ours_model,
+                steps,
+                settings,
+                pad_id=pad,
+                device="cpu",
+                on_progress=lambda _p: None,
+                should_stop=lambda: False,
+            )
             return result.trained_tokens / (time.perf_counter() - start)
 
         def bare() -> float:
@@ -115,17 +122,21 @@ def main() -> None:
                 f"  run {run + 1}: chambers {ours_rates[-1]:.0f} tok/s, bare PEFT {bare_rates[-1]:.0f} tok/s"
             )
         ratio = statistics.median(o / b for o, b in zip(ours_rates, bare_rates, strict=True))
-        print(f"training: chambers {statistics.median(ours_rates):.0f} tok/s vs bare PEFT "
-              f"{statistics.median(bare_rates):.0f} tok/s (medians); median ratio {ratio:.2f}x "
-              f"(target >= {TARGET}) {'PASS' if ratio >= TARGET else 'MISS'}")  # fmt: skip
+        print(
+            f"training: chambers {statistics.median(ours_rates):.0f} tok/s vs bare PEFT "
+            f"{statistics.median(bare_rates):.0f} tok/s (medians); median ratio {ratio:.2f}x "
+            f"(target >= {TARGET}) {'PASS' if ratio >= TARGET else 'MISS'}"
+        )
 
         ours_model.save_pretrained(work / "peft")
         adapter = work / "bench.gguf"
         convert_adapter(converter, work / "peft", loaded.config_dir, adapter)
         with LlamaServerProcess(
-            ensure_llama_server(), base_file, log_file=work / "server.log",
+            ensure_llama_server(),
+            base_file,
+            log_file=work / "server.log",
             extra_args=[*TEST_SERVER_ARGS, "--lora", str(adapter), "--lora-init-without-apply"],
-        ) as server:  # fmt: skip
+        ) as server:
             backend = Backend(name="bench", kind="llamacpp", url=server.url, roles=("drafter",))
             replay = Replayer(backend, Policy(), None, 0, role="drafter", max_tokens=args.max_tokens)
 
@@ -143,14 +154,18 @@ def main() -> None:
 def report_eval(tokens: int, seconds: float, replay: Replayer) -> None:
     eval_rate, decode_rate = tokens / seconds, replay.decode_rate
     ratio = eval_rate / decode_rate
-    print(f"eval: {tokens} tokens in {seconds:.1f} s = {eval_rate:.0f} tok/s vs the server's decode "
-          f"{decode_rate:.0f} tok/s = {ratio:.2f}x (target >= {TARGET}) {'PASS' if ratio >= TARGET else 'MISS'}")  # fmt: skip
+    print(
+        f"eval: {tokens} tokens in {seconds:.1f} s = {eval_rate:.0f} tok/s vs the server's decode "
+        f"{decode_rate:.0f} tok/s = {ratio:.2f}x (target >= {TARGET}) {'PASS' if ratio >= TARGET else 'MISS'}"
+    )
     # Every answer also costs the server its whole prompt: the eval turns the prompt cache off so that an
     # answer never depends on what came before. No client can avoid that time; what chambers itself adds
     # is the gap between the eval's rate and the server's rate over its whole time.
     server_seconds = replay.prompt_seconds + replay.decode_seconds
-    print(f"  the server read the prompts for {replay.prompt_seconds:.1f} s and decoded for "
-          f"{replay.decode_seconds:.1f} s: at most {replay.decode_seconds / server_seconds:.2f}x is reachable")  # fmt: skip
+    print(
+        f"  the server read the prompts for {replay.prompt_seconds:.1f} s and decoded for "
+        f"{replay.decode_seconds:.1f} s: at most {replay.decode_seconds / server_seconds:.2f}x is reachable"
+    )
     whole = tokens / server_seconds
     print(f"  against the server's whole time, {whole:.0f} tok/s: {eval_rate / whole:.2f}x")
 

@@ -188,18 +188,24 @@ def main(argv: list[str] | None = None) -> int:
     red_paragraphs = redline_times(draft, few_paragraphs, args.redline_runs)
     ratio = bare_s / screen["seconds"]
     print(f"tui_stream: {args.tokens} tokens at {RATE:.0f} tok/s")
-    print(f"  bare client {bare_s:.2f} s ({args.tokens / bare_s:.0f} tok/s); screen {screen['seconds']:.2f} s "
-          f"({args.tokens / screen['seconds']:.0f} tok/s)")  # fmt: skip
+    print(
+        f"  bare client {bare_s:.2f} s ({args.tokens / bare_s:.0f} tok/s); screen {screen['seconds']:.2f} s "
+        f"({args.tokens / screen['seconds']:.0f} tok/s)"
+    )
     rows = [
         (ratio >= TARGET_RATIO, f"screen/bare rate ratio {ratio:.2f} (target >= {TARGET_RATIO})"),
-        (screen["lag_p99_ms"] < TARGET_LAG_MS,
-         f"event-loop lag p99 {screen['lag_p99_ms']:.1f} ms, max {screen['lag_max_ms']:.1f} ms "
-         f"(10 ms heartbeat; target p99 < {TARGET_LAG_MS:.0f} ms)"),
-        (screen["first_frame_s"] < TARGET_FIRST_S,
-         f"first frame after {screen['first_frame_s']:.2f} s (target < {TARGET_FIRST_S} s)"),
+        (
+            screen["lag_p99_ms"] < TARGET_LAG_MS,
+            f"event-loop lag p99 {screen['lag_p99_ms']:.1f} ms, max {screen['lag_max_ms']:.1f} ms "
+            f"(10 ms heartbeat; target p99 < {TARGET_LAG_MS:.0f} ms)",
+        ),
+        (
+            screen["first_frame_s"] < TARGET_FIRST_S,
+            f"first frame after {screen['first_frame_s']:.2f} s (target < {TARGET_FIRST_S} s)",
+        ),
         redline_row("10% of its words edited", red_words),
         redline_row("10% of its paragraphs edited", red_paragraphs),
-    ]  # fmt: skip
+    ]
     for ok, line in rows:
         print(f"  {'PASS' if ok else 'MISS'} {line}")
     return 0

@@ -145,8 +145,10 @@ def main(argv: list[str] | None = None) -> int:
         built = time.perf_counter() - start
         draft = brief(random.Random(11), PARAGRAPHS, PARAGRAPHS, args.pages)
         lateness, verify_s, flags = asyncio.run(measure(database_file, matter, draft, args.runs))
-    print(f"verify_loop_lag: a {args.pages:,}-page matter (built and ingested in {built:.0f} s), "
-          f"a {len(draft.split()):,}-word draft, {flags} flags; verify stage {verify_s:.2f} s (median)")  # fmt: skip
+    print(
+        f"verify_loop_lag: a {args.pages:,}-page matter (built and ingested in {built:.0f} s), "
+        f"a {len(draft.split()):,}-word draft, {flags} flags; verify stage {verify_s:.2f} s (median)"
+    )
     for mode in ("idle", "baseline", "session", "baseline show", "session show"):
         beats = lateness[mode]
         print(
@@ -154,8 +156,10 @@ def main(argv: list[str] | None = None) -> int:
         )
     session, baseline = p99_ms(lateness["session"]), p99_ms(lateness["baseline"])
     verdict = "PASS" if session < TARGET_P99_MS else "MISS"
-    print(f"  {verdict} event-loop lag p99 during verify-after-stream {session:.1f} ms with the session, "
-          f"{baseline:.1f} ms with the checks on the loop ({baseline / max(session, 0.1):.1f}x); target < {TARGET_P99_MS:.0f} ms")  # fmt: skip
+    print(
+        f"  {verdict} event-loop lag p99 during verify-after-stream {session:.1f} ms with the session, "
+        f"{baseline:.1f} ms with the checks on the loop ({baseline / max(session, 0.1):.1f}x); target < {TARGET_P99_MS:.0f} ms"
+    )
     return 0
 
 

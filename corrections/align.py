@@ -24,8 +24,9 @@ def align(a: Sequence[str], b: Sequence[str]) -> list[Opcode]:
     return _opcodes(matches, len(a), len(b))
 
 
-def _match(a: Sequence[str], b: Sequence[str], alo: int, ahi: int, blo: int, bhi: int,
-           out: list[tuple[int, int]]) -> None:  # fmt: skip
+def _match(
+    a: Sequence[str], b: Sequence[str], alo: int, ahi: int, blo: int, bhi: int, out: list[tuple[int, int]]
+) -> None:
     while alo < ahi and blo < bhi and a[alo] == b[blo]:
         out.append((alo, blo))
         alo, blo = alo + 1, blo + 1

@@ -34,10 +34,17 @@ class CaptureResult:
 def pair_sha256(item: CorrectionInput) -> str:
     """The identity of a pair: what the model was given, what it wrote, what he made of it, and which model."""
     canonical = json.dumps(
-        [item.task_type, item.instructions, [m.as_chat() for m in item.messages], item.draft, item.final,
-         item.model],
-        ensure_ascii=False, separators=(",", ":"),
-    )  # fmt: skip
+        [
+            item.task_type,
+            item.instructions,
+            [m.as_chat() for m in item.messages],
+            item.draft,
+            item.final,
+            item.model,
+        ],
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 

@@ -75,9 +75,16 @@ class ExportSummary:
 
 
 def export(
-    db_path: Path, out: Path, fmt: str, filters: PairFilters | None = None, *, paragraphs: bool = False,
-    scrub: bool = False, progress: Progress | None = None, split: tuple[str, frozenset[int]] | None = None,
-) -> ExportSummary:  # fmt: skip
+    db_path: Path,
+    out: Path,
+    fmt: str,
+    filters: PairFilters | None = None,
+    *,
+    paragraphs: bool = False,
+    scrub: bool = False,
+    progress: Progress | None = None,
+    split: tuple[str, frozenset[int]] | None = None,
+) -> ExportSummary:
     """Write the pairs that pass ``filters`` to ``out`` as ``fmt`` JSONL; returns what was done.
 
     ``split`` (a name and pair ids) keeps only those pairs: an adapter's training or held-out split."""
@@ -96,12 +103,18 @@ def export(
                 summary.pairs_seen += 1
                 if progress is not None and summary.pairs_seen % PROGRESS_EVERY == 0:
                     progress(summary.pairs_seen, total)
-                why = filters.reason(row.excluded, row.task_type, row.model, row.matter, row.accepted_at,
-                                     row.edit_ratio)  # fmt: skip
+                why = filters.reason(
+                    row.excluded, row.task_type, row.model, row.matter, row.accepted_at, row.edit_ratio
+                )
                 if why is None and split is not None and row.id not in split[1]:
                     why = f"not in the {split[0]} split"
-                lines = [] if why else _fast_lines(row, fmt) if fast else _lines(reader, row, fmt, paragraphs,
-                                                                                   scrubbers)  # fmt: skip
+                lines = (
+                    []
+                    if why
+                    else _fast_lines(row, fmt)
+                    if fast
+                    else _lines(reader, row, fmt, paragraphs, scrubbers)
+                )
                 if why is None and not lines:
                     why = UNEDITED if fmt == "dpo" and not paragraphs else "no edited paragraphs"
                 if why is not None:
@@ -191,9 +204,16 @@ def _fast_lines(row: PairRow, fmt: str) -> list[str]:
     lines = (
         []
         if draft == final
-        else ['{"prompt": ' + prompt + ', "completion": ' + _assistant_json(draft) + ', "label": '
-              + ("true" if draft_label else "false") + "}\n"]
-    )  # fmt: skip
+        else [
+            '{"prompt": '
+            + prompt
+            + ', "completion": '
+            + _assistant_json(draft)
+            + ', "label": '
+            + ("true" if draft_label else "false")
+            + "}\n"
+        ]
+    )
     return [*lines, '{"prompt": ' + prompt + ', "completion": ' + answer + ', "label": true}\n']
 
 
@@ -212,10 +232,19 @@ def _rows(pair: StoredPair, fmt: str, paragraphs: bool) -> Iterator[dict[str, An
     if paragraphs:
         system = [m for m in pair.messages if m["role"] == "system"][:1]
         lessons = [
-            ([*system, {"role": "user", "content": PARAGRAPH_PROMPT.format(task=pair.instructions, draft=p["draft"])}],
-             str(p["draft"]), str(p["final"]))
+            (
+                [
+                    *system,
+                    {
+                        "role": "user",
+                        "content": PARAGRAPH_PROMPT.format(task=pair.instructions, draft=p["draft"]),
+                    },
+                ],
+                str(p["draft"]),
+                str(p["final"]),
+            )
             for p in pair.paragraphs
-        ]  # fmt: skip
+        ]
     else:
         lessons = [(pair.messages, pair.draft, pair.final)]
     for prompt, draft, final in lessons:

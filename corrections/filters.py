@@ -33,9 +33,14 @@ class PairFilters:
         )
 
     def reason(
-        self, excluded: bool, task_type: str, model: str | None, matter: str | None, accepted_at: str,
+        self,
+        excluded: bool,
+        task_type: str,
+        model: str | None,
+        matter: str | None,
+        accepted_at: str,
         edit_ratio: float,
-    ) -> str | None:  # fmt: skip
+    ) -> str | None:
         """The same check on bare column values (the export's fast path never builds a StoredPair)."""
         if excluded and not self.include_excluded:
             return "excluded by you"

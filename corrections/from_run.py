@@ -34,8 +34,14 @@ def capture_from_run(
         )
     carried: dict[int, list[SourceRef]] = {}
     for source in run.sources:
-        ref = SourceRef(source.label, source.path + (f" ({source.part})" if source.part else ""),
-                        source.page_no, source.bates, source.sha256, True)  # fmt: skip
+        ref = SourceRef(
+            source.label,
+            source.path + (f" ({source.part})" if source.part else ""),
+            source.page_no,
+            source.bates,
+            source.sha256,
+            True,
+        )
         carried.setdefault(_carrier(source, stage.messages), []).append(ref)
     messages = tuple(
         DrafterMessage(str(m.get("role", "")), str(m.get("content", "")), tuple(carried.get(i, ())))
@@ -44,13 +50,23 @@ def capture_from_run(
     return capture(
         db_path,
         CorrectionInput(
-            task_type=run.task_type, instructions=run.instructions, messages=messages, draft=stage.output,
-            final=final_text, backend=stage.backend, model=stage.model, server_build=stage.server_build,
-            accepted_at=accepted_at or datetime.now(UTC).isoformat(), drafted_at=stage.finished_at,
-            matter=run.matter, run_id=run.id, trigger=trigger, adapter=stage.adapter,
+            task_type=run.task_type,
+            instructions=run.instructions,
+            messages=messages,
+            draft=stage.output,
+            final=final_text,
+            backend=stage.backend,
+            model=stage.model,
+            server_build=stage.server_build,
+            accepted_at=accepted_at or datetime.now(UTC).isoformat(),
+            drafted_at=stage.finished_at,
+            matter=run.matter,
+            run_id=run.id,
+            trigger=trigger,
+            adapter=stage.adapter,
             adapter_sha256=stage.adapter_sha256 or registered_sha256(db_path, stage.adapter),
         ),
-    )  # fmt: skip
+    )
 
 
 def _carrier(source: ContextSource, messages: list[dict[str, Any]]) -> int:

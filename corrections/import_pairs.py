@@ -36,8 +36,11 @@ class ImportSummary:
     duplicates: list[int]  # ids of pairs already stored
 
     def line(self, file: Path) -> str:
-        return (f"Imported {len(self.stored)} pair(s) from {file}"
-                + (f"; {len(self.duplicates)} row(s) were already stored" if self.duplicates else "") + ".")  # fmt: skip
+        return (
+            f"Imported {len(self.stored)} pair(s) from {file}"
+            + (f"; {len(self.duplicates)} row(s) were already stored" if self.duplicates else "")
+            + "."
+        )
 
 
 def _refuse(file: Path, number: int, problem: str) -> ImportRefused:
@@ -89,14 +92,22 @@ def parse_rows(file: Path) -> list[CorrectionInput]:
         for key, value in extra.items():
             if not isinstance(value, str) or not value.strip():
                 raise _refuse(file, number, f'"{key}" must be a non-empty string')
-        items.append(CorrectionInput(
-            task_type=extra.get("task_type", DEFAULT_TASK),
-            instructions=extra.get("instructions", messages[-1].content),
-            messages=messages, draft=row["draft"], final=row["final"], backend=None,
-            model=extra.get("model"), server_build=None, accepted_at=extra.get("accepted_at", now),
-            matter=extra.get("matter"), trigger="import",
-            origin=f"{file.resolve()} (sha256 {digest}) line {number}",
-        ))  # fmt: skip
+        items.append(
+            CorrectionInput(
+                task_type=extra.get("task_type", DEFAULT_TASK),
+                instructions=extra.get("instructions", messages[-1].content),
+                messages=messages,
+                draft=row["draft"],
+                final=row["final"],
+                backend=None,
+                model=extra.get("model"),
+                server_build=None,
+                accepted_at=extra.get("accepted_at", now),
+                matter=extra.get("matter"),
+                trigger="import",
+                origin=f"{file.resolve()} (sha256 {digest}) line {number}",
+            )
+        )
     if not items:
         raise ImportRefused(f"{file} has no rows. Each line must be one JSON object (prompt, draft, final).")
     return items

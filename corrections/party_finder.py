@@ -71,7 +71,10 @@ _PREAMBLE = re.compile(
     rf".{{0,400}}?\band\s+(?:(?:Mr|Ms|Mrs|Dr)\.?\s+)?(?P<b>{ORG}|{PERSON})",
     re.DOTALL,
 )
-_CAPTION_LINE = re.compile(r"^[ \t]*(?P<a>[A-Z][^\n]{1,100}?),?[ \t]+(?:v\.|vs\.?|versus)[ \t]+(?P<b>[A-Z][^\n]{1,100}?)[ \t,.;]*$", re.M)  # fmt: skip
+_CAPTION_LINE = re.compile(
+    r"^[ \t]*(?P<a>[A-Z][^\n]{1,100}?),?[ \t]+(?:v\.|vs\.?|versus)[ \t]+(?P<b>[A-Z][^\n]{1,100}?)[ \t,.;]*$",
+    re.M,
+)
 _CAPTION_V = re.compile(r"^[ \t]*(?:v\.?|vs\.?|versus|-?[ \t]*against[ \t]*-?)[ \t]*$", re.I)
 _PLAINTIFF = re.compile(r"^[ \t]*(?:Plaintiffs?|Petitioners?|Appellants?|Claimants?)\b", re.I)
 _DEFENDANT = re.compile(r"^[ \t]*(?:Defendants?|Respondents?|Appellees?)\b", re.I)
@@ -168,9 +171,10 @@ def propose_from_pages(pages: Iterable[MatterPage]) -> list[ProposedParty]:
     for party in sorted(parties, key=lambda p: -len(p.found_in)):
         own = name_key(party.name)
         party.variants = [
-            v for v in _short_forms(party, text)
+            v
+            for v in _short_forms(party, text)
             if v.casefold() not in taken and (name_key(v) == own or name_key(v) not in names)
-        ]  # fmt: skip
+        ]
         taken.update(v.casefold() for v in party.variants)
     return sorted(parties, key=lambda p: (-len(p.found_in), p.name))
 
@@ -191,9 +195,14 @@ def _merge_short_forms(parties: list[ProposedParty]) -> list[ProposedParty]:
     for party in longest_first:
         core = organisation_core(party.name).casefold()
         home = next(
-            (k for k in kept if k.kind == "organisation" and (organisation_core(k.name).casefold() + " ").startswith(core + " ")),
+            (
+                k
+                for k in kept
+                if k.kind == "organisation"
+                and (organisation_core(k.name).casefold() + " ").startswith(core + " ")
+            ),
             None,
-        )  # fmt: skip
+        )
         if home is None or party.kind == "person":
             kept.append(party)
             continue

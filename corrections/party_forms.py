@@ -19,11 +19,50 @@ from corrections.party_names import is_organisation, is_person, organisation_cor
 
 # Leading words too common to stand for a company on their own: "First" of "First Federal Bank, N.A.".
 _NOT_ALONE = {
-    "the", "a", "an", "first", "second", "third", "new", "old", "great", "north", "south", "east", "west",
-    "central", "national", "american", "united", "general", "global", "international", "pacific", "atlantic",
-    "royal", "standard", "premier", "best", "all", "one", "true", "home", "city", "state", "county", "mr",
-    "ms", "mrs", "dr", "st", "mount", "saint", "lake", "river", "park",
-}  # fmt: skip
+    "the",
+    "a",
+    "an",
+    "first",
+    "second",
+    "third",
+    "new",
+    "old",
+    "great",
+    "north",
+    "south",
+    "east",
+    "west",
+    "central",
+    "national",
+    "american",
+    "united",
+    "general",
+    "global",
+    "international",
+    "pacific",
+    "atlantic",
+    "royal",
+    "standard",
+    "premier",
+    "best",
+    "all",
+    "one",
+    "true",
+    "home",
+    "city",
+    "state",
+    "county",
+    "mr",
+    "ms",
+    "mrs",
+    "dr",
+    "st",
+    "mount",
+    "saint",
+    "lake",
+    "river",
+    "park",
+}
 _JOINERS = {"&", "and", "of", "the", "for"}
 
 
@@ -33,10 +72,13 @@ def derived_forms(name: str) -> list[str]:
         words = organisation_core(name).split()
         forms = [" ".join(words[:n]) for n in range(len(words), 0, -1)]
         return [
-            f for f in forms
-            if f.split()[-1].casefold() not in _JOINERS and not (" " not in f and f.casefold() in _NOT_ALONE)
-            and len(f) >= 3 and f != name
-        ]  # fmt: skip
+            f
+            for f in forms
+            if f.split()[-1].casefold() not in _JOINERS
+            and not (" " not in f and f.casefold() in _NOT_ALONE)
+            and len(f) >= 3
+            and f != name
+        ]
     if is_person(name):
         words = [w for w in name.split() if not (len(w) == 2 and w.endswith("."))]  # initials say nothing
         if len(words) < 2:

@@ -11,11 +11,30 @@ import re
 from collections import Counter
 
 _SUFFIXES = {
-    "llc": "LLC", "l.l.c.": "L.L.C.", "inc": "Inc.", "inc.": "Inc.", "incorporated": "Incorporated",
-    "corp": "Corp.", "corp.": "Corp.", "corporation": "Corporation", "co.": "Co.", "company": "Company",
-    "ltd": "Ltd.", "ltd.": "Ltd.", "limited": "Limited", "llp": "LLP", "l.l.p.": "L.L.P.", "lp": "LP",
-    "l.p.": "L.P.", "pllc": "PLLC", "p.c.": "P.C.", "pc": "PC", "n.a.": "N.A.", "gmbh": "GmbH", "plc": "plc",
-}  # fmt: skip
+    "llc": "LLC",
+    "l.l.c.": "L.L.C.",
+    "inc": "Inc.",
+    "inc.": "Inc.",
+    "incorporated": "Incorporated",
+    "corp": "Corp.",
+    "corp.": "Corp.",
+    "corporation": "Corporation",
+    "co.": "Co.",
+    "company": "Company",
+    "ltd": "Ltd.",
+    "ltd.": "Ltd.",
+    "limited": "Limited",
+    "llp": "LLP",
+    "l.l.p.": "L.L.P.",
+    "lp": "LP",
+    "l.p.": "L.P.",
+    "pllc": "PLLC",
+    "p.c.": "P.C.",
+    "pc": "PC",
+    "n.a.": "N.A.",
+    "gmbh": "GmbH",
+    "plc": "plc",
+}
 SUFFIX = (
     r"(?:(?i:L\.L\.C\.|L\.L\.P\.|L\.P\.|P\.C\.|N\.A\.|LLC|LLP|PLLC|Inc\.?|Corp\.?|Ltd\.?|GmbH|plc|LP|PC)"
     r"|(?i:Incorporated|Corporation|Company|Limited)|C[Oo]\.)"
@@ -28,18 +47,95 @@ PERSON = rf"(?:{_PERSON_WORD}|[A-Z]\.)(?:[ \t]+[A-Z]\.)?(?:[ \t]+{_PERSON_WORD})
 CAPS_PERSON = r"[A-Z][A-Z'’-]+(?:[ \t]+[A-Z]\.)?(?:[ \t]+[A-Z][A-Z'’-]+){1,2}(?![A-Za-z])"
 
 _NOT_FIRST = {
-    "the", "this", "that", "these", "those", "each", "such", "any", "our", "your", "his", "her", "their",
-    "its", "dear", "re", "subject", "date", "from", "to", "see", "cf", "in", "on", "at", "by", "and", "q",
-    "a", "an", "under", "per", "for", "with",
-}  # fmt: skip
+    "the",
+    "this",
+    "that",
+    "these",
+    "those",
+    "each",
+    "such",
+    "any",
+    "our",
+    "your",
+    "his",
+    "her",
+    "their",
+    "its",
+    "dear",
+    "re",
+    "subject",
+    "date",
+    "from",
+    "to",
+    "see",
+    "cf",
+    "in",
+    "on",
+    "at",
+    "by",
+    "and",
+    "q",
+    "a",
+    "an",
+    "under",
+    "per",
+    "for",
+    "with",
+}
 _ROLE_WORDS = {
-    "buyer", "seller", "purchaser", "vendor", "lessor", "lessee", "licensor", "licensee", "employer",
-    "employee", "party", "parties", "plaintiff", "plaintiffs", "defendant", "defendants", "agreement",
-    "director", "manager", "president", "officer", "counsel", "secretary", "partner", "associate",
-    "attorney", "esq", "operations", "project", "street", "road", "avenue", "court", "deposition",
-    "invoice", "receipt", "exhibit", "section", "notice", "warranty", "completion", "date", "team",
-    "judge", "honor", "state", "county", "district", "circuit", "united", "states", "department",
-}  # fmt: skip
+    "buyer",
+    "seller",
+    "purchaser",
+    "vendor",
+    "lessor",
+    "lessee",
+    "licensor",
+    "licensee",
+    "employer",
+    "employee",
+    "party",
+    "parties",
+    "plaintiff",
+    "plaintiffs",
+    "defendant",
+    "defendants",
+    "agreement",
+    "director",
+    "manager",
+    "president",
+    "officer",
+    "counsel",
+    "secretary",
+    "partner",
+    "associate",
+    "attorney",
+    "esq",
+    "operations",
+    "project",
+    "street",
+    "road",
+    "avenue",
+    "court",
+    "deposition",
+    "invoice",
+    "receipt",
+    "exhibit",
+    "section",
+    "notice",
+    "warranty",
+    "completion",
+    "date",
+    "team",
+    "judge",
+    "honor",
+    "state",
+    "county",
+    "district",
+    "circuit",
+    "united",
+    "states",
+    "department",
+}
 _TITLES = re.compile(r"^(?:Mr|Ms|Mrs|Miss|Dr|Hon|Judge)\.?\s+")
 # A signature block's next label, read onto the name's line where the lines were joined: "Thomas Reed Name".
 _LABEL_TAIL = re.compile(r"\s+(?:Name|Title|By|Its|Date|Signature|Print(?:ed)?(?: Name)?)$")
@@ -60,8 +156,10 @@ def plain_name(raw: str) -> str:
     if any(w.casefold().strip(".,'’s") in _ROLE_WORDS for w in words):
         return ""
     if name.isupper():
-        name = " ".join(_SUFFIXES.get(w.casefold().strip(","), w.title()) + ("," if w.endswith(",") else "")
-                        for w in words)  # fmt: skip
+        name = " ".join(
+            _SUFFIXES.get(w.casefold().strip(","), w.title()) + ("," if w.endswith(",") else "")
+            for w in words
+        )
         name = name.replace(",,", ",")
     last = name.split()[-1]
     if last.casefold() in _SUFFIXES:

@@ -70,9 +70,14 @@ def _summarise(model: str, task: str, items: list[tuple[str, float]]) -> GroupSt
         by_month[month].append(ratio)
     trend = tuple((month, statistics.fmean(values)) for month, values in sorted(by_month.items()))
     return GroupStats(
-        model, task, len(ratios), statistics.fmean(ratios), statistics.median(ratios),
-        sum(1 for r in ratios if r == 0) / len(ratios), trend[-TREND_PERIODS:],
-    )  # fmt: skip
+        model,
+        task,
+        len(ratios),
+        statistics.fmean(ratios),
+        statistics.median(ratios),
+        sum(1 for r in ratios if r == 0) / len(ratios),
+        trend[-TREND_PERIODS:],
+    )
 
 
 def stats_table(rows: list[GroupStats], *, width: int | None = None) -> list[str]:

@@ -139,9 +139,11 @@ def set_labels(
         if tag and tag not in kept:
             kept.append(tag)
     _change(
-        db_path, pair_id, "UPDATE corrections_pairs SET rating = ?, rationale = ?, tags_json = ? WHERE id = ?",
+        db_path,
+        pair_id,
+        "UPDATE corrections_pairs SET rating = ?, rationale = ?, tags_json = ? WHERE id = ?",
         (rating, line, json.dumps(kept[:MAX_TAGS]) if kept else None, pair_id),
-    )  # fmt: skip
+    )
     return kept[:MAX_TAGS]
 
 
@@ -176,19 +178,41 @@ def add_pair(db_path: Path, item: CorrectionInput, digest: str, line: Redline) -
                        accepted_at, captured_at, draft_words, final_words, words_added, words_removed,
                        edit_ratio, adapter, adapter_sha256, origin)
                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-                (digest, item.matter, item.task_type, item.instructions,
-                 json.dumps([m.as_chat() for m in item.messages], ensure_ascii=False),
-                 json.dumps(sources, ensure_ascii=False), item.draft, item.final, item.backend, item.model,
-                 item.server_build, item.run_id, item.trigger, item.drafted_at, item.accepted_at,
-                 datetime.now(UTC).isoformat(), line.draft_words, line.final_words, line.words_added,
-                 line.words_removed, line.edit_ratio, item.adapter, item.adapter_sha256, item.origin),
-            )  # fmt: skip
+                (
+                    digest,
+                    item.matter,
+                    item.task_type,
+                    item.instructions,
+                    json.dumps([m.as_chat() for m in item.messages], ensure_ascii=False),
+                    json.dumps(sources, ensure_ascii=False),
+                    item.draft,
+                    item.final,
+                    item.backend,
+                    item.model,
+                    item.server_build,
+                    item.run_id,
+                    item.trigger,
+                    item.drafted_at,
+                    item.accepted_at,
+                    datetime.now(UTC).isoformat(),
+                    line.draft_words,
+                    line.final_words,
+                    line.words_added,
+                    line.words_removed,
+                    line.edit_ratio,
+                    item.adapter,
+                    item.adapter_sha256,
+                    item.origin,
+                ),
+            )
             pair_id = int(cur.lastrowid or 0)
             db.executemany(
                 "INSERT INTO corrections_paragraphs (pair_id, seq, draft, final, edit_ratio) VALUES (?, ?, ?, ?, ?)",
-                [(pair_id, seq, p.draft, p.final, word_diff(p.draft, p.final).edit_ratio)
-                 for seq, p in enumerate(line.paragraph_pairs, start=1)],
-            )  # fmt: skip
+                [
+                    (pair_id, seq, p.draft, p.final, word_diff(p.draft, p.final).edit_ratio)
+                    for seq, p in enumerate(line.paragraph_pairs, start=1)
+                ],
+            )
     return pair_id, True
 
 
@@ -243,12 +267,25 @@ def add_adapter(db_path: Path, record: AdapterRecord) -> int | None:
                    base_sha256, architecture, file, file_sha256, settings_json, loss_curve_json,
                    trained_tokens, train_seconds, eval_json, created_at, base_size)
                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-                (record.name, record.role, record.backend, record.base_model, record.base_path,
-                 record.base_sha256, record.architecture, record.file, record.file_sha256,
-                 json.dumps(record.settings), json.dumps(record.loss_curve), record.trained_tokens,
-                 record.train_seconds, json.dumps(record.eval) if record.eval else None, record.created_at,
-                 record.base_size),
-            )  # fmt: skip
+                (
+                    record.name,
+                    record.role,
+                    record.backend,
+                    record.base_model,
+                    record.base_path,
+                    record.base_sha256,
+                    record.architecture,
+                    record.file,
+                    record.file_sha256,
+                    json.dumps(record.settings),
+                    json.dumps(record.loss_curve),
+                    record.trained_tokens,
+                    record.train_seconds,
+                    json.dumps(record.eval) if record.eval else None,
+                    record.created_at,
+                    record.base_size,
+                ),
+            )
         except sqlite3.IntegrityError:
             return None
         adapter_id = int(cur.lastrowid or 0)
@@ -297,16 +334,20 @@ def _adapter(db: sqlite3.Connection, row: tuple[Any, ...]) -> AdapterRecord:
         (row[0],),
     ):
         splits[split].append(int(pair_id))
-    (id_, name, role, backend, base_model, base_path, base_sha256, architecture, file, file_sha256, settings,
-     loss_curve, trained_tokens, train_seconds, eval_json, created_at, stale_reason, base_size) = row  # fmt: skip
+    col = dict(zip(_ADAPTER_COLUMNS.split(", "), row, strict=True))
     return AdapterRecord(
-        id=int(id_), name=name, role=role, backend=backend, base_model=base_model, base_path=base_path,
-        base_sha256=base_sha256, architecture=architecture, file=file, file_sha256=file_sha256,
-        settings=json.loads(settings), loss_curve=json.loads(loss_curve), trained_tokens=int(trained_tokens),
-        train_seconds=float(train_seconds), train_pair_ids=splits["train"], held_out_pair_ids=splits["held_out"],
-        eval=json.loads(eval_json) if eval_json else None, created_at=created_at, stale_reason=stale_reason,
-        base_size=None if base_size is None else int(base_size),
-    )  # fmt: skip
+        id=int(col["id"]),
+        **{k: col[k] for k in ("name", "role", "backend", "base_model", "base_path", "base_sha256")},
+        **{k: col[k] for k in ("architecture", "file", "file_sha256", "created_at", "stale_reason")},
+        settings=json.loads(col["settings_json"]),
+        loss_curve=json.loads(col["loss_curve_json"]),
+        trained_tokens=int(col["trained_tokens"]),
+        train_seconds=float(col["train_seconds"]),
+        train_pair_ids=splits["train"],
+        held_out_pair_ids=splits["held_out"],
+        eval=json.loads(col["eval_json"]) if col["eval_json"] else None,
+        base_size=None if col["base_size"] is None else int(col["base_size"]),
+    )
 
 
 # --- one export's reads ---

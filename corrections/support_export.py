@@ -103,10 +103,17 @@ def _row(mark: MarkedAnswer, fmt: str) -> dict[str, Any]:
     if fmt == "kto":
         return {"prompt": mark.messages, "completion": answer, "label": False}
     return {
-        "role": "support", "matter": mark.matter, "marked_at": mark.at, "note": mark.note, "cite": mark.cite,
-        "pages": mark.pages, "source": mark.source, "sha256": mark.sha256, "messages": mark.messages,
+        "role": "support",
+        "matter": mark.matter,
+        "marked_at": mark.at,
+        "note": mark.note,
+        "cite": mark.cite,
+        "pages": mark.pages,
+        "source": mark.source,
+        "sha256": mark.sha256,
+        "messages": mark.messages,
         "rejected": answer,
-    }  # fmt: skip
+    }
 
 
 def _parties(db_path: Path, matter: str) -> dict[str, str]:

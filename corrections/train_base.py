@@ -128,9 +128,16 @@ def load_tokenizer(base: Path, *, cache: Path | None = None, converter_dir: Path
 
 
 def load_base(
-    base: Path, architecture: str, work_dir: Path, *, device: str, quantize_4bit: bool,
-    cache: Path | None = None, converter_dir: Path | None = None, tokenizer: Any = None,
-) -> LoadedBase:  # fmt: skip
+    base: Path,
+    architecture: str,
+    work_dir: Path,
+    *,
+    device: str,
+    quantize_4bit: bool,
+    cache: Path | None = None,
+    converter_dir: Path | None = None,
+    tokenizer: Any = None,
+) -> LoadedBase:
     """Load the base for training and write its config folder under ``work_dir``.
 
     On CUDA the base is fp16 (V100s have no bf16), or 4-bit through bitsandbytes when asked (QLoRA);

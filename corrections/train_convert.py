@@ -24,10 +24,22 @@ def convert_adapter(converter_dir: Path, adapter_dir: Path, base_config_dir: Pat
     script = converter_dir / "convert_lora_to_gguf.py"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(converter_dir / "gguf-py"), str(converter_dir)])}
     done = subprocess.run(
-        [sys.executable, str(script), str(adapter_dir), "--base", str(base_config_dir),
-         "--outfile", str(out_file), "--outtype", "f32"],
-        capture_output=True, text=True, env=env, check=False,
-    )  # fmt: skip
+        [
+            sys.executable,
+            str(script),
+            str(adapter_dir),
+            "--base",
+            str(base_config_dir),
+            "--outfile",
+            str(out_file),
+            "--outtype",
+            "f32",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
     if done.returncode != 0 or not out_file.is_file():
         tail = "\n".join((done.stderr or done.stdout).strip().splitlines()[-8:])
         raise ConversionFailed(

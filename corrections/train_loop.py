@@ -160,9 +160,12 @@ def wrap_lora(model: Any, settings: LoraSettings) -> Any:
     quiet_library_notices()
 
     config = LoraConfig(
-        r=settings.r, lora_alpha=settings.alpha, lora_dropout=settings.dropout,
-        target_modules=list(settings.target_modules), task_type="CAUSAL_LM",
-    )  # fmt: skip
+        r=settings.r,
+        lora_alpha=settings.alpha,
+        lora_dropout=settings.dropout,
+        target_modules=list(settings.target_modules),
+        task_type="CAUSAL_LM",
+    )
     try:
         return get_peft_model(model, config)
     except ValueError as exc:  # a target module the base does not have

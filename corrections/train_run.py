@@ -113,9 +113,15 @@ def train_adapter(
         copy = " (its dequantized copy from an earlier run)" if kept else ""
         on_stage(f"Loading the base model {request.base.name}{copy} on {device}")
         loaded = load_base(
-            request.base, architecture, partial, device=device, quantize_4bit=request.quantize_4bit,
-            cache=ready.cache, converter_dir=converter_dir, tokenizer=tokenizer,
-        )  # fmt: skip
+            request.base,
+            architecture,
+            partial,
+            device=device,
+            quantize_4bit=request.quantize_4bit,
+            cache=ready.cache,
+            converter_dir=converter_dir,
+            tokenizer=tokenizer,
+        )
         _stop_here(should_stop, "after loading the base model")
         model = wrap_lora(loaded.model, request.settings)
         steps = batches(examples, request.settings)
@@ -129,17 +135,26 @@ def train_adapter(
             + expected_line("training run", tokens, rate, "of this base")
         )
         result = run_loop(
-            model, steps, request.settings, pad_id=int(loaded.tokenizer.pad_token_id), device=device,
-            on_progress=on_progress, should_stop=should_stop,
-        )  # fmt: skip
+            model,
+            steps,
+            request.settings,
+            pad_id=int(loaded.tokenizer.pad_token_id),
+            device=device,
+            on_progress=on_progress,
+            should_stop=should_stop,
+        )
         _stop_here(should_stop, "after training, before converting")
         model.save_pretrained(partial / "peft")
         on_stage("Converting the adapter to GGUF (llama.cpp's convert_lora_to_gguf.py)")
         gguf_name = f"{request.name}.gguf"
         convert_adapter(converter_dir, partial / "peft", loaded.config_dir, partial / gguf_name)
-        summary = {"train_pair_ids": training_set.train_ids, "held_out_pair_ids": training_set.held_out_ids,
-                   "left_out_too_long": too_long, "settings": request.settings.as_dict(),
-                   "loss_curve": result.loss_curve}  # fmt: skip
+        summary = {
+            "train_pair_ids": training_set.train_ids,
+            "held_out_pair_ids": training_set.held_out_ids,
+            "left_out_too_long": too_long,
+            "settings": request.settings.as_dict(),
+            "loss_curve": result.loss_curve,
+        }
         (partial / "training.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
         os.replace(partial, folder)
     except BaseException:
@@ -149,14 +164,23 @@ def train_adapter(
     claim.release()
     on_stage("Hashing the base model and the adapter for the registry")
     record = AdapterRecord(
-        name=request.name, role=request.role, backend=request.selection.backend,
-        base_model=training_set.model, base_path=str(request.base.resolve()),
-        base_sha256=ready.base_sha256 or tree_sha256(request.base), architecture=architecture, file=str(folder / gguf_name),
-        file_sha256=file_sha256(folder / gguf_name), settings=request.settings.as_dict(),
-        loss_curve=result.loss_curve, trained_tokens=result.trained_tokens, train_seconds=round(result.seconds, 1),
-        train_pair_ids=[e.pair_id for e in examples], held_out_pair_ids=training_set.held_out_ids,
+        name=request.name,
+        role=request.role,
+        backend=request.selection.backend,
+        base_model=training_set.model,
+        base_path=str(request.base.resolve()),
+        base_sha256=ready.base_sha256 or tree_sha256(request.base),
+        architecture=architecture,
+        file=str(folder / gguf_name),
+        file_sha256=file_sha256(folder / gguf_name),
+        settings=request.settings.as_dict(),
+        loss_curve=result.loss_curve,
+        trained_tokens=result.trained_tokens,
+        train_seconds=round(result.seconds, 1),
+        train_pair_ids=[e.pair_id for e in examples],
+        held_out_pair_ids=training_set.held_out_ids,
         base_size=request.base.stat().st_size if request.base.is_file() else None,
-    )  # fmt: skip
+    )
     register(db_path, record)
     return record
 

@@ -16,9 +16,10 @@ from corrections.adapters import list_adapters
 def training_rate(db_path: Path, *, base_path: str, base_sha256: str | None) -> float | None:
     """Tokens per second of the earlier runs on this base, over all of them; None before the first."""
     runs = [
-        r for r in list_adapters(db_path)
+        r
+        for r in list_adapters(db_path)
         if (base_sha256 is not None and r.base_sha256 == base_sha256) or r.base_path == base_path
-    ]  # fmt: skip
+    ]
     seconds = sum(r.train_seconds for r in runs)
     tokens = sum(r.trained_tokens for r in runs)
     return tokens / seconds if seconds > 0 and tokens > 0 else None

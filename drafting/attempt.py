@@ -31,7 +31,7 @@ from drafting.events import (
     StageProgress,
     StageStarted,
     StageTokens,
-)  # fmt: skip
+)
 from drafting.options import PipelineOptions
 from drafting.refusal import prompt_overflow, prompt_parts, refuse, too_long
 from drafting.runs import CANCELLED, COMPLETED, FAILED, REFUSED, Run, StageRecord
@@ -211,9 +211,15 @@ class StageRunner:
         return StageTiming(stage.name, time.perf_counter() - started, client_seconds, server_ms)
 
     async def _json(
-        self, client: ChatClient, stage: ModelStage[Any], backend: Backend, messages: list[dict[str, Any]],
-        model: type[BaseModel], role: str, record: StageRecord,
-    ) -> tuple[BaseModel, Finished]:  # fmt: skip
+        self,
+        client: ChatClient,
+        stage: ModelStage[Any],
+        backend: Backend,
+        messages: list[dict[str, Any]],
+        model: type[BaseModel],
+        role: str,
+        record: StageRecord,
+    ) -> tuple[BaseModel, Finished]:
         """The answer, sent the schema of ``model`` and checked against the stage's ``answer_shape``
         (an answer of another shape is refused)."""
         request = ChatRequest(
@@ -299,8 +305,13 @@ class StageRunner:
             drafter = None  # the draft stage itself refuses, naming the missing role
         task = await asyncio.to_thread(draft_task_text, run, self.prompts)  # reads the prompt template
         context = await choose_context(
-            self.database_file, run.matter, task, drafter=drafter,
-            policy=self.config.policy, rule=self.options.window, query=run.instructions,
-        )  # fmt: skip
+            self.database_file,
+            run.matter,
+            task,
+            drafter=drafter,
+            policy=self.config.policy,
+            rule=self.options.window,
+            query=run.instructions,
+        )
         await asyncio.to_thread(self.store.set_sources, run.id, context.sources, context.note)
         return await asyncio.to_thread(self.store.load, run.id)

@@ -72,9 +72,16 @@ async def choose_context(
 
     async def build(counter: _ServerCounter | None) -> ContextBundle:
         return await asyncio.to_thread(
-            build_context, database_file, matter, task, n_ctx=window, query=query, reserve_for_answer=keep,
-            count_tokens=counter, counter_name=f"{drafter.name} /tokenize" if drafter else "",
-        )  # fmt: skip
+            build_context,
+            database_file,
+            matter,
+            task,
+            n_ctx=window,
+            query=query,
+            reserve_for_answer=keep,
+            count_tokens=counter,
+            counter_name=f"{drafter.name} /tokenize" if drafter else "",
+        )
 
     bundle = None
     if drafter is not None and can_count:
@@ -92,10 +99,20 @@ async def choose_context(
     if bundle is None:
         bundle = await build(None)
     sources = [
-        ContextSource(c.label, c.provenance.path, c.provenance.part, c.provenance.page_no,
-                      c.provenance.bates, c.provenance.sha256, c.text, message, start, end)
+        ContextSource(
+            c.label,
+            c.provenance.path,
+            c.provenance.part,
+            c.provenance.page_no,
+            c.provenance.bates,
+            c.provenance.sha256,
+            c.text,
+            message,
+            start,
+            end,
+        )
         for c, (message, start, end) in zip(bundle.chunks, source_spans(bundle.chunks), strict=True)
-    ]  # fmt: skip
+    ]
     note += (
         f"; {len(sources)} pages chosen, {bundle.tokens} of {bundle.budget} tokens ({bundle.counted_by}); "
         f"{bundle.left_out} relevant pages did not fit; {len(bundle.refused)} refused as not primary"

@@ -91,9 +91,13 @@ class Pipeline:
         return self.store.load(run.id)
 
     def choose(
-        self, run_id: int, *, reroutes: Sequence[tuple[str, str]] = (), reason: str = "",
+        self,
+        run_id: int,
+        *,
+        reroutes: Sequence[tuple[str, str]] = (),
+        reason: str = "",
         go_on_anyway: str | None = None,
-    ) -> Run:  # fmt: skip
+    ) -> Run:
         """Record the attorney's choices for a run: another backend for a stage, or going on past the gate."""
         run = self.store.load(run_id)
         for stage, backend in reroutes:
@@ -164,10 +168,11 @@ class Pipeline:
             if verdict is not None and verdict.stops and run.choice("gate_override") is None:
                 reasons = "; ".join(verdict.reasons) or "(the gate gave no reasons)"
                 return await self._end(
-                    outcome, STOPPED,
+                    outcome,
+                    STOPPED,
                     f"The gate found no basis for this task: {reasons}. To go on anyway, run "
                     f"`chambers runs resume {run.id} --go-on-anyway REASON`; the reason is recorded.",
-                )  # fmt: skip
+                )
             try:
                 timing = await self.runner.attempt(run, STAGES[stage])
             except StageRefused as exc:

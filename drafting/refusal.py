@@ -102,9 +102,13 @@ def too_long(
         f"{shares}. {fix} Run {run_id} keeps what it has."
     )
     return PromptTooLong(
-        message, stage=stage, backend=backend.name, address=address_of(backend.url), cause="prompt too long",
+        message,
+        stage=stage,
+        backend=backend.name,
+        address=address_of(backend.url),
+        cause="prompt too long",
         run_id=run_id,
-    )  # fmt: skip
+    )
 
 
 def address_of(url: str) -> str:
@@ -147,8 +151,12 @@ def refuse(
         cause = f"no backend in the config has the role '{role}'"
         return StageRefused(
             f"{label} cannot run locally: {cause}.{next_step}",
-            stage=stage, backend=None, address=None, cause=cause, run_id=run_id,
-        )  # fmt: skip
+            stage=stage,
+            backend=None,
+            address=None,
+            cause=cause,
+            run_id=run_id,
+        )
     address = address_of(backend.url)
     cause = cause_of(exc)
     # Down, unreachable, refusing or not allowed: the step cannot run locally. A server that answered
@@ -157,5 +165,9 @@ def refuse(
     verb = "cannot run locally" if isinstance(exc, down) else "failed"
     return StageRefused(
         f"{label} {verb}: backend '{backend.name}' at {address} {cause}.{next_step}",
-        stage=stage, backend=backend.name, address=address, cause=cause, run_id=run_id,
-    )  # fmt: skip
+        stage=stage,
+        backend=backend.name,
+        address=address,
+        cause=cause,
+        run_id=run_id,
+    )

@@ -21,8 +21,14 @@ from workspace.errors import ChambersError
 
 # Stage status: what became of one attempt at a stage.
 RUNNING, COMPLETED, FAILED, REFUSED, CANCELLED, INTERRUPTED, STOPPED = (
-    "running", "completed", "failed", "refused", "cancelled", "interrupted", "stopped",
-)  # fmt: skip
+    "running",
+    "completed",
+    "failed",
+    "refused",
+    "cancelled",
+    "interrupted",
+    "stopped",
+)
 # Run status: the same words, plus "created" and "stopped" (the gate found no basis).
 RUN_DONE = COMPLETED
 

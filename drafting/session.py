@@ -108,9 +108,13 @@ class DraftingSession:
         return await asyncio.to_thread(record)
 
     async def choose(
-        self, run_id: int, *, reroutes: Sequence[tuple[str, str]] = (), reason: str = "",
+        self,
+        run_id: int,
+        *,
+        reroutes: Sequence[tuple[str, str]] = (),
+        reason: str = "",
         go_on_anyway: str | None = None,
-    ) -> Run:  # fmt: skip
+    ) -> Run:
         """Record the attorney's choices for a run (see ``Pipeline.choose``)."""
         pipe = self.pipeline(_ignore)
         return await asyncio.to_thread(

@@ -65,9 +65,15 @@ class RunStore:
             )
 
     def start_stage(
-        self, run_id: int, stage: str, role: str | None, backend: str | None, url: str | None,
-        model: str | None, messages: list[dict[str, Any]],
-    ) -> StageRecord:  # fmt: skip
+        self,
+        run_id: int,
+        stage: str,
+        role: str | None,
+        backend: str | None,
+        url: str | None,
+        model: str | None,
+        messages: list[dict[str, Any]],
+    ) -> StageRecord:
         with self._session() as db:
             seq = db.execute(
                 "SELECT COALESCE(MAX(seq), 0) + 1 FROM drafting_stages WHERE run_id = ?", (run_id,)
@@ -78,13 +84,34 @@ class RunStore:
                     """INSERT INTO drafting_stages (run_id, seq, stage, role, backend, url, model,
                            messages_json, output_text, result_json, status, started_at)
                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, '', '{}', 'running', ?)""",
-                    (run_id, seq, stage, role, backend, url, model,
-                     json.dumps(messages, ensure_ascii=False), started),
-                )  # fmt: skip
+                    (
+                        run_id,
+                        seq,
+                        stage,
+                        role,
+                        backend,
+                        url,
+                        model,
+                        json.dumps(messages, ensure_ascii=False),
+                        started,
+                    ),
+                )
             return StageRecord(
-                int(cur.lastrowid or 0), run_id, int(seq), stage, role, backend, url, model, None,
-                messages, "", {}, RUNNING, started,
-            )  # fmt: skip
+                int(cur.lastrowid or 0),
+                run_id,
+                int(seq),
+                stage,
+                role,
+                backend,
+                url,
+                model,
+                None,
+                messages,
+                "",
+                {},
+                RUNNING,
+                started,
+            )
 
     def save_partial(self, stage_id: int, text: str) -> None:
         """The streamed text so far: a crash or a cancel keeps what came."""
@@ -100,12 +127,23 @@ class RunStore:
                            output_text = ?, result_json = ?, status = ?, finished_at = ?, seconds = ?,
                            model_seconds = ?, timings_json = ?, error = ?, adapter = ?, adapter_sha256 = ?
                        WHERE id = ?""",
-                (record.model, record.server_build, json.dumps(record.messages, ensure_ascii=False),
-                 record.output, json.dumps(record.result, ensure_ascii=False), record.status,
-                 record.finished_at, record.seconds, record.model_seconds,
-                 json.dumps(record.timings) if record.timings is not None else None,
-                 record.error, record.adapter, record.adapter_sha256, record.id),
-            )  # fmt: skip
+                (
+                    record.model,
+                    record.server_build,
+                    json.dumps(record.messages, ensure_ascii=False),
+                    record.output,
+                    json.dumps(record.result, ensure_ascii=False),
+                    record.status,
+                    record.finished_at,
+                    record.seconds,
+                    record.model_seconds,
+                    json.dumps(record.timings) if record.timings is not None else None,
+                    record.error,
+                    record.adapter,
+                    record.adapter_sha256,
+                    record.id,
+                ),
+            )
 
     def mark_interrupted(self, run_id: int) -> int:
         """Attempts left 'running' by a process that died; returns how many."""
@@ -155,11 +193,25 @@ class RunStore:
 
 def _stage_from_row(r: sqlite3.Row) -> StageRecord:
     return StageRecord(
-        id=int(r["id"]), run_id=int(r["run_id"]), seq=int(r["seq"]), stage=r["stage"], role=r["role"],
-        backend=r["backend"], url=r["url"], model=r["model"], server_build=r["server_build"],
-        messages=json.loads(r["messages_json"]), output=r["output_text"], result=json.loads(r["result_json"]),
-        status=r["status"], started_at=r["started_at"], finished_at=r["finished_at"], seconds=r["seconds"],
+        id=int(r["id"]),
+        run_id=int(r["run_id"]),
+        seq=int(r["seq"]),
+        stage=r["stage"],
+        role=r["role"],
+        backend=r["backend"],
+        url=r["url"],
+        model=r["model"],
+        server_build=r["server_build"],
+        messages=json.loads(r["messages_json"]),
+        output=r["output_text"],
+        result=json.loads(r["result_json"]),
+        status=r["status"],
+        started_at=r["started_at"],
+        finished_at=r["finished_at"],
+        seconds=r["seconds"],
         model_seconds=r["model_seconds"],
-        timings=json.loads(r["timings_json"]) if r["timings_json"] else None, error=r["error"],
-        adapter=r["adapter"], adapter_sha256=r["adapter_sha256"],
-    )  # fmt: skip
+        timings=json.loads(r["timings_json"]) if r["timings_json"] else None,
+        error=r["error"],
+        adapter=r["adapter"],
+        adapter_sha256=r["adapter_sha256"],
+    )

@@ -53,7 +53,12 @@ TASKS: dict[str, TaskType] = {
         TaskType("freeform", "Freeform", "drafter", (ROUTE, DRAFT, REVIEW, VERIFY)),
     )
 }
-ALIASES = {"affidavit": "declaration", "demand": "demand_letter", "memo": "intake_memo", "financial": "financial_extraction"}  # fmt: skip
+ALIASES = {
+    "affidavit": "declaration",
+    "demand": "demand_letter",
+    "memo": "intake_memo",
+    "financial": "financial_extraction",
+}
 
 
 class DraftingInputError(ChambersError):

@@ -59,19 +59,41 @@ def _luhn(value: str) -> bool:
 PATTERNS: dict[str, Pattern] = {
     p.name: p
     for p in [
-        Pattern("ssn", "US Social Security numbers (123-45-6789)",
-                re.compile(r"(?<![\d-])(?<!\d\.)(?!000|666|9\d\d)\d{3}[- ]?(?!00)\d{2}[- ]?(?!0000)\d{4}(?![\d-])")),
-        Pattern("card", "payment card numbers (13-19 digits passing the Luhn check)",
-                re.compile(r"(?<!\d)(?<!\d\.)(?<!D:)(?:\d[ -]?){12,18}\d(?!\d)"), _luhn),
-        Pattern("account", "bank and other account numbers after a label (Account No. 000123456789)",
-                re.compile(r"(?i)\b(?:account|acct|a/c|routing|iban)\.?\s*(?:no\.?|number|num\.?|#)?\s*[:#]?\s*(?P<id>[A-Z0-9][A-Z0-9 -]{4,32}\d)")),
-        Pattern("dob", "dates of birth after a label (DOB, date of birth, born)",
-                re.compile(rf"(?i)\b(?:DOB|D\.O\.B\.|date of birth|birth ?date|born(?: on)?)\s*[:.]?\s*(?P<id>{_DATE})")),
+        Pattern(
+            "ssn",
+            "US Social Security numbers (123-45-6789)",
+            re.compile(
+                r"(?<![\d-])(?<!\d\.)(?!000|666|9\d\d)\d{3}[- ]?(?!00)\d{2}[- ]?(?!0000)\d{4}(?![\d-])"
+            ),
+        ),
+        Pattern(
+            "card",
+            "payment card numbers (13-19 digits passing the Luhn check)",
+            re.compile(r"(?<!\d)(?<!\d\.)(?<!D:)(?:\d[ -]?){12,18}\d(?!\d)"),
+            _luhn,
+        ),
+        Pattern(
+            "account",
+            "bank and other account numbers after a label (Account No. 000123456789)",
+            re.compile(
+                r"(?i)\b(?:account|acct|a/c|routing|iban)\.?\s*(?:no\.?|number|num\.?|#)?\s*[:#]?\s*(?P<id>[A-Z0-9][A-Z0-9 -]{4,32}\d)"
+            ),
+        ),
+        Pattern(
+            "dob",
+            "dates of birth after a label (DOB, date of birth, born)",
+            re.compile(
+                rf"(?i)\b(?:DOB|D\.O\.B\.|date of birth|birth ?date|born(?: on)?)\s*[:.]?\s*(?P<id>{_DATE})"
+            ),
+        ),
         Pattern("email", "e-mail addresses", re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")),
-        Pattern("phone", "US phone numbers ((555) 123-4567, 555.123.4567, +1 555 123 4567)",
-                re.compile(r"(?<![\d-])(?:\+?1[ .-]?)?\(?\d{3}\)?[ .-]?\d{3}[ .-]\d{4}(?![\d-])")),
+        Pattern(
+            "phone",
+            "US phone numbers ((555) 123-4567, 555.123.4567, +1 555 123 4567)",
+            re.compile(r"(?<![\d-])(?:\+?1[ .-]?)?\(?\d{3}\)?[ .-]?\d{3}[ .-]\d{4}(?![\d-])"),
+        ),
     ]
-}  # fmt: skip
+}
 
 _GAP = r"(?:[ \t]+|[ \t]*\n[ \t]*)"  # words of an address may wrap onto the next line, once
 # A number, up to four capitalised words, a street word; then an optional unit and town. "Court" is
@@ -81,12 +103,13 @@ _STREET_WORDS = (
     r"Highway|Hwy|Square|Sq|Terrace|Circle|Plaza|Alley|Quay|Wharf|Row|Crescent"
 )
 STREET_ADDRESS = Pattern(
-    "address", "street addresses (14 Quay Street, Port Ellery; 1600 Main St., Suite 200)",
+    "address",
+    "street addresses (14 Quay Street, Port Ellery; 1600 Main St., Suite 200)",
     re.compile(
         rf"(?<![\w.,-])\d{{1,6}}(?:-\d{{1,4}})?{_GAP}(?:[NSEW]\.?{_GAP})?(?:[A-Z][A-Za-z'-]+{_GAP}){{1,4}}"
         rf"(?:{_STREET_WORDS})\b\.?(?:{_GAP}(?:NW|NE|SW|SE|N|S|E|W)\b\.?)?"
         rf"(?:,?{_GAP}(?:Suite|Ste\.?|Unit|Apt\.?|Floor|Fl\.?|#)[ \t]*[\w-]+)?"
         rf"(?:,{_GAP}[A-Z][a-z]+(?:{_GAP}[A-Z][a-z]+){{0,2}}(?:,?{_GAP}[A-Z]{{2}}\b)?(?:{_GAP}\d{{5}}(?:-\d{{4}})?)?)?"
     ),
-)  # fmt: skip
+)
 PERSONAL_DATA: tuple[Pattern, ...] = (*PATTERNS.values(), STREET_ADDRESS)

@@ -44,9 +44,13 @@ def read_production_log(log: Path, notices: list[Notice]) -> dict[str, Bates]:
         bates = parse_bates(begin)
         if not name or bates is None:
             notices.append(
-                Notice(path_key(log), "error", f"{path_key(log)}, line {number}: expected columns file,bates_begin "
-                       f"(e.g. invoices.pdf,HPP-000101); got {name!r},{begin!r}. That row was ignored.")
-            )  # fmt: skip
+                Notice(
+                    path_key(log),
+                    "error",
+                    f"{path_key(log)}, line {number}: expected columns file,bates_begin "
+                    f"(e.g. invoices.pdf,HPP-000101); got {name!r},{begin!r}. That row was ignored.",
+                )
+            )
             continue
         starts[path_key(log.parent / name)] = bates
     return starts

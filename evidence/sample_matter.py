@@ -92,22 +92,34 @@ RECEIPT = (
 )
 
 THREAD = [
-    ("priya.nandakumar@calder-refrig.example", "dana.whitcombe@harborpoint.example", "Tue, 16 Apr 2024 09:12:00 -0400",
-     "Compressor B delayed",
-     "Dana,\n\nOur supplier tells us the second compressor for your freezer will ship on May 6. Unit A and the "
-     "fittings arrive on Friday. We will install A now and B as soon as it lands.\n\nPriya Nandakumar\nProject "
-     "Manager, Calder Refrigeration"),
-    ("dana.whitcombe@harborpoint.example", "priya.nandakumar@calder-refrig.example", "Tue, 16 Apr 2024 11:40:00 -0400",
-     "Re: Compressor B delayed",
-     "Priya,\n\nThat puts completion well past May 1. Please note that we hold Calder to the completion date "
-     "and to the late-completion clause in section 4. Our summer stock arrives in June.\n\nDana Whitcombe\n"
-     "Operations Director, Harbor Point Provisions"),
-    ("dana.whitcombe@harborpoint.example", "m.calder@calder-refrig.example", "Thu, 13 Jun 2024 07:05:00 -0400",
-     "Freezer failure - warranty notice",
-     "Marcus,\n\nThis is written notice under section 5. The blast freezer rose to plus twelve degrees "
-     "overnight on June 12 and we have moved what stock we could to a rented trailer. We need a technician "
-     "today.\n\nDana Whitcombe"),
-]  # fmt: skip
+    (
+        "priya.nandakumar@calder-refrig.example",
+        "dana.whitcombe@harborpoint.example",
+        "Tue, 16 Apr 2024 09:12:00 -0400",
+        "Compressor B delayed",
+        "Dana,\n\nOur supplier tells us the second compressor for your freezer will ship on May 6. Unit A and the "
+        "fittings arrive on Friday. We will install A now and B as soon as it lands.\n\nPriya Nandakumar\nProject "
+        "Manager, Calder Refrigeration",
+    ),
+    (
+        "dana.whitcombe@harborpoint.example",
+        "priya.nandakumar@calder-refrig.example",
+        "Tue, 16 Apr 2024 11:40:00 -0400",
+        "Re: Compressor B delayed",
+        "Priya,\n\nThat puts completion well past May 1. Please note that we hold Calder to the completion date "
+        "and to the late-completion clause in section 4. Our summer stock arrives in June.\n\nDana Whitcombe\n"
+        "Operations Director, Harbor Point Provisions",
+    ),
+    (
+        "dana.whitcombe@harborpoint.example",
+        "m.calder@calder-refrig.example",
+        "Thu, 13 Jun 2024 07:05:00 -0400",
+        "Freezer failure - warranty notice",
+        "Marcus,\n\nThis is written notice under section 5. The blast freezer rose to plus twelve degrees "
+        "overnight on June 12 and we have moved what stock we could to a rented trailer. We need a technician "
+        "today.\n\nDana Whitcombe",
+    ),
+]
 
 PUNCH_LIST = (
     "Harbor Point freezer - open items, June 20, 2024\n1. Compressor B short-cycles under full load.\n"

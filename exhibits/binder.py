@@ -180,8 +180,16 @@ def _build(db_path: Path, plan: BinderPlan, progress: ProgressFn | None, step: S
         production_id = None
         if plan.bates is not None:
             last = plan.first_number + plan.pages - 1
-            production_id = reserve_range(db, require_matter(db, plan.matter).id, "binder", plan.bates,
-                                          plan.output.parent, plan.first_number, last, files)  # fmt: skip
+            production_id = reserve_range(
+                db,
+                require_matter(db, plan.matter).id,
+                "binder",
+                plan.bates,
+                plan.output.parent,
+                plan.first_number,
+                last,
+                files,
+            )
             step("reserved")
         try:
             tmp = _assemble(plan, progress or (lambda p: None))
@@ -190,8 +198,17 @@ def _build(db_path: Path, plan: BinderPlan, progress: ProgressFn | None, step: S
             step("complete")
             if production_id is not None:
                 sha = file_sha256(tmp)
-                whole = LoggedDocument(1, str(plan.output.absolute()), sha, str(plan.output.absolute()), sha,
-                                       plan.pages, plan.first_number, plan.first_number + plan.pages - 1, ())  # fmt: skip
+                whole = LoggedDocument(
+                    1,
+                    str(plan.output.absolute()),
+                    sha,
+                    str(plan.output.absolute()),
+                    sha,
+                    plan.pages,
+                    plan.first_number,
+                    plan.first_number + plan.pages - 1,
+                    (),
+                )
                 record_written(db, production_id, [whole], {t: file_sha256(t) for t, _ in files})
                 step("recorded")
         except BaseException:
@@ -242,8 +259,14 @@ def _assemble(plan: BinderPlan, report: ProgressFn) -> Path:
                 if stamped % CHUNK_PAGES == 0 or stamped == plan.pages:
                     report(Progress(plan.pages + stamped, total, "Bates stamps"))
 
-            stamp_document(binder, plan.bates, plan.first_number, name=str(plan.output),
-                           restamp=plan.restamp, progress=tick)  # fmt: skip
+            stamp_document(
+                binder,
+                plan.bates,
+                plan.first_number,
+                name=str(plan.output),
+                restamp=plan.restamp,
+                progress=tick,
+            )
         binder.set_metadata({"title": f"Exhibits, matter {plan.matter}"})
         return save_to_temp(binder, plan.output)
     finally:
@@ -266,10 +289,20 @@ def _index_pages(binder: pymupdf.Document, plan: BinderPlan) -> None:
 
 def _slip_sheet(binder: pymupdf.Document, item: PlannedExhibit) -> None:
     page = binder.new_page(width=SLIP_SIZE[0], height=SLIP_SIZE[1])
-    page.insert_textbox(pymupdf.Rect(72, 300, 540, 360), f"EXHIBIT {item.number}", fontsize=32,
-                        fontname="hebo", align=pymupdf.TEXT_ALIGN_CENTER)  # fmt: skip
-    page.insert_textbox(pymupdf.Rect(90, 380, 522, 520), item.exhibit.description, fontsize=13,
-                        fontname="helv", align=pymupdf.TEXT_ALIGN_CENTER)  # fmt: skip
+    page.insert_textbox(
+        pymupdf.Rect(72, 300, 540, 360),
+        f"EXHIBIT {item.number}",
+        fontsize=32,
+        fontname="hebo",
+        align=pymupdf.TEXT_ALIGN_CENTER,
+    )
+    page.insert_textbox(
+        pymupdf.Rect(90, 380, 522, 520),
+        item.exhibit.description,
+        fontsize=13,
+        fontname="helv",
+        align=pymupdf.TEXT_ALIGN_CENTER,
+    )
 
 
 def _fit(text: str, width: float) -> str:
@@ -284,10 +317,34 @@ def _fit(text: str, width: float) -> str:
 def exhibit_list_csv(plan: BinderPlan) -> bytes:
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow(["exhibit", "description", "source", "source_sha256", "slip_page", "first_page",
-                     "last_page", "pages", "bates_first", "bates_last"])  # fmt: skip
+    writer.writerow(
+        [
+            "exhibit",
+            "description",
+            "source",
+            "source_sha256",
+            "slip_page",
+            "first_page",
+            "last_page",
+            "pages",
+            "bates_first",
+            "bates_last",
+        ]
+    )
     for e in plan.exhibits:
         sha = file_sha256(e.exhibit.source)
-        writer.writerow([e.number, e.exhibit.description, str(e.exhibit.source), sha, e.slip_page, e.first_page,
-                         e.last_page, e.page_count, plan.bates_of(e.slip_page), plan.bates_of(e.last_page)])  # fmt: skip
+        writer.writerow(
+            [
+                e.number,
+                e.exhibit.description,
+                str(e.exhibit.source),
+                sha,
+                e.slip_page,
+                e.first_page,
+                e.last_page,
+                e.page_count,
+                plan.bates_of(e.slip_page),
+                plan.bates_of(e.last_page),
+            ]
+        )
     return out.getvalue().encode("utf-8")

@@ -41,11 +41,35 @@ def format_log(matter: str, rows: list[LogEntry], runs: list[RedactionRun]) -> s
 def log_csv(rows: list[LogEntry]) -> bytes:
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow(["production", "kind", "created_at", "source", "source_sha256", "output", "output_sha256",
-                     "pages", "bates_first", "bates_last", "shrunk_pages"])  # fmt: skip
+    writer.writerow(
+        [
+            "production",
+            "kind",
+            "created_at",
+            "source",
+            "source_sha256",
+            "output",
+            "output_sha256",
+            "pages",
+            "bates_first",
+            "bates_last",
+            "shrunk_pages",
+        ]
+    )
     for row in rows:
-        writer.writerow([row.production, row.kind, row.created_at, row.source_path, row.source_sha256,
-                         row.output_path, row.output_sha256, row.page_count,
-                         _label(row, row.first_number), _label(row, row.last_number),
-                         " ".join(map(str, row.shrunk_pages))])  # fmt: skip
+        writer.writerow(
+            [
+                row.production,
+                row.kind,
+                row.created_at,
+                row.source_path,
+                row.source_sha256,
+                row.output_path,
+                row.output_sha256,
+                row.page_count,
+                _label(row, row.first_number),
+                _label(row, row.last_number),
+                " ".join(map(str, row.shrunk_pages)),
+            ]
+        )
     return out.getvalue().encode("utf-8")

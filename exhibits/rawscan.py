@@ -131,9 +131,15 @@ def _literal(data: bytes, at: int) -> tuple[int, bytes]:
 
 # PDFDocEncoding, where it differs from Latin-1: its dashes (0x84, 0x85, 0x8A) above all, which read
 # as Latin-1 control characters would hide an SSN written with them from the patterns.
-_PDF_DOC = dict(zip(range(0x80, 0x9F), "\u2022\u2020\u2021\u2026\u2014\u2013\u0192\u2044\u2039\u203a\u2212"
-                    "\u2030\u201e\u201c\u201d\u2018\u2019\u201a\u2122\ufb01\ufb02\u0141\u0152\u0160\u0178"
-                    "\u017d\u0131\u0142\u0153\u0161\u017e", strict=True)) | {0xA0: "\u20ac"}  # fmt: skip
+_PDF_DOC = dict(
+    zip(
+        range(0x80, 0x9F),
+        "\u2022\u2020\u2021\u2026\u2014\u2013\u0192\u2044\u2039\u203a\u2212"
+        "\u2030\u201e\u201c\u201d\u2018\u2019\u201a\u2122\ufb01\ufb02\u0141\u0152\u0160\u0178"
+        "\u017d\u0131\u0142\u0153\u0161\u017e",
+        strict=True,
+    )
+) | {0xA0: "\u20ac"}
 
 
 def string_text(value: bytes) -> str:

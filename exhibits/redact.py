@@ -252,8 +252,19 @@ def redaction_log_csv(item: DocumentRedaction, key: str) -> bytes:
     )
     for hit in item.hits:
         boxes = " ".join(",".join(f"{v:.1f}" for v in (r.x0, r.y0, r.x1, r.y1)) for r in hit.rects)
-        writer.writerow([item.source.name, item.output.name, item.output_sha256, hit.page_no, boxes, hit.reason,
-                         "yes" if hit.ocr else "no", text_hmac(key, hit.text), "+".join(item.verified_with)])  # fmt: skip
+        writer.writerow(
+            [
+                item.source.name,
+                item.output.name,
+                item.output_sha256,
+                hit.page_no,
+                boxes,
+                hit.reason,
+                "yes" if hit.ocr else "no",
+                text_hmac(key, hit.text),
+                "+".join(item.verified_with),
+            ]
+        )
     return out.getvalue().encode("utf-8")
 
 
@@ -262,10 +273,25 @@ def _record(
 ) -> None:
     matter_id = load_matter(db_path, matter).id
     logged = [
-        RedactedFile(str(item.source.absolute()), file_sha256(item.source), str(item.output.absolute()),
-                     item.output_sha256, key, "+".join(item.verified_with), item.scrubbed + item.attachments,
-                     [RedactionBox(h.page_no, [[r.x0, r.y0, r.x1, r.y1] for r in h.rects], h.reason,
-                                   text_hmac(key, h.text), h.ocr) for h in item.hits])
+        RedactedFile(
+            str(item.source.absolute()),
+            file_sha256(item.source),
+            str(item.output.absolute()),
+            item.output_sha256,
+            key,
+            "+".join(item.verified_with),
+            item.scrubbed + item.attachments,
+            [
+                RedactionBox(
+                    h.page_no,
+                    [[r.x0, r.y0, r.x1, r.y1] for r in h.rects],
+                    h.reason,
+                    text_hmac(key, h.text),
+                    h.ocr,
+                )
+                for h in item.hits
+            ],
+        )
         for item in items
-    ]  # fmt: skip
+    ]
     record_redactions(db_path, matter_id, logged, datetime.now(UTC).isoformat())

@@ -308,8 +308,15 @@ def _stamp_all(plan: ProductionPlan, report: ProgressFn, reached: Step) -> list[
                 done += 1
                 report(Progress(done, plan.pages, name))
 
-            shrunk = stamp_document(doc, plan.fmt, planned.first_number, name=str(planned.source),
-                                    corner=plan.corner, restamp=plan.restamp, progress=tick)  # fmt: skip
+            shrunk = stamp_document(
+                doc,
+                plan.fmt,
+                planned.first_number,
+                name=str(planned.source),
+                corner=plan.corner,
+                restamp=plan.restamp,
+                progress=tick,
+            )
             tmp = save_to_temp(doc, planned.output)
         except PDF_FAILURES as exc:
             raise _DocumentFailed(planned, as_unreadable(planned.source, exc)) from exc
@@ -317,10 +324,18 @@ def _stamp_all(plan: ProductionPlan, report: ProgressFn, reached: Step) -> list[
             doc.close()
         sync_file(tmp)
         logged.append(
-            LoggedDocument(seq, str(planned.source.absolute()), source_sha, str(planned.output.absolute()),
-                           file_sha256(tmp), planned.page_count, planned.first_number, planned.last_number,
-                           tuple(shrunk))
-        )  # fmt: skip
+            LoggedDocument(
+                seq,
+                str(planned.source.absolute()),
+                source_sha,
+                str(planned.output.absolute()),
+                file_sha256(tmp),
+                planned.page_count,
+                planned.first_number,
+                planned.last_number,
+                tuple(shrunk),
+            )
+        )
         reached(f"stamped {seq}")
     return logged
 
@@ -329,10 +344,33 @@ def production_log_csv(fmt: BatesFormat, documents: Sequence[LoggedDocument]) ->
     out = io.StringIO()
     writer = csv.writer(out)
     # file,bates_begin first: the columns evidence ingest reads from a production-log.csv
-    writer.writerow(["file", "bates_begin", "bates_end", "pages", "seq", "source", "source_sha256", "output",
-                     "output_sha256", "shrunk_pages"])  # fmt: skip
+    writer.writerow(
+        [
+            "file",
+            "bates_begin",
+            "bates_end",
+            "pages",
+            "seq",
+            "source",
+            "source_sha256",
+            "output",
+            "output_sha256",
+            "shrunk_pages",
+        ]
+    )
     for d in documents:
-        writer.writerow([Path(d.output_path).name, fmt.label(d.first_number), fmt.label(d.last_number),
-                         d.page_count, d.seq, d.source_path, d.source_sha256, d.output_path, d.output_sha256,
-                         " ".join(map(str, d.shrunk_pages))])  # fmt: skip
+        writer.writerow(
+            [
+                Path(d.output_path).name,
+                fmt.label(d.first_number),
+                fmt.label(d.last_number),
+                d.page_count,
+                d.seq,
+                d.source_path,
+                d.source_sha256,
+                d.output_path,
+                d.output_sha256,
+                " ".join(map(str, d.shrunk_pages)),
+            ]
+        )
     return out.getvalue().encode("utf-8")

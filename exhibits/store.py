@@ -166,9 +166,17 @@ def issued_ranges(db: Connection, matter_id: int) -> list[IssuedRange]:
 
 
 def add_pending(
-    db: Connection, matter_id: int, kind: str, fmt: BatesFormat, out_dir: Path, first: int, last: int,
-    created_at: str, owner_pid: int, files: Sequence[tuple[Path, Path]],
-) -> int:  # fmt: skip
+    db: Connection,
+    matter_id: int,
+    kind: str,
+    fmt: BatesFormat,
+    out_dir: Path,
+    first: int,
+    last: int,
+    created_at: str,
+    owner_pid: int,
+    files: Sequence[tuple[Path, Path]],
+) -> int:
     """Record a pending production and the (temporary, final) files it will write; returns its id."""
     cur = db.execute(
         "INSERT INTO exhibits_productions (matter_id, kind, prefix, width, first_number, last_number, "
@@ -193,11 +201,21 @@ def record_written(
             "output_path, output_sha256, page_count, first_number, last_number, shrunk_pages) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
-                (production_id, d.seq, d.source_path, d.source_sha256, d.output_path, d.output_sha256,
-                 d.page_count, d.first_number, d.last_number, json.dumps(list(d.shrunk_pages)))
+                (
+                    production_id,
+                    d.seq,
+                    d.source_path,
+                    d.source_sha256,
+                    d.output_path,
+                    d.output_sha256,
+                    d.page_count,
+                    d.first_number,
+                    d.last_number,
+                    json.dumps(list(d.shrunk_pages)),
+                )
                 for d in documents
             ],
-        )  # fmt: skip
+        )
         db.executemany(
             "UPDATE exhibits_production_files SET sha256 = ? WHERE production_id = ? AND temp_path = ?",
             [(sha, production_id, str(temp)) for temp, sha in hashes.items()],
@@ -262,10 +280,24 @@ def production_log(db: Connection, matter_id: int) -> list[LogEntry]:
         (matter_id,),
     ).fetchall()
     return [
-        LogEntry(int(r[5]), r[6], r[7], r[8], r[9], int(r[10]), int(r[11]), int(r[12]), tuple(json.loads(r[13])),
-                 production=int(r[0]), kind=r[1], prefix=r[2], width=int(r[3]), created_at=r[4])
+        LogEntry(
+            int(r[5]),
+            r[6],
+            r[7],
+            r[8],
+            r[9],
+            int(r[10]),
+            int(r[11]),
+            int(r[12]),
+            tuple(json.loads(r[13])),
+            production=int(r[0]),
+            kind=r[1],
+            prefix=r[2],
+            width=int(r[3]),
+            created_at=r[4],
+        )
         for r in rows
-    ]  # fmt: skip
+    ]
 
 
 # --- redactions ---
@@ -278,14 +310,25 @@ def record_redactions(db_path: Path, matter_id: int, files: Sequence[RedactedFil
             cur = db.execute(
                 "INSERT INTO exhibits_redaction_runs (matter_id, source_path, source_sha256, output_path, "
                 "output_sha256, hash_key, verified_with, scrubbed, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (matter_id, item.source_path, item.source_sha256, item.output_path, item.output_sha256,
-                 item.hash_key, item.verified_with, json.dumps(item.scrubbed), created_at),
-            )  # fmt: skip
+                (
+                    matter_id,
+                    item.source_path,
+                    item.source_sha256,
+                    item.output_path,
+                    item.output_sha256,
+                    item.hash_key,
+                    item.verified_with,
+                    json.dumps(item.scrubbed),
+                    created_at,
+                ),
+            )
             db.executemany(
                 "INSERT INTO exhibits_redactions (run_id, page_no, rect, reason, text_hmac, ocr) VALUES (?, ?, ?, ?, ?, ?)",
-                [(cur.lastrowid, b.page_no, json.dumps(b.rects), b.reason, b.text_hmac, int(b.ocr))
-                 for b in item.boxes],
-            )  # fmt: skip
+                [
+                    (cur.lastrowid, b.page_no, json.dumps(b.rects), b.reason, b.text_hmac, int(b.ocr))
+                    for b in item.boxes
+                ],
+            )
 
 
 def redaction_runs(db: Connection, matter_id: int) -> list[RedactionRun]:

@@ -33,8 +33,22 @@ from exhibits.rawscan import (
 from exhibits.unpack import nested_texts, unpack
 
 # Entries places.py reads (or that hold no text of their own); every other catalog entry is read here.
-_LISTED = {"Type", "Pages", "Outlines", "OCProperties", "AcroForm", "PageLabels", "Metadata", "Version", "Lang",
-           "MarkInfo", "ViewerPreferences", "PageLayout", "PageMode", "Info"}  # fmt: skip
+_LISTED = {
+    "Type",
+    "Pages",
+    "Outlines",
+    "OCProperties",
+    "AcroForm",
+    "PageLabels",
+    "Metadata",
+    "Version",
+    "Lang",
+    "MarkInfo",
+    "ViewerPreferences",
+    "PageLayout",
+    "PageMode",
+    "Info",
+}
 _PAGE_TYPES = {"/Page", "/Pages"}
 _MARKED_KEY = re.compile(rb"/(?:ActualText|Alt|E)\s*$")
 
@@ -42,8 +56,13 @@ _MARKED_KEY = re.compile(rb"/(?:ActualText|Alt|E)\s*$")
 def every_place(doc: pymupdf.Document) -> list[Place]:
     """places.py's places, then the catalog's other entries, the marked-content strings, the comments
     in content streams and the pictures' own metadata."""
-    return [*document_places(doc), *_catalog_entries(doc), *_marked_content(doc), *_comments(doc),
-            *_picture_metadata(doc)]  # fmt: skip
+    return [
+        *document_places(doc),
+        *_catalog_entries(doc),
+        *_marked_content(doc),
+        *_comments(doc),
+        *_picture_metadata(doc),
+    ]
 
 
 def _catalog_entries(doc: pymupdf.Document) -> Iterator[Place]:
@@ -148,8 +167,12 @@ def _picture_metadata(doc: pymupdf.Document) -> Iterator[Place]:
         data = picture_bytes(doc, xref)
         texts = metadata_texts(data)
         if texts:
-            yield Place("picture metadata", f"picture metadata in object {xref}", "\n".join(texts),
-                        _metadata_dropper(doc, xref, data))  # fmt: skip
+            yield Place(
+                "picture metadata",
+                f"picture metadata in object {xref}",
+                "\n".join(texts),
+                _metadata_dropper(doc, xref, data),
+            )
 
 
 def _metadata_dropper(doc: pymupdf.Document, xref: int, data: bytes) -> Callable[[], None]:

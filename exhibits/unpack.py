@@ -126,9 +126,17 @@ def text_views(data: bytes) -> list[str]:
 
 
 def _sniffed(data: bytes) -> str:
-    for magic, name in ((b"\xff\xd8\xff", "JPEG"), (b"\x89PNG", "PNG"), (b"PK\x03\x04", "ZIP or Office"),
-                        (b"GIF8", "GIF"), (b"\xd0\xcf\x11\xe0", "old Office"), (b"BZh", "bzip2"),
-                        (b"\xfd7zXZ", "xz"), (b"7z\xbc\xaf", "7-Zip"), (b"Rar!", "RAR")):  # fmt: skip
+    for magic, name in (
+        (b"\xff\xd8\xff", "JPEG"),
+        (b"\x89PNG", "PNG"),
+        (b"PK\x03\x04", "ZIP or Office"),
+        (b"GIF8", "GIF"),
+        (b"\xd0\xcf\x11\xe0", "old Office"),
+        (b"BZh", "bzip2"),
+        (b"\xfd7zXZ", "xz"),
+        (b"7z\xbc\xaf", "7-Zip"),
+        (b"Rar!", "RAR"),
+    ):
         if data.startswith(magic):
             return name
     return "binary data"

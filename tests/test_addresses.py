@@ -27,9 +27,11 @@ def registry_rows() -> list[tuple[Net, str, str]]:
 
 
 ROWS = registry_rows()
-ALLOWED = {**dict.fromkeys(LOOPBACK_NETS, AddressClass.LOOPBACK),
-           **dict.fromkeys(PRIVATE_NETS, AddressClass.PRIVATE),
-           **dict.fromkeys(LINK_LOCAL_NETS, AddressClass.LINK_LOCAL)}  # fmt: skip
+ALLOWED = {
+    **dict.fromkeys(LOOPBACK_NETS, AddressClass.LOOPBACK),
+    **dict.fromkeys(PRIVATE_NETS, AddressClass.PRIVATE),
+    **dict.fromkeys(LINK_LOCAL_NETS, AddressClass.LINK_LOCAL),
+}
 
 
 def test_the_registry_copy_is_whole() -> None:

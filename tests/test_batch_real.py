@@ -52,8 +52,19 @@ async def test_twelve_jobs_from_a_csv_run_through_the_whole_pipeline_on_four_slo
     template = tmp_path / "template.md"
     template.write_text(TEMPLATE, encoding="utf-8")
     source = debtors_csv(tmp_path, 12, broken=True)
-    args = ["batch", "new", "debtors", "--matter", SAMPLE_MATTER, "--task", "demand-letter",
-            "--jobs", str(source), "--instructions", str(template)]  # fmt: skip
+    args = [
+        "batch",
+        "new",
+        "debtors",
+        "--matter",
+        SAMPLE_MATTER,
+        "--task",
+        "demand-letter",
+        "--jobs",
+        str(source),
+        "--instructions",
+        str(template),
+    ]
     assert main(args) == 0
     said = capsys.readouterr().out
     # The dry run: the first rows rendered, the broken rows by line; the others still queued.
@@ -65,10 +76,15 @@ async def test_twelve_jobs_from_a_csv_run_through_the_whole_pipeline_on_four_slo
     seen: list[Progress] = []
     # Every stage runs, on short answers and a small window: 12 jobs x 4 model calls on 2 shared cores.
     config = role_config({}, llama_server_np4.url)
-    short = tuple(replace(b, sampling=replace(b.sampling, max_tokens=min(b.sampling.max_tokens or 48, 48)))
-                  for b in config.backends)  # fmt: skip
-    runner = BatchRunner(wire(replace(config, backends=short), db, options=replace(OPTIONS, max_context_tokens=600)),
-                         workstation=lambda: False, on_progress=seen.append)  # fmt: skip
+    short = tuple(
+        replace(b, sampling=replace(b.sampling, max_tokens=min(b.sampling.max_tokens or 48, 48)))
+        for b in config.backends
+    )
+    runner = BatchRunner(
+        wire(replace(config, backends=short), db, options=replace(OPTIONS, max_context_tokens=600)),
+        workstation=lambda: False,
+        on_progress=seen.append,
+    )
     final = await runner.run("debtors")
 
     store = BatchStore(db)
@@ -105,8 +121,11 @@ async def test_kill_9_mid_batch_then_run_again_does_every_job_exactly_once(
     batch = queue(db, tmp_path, 8)
     child = subprocess.Popen(
         [sys.executable, "-m", "tests.support.batch_child", str(db), llama_server_np4.url, "b", "48"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**os.environ, "PYTHONPATH": os.getcwd()},
-    )  # fmt: skip
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ, "PYTHONPATH": os.getcwd()},
+    )
     store = BatchStore(db)
     try:
         assert child.stdout is not None
@@ -124,8 +143,9 @@ async def test_kill_9_mid_batch_then_run_again_does_every_job_exactly_once(
     assert in_flight and at_kill.get("done", 0) >= 2
     cut_short = _calls_in_flight(db, store, batch)  # a job may be between two stages when it dies
 
-    final = await BatchRunner(wire(drafter_only(llama_server_np4.url), db, options=replace(OPTIONS)),
-                              workstation=lambda: False).run("b")  # fmt: skip
+    final = await BatchRunner(
+        wire(drafter_only(llama_server_np4.url), db, options=replace(OPTIONS)), workstation=lambda: False
+    ).run("b")
     jobs = store.jobs(batch)
     assert final.done == 8 and all(j.state == "done" for j in jobs)
     assert len({j.run_id for j in jobs}) == 8 and _runs(db) == 8  # one run per job, none made twice

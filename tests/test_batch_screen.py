@@ -35,8 +35,22 @@ def _batch(db: Path, tmp_path: Path) -> list[int]:
             found = verify.completed(RunStore(db).load(run_id))
             counts = found.counts if found else None
             runs.append(run_id)
-        store.finish(job.id, Finish(state, None if draft else "the drafter's server refused", 12.0, 40, 8.0, 2,
-                                    None, {"drafter": 1}, "b1-test", {"calls": []}, counts))  # fmt: skip
+        store.finish(
+            job.id,
+            Finish(
+                state,
+                None if draft else "the drafter's server refused",
+                12.0,
+                40,
+                8.0,
+                2,
+                None,
+                {"drafter": 1},
+                "b1-test",
+                {"calls": []},
+                counts,
+            ),
+        )
     return runs
 
 

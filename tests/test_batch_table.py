@@ -74,8 +74,13 @@ def test_a_template_field_that_is_not_a_plain_name_is_refused() -> None:
 
 def _queue(db: Path, tmp_path: Path, n: int) -> int:
     rows = "".join(f"Debtor {i},INV-{i},{i}\n" for i in range(n))
-    table = read_table(_csv(tmp_path, "debtor,invoice,amount\n" + rows), TEMPLATE, "hollis", "demand-letter",
-                       MATTERS.__contains__)  # fmt: skip
+    table = read_table(
+        _csv(tmp_path, "debtor,invoice,amount\n" + rows),
+        TEMPLATE,
+        "hollis",
+        "demand-letter",
+        MATTERS.__contains__,
+    )
     return (
         BatchStore(db)
         .create("b", "hollis", "demand-letter", TEMPLATE, "x.csv", table.rows, table.problems)
@@ -121,8 +126,12 @@ with workstation_present(Path(sys.argv[1])) as held:
 def test_the_workstation_lock_is_seen_by_others_and_dies_with_its_holder(tmp_path: Path) -> None:
     db = tmp_path / "chambers.sqlite3"
     assert not workstation_open(db)
-    child = subprocess.Popen([sys.executable, "-c", CHILD, str(db)], stdout=subprocess.PIPE, text=True,
-                             env={**os.environ, "PYTHONPATH": os.getcwd()})  # fmt: skip
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(db)],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": os.getcwd()},
+    )
     try:
         assert child.stdout is not None and child.stdout.readline().strip() == "held"
         assert workstation_open(db)

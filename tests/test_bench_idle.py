@@ -23,8 +23,11 @@ async def busy_slots(backend: Backend) -> int:
 async def test_bench_waits_until_no_slot_is_processing(llama_backend: Backend) -> None:
     body = {
         "messages": [{"role": "user", "content": "Write a long letter about refrigeration."}],
-        "max_tokens": 48, "ignore_eos": True, "cache_prompt": False, "temperature": 0.0,
-    }  # fmt: skip
+        "max_tokens": 48,
+        "ignore_eos": True,
+        "cache_prompt": False,
+        "temperature": 0.0,
+    }
 
     async def another_client() -> None:
         async with httpx.AsyncClient(timeout=250) as client:

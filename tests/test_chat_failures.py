@@ -30,8 +30,9 @@ CHAT = ("POST", "/v1/chat/completions")
 
 
 async def collect(url: str, *, timeout: httpx.Timeout | None = None) -> list[str]:
-    async with ChatClient(make_backend(url, name="fake"), Policy(), None,
-                          timeout=timeout or httpx.Timeout(5.0)) as client:  # fmt: skip
+    async with ChatClient(
+        make_backend(url, name="fake"), Policy(), None, timeout=timeout or httpx.Timeout(5.0)
+    ) as client:
         return [e.text async for e in client.stream(ASK) if isinstance(e, ContentDelta)]
 
 
@@ -49,8 +50,13 @@ async def test_model_loading_503() -> None:
 
 
 async def test_http_error_carries_the_servers_message() -> None:
-    body = {"error": {"code": 400, "type": "exceed_context_size_error",
-                      "message": "request (17993 tokens) exceeds the available context size (16384 tokens)"}}  # fmt: skip
+    body = {
+        "error": {
+            "code": 400,
+            "type": "exceed_context_size_error",
+            "message": "request (17993 tokens) exceeds the available context size (16384 tokens)",
+        }
+    }
 
     with (
         fake_server({CHAT: lambda h: send_json(h, 400, body)}) as url,

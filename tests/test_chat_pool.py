@@ -93,8 +93,10 @@ async def test_a_long_lived_client_checks_every_call_again_and_a_refused_one_sen
     assert dns.asked == 3  # each call resolves the name again, once
     assert len(chats) == 2 and len(connections) == 3
     assert [(r.outcome, r.checked_ip) for r in reversed(log.recent())] == [
-        ("completed", "127.0.0.1"), ("completed", "127.0.0.1"), ("refused", None),
-    ]  # fmt: skip
+        ("completed", "127.0.0.1"),
+        ("completed", "127.0.0.1"),
+        ("refused", None),
+    ]
 
 
 async def test_the_audit_record_is_written_off_the_loop_before_the_call_returns(isolated_home: Path) -> None:

@@ -114,8 +114,9 @@ async def test_cancel_closes_the_connection_and_frees_the_slot(
 async def test_server_killed_mid_stream_keeps_partial_text(
     llama_server_binary: Path, demo_model: Path, tmp_path: Path
 ) -> None:
-    server = LlamaServerProcess(llama_server_binary, demo_model, extra_args=TEST_SERVER_ARGS,
-                                log_file=tmp_path / "doomed.log")  # fmt: skip
+    server = LlamaServerProcess(
+        llama_server_binary, demo_model, extra_args=TEST_SERVER_ARGS, log_file=tmp_path / "doomed.log"
+    )
     server.start()
     try:
         log = audit_log(tmp_path)

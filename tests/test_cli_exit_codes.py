@@ -62,8 +62,11 @@ def test_runs_show_into_a_reader_that_stops_early_ends_quietly(isolated_home: Pa
     RunStore(paths.database_file).create("m", "motion", "Draft the motion. " * 40_000, "drafter", ["draft"])
     writer = subprocess.Popen(
         chambers("runs", "show", "1"),
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=environment(isolated_home), cwd=ROOT,
-    )  # fmt: skip
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=environment(isolated_home),
+        cwd=ROOT,
+    )
     assert writer.stdout is not None and writer.stderr is not None
     first = writer.stdout.readline()
     writer.stdout.close()  # what `head -1` does once it has its line
@@ -79,8 +82,12 @@ def test_runs_show_through_head_in_a_shell(isolated_home: Path) -> None:
     command = f"{sys.executable} -m tui.cli.main runs show 1 | head -2"
     done = subprocess.run(
         ["bash", "-o", "pipefail", "-c", command],
-        capture_output=True, text=True, env=environment(isolated_home), cwd=ROOT, timeout=60,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        env=environment(isolated_home),
+        cwd=ROOT,
+        timeout=60,
+    )
     assert done.stdout.splitlines()[0].startswith("Run 1 (created)")
     assert done.stderr == "" and done.returncode == exit_codes.BROKEN_PIPE
 
@@ -97,7 +104,11 @@ def backend(name: str, url: str, role: str, extra: str = "") -> str:
 def test_config_shows_the_policy_verdict_and_exits_3_when_it_refuses_one(
     isolated_home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    write(isolated_home, backend("office", "http://10.1.2.3:8080", "gate") + backend("cloud", "http://8.8.8.8:8080", "drafter"))  # fmt: skip
+    write(
+        isolated_home,
+        backend("office", "http://10.1.2.3:8080", "gate")
+        + backend("cloud", "http://8.8.8.8:8080", "drafter"),
+    )
     assert main(["config"]) == exit_codes.BACKEND
     out = capsys.readouterr().out
     assert "office" in out and "private, allowed" in out

@@ -165,8 +165,12 @@ def test_the_doctor_shows_the_real_build_of_chambers_own_server(
     )
 
     binary = ensure_llama_server()
-    with LlamaServerProcess(binary, ensure_demo_model(), extra_args=(*TEST_SERVER_ARGS, "-t", "1"),
-                            log_file=tmp_path / "server.log") as server:  # fmt: skip
+    with LlamaServerProcess(
+        binary,
+        ensure_demo_model(),
+        extra_args=(*TEST_SERVER_ARGS, "-t", "1"),
+        log_file=tmp_path / "server.log",
+    ) as server:
         said = httpx.get(f"{server.url}/props", timeout=30).json()["build_info"]
         assert said in ("b0-unknown", f"b{build_number()}-unknown")  # built before or after the fix
         isolated_home.mkdir(parents=True, exist_ok=True)

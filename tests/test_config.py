@@ -163,8 +163,12 @@ def test_init_writes_starter_and_will_not_overwrite(capsys: pytest.CaptureFixtur
 def test_cli_with_missing_config_exits_nonzero_with_advice(isolated_home: Path) -> None:
     env = {"CHAMBERS_HOME": str(isolated_home), "PATH": "/usr/bin:/bin"}
     result = subprocess.run(
-        [sys.executable, "-m", "tui.cli.main", "config"], capture_output=True, text=True, env=env,
-        cwd=Path(__file__).parents[1], check=False,
-    )  # fmt: skip
+        [sys.executable, "-m", "tui.cli.main", "config"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=Path(__file__).parents[1],
+        check=False,
+    )
     assert result.returncode == 2
     assert "chambers init" in result.stderr and "No config file yet" in result.stderr

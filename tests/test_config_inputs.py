@@ -151,8 +151,9 @@ def test_commands_given_a_url_with_a_newline_say_so_without_a_traceback(
     home.mkdir()
     (home / "config.toml").write_text(GOOD.replace("8080", r"8080\n"))
     env = {**os.environ, "CHAMBERS_HOME": str(home), "PYTHONPATH": str(Path(__file__).parent.parent)}
-    done = subprocess.run([sys.executable, "-m", "tui.cli.main", *command], env=env, capture_output=True,
-                          text=True, timeout=120)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "tui.cli.main", *command], env=env, capture_output=True, text=True, timeout=120
+    )
     assert done.returncode != 0
     assert "Traceback" not in done.stderr and "InvalidURL" not in done.stderr
     assert "backends[0].url" in done.stderr + done.stdout and "U+000A" in done.stderr + done.stdout

@@ -23,21 +23,35 @@ def test_capture_stores_everything_the_model_was_given(tmp_path: Path) -> None:
     assert result.stored
     pair = get_pair(db, result.pair_id)
     assert (pair.task_type, pair.instructions, pair.draft, pair.final) == (
-        "demand_letter", "Draft a demand letter.", DRAFT, FINAL,
-    )  # fmt: skip
+        "demand_letter",
+        "Draft a demand letter.",
+        DRAFT,
+        FINAL,
+    )
     assert (pair.backend, pair.model, pair.server_build) == ("workhorse", "qwen3.6-35b-a3b", "b9500")
     assert pair.messages[0]["role"] == "system" and pair.messages[1]["content"].startswith("SOURCES")
-    assert pair.sources == [{"message": 1, "label": "S1", "path": CONTRACT.path, "page_no": 1,
-                             "bates": "HPP-000001", "sha256": CONTRACT.sha256, "primary": True}]  # fmt: skip
+    assert pair.sources == [
+        {
+            "message": 1,
+            "label": "S1",
+            "path": CONTRACT.path,
+            "page_no": 1,
+            "bates": "HPP-000001",
+            "sha256": CONTRACT.sha256,
+            "primary": True,
+        }
+    ]
     assert pair.drafted_at == "2026-11-02T09:58:00+00:00" and pair.accepted_at.startswith("2026-11-02T10")
     assert pair.captured_at and pair.trigger == "accept"
     assert 0 < pair.edit_ratio < 0.5 and pair.words_added > pair.words_removed > 0
     # Sub-pairs: the two edited paragraphs, aligned one to one; the unchanged ones are not lessons.
     assert [(p["draft"], p["final"]) for p in pair.paragraphs] == [
-        ("The freezer was finished late. The delay caused spoiled stock.",
-         "The blast freezer was completed six weeks late. The delay caused spoiled stock."),
+        (
+            "The freezer was finished late. The delay caused spoiled stock.",
+            "The blast freezer was completed six weeks late. The delay caused spoiled stock.",
+        ),
         ("Please respond soon.", "Please respond within ten days. Marcus Calder signed the contract."),
-    ]  # fmt: skip
+    ]
 
 
 def test_identical_pairs_are_stored_once(tmp_path: Path) -> None:

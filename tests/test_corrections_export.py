@@ -127,9 +127,12 @@ def test_filters_and_the_summary_of_what_was_left_out(tmp_path: Path) -> None:
     summary = export(db, tmp_path / "f.jsonl", "sft", filters)
     assert summary.pairs_seen == 6 and summary.pairs_exported == len(read(tmp_path / "f.jsonl")) == 1
     assert dict(summary.left_out) == {
-        "model is not qwen3.6-35b-a3b": 1, "task is not demand_letter": 1,
-        "accepted before 2026-06-01": 1, "edit ratio below 0.05": 1, "excluded by you": 1,
-    }  # fmt: skip
+        "model is not qwen3.6-35b-a3b": 1,
+        "task is not demand_letter": 1,
+        "accepted before 2026-06-01": 1,
+        "edit ratio below 0.05": 1,
+        "excluded by you": 1,
+    }
     text = "\n".join(summary.lines())
     assert "Exported 1 of 6 pairs as 1 sft rows" in text and "excluded by you" in text
 

@@ -26,10 +26,19 @@ def drafted_run(db: Path, sources: list[ContextSource]) -> Run:
         "harbor-point", "demand_letter", "Demand the liquidated damages.", "drafter", ["draft"]
     )
     store.set_sources(run.id, sources, "1 page chosen")
-    chunks = [ContextChunk(s.label, s.text, Provenance(s.path, s.part, s.page_no, s.bates, s.sha256, True, 0))
-              for s in sources]  # fmt: skip
-    stage = store.start_stage(run.id, "draft", "drafter", "workhorse", "http://127.0.0.1:8080", "qwen3.6-35b-a3b",
-                              render_messages("Demand the liquidated damages.", chunks))  # fmt: skip
+    chunks = [
+        ContextChunk(s.label, s.text, Provenance(s.path, s.part, s.page_no, s.bates, s.sha256, True, 0))
+        for s in sources
+    ]
+    stage = store.start_stage(
+        run.id,
+        "draft",
+        "drafter",
+        "workhorse",
+        "http://127.0.0.1:8080",
+        "qwen3.6-35b-a3b",
+        render_messages("Demand the liquidated damages.", chunks),
+    )
     stage.output, stage.status, stage.server_build = "Calder owes $1,500 a day [S1].", COMPLETED, "b9500"
     store.finish_stage(stage)
     return store.load(run.id)
@@ -86,8 +95,15 @@ def test_the_pair_records_the_adapter_its_draft_was_written_with(tmp_path: Path)
     db = tmp_path / "c.sqlite3"
     store = RunStore(db)
     run = store.create("harbor-point", "demand_letter", "Demand the damages.", "drafter", ["draft"])
-    stage = store.start_stage(run.id, "draft", "drafter", "workhorse", "http://127.0.0.1:8080", "qwen3-8b",
-                              [{"role": "user", "content": "Demand the damages."}])  # fmt: skip
+    stage = store.start_stage(
+        run.id,
+        "draft",
+        "drafter",
+        "workhorse",
+        "http://127.0.0.1:8080",
+        "qwen3-8b",
+        [{"role": "user", "content": "Demand the damages."}],
+    )
     stage.output, stage.status = "Calder owes damages.", COMPLETED
     stage.adapter, stage.adapter_sha256 = "demand-v3", "d" * 64
     store.finish_stage(stage)

@@ -13,12 +13,22 @@ from tui.cli.main import main
 from workspace.paths import Paths
 
 ROWS = [
-    {"prompt": "Draft a demand for the late freezer.", "draft": "Dear Sir, please pay.",
-     "final": "Calder Refrigeration: the freezer was due May 1. Pay within ten days.", "model": "gpt-x",
-     "task_type": "demand_letter"},
-    {"prompt": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Tell the client."}],
-     "draft": "Hello, the deposition happened.", "final": "Harbor Point team: the deposition went well."},
-]  # fmt: skip
+    {
+        "prompt": "Draft a demand for the late freezer.",
+        "draft": "Dear Sir, please pay.",
+        "final": "Calder Refrigeration: the freezer was due May 1. Pay within ten days.",
+        "model": "gpt-x",
+        "task_type": "demand_letter",
+    },
+    {
+        "prompt": [
+            {"role": "system", "content": "Be brief."},
+            {"role": "user", "content": "Tell the client."},
+        ],
+        "draft": "Hello, the deposition happened.",
+        "final": "Harbor Point team: the deposition went well.",
+    },
+]
 
 
 def write_jsonl(path: Path, rows: list[object]) -> Path:

@@ -73,9 +73,11 @@ def test_each_kind_of_document_names_its_parties() -> None:
     assert ("Kestrel & Moore LLP", "letterhead") in found["letter.pdf"]
     assert ("Jonas Whitfield", "signature") in found["letter.pdf"]
     assert set(found["oven.eml"]) == {
-        ("Amara Okonjo", "e-mail header"), ("Jonas Whitfield", "e-mail header"),
-        ("Amara Okonjo", "e-mail signature"), ("Amara Okonjo", "signature"),  # above "Owner, ..."
-    }  # fmt: skip  # "Legal Team" is a role, not a party
+        ("Amara Okonjo", "e-mail header"),
+        ("Jonas Whitfield", "e-mail header"),
+        ("Amara Okonjo", "e-mail signature"),
+        ("Amara Okonjo", "signature"),  # above "Owner, ..."
+    }  # "Legal Team" is a role, not a party
 
 
 def test_a_cited_case_and_role_words_are_not_proposed() -> None:
@@ -87,9 +89,13 @@ def test_a_cited_case_and_role_words_are_not_proposed() -> None:
 def test_proposals_merge_spellings_and_carry_the_short_forms_the_documents_use() -> None:
     proposals = {p.name: p for p in propose_from_pages(pages())}
     assert set(proposals) == {
-        "Orchard Lane Bakery, Inc.", "Tolland Oven Works LLC", "Helena Varga", "Kestrel & Moore LLP",
-        "Jonas Whitfield", "Amara Okonjo",
-    }  # fmt: skip
+        "Orchard Lane Bakery, Inc.",
+        "Tolland Oven Works LLC",
+        "Helena Varga",
+        "Kestrel & Moore LLP",
+        "Jonas Whitfield",
+        "Amara Okonjo",
+    }
     tolland = proposals["Tolland Oven Works LLC"]
     assert tolland.kind == "organisation" and "Tolland" in tolland.variants  # "Tolland must repair it"
     assert len(tolland.found_in) == 2 and tolland.found_in[0] == "caption, complaint.pdf p. 1"
@@ -122,12 +128,16 @@ def test_choosing_proposals_by_number_refuses_what_was_not_listed() -> None:
 
 def test_hashes_and_times_keep_their_digits_but_prose_loses_them() -> None:
     scrub = Scrubber({"Amara Okonjo": "[PARTY-A]"}, PERSONAL_DATA)
-    row = {"sha256": "ab123456789cd", "accepted_at": "2026-11-02T10:00:00+00:00",
-           "final": "Amara Okonjo, SSN 123-45-6789, amara@orchardlane.example"}  # fmt: skip
+    row = {
+        "sha256": "ab123456789cd",
+        "accepted_at": "2026-11-02T10:00:00+00:00",
+        "final": "Amara Okonjo, SSN 123-45-6789, amara@orchardlane.example",
+    }
     assert scrub.deep(row) == {
-        "sha256": "ab123456789cd", "accepted_at": "2026-11-02T10:00:00+00:00",
+        "sha256": "ab123456789cd",
+        "accepted_at": "2026-11-02T10:00:00+00:00",
         "final": "[PARTY-A], SSN [SSN], [EMAIL]",
-    }  # fmt: skip
+    }
 
 
 def test_the_cli_proposes_confirms_once_and_the_scrub_then_exports(

@@ -27,9 +27,17 @@ GO_ON = "a test: the tiny model's verdict is not under test"
 # Every person and organisation the sample matter's documents name, and the forms they use alone, listed
 # by hand so that a party the proposals missed would be found in the scrubbed export.
 SAMPLE_NAMES = (
-    "Harbor Point", "Calder", "Dana", "Whitcombe", "Priya", "Nandakumar", "Marcus", "Okafor", "Quay Street",
+    "Harbor Point",
+    "Calder",
+    "Dana",
+    "Whitcombe",
+    "Priya",
+    "Nandakumar",
+    "Marcus",
+    "Okafor",
+    "Quay Street",
     "Foundry Road",
-)  # fmt: skip
+)
 ADDED = (
     "\n\nDana Whitcombe confirmed the loss (dana.whitcombe@harborpoint.example, (555) 201-3344). Priya "
     "Nandakumar of Calder Refrigeration wrote on April 16; send payment to 14 Quay Street, Port Ellery."

@@ -81,9 +81,12 @@ def test_a_brief_full_of_id_lines_aligns_each_edit_in_place() -> None:
     line = redline(draft, "\n\n".join(edited))
     assert (line.words_added, line.words_removed) == (3, 0)
     assert [(p.draft, p.final) for p in line.paragraph_pairs] == [
-        ("Point 150: the record shows delivery on day 150.", "Point 150: the record shows late delivery on day 150."),
+        (
+            "Point 150: the record shows delivery on day 150.",
+            "Point 150: the record shows late delivery on day 150.",
+        ),
         ("Id.", "Id. at 12."),
-    ]  # fmt: skip
+    ]
 
 
 def test_alignment_rebuilds_the_final_side_and_matches_only_equal_lines() -> None:
@@ -122,9 +125,13 @@ def test_a_brief_with_every_paragraph_edited_counts_each_edit_exactly() -> None:
     line = redline(draft, final)
     assert _sides(line) == (draft, final)
     expected = sum(
-        len(a.split()) + len(b.split()) - 2 * sum(m.size for m in SequenceMatcher(None, a.split(), b.split(),
-                                                                                 autojunk=False).get_matching_blocks())
+        len(a.split())
+        + len(b.split())
+        - 2
+        * sum(
+            m.size for m in SequenceMatcher(None, a.split(), b.split(), autojunk=False).get_matching_blocks()
+        )
         for a, b in zip(paragraphs, edited, strict=True)
-    )  # fmt: skip
+    )
     assert line.words_added + line.words_removed == expected
     assert len(line.paragraph_pairs) == 30

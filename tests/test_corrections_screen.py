@@ -198,19 +198,52 @@ def app_with_adapters(home: Path) -> ChambersApp:
     app = seeded_app(home)
     db = home / "data" / "chambers.sqlite3"
     store(db, adapter="demand-v1", final=FINAL + " Regards.", accepted_at="2026-11-05T10:00:00")
-    scores = {"table": [
-        {"task": "demand_letter", "pairs": 1, "base_edit_ratio": 0.412, "adapter_edit_ratio": 0.305,
-         "base_chrf": 41.2, "adapter_chrf": 55.0, "base_blocks": None, "adapter_blocks": None},
-        {"task": "all", "pairs": 2, "base_edit_ratio": 0.25, "adapter_edit_ratio": 0.2,
-         "base_chrf": 50.5, "adapter_chrf": 58.25, "base_blocks": None, "adapter_blocks": None},
-    ]}  # fmt: skip
+    scores = {
+        "table": [
+            {
+                "task": "demand_letter",
+                "pairs": 1,
+                "base_edit_ratio": 0.412,
+                "adapter_edit_ratio": 0.305,
+                "base_chrf": 41.2,
+                "adapter_chrf": 55.0,
+                "base_blocks": None,
+                "adapter_blocks": None,
+            },
+            {
+                "task": "all",
+                "pairs": 2,
+                "base_edit_ratio": 0.25,
+                "adapter_edit_ratio": 0.2,
+                "base_chrf": 50.5,
+                "adapter_chrf": 58.25,
+                "base_blocks": None,
+                "adapter_blocks": None,
+            },
+        ]
+    }
     for name, train, held, evaluated in (("demand-v1", [1, 2], [3], scores), ("summary-v1", [2], [1], None)):
-        register(db, AdapterRecord(
-            name=name, role="drafter", backend="local", base_model="smollm2-135m-instruct",
-            base_path="/m/base.gguf", base_sha256="b" * 64, architecture="LlamaForCausalLM",
-            file=f"/a/{name}/{name}.gguf", file_sha256="f" * 64, settings={"r": 8}, loss_curve=[4.5, 1.0],
-            trained_tokens=100, train_seconds=1.0, train_pair_ids=train, held_out_pair_ids=held, eval=evaluated,
-        ))  # fmt: skip
+        register(
+            db,
+            AdapterRecord(
+                name=name,
+                role="drafter",
+                backend="local",
+                base_model="smollm2-135m-instruct",
+                base_path="/m/base.gguf",
+                base_sha256="b" * 64,
+                architecture="LlamaForCausalLM",
+                file=f"/a/{name}/{name}.gguf",
+                file_sha256="f" * 64,
+                settings={"r": 8},
+                loss_curve=[4.5, 1.0],
+                trained_tokens=100,
+                train_seconds=1.0,
+                train_pair_ids=train,
+                held_out_pair_ids=held,
+                eval=evaluated,
+            ),
+        )
     set_excluded(db, 2, True)  # trained on by both: both adapters go stale
     return app
 

@@ -26,9 +26,11 @@ def test_figures_per_model_and_task(tmp_path: Path) -> None:
     fill(db)
     rows = {(r.model, r.task_type): r for r in compute_stats(db)}
     assert list(rows) == [
-        ("qwen3.5-122b-a10b", "summary"), ("qwen3.5-122b-a10b", ALL_TASKS),
-        ("qwen3.6-35b-a3b", "demand_letter"), ("qwen3.6-35b-a3b", ALL_TASKS),
-    ]  # fmt: skip
+        ("qwen3.5-122b-a10b", "summary"),
+        ("qwen3.5-122b-a10b", ALL_TASKS),
+        ("qwen3.6-35b-a3b", "demand_letter"),
+        ("qwen3.6-35b-a3b", ALL_TASKS),
+    ]
     small = rows[("qwen3.6-35b-a3b", "demand_letter")]
     assert small.drafts == 3 and small.unedited_share == pytest.approx(1 / 3)
     big = rows[("qwen3.5-122b-a10b", "summary")]
@@ -78,9 +80,15 @@ def test_the_command_line(isolated_home: Path, tmp_path: Path, capsys: pytest.Ca
 def test_a_table_too_wide_for_the_pane_keeps_its_trend() -> None:
     from corrections.stats import GroupStats, stats_table
 
-    row = GroupStats(model="smollm2-135m-instruct", task_type="demand_letter", drafts=7, mean_edit_ratio=0.94,
-                     median_edit_ratio=0.947, unedited_share=0.0,
-                     trend=(("2026-10", 0.9), ("2026-11", 0.5)))  # fmt: skip
+    row = GroupStats(
+        model="smollm2-135m-instruct",
+        task_type="demand_letter",
+        drafts=7,
+        mean_edit_ratio=0.94,
+        median_edit_ratio=0.947,
+        unedited_share=0.0,
+        trend=(("2026-10", 0.9), ("2026-11", 0.5)),
+    )
     full = stats_table([row])
     assert "median" in full[0] and max(len(line) for line in full) > 76
     narrow = stats_table([row], width=76)

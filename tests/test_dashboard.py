@@ -44,8 +44,13 @@ async def test_dashboard_shows_16_gpus_by_board_and_the_live_server(
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await wait_ready(pilot, app)
         assert [c.board.name for c in screen.query(BoardCard)] == [
-            "pair-01", "pair-23", "board-a", "board-b", "3090s", "not on a board",
-        ]  # fmt: skip
+            "pair-01",
+            "pair-23",
+            "board-a",
+            "board-b",
+            "3090s",
+            "not on a board",
+        ]
         assert len(screen.query(GpuRow)) == 18  # 12 V100-SXM2 + 4 RTX 3090 + 2 V100-PCIe
         assert all(row.sample is not None for row in screen.query(GpuRow))
         titles = {g.host: str(g.query_one(".host-title").render()) for g in screen.query(HostGroup)}

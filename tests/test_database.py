@@ -53,9 +53,17 @@ def test_corrupt_database_names_the_file(tmp_path: Path) -> None:
 def test_audit_record_round_trip(tmp_path: Path) -> None:
     log = AuditLog(tmp_path / "c.sqlite3")
     messages = [{"role": "user", "content": "Summarise the lease."}]
-    log.record(AuditRecord(backend="b", url="http://127.0.0.1:1", messages=messages,
-                           request={"stream": True}, sampling={"temperature": 0.0},
-                           response_text="ok", outcome="completed"))  # fmt: skip
+    log.record(
+        AuditRecord(
+            backend="b",
+            url="http://127.0.0.1:1",
+            messages=messages,
+            request={"stream": True},
+            sampling={"temperature": 0.0},
+            response_text="ok",
+            outcome="completed",
+        )
+    )
     (row,) = log.recent()
     assert row.messages_sha256 == messages_sha256(messages)
     assert row.outcome == "completed" and row.response_text == "ok"

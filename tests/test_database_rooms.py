@@ -73,10 +73,26 @@ def test_a_database_from_before_the_rooms_upgrades_in_place(tmp_path: Path) -> N
     before = row_counts(path, user_tables)
     old_names = recorded(path)
     assert len(old_names) == 20 and all(n.startswith("m") for n in old_names)  # every step of today's list
-    for table in ("matters", "documents", "pages", "outputs", "audit", "drafting_runs", "drafting_stages",
-                  "corrections_pairs", "exhibits_productions", "exhibits_redaction_runs", "verify_overrides",
-                  "verify_authority_citations", "workstation_drafts", "bench_results", "sweep_results",
-                  "agreement_results", "corrections_adapters", "evidence_contexts"):  # fmt: skip
+    for table in (
+        "matters",
+        "documents",
+        "pages",
+        "outputs",
+        "audit",
+        "drafting_runs",
+        "drafting_stages",
+        "corrections_pairs",
+        "exhibits_productions",
+        "exhibits_redaction_runs",
+        "verify_overrides",
+        "verify_authority_citations",
+        "workstation_drafts",
+        "bench_results",
+        "sweep_results",
+        "agreement_results",
+        "corrections_adapters",
+        "evidence_contexts",
+    ):
         assert before[table] > 0, f"the fixture has no rows in {table}"
 
     db = sqlite3.connect(path)

@@ -80,11 +80,22 @@ def adapter(db: Path, tmp_path: Path, base: Path, *, name: str = "demo-v1") -> A
     file = tmp_path / f"{name}.gguf"
     file.write_bytes(b"GGUF adapter bytes")
     record = AdapterRecord(
-        name=name, role="drafter", backend=DEMO_BACKEND, base_model=DEMO_MODEL, base_path=str(base),
-        base_sha256=file_sha256(base), architecture="LlamaForCausalLM", file=str(file),
-        file_sha256=file_sha256(file), settings={}, loss_curve=[1.0], trained_tokens=1, train_seconds=1.0,
-        train_pair_ids=[1], held_out_pair_ids=[2],
-    )  # fmt: skip
+        name=name,
+        role="drafter",
+        backend=DEMO_BACKEND,
+        base_model=DEMO_MODEL,
+        base_path=str(base),
+        base_sha256=file_sha256(base),
+        architecture="LlamaForCausalLM",
+        file=str(file),
+        file_sha256=file_sha256(file),
+        settings={},
+        loss_curve=[1.0],
+        trained_tokens=1,
+        train_seconds=1.0,
+        train_pair_ids=[1],
+        held_out_pair_ids=[2],
+    )
     register(db, record)
     return record
 
@@ -97,8 +108,10 @@ def test_the_demo_serves_a_trained_adapter_of_its_own_model_only(isolated_home: 
     record = adapter(paths.database_file, tmp_path, model)
     # At scale 0 for every request that does not name it, as chambers serves every adapter.
     assert demo_adapter_flags(paths, "demo-v1", model) == [
-        "--lora-scaled", f"{record.file}:0", "--lora-init-without-apply"
-    ]  # fmt: skip
+        "--lora-scaled",
+        f"{record.file}:0",
+        "--lora-init-without-apply",
+    ]
     other = tmp_path / "other.gguf"
     other.write_bytes(b"another model")
     with pytest.raises(ChambersError, match=r"trained on .*demo.gguf, not on the demo's model"):

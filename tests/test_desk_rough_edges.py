@@ -119,8 +119,12 @@ async def test_the_open_theme_list_does_not_cover_the_text_below(isolated_home: 
     from tui.app import create_app
     from workspace.config import Config, Policy
 
-    config = Config(file=str(isolated_home / "c.toml"), policy=Policy(), boards=(),
-                    backends=(make_backend("http://127.0.0.1:9"),))  # fmt: skip
+    config = Config(
+        file=str(isolated_home / "c.toml"),
+        policy=Policy(),
+        boards=(),
+        backends=(make_backend("http://127.0.0.1:9"),),
+    )
     app = create_app(config, isolated_home / "db.sqlite3", start_on_dashboard=False)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("f10")

@@ -78,10 +78,27 @@ async def test_a_rebinding_name_is_resolved_once_and_its_public_answer_never_rea
 def make_certificate(folder: Path, name: str) -> tuple[Path, Path]:
     key, cert = folder / "key.pem", folder / "cert.pem"
     subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", f"/CN={name}",
-         "-addext", f"subjectAltName=DNS:{name}", "-keyout", str(key), "-out", str(cert)],
-        check=True, capture_output=True,
-    )  # fmt: skip
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "2",
+            "-subj",
+            f"/CN={name}",
+            "-addext",
+            f"subjectAltName=DNS:{name}",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+        ],
+        check=True,
+        capture_output=True,
+    )
     return key, cert
 
 
@@ -186,8 +203,9 @@ def test_telemetry_is_held_to_the_policy(connections: list[Any]) -> None:
     assert public.status.startswith("refused") and "chassis9" in public.status and "8.8.8.8" in public.status
     assert connections == []
     # Declared by the operator as an office network (a VPN range), the same address is tried.
-    ours = DcgmSource("chassis9", url="http://8.8.8.8:9400/metrics",
-                      policy=Policy(private_networks=("8.8.8.0/24",))).read()  # fmt: skip
+    ours = DcgmSource(
+        "chassis9", url="http://8.8.8.8:9400/metrics", policy=Policy(private_networks=("8.8.8.0/24",))
+    ).read()
     assert "not reachable" in ours.status and [a[0] for a in connections] == ["8.8.8.8"]
 
 
@@ -209,8 +227,15 @@ def test_no_http_client_is_made_outside_the_endpoint_layer() -> None:
         if rel.startswith(("tests/", "benchmarks/", ".")) or rel == "backends/endpoint.py":
             continue
         text = file.read_text(encoding="utf-8")
-        for call in ("httpx.AsyncClient(", "httpx.Client(", "httpx.get(", "httpx.post(", "httpx.stream(",
-                     "urlopen(", "HTTPConnection("):  # fmt: skip
+        for call in (
+            "httpx.AsyncClient(",
+            "httpx.Client(",
+            "httpx.get(",
+            "httpx.post(",
+            "httpx.stream(",
+            "urlopen(",
+            "HTTPConnection(",
+        ):
             if call in text:
                 offenders.append(f"{rel}: {call}")
     assert offenders == []

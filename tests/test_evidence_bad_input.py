@@ -59,8 +59,11 @@ def test_each_bad_file_is_named_and_the_good_ones_still_go_in(tmp_path: Path) ->
     assert notice_for(report.notices, "sheet.xlsx")[0] == "skipped"
     kind, message = notice_for(report.notices, "legacy.txt")
     assert kind == "note" and "not UTF-8" in message
-    (text,) = rows(db_path, """SELECT f.text FROM pages_fts f JOIN pages p ON p.id = f.rowid
-        JOIN documents d ON d.id = p.document_id WHERE d.path LIKE '%legacy.txt'""")  # fmt: skip
+    (text,) = rows(
+        db_path,
+        """SELECT f.text FROM pages_fts f JOIN pages p ON p.id = f.rowid
+        JOIN documents d ON d.id = p.document_id WHERE d.path LIKE '%legacy.txt'""",
+    )
     assert text[0] == "Café – résumé of the invoice dispute\n"
 
     again = ingest_matter(db_path, "acme", passwords={"locked.pdf": "s3cret"}, tessdata=None)

@@ -52,8 +52,9 @@ def test_context_fits_the_window_by_the_servers_own_count(
         return asyncio.run(client.count_tokens(text))
 
     # A large reserve keeps the prompt small enough to prefill quickly on two cores.
-    bundle = build_context(db_path, "acme", TASK, n_ctx=lambda: n_ctx, count_tokens=count,
-                           reserve_for_answer=n_ctx - 1500)  # fmt: skip
+    bundle = build_context(
+        db_path, "acme", TASK, n_ctx=lambda: n_ctx, count_tokens=count, reserve_for_answer=n_ctx - 1500
+    )
 
     assert bundle.counted_by == "llama-server /tokenize" and calls
     assert bundle.budget == 1500 and bundle.tokens <= bundle.budget and bundle.left_out > 0
@@ -71,15 +72,21 @@ def test_context_fits_the_window_by_the_servers_own_count(
     )
     assert "lease of the warehouse" not in user  # irrelevant pages are not sent
 
-    response = httpx.post(llama_server.url + "/v1/chat/completions", timeout=120,
-                          json={"messages": bundle.messages, "max_tokens": 1, "temperature": 0})  # fmt: skip
+    response = httpx.post(
+        llama_server.url + "/v1/chat/completions",
+        timeout=120,
+        json={"messages": bundle.messages, "max_tokens": 1, "temperature": 0},
+    )
     assert response.status_code == 200, response.text
     prompt_tokens = response.json()["usage"]["prompt_tokens"]
     assert prompt_tokens <= bundle.tokens <= bundle.budget  # the server's count of what was really sent
 
     context_id = save_context(db_path, bundle)
-    (stored,) = rows(db_path, "SELECT messages_json, chunks_json, counted_by FROM evidence_contexts WHERE id = ?",
-                     context_id)  # fmt: skip
+    (stored,) = rows(
+        db_path,
+        "SELECT messages_json, chunks_json, counted_by FROM evidence_contexts WHERE id = ?",
+        context_id,
+    )
     assert json.loads(stored["messages_json"]) == bundle.messages
     assert json.loads(stored["chunks_json"])[0]["sha256"] == first.provenance.sha256
 

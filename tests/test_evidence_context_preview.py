@@ -45,8 +45,13 @@ def service_log(paths: Paths, tmp_path: Path, pages: int = 90) -> None:
 
 def local_config(url: str, file: Path) -> Config:
     """One llama-server in every role but the router (routing is then settled by the rules)."""
-    backend = Backend(name="local", kind="llamacpp", url=url, roles=("drafter", "heavy", "extractor", "gate",
-                      "reviewer"), sampling=Sampling(temperature=0.0, seed=1, max_tokens=16))  # fmt: skip
+    backend = Backend(
+        name="local",
+        kind="llamacpp",
+        url=url,
+        roles=("drafter", "heavy", "extractor", "gate", "reviewer"),
+        sampling=Sampling(temperature=0.0, seed=1, max_tokens=16),
+    )
     return Config(file=str(file), policy=Policy(), boards=(), backends=(backend,))
 
 
@@ -102,7 +107,11 @@ def test_the_preview_shows_the_pages_and_messages_a_real_run_gives_the_drafter(
 
     # The count decides: the evidence room's estimate, in the same window and budget, fits other pages.
     estimated = build_context(
-        paths.database_file, "acme", task_text("summary", INSTRUCTIONS, None), n_ctx=preview["n_ctx"],
-        query=INSTRUCTIONS, reserve_for_answer=preview["n_ctx"] - preview["budget"],
-    )  # fmt: skip
+        paths.database_file,
+        "acme",
+        task_text("summary", INSTRUCTIONS, None),
+        n_ctx=preview["n_ctx"],
+        query=INSTRUCTIONS,
+        reserve_for_answer=preview["n_ctx"] - preview["budget"],
+    )
     assert estimated.counted_by.startswith("estimate") and len(estimated.chunks) != len(chosen)

@@ -29,8 +29,12 @@ def rows(db_path: Path, sql: str, *args: object) -> list[sqlite3.Row]:
 
 def test_each_kind_becomes_page_records_with_bates_and_hash(tmp_path: Path) -> None:
     src = tmp_path / "matter"
-    make_pdf(src / "contract.pdf", ["The Buyer shall pay within thirty days.", "Warranty: twelve months."],
-             bates=["ACME-000001", "ACME-000002"], metadata={"creationDate": "D:20240115000000Z"})  # fmt: skip
+    make_pdf(
+        src / "contract.pdf",
+        ["The Buyer shall pay within thirty days.", "Warranty: twelve months."],
+        bates=["ACME-000001", "ACME-000002"],
+        metadata={"creationDate": "D:20240115000000Z"},
+    )
     make_docx(
         src / "memo.docx", [["Memo about delivery."], ["Second page of the memo."]], title="Delivery memo"
     )
@@ -51,9 +55,12 @@ def test_each_kind_becomes_page_records_with_bates_and_hash(tmp_path: Path) -> N
 
     assert tree_hashes(src) == before  # source files are never changed
     assert report.pages == 7 and not report.notices
-    pages = rows(db_path, """SELECT d.path, d.part, d.kind, d.doc_date, d.sha256, p.page_no, p.bates, f.text
+    pages = rows(
+        db_path,
+        """SELECT d.path, d.part, d.kind, d.doc_date, d.sha256, p.page_no, p.bates, f.text
         FROM pages p JOIN documents d ON d.id = p.document_id JOIN pages_fts f ON f.rowid = p.id
-        ORDER BY d.path, d.part, p.page_no""")  # fmt: skip
+        ORDER BY d.path, d.part, p.page_no""",
+    )
     by = {(Path(r["path"]).name, r["part"], r["page_no"]): r for r in pages}
     contract = by[("contract.pdf", "", 2)]
     assert contract["bates"] == "ACME-000002" and "twelve months" in contract["text"]
@@ -143,9 +150,11 @@ def test_a_production_log_numbers_unstamped_pages_and_a_stamp_wins(tmp_path: Pat
         db_path, "SELECT d.path, p.page_no, p.bates FROM pages p JOIN documents d ON d.id = p.document_id"
     )
     assert sorted((Path(r[0]).name, r[1], r[2]) for r in found) == [
-        ("invoices.pdf", 1, "HPP-000101"), ("invoices.pdf", 2, "HPP-000102"), ("invoices.pdf", 3, "HPP-000103"),
+        ("invoices.pdf", 1, "HPP-000101"),
+        ("invoices.pdf", 2, "HPP-000102"),
+        ("invoices.pdf", 3, "HPP-000103"),
         ("stamped.pdf", 1, "HPP-000900"),
-    ]  # fmt: skip
+    ]
     (bad_row,) = [n for n in report.notices if n.path.endswith("production-log.csv")]
     assert "line 4" in bad_row.message and "file,bates_begin" in bad_row.message
     assert len(ingest_matter(db_path, "acme", tessdata=None).notices) == 1  # reported again, not piled up

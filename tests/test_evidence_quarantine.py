@@ -125,8 +125,10 @@ def test_quoting_a_short_source_whole_does_not_make_it_ours(tmp_path: Path) -> N
 
 
 def test_a_long_draft_is_caught_on_a_sample_of_its_pages(tmp_path: Path) -> None:
-    pages = [f"Draft section {i}: the seller breached clause {i % 9} on day {i} and owes {i * 7} dollars." * 2
-             for i in range(450)]  # fmt: skip
+    pages = [
+        f"Draft section {i}: the seller breached clause {i % 9} on day {i} and owes {i * 7} dollars." * 2
+        for i in range(450)
+    ]
     db_path = tmp_path / "c.sqlite3"
     register_output(db_path, "\n".join(pages), "draft")
     make_pdf(tmp_path / "src" / "old-draft.pdf", pages)

@@ -53,15 +53,40 @@ def test_every_output_option_aimed_at_a_source_is_refused(
         (["corrections", "export", "--format", "sft", "--out", str(letter)], str(letter)),
         (["corrections", "export", "--format", "dpo", "--out", str(matter / "new.jsonl")], "new.jsonl"),
         (["exhibits", "stamp", "acme", str(letter), "--prefix", "ACME", "--out", str(matter)], str(matter)),
-        (["exhibits", "stamp", "acme", str(letter), "--prefix", "ACME", "--out", str(matter / "nested")], "nested"),
-        (["exhibits", "stamp", "acme", str(letter), "--prefix", "ACME", "--out", str(matter.parent)], "above"),
-        (["exhibits", "stamp", "acme", str(letter), "--prefix", "ACME", "--out", str(link)], "innocent-looking"),
+        (
+            ["exhibits", "stamp", "acme", str(letter), "--prefix", "ACME", "--out", str(matter / "nested")],
+            "nested",
+        ),
+        (
+            ["exhibits", "stamp", "acme", str(letter), "--prefix", "ACME", "--out", str(matter.parent)],
+            "above",
+        ),
+        (
+            ["exhibits", "stamp", "acme", str(letter), "--prefix", "ACME", "--out", str(link)],
+            "innocent-looking",
+        ),
         (["exhibits", "bind", "acme", "--exhibit", str(letter), "Letter", "--out", str(letter)], str(letter)),
-        (["exhibits", "bind", "acme", "--exhibit", str(letter), "Letter", "--out", str(matter / "b.pdf")], "b.pdf"),
+        (
+            ["exhibits", "bind", "acme", "--exhibit", str(letter), "Letter", "--out", str(matter / "b.pdf")],
+            "b.pdf",
+        ),
         (["exhibits", "redact", "acme", str(letter), "--term", "invoice", "--out", str(matter)], str(matter)),
-        (["exhibits", "redact", "acme", str(letter), "--term", "invoice", "--out", str(matter), "--dry-run"], str(matter)),
+        (
+            [
+                "exhibits",
+                "redact",
+                "acme",
+                str(letter),
+                "--term",
+                "invoice",
+                "--out",
+                str(matter),
+                "--dry-run",
+            ],
+            str(matter),
+        ),
         (["exhibits", "log", "acme", "--csv", str(letter)], str(letter)),
-    ]  # fmt: skip
+    ]
     for argv, named in cases:
         _refused(argv, named, capsys)
     assert tree_hashes(matter) == before

@@ -92,8 +92,10 @@ async def test_f12_search_and_read_a_page_with_its_bates(demo_db: Path) -> None:
         said = await search_for(pilot, screen, "freezer")
         assert said.startswith(f"{len(screen.hits)} pages match freezer") and len(screen.hits) >= 5
         shown = options(screen, "#evidence-results")
-        assert any(line.startswith("HPP-000001  Equipment Supply and Installation Agreement  2024-01-10\n")
-                   for line in shown)  # fmt: skip
+        assert any(
+            line.startswith("HPP-000001  Equipment Supply and Installation Agreement  2024-01-10\n")
+            for line in shown
+        )
         assert all("freezer" in line.lower() for line in shown)
         # The matched words are marked in the snippet (the markers never reach the screen).
         first = screen.query_one("#evidence-results", OptionList).get_option_at_index(0).prompt

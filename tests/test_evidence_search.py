@@ -18,13 +18,22 @@ START, END = HIGHLIGHT
 @pytest.fixture
 def db_path(tmp_path: Path) -> Path:
     src = tmp_path / "src"
-    make_pdf(src / "contract.pdf",
-             ["The compressor warranty runs twelve months.", "Payment is due in thirty days.",
-              "The compressor, the compressor housing and every compressor part are covered."],
-             bates=["HPP-000001", "HPP-000002", "HPP-000003"],
-             metadata={"creationDate": "D:20240110000000Z", "title": "Supply contract"})  # fmt: skip
-    make_pdf(src / "invoice.pdf", ["Invoice 4471: compressor replacement, $9,400."],
-             bates=["HPP-000010"], metadata={"creationDate": "D:20240601000000Z"})  # fmt: skip
+    make_pdf(
+        src / "contract.pdf",
+        [
+            "The compressor warranty runs twelve months.",
+            "Payment is due in thirty days.",
+            "The compressor, the compressor housing and every compressor part are covered.",
+        ],
+        bates=["HPP-000001", "HPP-000002", "HPP-000003"],
+        metadata={"creationDate": "D:20240110000000Z", "title": "Supply contract"},
+    )
+    make_pdf(
+        src / "invoice.pdf",
+        ["Invoice 4471: compressor replacement, $9,400."],
+        bates=["HPP-000010"],
+        metadata={"creationDate": "D:20240601000000Z"},
+    )
     path = tmp_path / "c.sqlite3"
     new_matter(path, src)
     ingest_matter(path, "acme", tessdata=None)
@@ -41,8 +50,10 @@ def test_hits_are_ranked_by_bm25_with_highlighted_snippets(db_path: Path) -> Non
 
 
 def test_filters_by_document_date_and_bates(db_path: Path) -> None:
-    assert {Path(h.path).name for h in search(db_path, "acme", "compressor",
-                                              filters=SearchFilters(document="invoice"))} == {"invoice.pdf"}  # fmt: skip
+    assert {
+        Path(h.path).name
+        for h in search(db_path, "acme", "compressor", filters=SearchFilters(document="invoice"))
+    } == {"invoice.pdf"}
     after_may = search(db_path, "acme", "compressor", filters=SearchFilters(date_from="2024-05-01"))
     assert [h.bates for h in after_may] == ["HPP-000010"]
     in_january = search(db_path, "acme", "compressor", filters=SearchFilters(date_to="2024-01-31"))

@@ -26,21 +26,32 @@ def db_path(tmp_path: Path) -> Path:
 
 
 def test_binder_has_slip_sheets_bookmarks_index_bates_and_a_list(db_path: Path, tmp_path: Path) -> None:
-    contract = text_pdf(tmp_path / "sources" / "contract.pdf", ["Clause one.", "Clause two.", "Signatures."],
-                        sizes=[LETTER, A4], rotations=[0, 90])  # fmt: skip
+    contract = text_pdf(
+        tmp_path / "sources" / "contract.pdf",
+        ["Clause one.", "Clause two.", "Signatures."],
+        sizes=[LETTER, A4],
+        rotations=[0, 90],
+    )
     scan = scanned_pdf(tmp_path / "sources" / "receipt.pdf", "DELIVERY RECEIPT")
     out = tmp_path / "binders" / "trial-exhibits.pdf"
-    plan = plan_binder(db_path, MATTER, [Exhibit(contract, "Supply agreement of January 10, 2024"),
-                                    Exhibit(scan, "Delivery receipt (scan)")], out,
-                       bates=bates_format("PX", 4))  # fmt: skip
+    plan = plan_binder(
+        db_path,
+        MATTER,
+        [Exhibit(contract, "Supply agreement of January 10, 2024"), Exhibit(scan, "Delivery receipt (scan)")],
+        out,
+        bates=bates_format("PX", 4),
+    )
     assert plan.pages == 1 + 1 + 3 + 1 + 1
     events: list[Progress] = []
     run_binder(db_path, plan, events.append)
     assert events[-1].done == events[-1].total
     with pymupdf.open(out) as doc:
         assert doc.page_count == 7
-        assert doc.get_toc() == [[1, "Index of exhibits", 1], [1, "Exhibit 1: Supply agreement of January 10, 2024", 2],
-                                 [1, "Exhibit 2: Delivery receipt (scan)", 6]]  # fmt: skip
+        assert doc.get_toc() == [
+            [1, "Index of exhibits", 1],
+            [1, "Exhibit 1: Supply agreement of January 10, 2024", 2],
+            [1, "Exhibit 2: Delivery receipt (scan)", 6],
+        ]
         assert "EXHIBIT 1" in doc[1].get_text() and "Supply agreement" in doc[1].get_text()
         assert "Clause two." in doc[3].get_text() and doc[3].rotation == 90
         index = doc[0].get_text()

@@ -46,14 +46,62 @@ def test_stamp_dry_run_then_real_then_collision(
     assert files_under(out) == []
     assert main(args) == 0
     assert "ACME-000003" in pymupdf_text(out / "invoice.pdf")
-    assert main(["exhibits", "stamp", "acme", str(sources / "invoice.pdf"), "--prefix", "ACME", "--start", "2",
-                 "--out", str(tmp_path / "vol2"), "--dry-run"]) == 2  # fmt: skip
+    assert (
+        main(
+            [
+                "exhibits",
+                "stamp",
+                "acme",
+                str(sources / "invoice.pdf"),
+                "--prefix",
+                "ACME",
+                "--start",
+                "2",
+                "--out",
+                str(tmp_path / "vol2"),
+                "--dry-run",
+            ]
+        )
+        == 2
+    )
     err = capsys.readouterr().err
     assert "Bates numbers already issued" in err and "continue at ACME-000004" in err
-    assert main(["exhibits", "stamp", "acme", str(sources / "invoice.pdf"), "--prefix", "ACME", "--width", "3",
-                 "--start", "999", "--out", str(tmp_path / "vol3")]) == 0  # fmt: skip
-    assert main(["exhibits", "stamp", "acme", str(sources / "letter.pdf"), "--prefix", "ACME", "--width", "3",
-                 "--out", str(tmp_path / "vol4")]) == 2  # fmt: skip
+    assert (
+        main(
+            [
+                "exhibits",
+                "stamp",
+                "acme",
+                str(sources / "invoice.pdf"),
+                "--prefix",
+                "ACME",
+                "--width",
+                "3",
+                "--start",
+                "999",
+                "--out",
+                str(tmp_path / "vol3"),
+            ]
+        )
+        == 0
+    )
+    assert (
+        main(
+            [
+                "exhibits",
+                "stamp",
+                "acme",
+                str(sources / "letter.pdf"),
+                "--prefix",
+                "ACME",
+                "--width",
+                "3",
+                "--out",
+                str(tmp_path / "vol4"),
+            ]
+        )
+        == 2
+    )
     assert "Bates width too small" in capsys.readouterr().err and files_under(tmp_path / "vol4") == []
     assert main(["exhibits", "log", "acme", "--csv", str(tmp_path / "log.csv"), "--dry-run"]) == 0
     shown = capsys.readouterr().out
@@ -73,8 +121,21 @@ def test_bind_and_redact_dry_runs_then_real(
     sources: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     binder = tmp_path / "binder" / "exhibits.pdf"
-    bind = ["exhibits", "bind", "acme", "--exhibit", str(sources / "letter.pdf"), "Letter of March 2",
-            "--exhibit", str(sources / "invoice.pdf"), "Invoice 7", "--out", str(binder), "--prefix", "PX"]  # fmt: skip
+    bind = [
+        "exhibits",
+        "bind",
+        "acme",
+        "--exhibit",
+        str(sources / "letter.pdf"),
+        "Letter of March 2",
+        "--exhibit",
+        str(sources / "invoice.pdf"),
+        "Invoice 7",
+        "--out",
+        str(binder),
+        "--prefix",
+        "PX",
+    ]
     assert main([*bind, "--dry-run"]) == 0
     assert "Exhibit 2: Invoice 7" in capsys.readouterr().out and not binder.exists()
     assert main(bind) == 0

@@ -31,8 +31,19 @@ from tests.support.exhibits_files import text_pdf
 from workspace.database import connect
 
 ROOT = Path(__file__).resolve().parent.parent
-STAMP_STEPS = ["first-rename", "reserved", "stamped 1", "stamped 2", "complete", "recorded", "renamed 1", "renamed 2",
-               "renamed 3", "synced", "done"]  # fmt: skip
+STAMP_STEPS = [
+    "first-rename",
+    "reserved",
+    "stamped 1",
+    "stamped 2",
+    "complete",
+    "recorded",
+    "renamed 1",
+    "renamed 2",
+    "renamed 3",
+    "synced",
+    "done",
+]
 BIND_STEPS = ["reserved", "complete", "recorded", "renamed 1", "renamed 2", "synced", "done"]
 FINISHED_FROM = "recorded"  # from this step on the files are complete and recorded: a restart finishes
 
@@ -54,8 +65,23 @@ def matter(tmp_path: Path) -> tuple[Path, list[Path]]:
 
 def kill_at(db_path: Path, kind: str, step: str, out: Path, pdfs: list[Path]) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    child = subprocess.run([sys.executable, "-m", "tests.support.production_child", str(db_path), kind, step, str(out),
-                            *map(str, pdfs)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)  # fmt: skip
+    child = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tests.support.production_child",
+            str(db_path),
+            kind,
+            step,
+            str(out),
+            *map(str, pdfs),
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert child.returncode == -signal.SIGKILL, child.stderr
     assert "FINISHED" not in child.stdout
 

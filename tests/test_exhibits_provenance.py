@@ -50,8 +50,13 @@ def test_two_thousand_page_binder_reports_progress_all_the_way(tmp_path: Path) -
     part = text_pdf(tmp_path / "src" / "ledger.pdf", [f"Ledger page {n}" for n in range(1, 251)])
     db_path = tmp_path / "home" / "chambers.sqlite3"
     create_matter(db_path, "acme", [tmp_path / "src"])
-    plan = plan_binder(db_path, "acme", [Exhibit(part, f"Ledger volume {n}") for n in range(1, 9)],
-                       tmp_path / "binder" / "ledgers.pdf", bates=bates_format("LDG", 6))  # fmt: skip
+    plan = plan_binder(
+        db_path,
+        "acme",
+        [Exhibit(part, f"Ledger volume {n}") for n in range(1, 9)],
+        tmp_path / "binder" / "ledgers.pdf",
+        bates=bates_format("LDG", 6),
+    )
     events: list[Progress] = []
     run_binder(db_path, plan, events.append)
     assert plan.pages == 1 + 8 * 251 and events[-1].done == events[-1].total

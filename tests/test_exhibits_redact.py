@@ -43,9 +43,11 @@ def redact(db_path: Path, sources: list[Path], out: Path, **kw: object):  # type
 
 
 def test_ssn_leak_check_on_rotated_text_page(db_path: Path, tmp_path: Path) -> None:
-    source = text_pdf(tmp_path / "sources" / "intake.pdf",
-                      [f"Client intake. Social Security number {SSN}, verified by phone.", f"Again: {SSN}."],
-                      rotations=[90, 180])  # fmt: skip
+    source = text_pdf(
+        tmp_path / "sources" / "intake.pdf",
+        [f"Client intake. Social Security number {SSN}, verified by phone.", f"Again: {SSN}."],
+        rotations=[90, 180],
+    )
     assert SSN in pymupdf_text(source) and SSN in pdftotext(source)
     (item,) = redact(db_path, [source], tmp_path / "out", patterns=patterns_named(["ssn"]))
     out = tmp_path / "out" / "intake.pdf"
@@ -72,8 +74,10 @@ def test_every_shipped_pattern_is_removed(db_path: Path, tmp_path: Path) -> None
         "email": "dana.w@harbor.example",
         "phone": "(555) 123-4567",
     }
-    body = (f"SSN {secrets['ssn']}. Card {secrets['card']}. Account No. {secrets['account']}. "
-            f"DOB: {secrets['dob']}. Mail {secrets['email']}. Call {secrets['phone']}. Invoice 1234567890123 stays.")  # fmt: skip
+    body = (
+        f"SSN {secrets['ssn']}. Card {secrets['card']}. Account No. {secrets['account']}. "
+        f"DOB: {secrets['dob']}. Mail {secrets['email']}. Call {secrets['phone']}. Invoice 1234567890123 stays."
+    )
     source = text_pdf(tmp_path / "sources" / "pii.pdf", [body])
     (item,) = redact(db_path, [source], tmp_path / "out", patterns=list(PATTERNS.values()))
     assert {h.reason for h in item.hits} == {f"pattern {name}" for name in PATTERNS}
@@ -160,8 +164,14 @@ def test_scrub_clears_annotations_and_attachments_and_boxes_remove_line_art(
     doc.close()
     with pytest.raises(RedactionLeak, match="annotation"):
         redact(db_path, [source], tmp_path / "out", patterns=patterns_named(["ssn"]))
-    (item,) = redact(db_path, [source], tmp_path / "out", patterns=patterns_named(["ssn"]), scrub=True,
-                     rects=(PageRect(1, (290, 290, 410, 350)),))  # fmt: skip
+    (item,) = redact(
+        db_path,
+        [source],
+        tmp_path / "out",
+        patterns=patterns_named(["ssn"]),
+        scrub=True,
+        rects=(PageRect(1, (290, 290, 410, 350)),),
+    )
     out = tmp_path / "out" / "annotated.pdf"
     assert_gone(out, SSN)
     with pymupdf.open(out) as result:
@@ -179,8 +189,11 @@ def test_scrub_clears_annotations_and_attachments_and_boxes_remove_line_art(
 @pytest.mark.parametrize("rotation", [90, 180])
 def test_turned_scan_is_read_in_every_turn_and_redacted(db_path: Path, tmp_path: Path, rotation: int) -> None:
     """A picture drawn upright but shown turned OCRs to noise as shown; the SSN must still be found."""
-    source = scanned_pdf(tmp_path / "sources" / "turned.pdf", f"RECEIPT\nPatient SSN {SSN}\nSigned R. Okafor",
-                         rotation=rotation)  # fmt: skip
+    source = scanned_pdf(
+        tmp_path / "sources" / "turned.pdf",
+        f"RECEIPT\nPatient SSN {SSN}\nSigned R. Okafor",
+        rotation=rotation,
+    )
     (item,) = redact(db_path, [source], tmp_path / "out", patterns=patterns_named(["ssn"]))
     assert [(h.reason, h.ocr) for h in item.hits] == [("pattern ssn", True)]
     out = tmp_path / "out" / "turned.pdf"

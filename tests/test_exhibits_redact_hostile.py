@@ -82,7 +82,13 @@ def _widget(attribute: str) -> Builder:
 
 
 def _link(doc: pymupdf.Document, page: pymupdf.Page) -> None:
-    page.insert_link({"kind": pymupdf.LINK_URI, "from": pymupdf.Rect(72, 80, 200, 100), "uri": f"mailto:{SECRET}@x.example"})  # fmt: skip
+    page.insert_link(
+        {
+            "kind": pymupdf.LINK_URI,
+            "from": pymupdf.Rect(72, 80, 200, 100),
+            "uri": f"mailto:{SECRET}@x.example",
+        }
+    )
 
 
 def _layer_name(doc: pymupdf.Document, page: pymupdf.Page) -> None:

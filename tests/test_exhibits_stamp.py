@@ -37,8 +37,16 @@ def db_path(tmp_path: Path) -> Path:
     return path
 
 
-def produce(db_path: Path, sources: list[Path], out: Path, *, prefix: str = "ACME", width: int = 6,
-            start: int | None = None, restamp: bool = False):  # type: ignore[no-untyped-def]  # fmt: skip
+def produce(
+    db_path: Path,
+    sources: list[Path],
+    out: Path,
+    *,
+    prefix: str = "ACME",
+    width: int = 6,
+    start: int | None = None,
+    restamp: bool = False,
+):  # type: ignore[no-untyped-def]
     plan = plan_production(
         db_path, MATTER, sources, bates_format(prefix, width), out, start=start, restamp=restamp
     )
@@ -52,8 +60,12 @@ def stamp_rect(page: pymupdf.Page, label: str) -> pymupdf.Rect:
 
 
 def test_stamps_sit_bottom_right_upright_on_rotated_and_mixed_pages(db_path: Path, tmp_path: Path) -> None:
-    source = text_pdf(tmp_path / "sources" / "mixed.pdf", [f"Page {i + 1} body text." for i in range(8)],
-                      sizes=[LETTER, A4, LEGAL, (842, 595)], rotations=[0, 90, 180, 270])  # fmt: skip
+    source = text_pdf(
+        tmp_path / "sources" / "mixed.pdf",
+        [f"Page {i + 1} body text." for i in range(8)],
+        sizes=[LETTER, A4, LEGAL, (842, 595)],
+        rotations=[0, 90, 180, 270],
+    )
     result = produce(db_path, [source], tmp_path / "out")
     with pymupdf.open(tmp_path / "out" / "mixed.pdf") as doc:
         for index, page in enumerate(doc):

@@ -80,8 +80,12 @@ async def test_small_bench_reports_pp_and_tg_from_server_timings(
 async def test_an_interrupted_bench_keeps_its_finished_runs(
     llama_backend: Backend, isolated_home: Path
 ) -> None:
-    bench = Bench(llama_backend, Policy(), AuditLog(isolated_home / "a.sqlite3"),
-                  BenchSettings(lengths=(500,), warmup=0, runs=5, max_tokens=16))  # fmt: skip
+    bench = Bench(
+        llama_backend,
+        Policy(),
+        AuditLog(isolated_home / "a.sqlite3"),
+        BenchSettings(lengths=(500,), warmup=0, runs=5, max_tokens=16),
+    )
     first_run = asyncio.Event()
     task = asyncio.create_task(bench.run(lambda p: first_run.set()))
     await first_run.wait()

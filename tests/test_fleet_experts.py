@@ -70,15 +70,50 @@ def test_requant_keeps_its_budget_and_a_larger_budget_agrees_better(
     source = tmp_path / tiny_moe.name
     source.symlink_to(tiny_moe)
     # Below the all-cold size: refused, the size shown, nothing written.
-    assert main(["requant", str(source), "--to", "tiny-low", "--budget-gib", str(1 / 1024),
-                 "--hot", "Q8_0", "--cold", "Q4_0", "--corpus", str(corpus_file)]) == 2  # fmt: skip
+    assert (
+        main(
+            [
+                "requant",
+                str(source),
+                "--to",
+                "tiny-low",
+                "--budget-gib",
+                str(1 / 1024),
+                "--hot",
+                "Q8_0",
+                "--cold",
+                "Q4_0",
+                "--corpus",
+                str(corpus_file),
+            ]
+        )
+        == 2
+    )
     err = capsys.readouterr().err
     assert "below the all-Q4_0 size" in err and not (tmp_path / "tiny-low.gguf").exists()
     budgets = {"tiny-small": 3.75 * MIB, "tiny-large": 6 * MIB}
     for name, budget in budgets.items():  # the proof (agreement and speed, both files) for the larger one
         proof = ["--no-proof"] if name == "tiny-small" else []
-        assert main(["requant", str(source), "--to", name, "--budget-gib", str(budget / (1 << 30)), *proof,
-                     "--hot", "Q8_0", "--cold", "Q4_0", "--corpus", str(corpus_file)]) == 0  # fmt: skip
+        assert (
+            main(
+                [
+                    "requant",
+                    str(source),
+                    "--to",
+                    name,
+                    "--budget-gib",
+                    str(budget / (1 << 30)),
+                    *proof,
+                    "--hot",
+                    "Q8_0",
+                    "--cold",
+                    "Q4_0",
+                    "--corpus",
+                    str(corpus_file),
+                ]
+            )
+            == 0
+        )
     out = capsys.readouterr().out
     assert "the line: this tensor plan serves" in out and "per-expert mix" in out
     plans = _stored(isolated_home, "requant_plans")
@@ -100,8 +135,10 @@ def test_requant_keeps_its_budget_and_a_larger_budget_agrees_better(
     assert Path(proof["before"]["path"]).name == f"{tiny_moe.stem}.all-Q4_0.gguf"
     assert proof["before"]["speed"]["generation_tps"] > 0 and proof["after"]["speed"]["generation_tps"] > 0
     cold, large = proof["before"]["agreement"], proof["after"]["agreement"]
-    print(f"tiny MoE vs its F16: all-Q4_0 KLD {cold['mean_kld']:.5f} top1 {cold['same_top1_pct']:.2f}%; "
-          f"{budgets['tiny-large'] / MIB:.2f} MiB budget KLD {large['mean_kld']:.5f} top1 {large['same_top1_pct']:.2f}%")  # fmt: skip
+    print(
+        f"tiny MoE vs its F16: all-Q4_0 KLD {cold['mean_kld']:.5f} top1 {cold['same_top1_pct']:.2f}%; "
+        f"{budgets['tiny-large'] / MIB:.2f} MiB budget KLD {large['mean_kld']:.5f} top1 {large['same_top1_pct']:.2f}%"
+    )
     assert large["mean_kld"] <= cold["mean_kld"] and large["same_top1_pct"] >= cold["same_top1_pct"]
     assert proof["after"]["size"] > proof["before"]["size"]
     stored = {Path(r["candidate_file"]).name for r in _stored(isolated_home, "agreement_results")}

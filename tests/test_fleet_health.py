@@ -123,10 +123,14 @@ def test_doctor_warns_naming_the_gpu_its_board_and_the_server_pinned_there() -> 
         for s in sources:
             s.close()
     texts = [f"{f.subject}: {f.message}" for f in report.findings if f.level == "warning"]
-    assert ("GPU 5 on chassis1: NVLink degraded: link 3 down (5 of 6 active) (on board board-a; server "
-            "workhorse runs there)") in texts  # fmt: skip
-    assert ("GPU 10 on chassis1: clocks throttled: thermal slowdown (hardware) (on board board-b; server "
-            "heavy runs there)") in texts  # fmt: skip
+    assert (
+        "GPU 5 on chassis1: NVLink degraded: link 3 down (5 of 6 active) (on board board-a; server "
+        "workhorse runs there)"
+    ) in texts
+    assert (
+        "GPU 10 on chassis1: clocks throttled: thermal slowdown (hardware) (on board board-b; server "
+        "heavy runs there)"
+    ) in texts
     hosts = {"chassis1": RecordedSource(MISSION_CHASSIS1).read(full=True)}
     assert len(lint_health(config, hosts)) == 6  # 2 + 2 for the lane's two ends, 2 for the heat
 
@@ -142,8 +146,11 @@ async def test_board_card_shows_the_degraded_link_and_the_throttle(isolated_home
             await pilot.pause(0.05)
         assert screen is not None
         await pilot.pause()
-        notes = {c.board.name: str(c.query_one(".card-health").render()) for c in screen.query(BoardCard)
-                 if c.query_one(".card-health").display}  # fmt: skip
+        notes = {
+            c.board.name: str(c.query_one(".card-health").render())
+            for c in screen.query(BoardCard)
+            if c.query_one(".card-health").display
+        }
         assert set(notes) == {"board-a", "board-b"}
         assert notes["board-a"].splitlines() == [
             "⚠ GPU 5 NVLink link 3 down, 5/6 up",

@@ -83,13 +83,34 @@ def test_full_profile_becomes_one_exact_command_and_environment(tmp_path: Path) 
     assert p.port == 8082  # from the backend it answers for
     assert p.gpus == (4, 5, 8, 9)
     cmd = command(p, "/opt/llama-server")
-    assert cmd[:7] == ["/opt/llama-server", "-m", str(tmp_path / "models/gpt-oss-120b.gguf"), "--host",
-                       "127.0.0.1", "--port", "8082"]  # fmt: skip
+    assert cmd[:7] == [
+        "/opt/llama-server",
+        "-m",
+        str(tmp_path / "models/gpt-oss-120b.gguf"),
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "8082",
+    ]
     joined = shlex.join(cmd)
-    for part in ("-ngl 99", "--tensor-split 1,1,1,1", "--split-mode layer", "--n-cpu-moe 20", "-c 32768",
-                 "-np 2", "--cache-type-k q8_0", "--cache-type-v q8_0", "--flash-attn on",
-                 f"--lora {tmp_path / 'adapters/style.gguf'}", "--temp 0.6", "--repeat-penalty 1.2",
-                 "--min-p 0.01", "--top-p 0.95", "--top-k 40", "--jinja --metrics"):  # fmt: skip
+    for part in (
+        "-ngl 99",
+        "--tensor-split 1,1,1,1",
+        "--split-mode layer",
+        "--n-cpu-moe 20",
+        "-c 32768",
+        "-np 2",
+        "--cache-type-k q8_0",
+        "--cache-type-v q8_0",
+        "--flash-attn on",
+        f"--lora {tmp_path / 'adapters/style.gguf'}",
+        "--temp 0.6",
+        "--repeat-penalty 1.2",
+        "--min-p 0.01",
+        "--top-p 0.95",
+        "--top-k 40",
+        "--jinja --metrics",
+    ):
         assert part in joined, part
     assert (
         cmd[cmd.index("-ot") + 1] == r"blk\.(2[0-9])\.ffn_.*_exps\.=CPU"
@@ -102,28 +123,46 @@ def test_seed_sampling_is_the_default_and_a_cpu_profile_hides_every_gpu(tmp_path
         config_with(tmp_path, '[[profiles]]\nname = "cpu"\nmodel = "/m/x.gguf"\nport = 8099\n')
     )
     p = profile_named(config, "cpu")
-    assert p.sampling == SEED_SAMPLING == {"temperature": 0.7, "repeat_penalty": 1.2, "min_p": 0.01,
-                                           "top_p": 0.95, "top_k": 40}  # fmt: skip
+    assert (
+        p.sampling
+        == SEED_SAMPLING
+        == {"temperature": 0.7, "repeat_penalty": 1.2, "min_p": 0.01, "top_p": 0.95, "top_k": 40}
+    )
     assert environment(p)["CUDA_VISIBLE_DEVICES"] == ""
 
 
 @pytest.mark.parametrize(
     ("profile", "key", "words"),
     [
-        ('name = "x"\nmodel = "m.gguf"\nboard = "nope"', "profiles[0].board", "no [[boards]] entry named 'nope'"),
+        (
+            'name = "x"\nmodel = "m.gguf"\nboard = "nope"',
+            "profiles[0].board",
+            "no [[boards]] entry named 'nope'",
+        ),
         ('name = "x"\nmodel = "m.gguf"\nsplit_mode = "rows"', "profiles[0].split_mode", "expected one of"),
         ('name = "x"\nmodel = "m.gguf"\ncache_type_k = "q3"', "profiles[0].cache_type_k", "expected one of"),
         ('name = "x"\nmodel = "m.gguf"\nn_cpu_moe = -1', "profiles[0].n_cpu_moe", ">= 0"),
         ('name = "x"\nmodel = "m.gguf"\nparallel = true', "profiles[0].parallel", "a whole number"),
-        ('name = "x"\nmodel = "m.gguf"\nextra_args = ["-c", "4096"]', "profiles[0].extra_args", "set by the profile"),
-        ('name = "x"\nmodel = "m.gguf"\nboard = "board-a"\ntensor_split = [1, 1]', "profiles[0].tensor_split",
-         "2 parts but the board gives 4 GPUs"),
+        (
+            'name = "x"\nmodel = "m.gguf"\nextra_args = ["-c", "4096"]',
+            "profiles[0].extra_args",
+            "set by the profile",
+        ),
+        (
+            'name = "x"\nmodel = "m.gguf"\nboard = "board-a"\ntensor_split = [1, 1]',
+            "profiles[0].tensor_split",
+            "2 parts but the board gives 4 GPUs",
+        ),
         ('name = "x"\nmodel = "m.gguf"\nbackend = "workhorse"\nport = 9000', "profiles[0].port", "drop one"),
         ('name = "x"\nmodel = "m.gguf"\nngl = 99', "profiles[0].ngl", "unknown key"),
         ('name = "x"', "profiles[0].model", "required"),
-        ('name = "x"\nmodel = "m.gguf"\n[profiles.sampling]\ntemp = 1', "profiles[0].sampling.temp", "unknown key"),
+        (
+            'name = "x"\nmodel = "m.gguf"\n[profiles.sampling]\ntemp = 1',
+            "profiles[0].sampling.temp",
+            "unknown key",
+        ),
     ],
-)  # fmt: skip
+)
 def test_bad_profiles_name_the_file_and_the_key(tmp_path: Path, profile: str, key: str, words: str) -> None:
     config = load_config(config_with(tmp_path, f"[[profiles]]\n{profile}\n"))
     with pytest.raises(ProfileError) as err:
@@ -142,7 +181,10 @@ def test_profiles_must_be_tables_and_names_unique(tmp_path: Path) -> None:
 
 def test_split_refusal_names_boards_mixed_sets_and_nvlink_groups(tmp_path: Path) -> None:
     chassis1 = RecordedSource(MISSION_CHASSIS1).read()
-    config = load_config(config_with(tmp_path, """
+    config = load_config(
+        config_with(
+            tmp_path,
+            """
 [[profiles]]
 name = "one-board"
 model = "m.gguf"
@@ -155,7 +197,9 @@ board = ["pair-01", "board-a"]
 name = "mixed"
 model = "m.gguf"
 board = "pair-23"
-"""))  # fmt: skip
+""",
+        )
+    )
     assert split_problems(profile_named(config, "one-board"), chassis1) == []
     assert check_split(profile_named(config, "one-board"), chassis1, None) is None
     two = split_problems(profile_named(config, "two-boards"), chassis1)
@@ -193,12 +237,17 @@ def test_systemd_unit_runs_the_same_command_and_environment(tmp_path: Path) -> N
 
 
 def test_unit_quoting_survives_hostile_arguments(tmp_path: Path) -> None:
-    config = load_config(config_with(tmp_path, """
+    config = load_config(
+        config_with(
+            tmp_path,
+            """
 [[profiles]]
 name = "odd name/with slash"
 model = "/models/a b\\\\c\\"d%e$f.gguf"
 override_tensor = ['blk\\.(1[0-9]|2[0-3])\\.ffn_(up|down)_exps\\.=CPU']
-"""))  # fmt: skip
+""",
+        )
+    )
     p = profile_named(config, "odd name/with slash")
     text = unit_text(p, "/usr/local/bin/llama-server")
     exec_start = parse_unit(text)["Service.ExecStart"][0]
@@ -212,8 +261,12 @@ def test_sweep_plans_every_combination_on_free_ports(tmp_path: Path) -> None:
     )
     p = profile_named(config, "w")
     plan = variants(p, ["n-cpu-moe=0,1", "np=1,2"])
-    assert [v.label for v in plan] == ["n-cpu-moe=0 np=1", "n-cpu-moe=0 np=2", "n-cpu-moe=1 np=1",
-                                       "n-cpu-moe=1 np=2"]  # fmt: skip
+    assert [v.label for v in plan] == [
+        "n-cpu-moe=0 np=1",
+        "n-cpu-moe=0 np=2",
+        "n-cpu-moe=1 np=1",
+        "n-cpu-moe=1 np=2",
+    ]
     assert [(v.profile.n_cpu_moe, v.profile.parallel) for v in plan] == [(0, 1), (0, 2), (1, 1), (1, 2)]
     assert len({v.profile.port for v in plan}) == 4 and 8090 not in {v.profile.port for v in plan}
     rules = tmp_path / "ot.txt"
@@ -230,11 +283,15 @@ def test_bad_vary_says_what_it_takes(spec: str) -> None:
 
 
 def test_load_error_quotes_the_servers_own_reason() -> None:
-    log = ("0.00.610.023 E llama_model_load: error loading model: Mismatched '(' and ')' in regular expression\n"
-           "0.00.610.095 E llama_model_load_from_file_impl: failed to load model\n"
-           "0.01.080.130 E srv  llama_server: exiting due to model loading error\n")  # fmt: skip
-    assert load_error(log) == ("llama_model_load: error loading model: Mismatched '(' and ')' in regular expression"
-                               " ... srv  llama_server: exiting due to model loading error")  # fmt: skip
+    log = (
+        "0.00.610.023 E llama_model_load: error loading model: Mismatched '(' and ')' in regular expression\n"
+        "0.00.610.095 E llama_model_load_from_file_impl: failed to load model\n"
+        "0.01.080.130 E srv  llama_server: exiting due to model loading error\n"
+    )
+    assert load_error(log) == (
+        "llama_model_load: error loading model: Mismatched '(' and ')' in regular expression"
+        " ... srv  llama_server: exiting due to model loading error"
+    )
     assert load_error("main: loading\nsrv main: exiting\n") == "srv main: exiting"
     assert load_error("") == "it exited without a word"
 

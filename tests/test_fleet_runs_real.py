@@ -43,7 +43,8 @@ CORPUS = "\n\n".join(
 def write_config(home: Path, model: Path, port: int, extra: str = "") -> Path:
     home.mkdir(parents=True, exist_ok=True)
     path = home / "config.toml"
-    path.write_text(f"""
+    path.write_text(
+        f"""
 [[boards]]
 name = "cpu-board"
 host = "localhost"
@@ -63,7 +64,9 @@ ctx_size = 1024
 parallel = 2
 extra_args = ["--metrics", "--slots"]
 {extra}
-""", encoding="utf-8")  # fmt: skip
+""",
+        encoding="utf-8",
+    )
     return path
 
 
@@ -71,17 +74,28 @@ def test_serve_brings_up_the_profile_and_stops_cleanly_on_sigterm(
     isolated_home: Path, demo_model: Path, llama_server_binary: Path
 ) -> None:
     port = free_port()
-    config_file = write_config(isolated_home, demo_model, port, """
+    config_file = write_config(
+        isolated_home,
+        demo_model,
+        port,
+        """
 [[profiles]]
 name = "drifted"
 model = "/models/other-model.gguf"
 backend = "local"
 ctx_size = 4096
 parallel = 4
-""")  # fmt: skip
+""",
+    )
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "-m", "tui.cli.main", "serve", "demo"], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tui.cli.main", "serve", "demo"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     announced: list[str] = []
     try:
         assert proc.stderr is not None
@@ -134,9 +148,15 @@ def test_ctrl_c_on_serve_stops_the_server_once_and_exits_130(
     port = free_port()
     write_config(isolated_home, demo_model, port)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "-m", "tui.cli.main", "serve", "demo"], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tui.cli.main", "serve", "demo"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     announced: list[str] = []
     try:
         assert proc.stderr is not None
@@ -169,10 +189,29 @@ def test_sweep_runs_each_variant_and_keeps_going_past_a_broken_one(
 ) -> None:
     write_config(isolated_home, demo_model, free_port())
     rules = isolated_home / "ot-rules.txt"
-    rules.write_text("# keep the token embeddings on the CPU; then a regex that does not compile\n"
-                     "token_embd=CPU\nblk.(=CPU\n")  # fmt: skip
-    code = main(["bench", "--sweep", "demo", "--vary", "n-cpu-moe=0,1", "--vary", f"ot=@{rules}",
-                 "--lengths", "48,160", "--warmup", "1", "--runs", "2", "--max-tokens", "12"])  # fmt: skip
+    rules.write_text(
+        "# keep the token embeddings on the CPU; then a regex that does not compile\n"
+        "token_embd=CPU\nblk.(=CPU\n"
+    )
+    code = main(
+        [
+            "bench",
+            "--sweep",
+            "demo",
+            "--vary",
+            "n-cpu-moe=0,1",
+            "--vary",
+            f"ot=@{rules}",
+            "--lengths",
+            "48,160",
+            "--warmup",
+            "1",
+            "--runs",
+            "2",
+            "--max-tokens",
+            "12",
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0, out
     lines = out.splitlines()

@@ -82,10 +82,12 @@ def write_config(home: Path, *backends: Backend, recorded: bool = True) -> None:
         (TelemetrySourceConfig("recorded", "chassis1", path=str(MISSION_CHASSIS1)),) if recorded else ()
     )
     config = Config(
-        file=str(home / "config.toml"), policy=Policy(),
+        file=str(home / "config.toml"),
+        policy=Policy(),
         boards=MISSION_BOARDS,
-        backends=backends, telemetry=telemetry,
-    )  # fmt: skip
+        backends=backends,
+        telemetry=telemetry,
+    )
     home.mkdir(parents=True, exist_ok=True)
     (home / "config.toml").write_text(config_to_toml(config))
 
@@ -128,8 +130,12 @@ def test_doctor_json_and_exit_code_on_errors(
 
 async def test_native_metrics_names_survive_the_parser(llama_backend: Backend) -> None:
     metrics = await LlamaCppServer(llama_backend, Policy()).metrics()
-    for name in ("llamacpp:tokens_predicted_total", "llamacpp:tokens_predicted_seconds_total",
-                 "llamacpp:requests_processing", "llamacpp:requests_deferred"):  # fmt: skip
+    for name in (
+        "llamacpp:tokens_predicted_total",
+        "llamacpp:tokens_predicted_seconds_total",
+        "llamacpp:requests_processing",
+        "llamacpp:requests_deferred",
+    ):
         assert name in metrics
 
 

@@ -48,9 +48,11 @@ def test_finals_corpus_is_his_accepted_text_without_the_excluded(tmp_path: Path)
 
 
 def test_kld_output_and_context_choice() -> None:
-    out = ("kl_divergence: computing over 12 chunks, n_ctx=256, batch_size=256, n_seq=1\n"
-           "Mean    KLD:   0.012345 ±   0.000400\nMaximum KLD:   1.5\n99.9%   KLD:   0.9\n"
-           "99.0%   KLD:   0.201000\nSame top p: 96.123 ±  0.321 %\n")  # fmt: skip
+    out = (
+        "kl_divergence: computing over 12 chunks, n_ctx=256, batch_size=256, n_seq=1\n"
+        "Mean    KLD:   0.012345 ±   0.000400\nMaximum KLD:   1.5\n99.9%   KLD:   0.9\n"
+        "99.0%   KLD:   0.201000\nSame top p: 96.123 ±  0.321 %\n"
+    )
     assert parse_kld_output(out) == (0.012345, 0.201, 96.123, 12 * 127)
     assert (
         pick_ctx("x" * 100_000, None) == 512
@@ -69,13 +71,23 @@ def row(variant: str, tgs: list[float], error: str | None = None) -> SweepRow:
         r = LengthResult("w", "http://x", "m", "b1", length, 1, 2)
         r.runs = [run(tg, 900.0), run(tg + 2, 1000.0)]
         results.append(r)
-    return SweepRow("heavy-b", variant, f"llama-server --n-cpu-moe {variant}", {"CUDA_VISIBLE_DEVICES": "6,7"},
-                    "gpt-oss-120b-Q4_K_M.gguf", error, results)  # fmt: skip
+    return SweepRow(
+        "heavy-b",
+        variant,
+        f"llama-server --n-cpu-moe {variant}",
+        {"CUDA_VISIBLE_DEVICES": "6,7"},
+        "gpt-oss-120b-Q4_K_M.gguf",
+        error,
+        results,
+    )
 
 
 def test_sweep_table_store_and_best_variant(tmp_path: Path) -> None:
-    rows = [row("n-cpu-moe=20", [44.0, 38.0]), row("n-cpu-moe=24", [47.0, 42.0]),
-            row("n-cpu-moe=28", [], error="cudaMalloc failed: out of memory")]  # fmt: skip
+    rows = [
+        row("n-cpu-moe=20", [44.0, 38.0]),
+        row("n-cpu-moe=24", [47.0, 42.0]),
+        row("n-cpu-moe=28", [], error="cudaMalloc failed: out of memory"),
+    ]
     table = render(sweep_table(rows)) + "\n".join(sweep_notes(rows))
     assert "n-cpu-moe=28 FAILED: cudaMalloc failed: out of memory" in table
     assert table.count("BELOW") == 1 and "[n-cpu-moe=24] CUDA_VISIBLE_DEVICES=6,7 llama-server" in table
@@ -90,8 +102,20 @@ async def test_dashboard_shows_the_best_variant_with_its_agreement(isolated_home
     save_sweep(
         database, "s1", "board-b", [row("n-cpu-moe=20", [44.0, 38.0]), row("n-cpu-moe=24", [47.0, 42.0])]
     )
-    agreement = Agreement("ref.F16.gguf", "/models/gpt-oss-120b-Q4_K_M.gguf", "finals", "0" * 64, 256, 0.0123,
-                          0.2, 96.4, 3000, 10.0, 10.2, ("llama-perplexity ...",))  # fmt: skip
+    agreement = Agreement(
+        "ref.F16.gguf",
+        "/models/gpt-oss-120b-Q4_K_M.gguf",
+        "finals",
+        "0" * 64,
+        256,
+        0.0123,
+        0.2,
+        96.4,
+        3000,
+        10.0,
+        10.2,
+        ("llama-perplexity ...",),
+    )
     save_agreement(database, agreement, "2026-01-01T00:00:00+00:00", changed=8, total=513)
     assert (
         latest_by_model_file(database)["gpt-oss-120b-Q4_K_M.gguf"].short()

@@ -105,8 +105,10 @@ def test_no_telemetry_config_means_local_nvml() -> None:
     config = Config(file="c.toml", policy=Policy(), boards=(), backends=())
     (source,) = sources_from_config(config)
     assert isinstance(source, NvmlSource) and source.host == "localhost"
-    entries = (TelemetrySourceConfig("recorded", "chassis1", path=str(MISSION_CHASSIS1)),
-               TelemetrySourceConfig("dcgm", "chassis2", path=str(MISSION_CHASSIS2_DCGM)))  # fmt: skip
+    entries = (
+        TelemetrySourceConfig("recorded", "chassis1", path=str(MISSION_CHASSIS1)),
+        TelemetrySourceConfig("dcgm", "chassis2", path=str(MISSION_CHASSIS2_DCGM)),
+    )
     config = Config(file="c.toml", policy=Policy(), boards=(), backends=(), telemetry=entries)
     assert [s.read().host for s in sources_from_config(config)] == ["chassis1", "chassis2"]
 

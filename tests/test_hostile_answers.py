@@ -61,8 +61,9 @@ def ok_props(h: Handler) -> None:
 
 
 def one_answer(h: Handler) -> None:
-    h.send_pieces(200, "text/event-stream", iter([sse_chunk("Caption."), sse_chunk(finish="stop"),
-                                                  b"data: [DONE]\n\n"]))  # fmt: skip
+    h.send_pieces(
+        200, "text/event-stream", iter([sse_chunk("Caption."), sse_chunk(finish="stop"), b"data: [DONE]\n\n"])
+    )
 
 
 @pytest.fixture
@@ -185,8 +186,10 @@ async def test_an_idempotent_request_on_a_dropped_pooled_connection_is_sent_agai
 
 
 async def test_drafts_do_not_fail_on_a_pooled_connection_the_server_dropped() -> None:
-    routes = {("GET", "/props"): closes_the_second_request,
-              ("POST", "/v1/chat/completions"): closes_the_second_request}  # fmt: skip
+    routes = {
+        ("GET", "/props"): closes_the_second_request,
+        ("POST", "/v1/chat/completions"): closes_the_second_request,
+    }
     with hostile_server(routes) as (url, seen):
         async with ChatClient(make_backend(url, name="pool"), Policy(), None) as client:
             texts = [(await client.complete(ASK)).text for _ in range(14)]

@@ -70,8 +70,9 @@ def test_config_names_an_unknown_action_a_clash_and_a_prefix_and_exits_2(
     assert "backends.focus" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize(("argv", "mouse", "expected"), [([], None, True), (["--no-mouse"], None, False),
-                                                         ([], False, False)])  # fmt: skip
+@pytest.mark.parametrize(
+    ("argv", "mouse", "expected"), [([], None, True), (["--no-mouse"], None, False), ([], False, False)]
+)
 def test_no_mouse_from_the_flag_or_the_config(
     isolated_home: Path, monkeypatch: pytest.MonkeyPatch, argv: list[str], mouse: bool | None, expected: bool
 ) -> None:

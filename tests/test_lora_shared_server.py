@@ -53,14 +53,26 @@ def shared(
     other = folder / "SmolLM2-135M-Instruct.Q8_0.gguf"
     other.write_bytes(b"GGUF" + bytes(4096))  # only its name, size and hash are ever read
     by_hand = LlamaServerProcess(
-        llama_server_binary, demo_model, log_file=folder / "by-hand.log",
-        extra_args=[*TEST_SERVER_ARGS, "--lora", str(adapter), "--lora-init-without-apply",
-                    "--temp", "1.5", "--repeat-penalty", "1.0"],
-    )  # fmt: skip
+        llama_server_binary,
+        demo_model,
+        log_file=folder / "by-hand.log",
+        extra_args=[
+            *TEST_SERVER_ARGS,
+            "--lora",
+            str(adapter),
+            "--lora-init-without-apply",
+            "--temp",
+            "1.5",
+            "--repeat-penalty",
+            "1.0",
+        ],
+    )
     served = LlamaServerProcess(
-        llama_server_binary, demo_model, log_file=folder / "served.log",
+        llama_server_binary,
+        demo_model,
+        log_file=folder / "served.log",
         extra_args=[*TEST_SERVER_ARGS, *launch_flags([str(adapter)])],
-    )  # fmt: skip
+    )
     by_hand.start()
     try:
         served.start()
@@ -86,8 +98,11 @@ def unlisted_answers(url: str) -> list[str]:
     out = []
     for p in PROMPTS:
         body = {"messages": [{"role": "user", "content": p}], "cache_prompt": False, **SAMPLING.as_dict()}
-        out.append(httpx.post(url + "/v1/chat/completions", json=body, timeout=120).json()["choices"][0]
-                   ["message"]["content"])  # fmt: skip
+        out.append(
+            httpx.post(url + "/v1/chat/completions", json=body, timeout=120).json()["choices"][0]["message"][
+                "content"
+            ]
+        )
     return out
 
 
@@ -128,9 +143,13 @@ def write_home(home: Path, url: str, demo_model: Path, shared: Shared, binary: P
 def register_on_other_base(paths: Paths, shared: Shared, file: Path, held_out: list[int]) -> None:
     other = shared.other_base
     adapter = replace(
-        record(NAME, [], held_out), base_path=str(other), base_sha256=file_sha256(other),
-        base_size=other.stat().st_size, file=str(file), file_sha256=file_sha256(file),
-    )  # fmt: skip
+        record(NAME, [], held_out),
+        base_path=str(other),
+        base_sha256=file_sha256(other),
+        base_size=other.stat().st_size,
+        file=str(file),
+        file_sha256=file_sha256(file),
+    )
     register(paths.database_file, adapter)
 
 

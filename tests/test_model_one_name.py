@@ -15,8 +15,10 @@ from workspace.config import parse_config
 
 def profile_config(text: str, model: Path, *, backend: str | None) -> str:
     """The demo config with its sample profile switched on, serving ``model`` for ``backend``."""
-    lines = [line[2:] if (line.startswith("# ") and "=" in line) or line == "# [[profiles]]" else line
-             for line in text.splitlines()]  # fmt: skip
+    lines = [
+        line[2:] if (line.startswith("# ") and "=" in line) or line == "# [[profiles]]" else line
+        for line in text.splitlines()
+    ]
     out = []
     for line in lines:
         if line.startswith("model = ") and out and any(x == "[[profiles]]" for x in out):

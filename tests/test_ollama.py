@@ -16,10 +16,30 @@ from tests.conftest import make_backend
 from tests.support.fakes import chunk, fake_server, send_json, send_sse
 from workspace.config import Policy
 
-TAGS = {"models": [{"name": "gemma4:26b", "model": "gemma4:26b", "size": 17000000000, "digest": "abc",
-                    "details": {"family": "gemma", "parameter_size": "26B", "quantization_level": "Q4_K_M"}}]}  # fmt: skip
-PS = {"models": [{"name": "gemma4:26b", "model": "gemma4:26b", "size": 19000000000, "digest": "abc",
-                  "size_vram": 19000000000, "context_length": 32768, "expires_at": "2026-11-30T03:00:00Z"}]}  # fmt: skip
+TAGS = {
+    "models": [
+        {
+            "name": "gemma4:26b",
+            "model": "gemma4:26b",
+            "size": 17000000000,
+            "digest": "abc",
+            "details": {"family": "gemma", "parameter_size": "26B", "quantization_level": "Q4_K_M"},
+        }
+    ]
+}
+PS = {
+    "models": [
+        {
+            "name": "gemma4:26b",
+            "model": "gemma4:26b",
+            "size": 19000000000,
+            "digest": "abc",
+            "size_vram": 19000000000,
+            "context_length": 32768,
+            "expires_at": "2026-11-30T03:00:00Z",
+        }
+    ]
+}
 
 
 def ollama_routes(seen: list[bytes]) -> dict:

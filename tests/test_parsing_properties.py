@@ -91,8 +91,20 @@ def test_any_range_text_gives_a_range_or_the_named_error(value: str) -> None:
 
 # --- dates ---
 
-MONTH_NAMES = ["January", "February", "March", "April", "May", "June", "July", "August", "September",
-               "October", "November", "December"]  # fmt: skip
+MONTH_NAMES = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+]
 day = st.dates(min_value=date(1900, 1, 1), max_value=date(2099, 12, 31))
 
 
@@ -141,8 +153,37 @@ def test_any_text_gives_ordered_real_dates_without_raising(text: str) -> None:
             assert date.fromisoformat(f.iso).day == f.day
 
 
-DATE_PIECES = ["May", "may", "Jan.", "January", "Sept", "JUNE", "Mayday", " ", "  ", "\n", ",", ".", "-", "/",
-               "1", "2", "12", "15", "31", "2024", "1999", "24", "st", "x", "é", "_", "0", "to", "\u00a0"]  # fmt: skip
+DATE_PIECES = [
+    "May",
+    "may",
+    "Jan.",
+    "January",
+    "Sept",
+    "JUNE",
+    "Mayday",
+    " ",
+    "  ",
+    "\n",
+    ",",
+    ".",
+    "-",
+    "/",
+    "1",
+    "2",
+    "12",
+    "15",
+    "31",
+    "2024",
+    "1999",
+    "24",
+    "st",
+    "x",
+    "é",
+    "_",
+    "0",
+    "to",
+    "\u00a0",
+]
 
 
 @settings(max_examples=400, deadline=None, database=None)

@@ -22,8 +22,12 @@ from workspace.paths import Paths
 
 YES = {"basis": "yes", "reasons": ["The agreement."], "evidence": ["S1"]}
 DRAFT = "Dear Mr. Calder,\n\nThe freezer failed on March 3, 2031 (HPP-009999). Pay within 14 days.\n"
-FINDING = {"findings": [{"quote": "Pay within 14 days.", "problem": "No sum.", "severity": "high", "fix": "Add it."},
-                        {"quote": "Nowhere in the draft.", "problem": "Misquoted.", "severity": "low", "fix": ""}]}  # fmt: skip
+FINDING = {
+    "findings": [
+        {"quote": "Pay within 14 days.", "problem": "No sum.", "severity": "high", "fix": "Add it."},
+        {"quote": "Nowhere in the draft.", "problem": "Misquoted.", "severity": "low", "fix": ""},
+    ]
+}
 
 
 @pytest.fixture
@@ -54,8 +58,19 @@ def test_draft_prints_progress_the_draft_and_its_flags_and_runs_show_the_record(
     ):
         config = role_config({"drafter": drafter, "reviewer": rev}, gate)
         write_config(home, config)
-        code = main(["draft", "--matter", SAMPLE_MATTER, "--task", "demand-letter", "--instructions",
-                     instructions(tmp_path), "--drafter", "heavy"])  # fmt: skip
+        code = main(
+            [
+                "draft",
+                "--matter",
+                SAMPLE_MATTER,
+                "--task",
+                "demand-letter",
+                "--instructions",
+                instructions(tmp_path),
+                "--drafter",
+                "heavy",
+            ]
+        )
     out = capsys.readouterr().out
     assert code == 1, out  # completed, but a blocking flag stops the final export
     assert (
@@ -147,10 +162,23 @@ def test_a_run_killed_mid_draft_resumes_from_the_draft_stage(
         drafter = next(b for b in config.backends if b.name == "drafter")
         write_config(home, _with(config, Backend(**{**drafter.__dict__, "sampling": slow})))
         proc = subprocess.Popen(
-            [sys.executable, "-m", "tui.cli.main", "draft", "--matter", SAMPLE_MATTER, "--task", "demand-letter",
-             "--instructions", instructions(tmp_path)],
-            env={**os.environ}, cwd=Path(__file__).parents[1], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )  # fmt: skip
+            [
+                sys.executable,
+                "-m",
+                "tui.cli.main",
+                "draft",
+                "--matter",
+                SAMPLE_MATTER,
+                "--task",
+                "demand-letter",
+                "--instructions",
+                instructions(tmp_path),
+            ],
+            env={**os.environ},
+            cwd=Path(__file__).parents[1],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         try:
             partial = _wait_for_partial(home.database_file, proc)
             os.kill(proc.pid, signal.SIGKILL)  # like a crash: no chance to tidy up
@@ -169,9 +197,13 @@ def test_a_run_killed_mid_draft_resumes_from_the_draft_stage(
     rows = db.execute("SELECT stage, status, output_text FROM drafting_stages ORDER BY seq").fetchall()
     db.close()
     assert [(r[0], r[1]) for r in rows] == [
-        ("route", "completed"), ("gate", "completed"), ("draft", "interrupted"),
-        ("draft", "completed"), ("review", "completed"), ("verify", "completed"),
-    ]  # fmt: skip
+        ("route", "completed"),
+        ("gate", "completed"),
+        ("draft", "interrupted"),
+        ("draft", "completed"),
+        ("review", "completed"),
+        ("verify", "completed"),
+    ]
     assert rows[2][2].startswith(partial) and partial
 
 

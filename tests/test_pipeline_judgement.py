@@ -85,16 +85,32 @@ async def test_the_gate_saying_no_stops_the_run_until_the_attorney_goes_on_with_
 async def test_review_findings_are_anchored_exactly_then_fuzzily_and_the_rest_listed_apart(db: Path) -> None:
     findings = {
         "findings": [
-            {"quote": "We demand payment within fourteen days.", "problem": "No amount is stated.",
-             "severity": "high", "fix": "State the sum."},
-            {"quote": "the installation was late, and the stock spoiled.", "problem": "Which stock?",
-             "severity": "medium", "fix": "Name the goods."},
-            {"quote": "Calder Refrigeraton promised to install the walk in freezer", "problem": "Misread.",
-             "severity": "low", "fix": "Quote the clause."},
-            {"quote": "The parties agreed to arbitrate in Delaware.", "problem": "Not in the draft at all.",
-             "severity": "high", "fix": "Remove."},
+            {
+                "quote": "We demand payment within fourteen days.",
+                "problem": "No amount is stated.",
+                "severity": "high",
+                "fix": "State the sum.",
+            },
+            {
+                "quote": "the installation was late, and the stock spoiled.",
+                "problem": "Which stock?",
+                "severity": "medium",
+                "fix": "Name the goods.",
+            },
+            {
+                "quote": "Calder Refrigeraton promised to install the walk in freezer",
+                "problem": "Misread.",
+                "severity": "low",
+                "fix": "Quote the clause.",
+            },
+            {
+                "quote": "The parties agreed to arbitrate in Delaware.",
+                "problem": "Not in the draft at all.",
+                "severity": "high",
+                "fix": "Remove.",
+            },
         ]
-    }  # fmt: skip
+    }
     with (
         scripted_server(YES) as (gate_url, _),
         scripted_server(DRAFT) as (draft_url, drafter),

@@ -100,9 +100,13 @@ async def test_cancel_mid_draft_keeps_the_partial_text_and_resume_finishes_the_r
     done = outcome.run
     assert done.status == "completed"
     assert [(s.stage, s.status) for s in done.stages] == [
-        ("route", "completed"), ("gate", "completed"), ("draft", "cancelled"),
-        ("draft", "completed"), ("review", "completed"), ("verify", "completed"),
-    ]  # fmt: skip
+        ("route", "completed"),
+        ("gate", "completed"),
+        ("draft", "cancelled"),
+        ("draft", "completed"),
+        ("review", "completed"),
+        ("verify", "completed"),
+    ]
     assert done.stages[2].output == draft_try.output  # the cut-short attempt stays on the record
     assert done.choice("drafter") is not None and done.drafter_role == "drafter"
     finished = [e for e in events if isinstance(e, StageFinished) and e.stage == "draft"]

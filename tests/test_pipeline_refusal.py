@@ -43,9 +43,13 @@ def connections(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Any]]:
 
 
 async def test_stopping_the_reviewers_server_yields_the_named_refusal_and_nothing_goes_elsewhere(
-    db: Path, llama_server: LlamaServerProcess, llama_server_binary: Path, demo_model: Path,
-    tmp_path: Path, connections: list[Any],
-) -> None:  # fmt: skip
+    db: Path,
+    llama_server: LlamaServerProcess,
+    llama_server_binary: Path,
+    demo_model: Path,
+    tmp_path: Path,
+    connections: list[Any],
+) -> None:
     reviewer = LlamaServerProcess(llama_server_binary, demo_model, log_file=tmp_path / "reviewer.log")
     reviewer.start()
     reviewer.stop()  # the reviewer's own server, really started and then stopped

@@ -42,8 +42,15 @@ async def test_the_tg_rate_is_on_screen_at_80_columns(db: Path) -> None:
         progress = PipelineProgress.for_plan(PLAN)
         view = progress.get("draft")
         view.backend, view.board, view.state = "demo-smollm2", "board-a", "completed"
-        view.speed = pp_tg({"cache_n": 2650, "prompt_n": 120, "prompt_ms": 290.0,
-                            "predicted_n": 450, "predicted_ms": 10000.0})  # fmt: skip
+        view.speed = pp_tg(
+            {
+                "cache_n": 2650,
+                "prompt_n": 120,
+                "prompt_ms": 290.0,
+                "predicted_n": 450,
+                "predicted_ms": 10000.0,
+            }
+        )
         strip.progress = progress
         strip.update(progress.render())
         await pilot.pause()

@@ -69,12 +69,24 @@ def test_a_quote_is_anchored_exactly_then_normalised_then_fuzzily(
 @pytest.mark.parametrize(
     ("error", "sentence"),
     [
-        (ServerUnreachable("x: connection refused", backend="reviewer", url=URL), "cannot run locally: backend 'reviewer' at 10.0.0.12:8083 refused the connection."),
-        (ServerTimeout("x", backend="reviewer", url=URL), "cannot run locally: backend 'reviewer' at 10.0.0.12:8083 stopped answering (timed out)."),
-        (ModelLoading("x", backend="reviewer", url=URL, status=503, server_message="Loading model"), "cannot run locally: backend 'reviewer' at 10.0.0.12:8083 is still loading its model."),
-        (StreamBroken("x", backend="reviewer", url=URL), "failed: backend 'reviewer' at 10.0.0.12:8083 closed the connection before the answer was finished."),
+        (
+            ServerUnreachable("x: connection refused", backend="reviewer", url=URL),
+            "cannot run locally: backend 'reviewer' at 10.0.0.12:8083 refused the connection.",
+        ),
+        (
+            ServerTimeout("x", backend="reviewer", url=URL),
+            "cannot run locally: backend 'reviewer' at 10.0.0.12:8083 stopped answering (timed out).",
+        ),
+        (
+            ModelLoading("x", backend="reviewer", url=URL, status=503, server_message="Loading model"),
+            "cannot run locally: backend 'reviewer' at 10.0.0.12:8083 is still loading its model.",
+        ),
+        (
+            StreamBroken("x", backend="reviewer", url=URL),
+            "failed: backend 'reviewer' at 10.0.0.12:8083 closed the connection before the answer was finished.",
+        ),
     ],
-)  # fmt: skip
+)
 def test_a_refusal_names_the_stage_the_backend_its_address_and_the_cause(
     error: Exception, sentence: str
 ) -> None:

@@ -26,8 +26,21 @@ PUBLIC = {"rebinder": "93.184.216.34", "teredo": "2001:0:808:808::1", "cloud": "
 def test_no_public_server_hears_from_any_command(tmp_path: Path) -> None:
     assert shutil.which("unshare") and shutil.which("ip"), "needs util-linux unshare and iproute2 ip"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run(["unshare", "--net", "--mount", sys.executable, str(ROOT / "tests/support/policy_namespace_child.py"),
-                           str(tmp_path)], env=env, capture_output=True, text=True, timeout=600, cwd=ROOT)  # fmt: skip
+    done = subprocess.run(
+        [
+            "unshare",
+            "--net",
+            "--mount",
+            sys.executable,
+            str(ROOT / "tests/support/policy_namespace_child.py"),
+            str(tmp_path),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=ROOT,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     result = json.loads((tmp_path / "result.json").read_text())
 

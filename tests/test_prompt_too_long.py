@@ -29,8 +29,9 @@ def small_server(
     llama_server_binary: Path, demo_model: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[LlamaServerProcess]:
     log = tmp_path_factory.mktemp("small-ctx") / "server.log"
-    server = LlamaServerProcess(llama_server_binary, demo_model, extra_args=("--jinja", "-np", "1", "-c", "1024"),
-                                log_file=log)  # fmt: skip
+    server = LlamaServerProcess(
+        llama_server_binary, demo_model, extra_args=("--jinja", "-np", "1", "-c", "1024"), log_file=log
+    )
     server.start()
     yield server
     server.stop()
@@ -38,8 +39,13 @@ def small_server(
 
 def configured(paths: Paths, url: str) -> None:
     roles = ("router", "gate", "drafter", "heavy", "extractor", "reviewer")
-    backend = Backend(name="small", kind="llamacpp", url=url, roles=roles,
-                      sampling=Sampling(temperature=0.0, seed=1, max_tokens=64))  # fmt: skip
+    backend = Backend(
+        name="small",
+        kind="llamacpp",
+        url=url,
+        roles=roles,
+        sampling=Sampling(temperature=0.0, seed=1, max_tokens=64),
+    )
     config = Config(file=str(paths.config_file), policy=Policy(), boards=(), backends=(backend,))
     paths.config_file.parent.mkdir(parents=True, exist_ok=True)
     paths.config_file.write_text(config_to_toml(config))
@@ -69,8 +75,14 @@ def test_sources_too_long_offer_a_context_that_fits_and_draft_takes_it(
     """The advice's window is the context less the overage and a margin; ``--max-context`` then caps
     the window the sources are fitted to (the model stand-ins only answer: the cap is what is checked)."""
     backend = Backend(name="small", kind="llamacpp", url="http://127.0.0.1:9", roles=("reviewer",))
-    refusal = too_long("Adversarial review", "review", 7, backend, (1500, 1024),
-                       {"the sources": 4000, "the draft": 1200, "the task's own prompt": 300})  # fmt: skip
+    refusal = too_long(
+        "Adversarial review",
+        "review",
+        7,
+        backend,
+        (1500, 1024),
+        {"the sources": 4000, "the draft": 1200, "the task's own prompt": 300},
+    )
     assert "476 more than the 1,024-token context" in refusal.message
     assert "draft again with `--max-context 292`" in refusal.message
     assert exit_codes.for_error(refusal) == exit_codes.USAGE
@@ -87,7 +99,18 @@ def test_sources_too_long_offer_a_context_that_fits_and_draft_takes_it(
         config = role_config({"drafter": drafter, "reviewer": reviewer}, gate)
         paths.config_file.parent.mkdir(parents=True, exist_ok=True)
         paths.config_file.write_text(config_to_toml(config))
-        main(["draft", "--matter", SAMPLE_MATTER, "--task", "demand-letter", "--instructions", str(ask),
-              "--max-context", "600"])  # fmt: skip
+        main(
+            [
+                "draft",
+                "--matter",
+                SAMPLE_MATTER,
+                "--task",
+                "demand-letter",
+                "--instructions",
+                str(ask),
+                "--max-context",
+                "600",
+            ]
+        )
     run = RunStore(paths.database_file).list(1)[0]
     assert "capped at 600" in run.context_note, run.context_note

@@ -106,9 +106,23 @@ Bellmont Builders demands a refund within ten days.
 Lena Marsh"""
 # Everything of the matter that names a party or a person, as the documents and the letter write it.
 NAMES = (
-    "Wexford", "Bellmont", "Seller", "Buyer", "O'Keefe", "Thomas", "Priya", "Anand", "Halvorsen",
-    "Gregory", "Lena", "Marsh", "Duvall", "Raymond", "Cole", "Pritchard",
-)  # fmt: skip
+    "Wexford",
+    "Bellmont",
+    "Seller",
+    "Buyer",
+    "O'Keefe",
+    "Thomas",
+    "Priya",
+    "Anand",
+    "Halvorsen",
+    "Gregory",
+    "Lena",
+    "Marsh",
+    "Duvall",
+    "Raymond",
+    "Cole",
+    "Pritchard",
+)
 
 
 def _pdf(path: Path, text: str) -> None:
@@ -165,8 +179,10 @@ def test_a_scrubbed_export_of_the_matter_leaves_none_of_its_names(
     from tests.support.corrections_data import make_input
     from tui.cli.main import main
 
-    sources = "\n\n".join(f"[S{n}] {row[0]}:\n{row[3]}" for n, row in
-                          enumerate(matter_page_texts(matter, "bellmont-wexford"), start=1))  # fmt: skip
+    sources = "\n\n".join(
+        f"[S{n}] {row[0]}:\n{row[3]}"
+        for n, row in enumerate(matter_page_texts(matter, "bellmont-wexford"), start=1)
+    )
     assert len(_left(sources)) == len(NAMES)  # the prompt holds every name before the scrub
     messages = (DrafterMessage("system", "Draft for the attorney."), DrafterMessage("user", sources))
     draft = FINAL.replace("within ten days", "soon")
@@ -189,9 +205,13 @@ def test_a_typed_name_brings_its_short_forms_and_prose_keeps_its_ordinary_words(
     from corrections.scrub import Scrubber
 
     scrub = Scrubber(
-        {"Wexford Tile Co.": "[PARTY-A]", "Seller": "[PARTY-A]", "Lena Marsh": "[PARTY-B]",
-         "Marsh & Duvall LLP": "[PARTY-C]"}
-    )  # fmt: skip
+        {
+            "Wexford Tile Co.": "[PARTY-A]",
+            "Seller": "[PARTY-A]",
+            "Lena Marsh": "[PARTY-B]",
+            "Marsh & Duvall LLP": "[PARTY-C]",
+        }
+    )
     assert scrub.text("Wexford Tile and WEXFORD, the Seller, left the seller's tile in a marsh.") == (
         "[PARTY-A] and [PARTY-A], the [PARTY-A], left the seller's tile in a marsh."
     )

@@ -43,5 +43,10 @@ def test_the_launch_line_loads_the_backends_adapters_unapplied(
     assert main(["serve", "cpu", "--print-command"]) == 0
     line = shlex.split(capsys.readouterr().out)
     flags = line[line.index("--lora-scaled") :][:5]
-    assert flags == ["--lora-scaled", "/a/demand-v3/demand-v3.gguf:0", "--lora-scaled", "/a/tone-v1/tone-v1.gguf:0",
-                     "--lora-init-without-apply"]  # fmt: skip
+    assert flags == [
+        "--lora-scaled",
+        "/a/demand-v3/demand-v3.gguf:0",
+        "--lora-scaled",
+        "/a/tone-v1/tone-v1.gguf:0",
+        "--lora-init-without-apply",
+    ]

@@ -79,11 +79,24 @@ def test_a_listen_name_that_resolves_to_a_public_address_is_refused(
 
 @pytest.mark.parametrize(
     "args",
-    [["-mu", URL], [f"--model-url={URL}"], ["-hf", "org/model"], ["-hfr", "org/model"], ["--hf-repo=org/m"],
-     ["-hff", "m.gguf"], ["-hft", "hf_token"], ["-dr", "ai/smollm2"], ["--docker-repo=ai/smollm2"],
-     ["--metrics", "-mmu", URL], ["--webui-mcp-proxy"], ["--mcp-servers-json", '{}'], ["-ag"],
-     ["--tools", "all"], ["--tools-runtime", "ssh:host"]],
-)  # fmt: skip
+    [
+        ["-mu", URL],
+        [f"--model-url={URL}"],
+        ["-hf", "org/model"],
+        ["-hfr", "org/model"],
+        ["--hf-repo=org/m"],
+        ["-hff", "m.gguf"],
+        ["-hft", "hf_token"],
+        ["-dr", "ai/smollm2"],
+        ["--docker-repo=ai/smollm2"],
+        ["--metrics", "-mmu", URL],
+        ["--webui-mcp-proxy"],
+        ["--mcp-servers-json", "{}"],
+        ["-ag"],
+        ["--tools", "all"],
+        ["--tools-runtime", "ssh:host"],
+    ],
+)
 def test_flags_that_download_are_refused_at_config_and_at_serve(
     isolated_home: Path, args: list[str], capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -21,9 +21,12 @@ CLAIM = "Minor edits to a web post do not restart the limitations period for def
 
 def _config(url: str, max_tokens: int = 160) -> Config:
     backend = Backend(
-        name="reviewer", kind="llamacpp", url=url, roles=("reviewer",),
+        name="reviewer",
+        kind="llamacpp",
+        url=url,
+        roles=("reviewer",),
         sampling=Sampling(temperature=0.0, seed=1, max_tokens=max_tokens),
-    )  # fmt: skip
+    )
     return Config(file="test-config.toml", policy=Policy(), boards=(), backends=(backend,))
 
 

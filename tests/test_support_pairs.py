@@ -155,8 +155,21 @@ def test_marked_judgements_go_out_with_the_correction_pairs_as_support_training_
     assert json.loads(answer["content"]) == {"label": "contradicts", "missing": "", "span": "invented"}
     assert [json.loads(line)["label"] for line in pairs_out.read_text().splitlines()] == [False, True]
 
-    assert main(["corrections", "export", "--format", "pairs", "--out", str(tmp_path / "p.jsonl"),
-                 "--support-out", str(tmp_path / "full.jsonl")]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "corrections",
+                "export",
+                "--format",
+                "pairs",
+                "--out",
+                str(tmp_path / "p.jsonl"),
+                "--support-out",
+                str(tmp_path / "full.jsonl"),
+            ]
+        )
+        == 0
+    )
     full = [json.loads(line) for line in (tmp_path / "full.jsonl").read_text().splitlines()]
     assert [(r["matter"], r["note"], r["cite"]) for r in full] == [
         ("harbor-point", "the page says it", pair["cite"]),

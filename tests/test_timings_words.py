@@ -13,8 +13,15 @@ from drafting.runs import StageRecord
 from drafting.stages import STAGES
 from drafting.timings import generation_phrase, prompt_phrase, timings_phrase
 
-REPEAT = {"cache_n": 2650, "prompt_n": 1, "prompt_ms": 0.4, "prompt_per_second": 2500.0,
-          "predicted_n": 120, "predicted_ms": 0.0, "predicted_per_second": 0.0}  # fmt: skip
+REPEAT = {
+    "cache_n": 2650,
+    "prompt_n": 1,
+    "prompt_ms": 0.4,
+    "prompt_per_second": 2500.0,
+    "predicted_n": 120,
+    "predicted_ms": 0.0,
+    "predicted_per_second": 0.0,
+}
 FIRST = {"cache_n": 0, "prompt_n": 3100, "prompt_ms": 7560.0, "predicted_n": 120, "predicted_ms": 2660.0}
 
 
@@ -33,10 +40,22 @@ def test_a_first_run_gives_both_rates() -> None:
 
 def record(stage: str, result: dict[str, Any], timings: dict[str, Any] | None = None) -> StageRecord:
     return StageRecord(
-        id=1, run_id=1, seq=1, stage=stage, role=None, backend=None, url=None, model=None,
-        server_build=None, messages=[], output="", result=result, status="completed", started_at="",
+        id=1,
+        run_id=1,
+        seq=1,
+        stage=stage,
+        role=None,
+        backend=None,
+        url=None,
+        model=None,
+        server_build=None,
+        messages=[],
+        output="",
+        result=result,
+        status="completed",
+        started_at="",
         timings=timings,
-    )  # fmt: skip
+    )
 
 
 def _summary(record: StageRecord) -> str:

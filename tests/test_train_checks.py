@@ -100,11 +100,22 @@ def test_a_base_that_is_not_a_model_is_refused(tmp_path: Path) -> None:
 
 def record(name: str, train: list[int], held: list[int]) -> AdapterRecord:
     return AdapterRecord(
-        name=name, role="drafter", backend="local", base_model="smollm2-135m-instruct", base_path="/m/base.gguf",
-        base_sha256="b" * 64, architecture="LlamaForCausalLM", file=f"/a/{name}/{name}.gguf", file_sha256="f" * 64,
-        settings={"r": 8}, loss_curve=[4.5, 1.0], trained_tokens=100, train_seconds=1.0,
-        train_pair_ids=train, held_out_pair_ids=held,
-    )  # fmt: skip
+        name=name,
+        role="drafter",
+        backend="local",
+        base_model="smollm2-135m-instruct",
+        base_path="/m/base.gguf",
+        base_sha256="b" * 64,
+        architecture="LlamaForCausalLM",
+        file=f"/a/{name}/{name}.gguf",
+        file_sha256="f" * 64,
+        settings={"r": 8},
+        loss_curve=[4.5, 1.0],
+        trained_tokens=100,
+        train_seconds=1.0,
+        train_pair_ids=train,
+        held_out_pair_ids=held,
+    )
 
 
 def test_excluding_or_deleting_a_trained_pair_marks_the_adapter_stale(db: Path) -> None:
@@ -148,8 +159,14 @@ def test_config_lora_is_parsed_and_checked() -> None:
             **extra,
         }
 
-    config = parse_config({"backends": [backend(lora=[{"name": "demand-v3"}, {"name": "x", "scale": 0.5}],
-                                                weights="/m/base.gguf")]}, "c.toml")  # fmt: skip
+    config = parse_config(
+        {
+            "backends": [
+                backend(lora=[{"name": "demand-v3"}, {"name": "x", "scale": 0.5}], weights="/m/base.gguf")
+            ]
+        },
+        "c.toml",
+    )
     assert config.backends[0].lora == (LoraRef("demand-v3", 1.0), LoraRef("x", 0.5))
     assert config.backends[0].weights == "/m/base.gguf"
     with pytest.raises(ConfigError, match=r"backends\[0\]\.lora\[0\]\.nme.*unknown key"):
@@ -162,11 +179,24 @@ def test_config_lora_is_parsed_and_checked() -> None:
 
 def test_request_field_uses_the_servers_ids_and_refuses_a_missing_adapter() -> None:
     config = parse_config(
-        {"backends": [{"name": "w", "kind": "llamacpp", "url": "http://127.0.0.1:8080",
-                       "lora": [{"name": "demand-v3", "scale": 0.8}]}]}, "c.toml",
-    ).backends[0]  # fmt: skip
-    loaded = parse_loaded([{"id": 0, "path": "/a/other.gguf", "scale": 0.0},
-                           {"id": 1, "path": "/a/demand-v3/demand-v3.gguf", "scale": 0.0}])  # fmt: skip
+        {
+            "backends": [
+                {
+                    "name": "w",
+                    "kind": "llamacpp",
+                    "url": "http://127.0.0.1:8080",
+                    "lora": [{"name": "demand-v3", "scale": 0.8}],
+                }
+            ]
+        },
+        "c.toml",
+    ).backends[0]
+    loaded = parse_loaded(
+        [
+            {"id": 0, "path": "/a/other.gguf", "scale": 0.0},
+            {"id": 1, "path": "/a/demand-v3/demand-v3.gguf", "scale": 0.0},
+        ]
+    )
     assert loaded[1] == LoadedAdapter(1, "demand-v3", "/a/demand-v3/demand-v3.gguf", 0.0)
     # Every loaded adapter is listed: one the backend does not name at 0, or the server's own scale applies.
     assert request_field(config, loaded) == [{"id": 0, "scale": 0.0}, {"id": 1, "scale": 0.8}]
@@ -182,8 +212,12 @@ def test_request_field_uses_the_servers_ids_and_refuses_a_missing_adapter() -> N
     ):
         request_field(config, loaded[:1])
     assert launch_flags(["/a/x.gguf", "/a/b:c.gguf"]) == [
-        "--lora-scaled", "/a/x.gguf:0", "--lora", "/a/b:c.gguf", "--lora-init-without-apply"
-    ]  # fmt: skip
+        "--lora-scaled",
+        "/a/x.gguf:0",
+        "--lora",
+        "/a/b:c.gguf",
+        "--lora-init-without-apply",
+    ]
 
 
 def test_the_workstation_never_imports_torch() -> None:
@@ -239,8 +273,23 @@ def test_export_writes_the_split_an_adapter_trained_on(
     register(home_db, record("demand-v1", ids[:9], ids[9:]))
     for split, expected in (("train", 9), ("eval", 3)):
         out = tmp_path / f"{split}.jsonl"
-        assert main(["corrections", "export", "--format", "sft", "--out", str(out), "--split", split,
-                     "--adapter", "demand-v1"]) == 0  # fmt: skip
+        assert (
+            main(
+                [
+                    "corrections",
+                    "export",
+                    "--format",
+                    "sft",
+                    "--out",
+                    str(out),
+                    "--split",
+                    split,
+                    "--adapter",
+                    "demand-v1",
+                ]
+            )
+            == 0
+        )
         assert len(out.read_text(encoding="utf-8").splitlines()) == expected
     assert (
         main(["corrections", "export", "--format", "sft", "--out", str(tmp_path / "x"), "--split", "train"])

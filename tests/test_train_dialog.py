@@ -34,9 +34,15 @@ def small_base(tmp_path_factory: pytest.TempPathFactory, demo_model: Path) -> Pa
     folder = tmp_path_factory.mktemp("small-base")
     tokenizer = AutoTokenizer.from_pretrained(demo_model.parent, gguf_file=demo_model.name)
     config = LlamaConfig(
-        vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-        num_attention_heads=4, num_key_value_heads=4, max_position_embeddings=512, tie_word_embeddings=True,
-    )  # fmt: skip
+        vocab_size=len(tokenizer),
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=4,
+        max_position_embeddings=512,
+        tie_word_embeddings=True,
+    )
     LlamaForCausalLM(config).save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return folder

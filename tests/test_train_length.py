@@ -27,8 +27,14 @@ def weightless_base(tmp_path_factory: pytest.TempPathFactory, demo_model: Path) 
     folder = tmp_path_factory.mktemp("weightless-base")
     tokenizer = AutoTokenizer.from_pretrained(demo_model.parent, gguf_file=demo_model.name)
     tokenizer.save_pretrained(folder)
-    LlamaConfig(vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                num_attention_heads=4, num_key_value_heads=4).save_pretrained(folder)  # fmt: skip
+    LlamaConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=4,
+    ).save_pretrained(folder)
     (folder / "model.safetensors").write_bytes(b"not a safetensors file")
     return folder
 
@@ -58,9 +64,12 @@ def test_a_length_that_leaves_too_few_pairs_is_refused_before_the_weights(
     db = tmp_path / "chambers.sqlite3"
     store_pairs(db)
     request = TrainRequest(
-        name="short", role="drafter", base=weightless_base,
-        selection=TrainingSelection("local", PairFilters()), settings=LoraSettings(max_tokens=20),
-    )  # fmt: skip
+        name="short",
+        role="drafter",
+        base=weightless_base,
+        selection=TrainingSelection("local", PairFilters()),
+        settings=LoraSettings(max_tokens=20),
+    )
     stages: list[str] = []
     with pytest.raises(
         TrainingRefused, match=r"9 of the 9 training pairs are longer than 20 tokens"

@@ -77,9 +77,13 @@ def write_config(home: Path, url: str, weights: Path, lora: str = "") -> None:
 def chambers(home: Path, *args: str) -> subprocess.Popen[str]:
     env = {**os.environ, "CHAMBERS_HOME": str(home), "PYTHONPATH": str(REPO)}
     return subprocess.Popen(
-        [sys.executable, "-m", "tui.cli.main", *args], cwd=REPO, env=env, text=True,
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-    )  # fmt: skip
+        [sys.executable, "-m", "tui.cli.main", *args],
+        cwd=REPO,
+        env=env,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -113,9 +117,11 @@ def served(trained: Trained, llama_server_binary: Path, demo_model: Path) -> Ite
     """The real llama-server with the adapter loaded at scale 0 (each request switches it on)."""
     log = trained.home / "server.log"
     server = LlamaServerProcess(
-        llama_server_binary, demo_model, log_file=log,
+        llama_server_binary,
+        demo_model,
+        log_file=log,
         extra_args=[*TEST_SERVER_ARGS, "--lora", trained.record.file, "--lora-init-without-apply"],
-    )  # fmt: skip
+    )
     server.start()
     write_config(trained.home, server.url, demo_model, f'lora = [{{ name = "{NAME}", scale = 1.0 }}]\n')
     yield server
@@ -302,9 +308,11 @@ def test_an_adapter_for_another_base_is_refused_by_the_server_and_named(
     wrong = tmp_path / "other-base.gguf"
     adapter_for_another_base(wrong)
     server = LlamaServerProcess(
-        llama_server_binary, demo_model, log_file=tmp_path / "server.log",
+        llama_server_binary,
+        demo_model,
+        log_file=tmp_path / "server.log",
         extra_args=[*TEST_SERVER_ARGS, "--lora", str(wrong), "--lora-init-without-apply"],
-    )  # fmt: skip
+    )
     with pytest.raises(
         ChambersError,
         match=rf"refused the LoRA adapter {wrong} \(tensor 'blk.0.attn_q.weight' has incorrect shape",

@@ -49,15 +49,34 @@ def test_ctrl_c_stops_training_and_says_nothing_was_kept(
 ) -> None:
     data = isolated_home / "data"
     store_pairs(data / "chambers.sqlite3")
-    config = Config(file="config.toml", policy=Policy(), boards=(),
-                    backends=(make_backend("http://127.0.0.1:9", weights=str(small_base)),))  # fmt: skip
+    config = Config(
+        file="config.toml",
+        policy=Policy(),
+        boards=(),
+        backends=(make_backend("http://127.0.0.1:9", weights=str(small_base)),),
+    )
     isolated_home.mkdir(parents=True, exist_ok=True)
     (isolated_home / "config.toml").write_text(config_to_toml(config), encoding="utf-8")
     env = {**os.environ, "CHAMBERS_HOME": str(isolated_home), "PYTHONPATH": str(REPO)}
     child = subprocess.Popen(
-        [sys.executable, "-m", "tui.cli.main", "train", "--role", "drafter", "--name", "long", "--epochs", "500"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=REPO,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "tui.cli.main",
+            "train",
+            "--role",
+            "drafter",
+            "--name",
+            "long",
+            "--epochs",
+            "500",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=REPO,
+    )
     assert child.stdout is not None
     seen: list[str] = []
     deadline = time.monotonic() + 400

@@ -94,9 +94,15 @@ def test_authorities_add_and_list_on_real_opinion_pdfs_three_indexed(
     assert "--cite" in out and "200 U.S. 321" not in out
 
     code, out, _ = _run(
-        capsys, "authorities", "add", str(downloads / "tarrant-v-herrmann.pdf"), "--cite", "569 U.S. 614 (2013)",
-        "--cite", "133 S. Ct. 2120",
-    )  # fmt: skip
+        capsys,
+        "authorities",
+        "add",
+        str(downloads / "tarrant-v-herrmann.pdf"),
+        "--cite",
+        "569 U.S. 614 (2013)",
+        "--cite",
+        "133 S. Ct. 2120",
+    )
     assert code == 0
     assert "569 U.S. 614 = 133 S.Ct. 2120  TARRANT REGIONAL WATER DISTRICT v. HERRMANN ET AL." in out
 

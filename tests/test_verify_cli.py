@@ -191,10 +191,21 @@ async def test_the_flag_dialog_offers_to_add_the_opinion_of_an_unverifiable_item
     from drafting.flags import FlagView
     from tui.drafting.dialogs import FlagScreen
 
-    missing = FlagView(0, 11, "verifier", "block", "case", "611 F.3d 77", "Unverifiable: not in the library.",
-                       key="k", verdict="unverifiable", reason="not-in-library")  # fmt: skip
-    wrong = FlagView(0, 11, "verifier", "block", "case", "512 F.3d 210", "Wrong pin.", key="j",
-                     verdict="contradicted")  # fmt: skip
+    missing = FlagView(
+        0,
+        11,
+        "verifier",
+        "block",
+        "case",
+        "611 F.3d 77",
+        "Unverifiable: not in the library.",
+        key="k",
+        verdict="unverifiable",
+        reason="not-in-library",
+    )
+    wrong = FlagView(
+        0, 11, "verifier", "block", "case", "512 F.3d 210", "Wrong pin.", key="j", verdict="contradicted"
+    )
     answers: list[str | None] = []
 
     class Host(App[None]):

@@ -219,8 +219,16 @@ async def test_a_flag_whose_passages_cannot_be_read_says_so_in_the_error_modal(t
 
     damaged = tmp_path / "chambers.sqlite3"
     damaged.write_bytes(b"this is no SQLite database" * 100)
-    flag = FlagView(0, 7, "verifier", "block", "amount", "$84,000", "not in the evidence",
-                    evidence=(Pointer("01-supply-agreement.pdf", 1, snippet="84,000"),))  # fmt: skip
+    flag = FlagView(
+        0,
+        7,
+        "verifier",
+        "block",
+        "amount",
+        "$84,000",
+        "not in the evidence",
+        evidence=(Pointer("01-supply-agreement.pdf", 1, snippet="84,000"),),
+    )
     config = Config(file="c.toml", policy=Policy(), boards=(), backends=())
     app = create_app(config, tmp_path / "other.sqlite3", start_on_dashboard=False)
     async with app.run_test(size=(80, 24)) as pilot:

@@ -130,8 +130,13 @@ async def test_the_gate_counts_its_tokens_and_its_no_is_explained_in_the_dialog(
         "evidence": ["S1"],
     }
     with scripted_server(no) as (gate_url, _):
-        gate = Backend(name="gate", kind="llamacpp", url=gate_url, roles=("gate",),
-                       sampling=Sampling(temperature=0.0, seed=1, max_tokens=200))  # fmt: skip
+        gate = Backend(
+            name="gate",
+            kind="llamacpp",
+            url=gate_url,
+            roles=("gate",),
+            sampling=Sampling(temperature=0.0, seed=1, max_tokens=200),
+        )
         config = Config(
             file="c.toml", policy=Policy(), boards=(), backends=(gate, *drafter_config(gate_url).backends)
         )

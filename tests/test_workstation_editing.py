@@ -98,8 +98,12 @@ def _child(db: Path, run_id: int, wait_s: float, until_line: str) -> str:
     """Run the workstation in a child process, SIGKILL it once it prints ``until_line``; the saved text."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "tests.support.workstation_child", str(db), str(run_id), str(wait_s)],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ},
-    )  # fmt: skip
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ},
+    )
     try:
         assert proc.stdout is not None
         for line in proc.stdout:

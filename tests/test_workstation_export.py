@@ -297,10 +297,20 @@ def test_libreoffice_reads_the_redline_as_tracked_changes(tmp_path: Path) -> Non
     file = tmp_path / "redline.docx"
     file.write_bytes(redline_docx(DRAFT, FINAL, title="t"))
     subprocess.run(
-        ["soffice", f"-env:UserInstallation=file://{tmp_path}/profile", "--headless", "--convert-to", "fodt",
-         "--outdir", str(tmp_path), str(file)],
-        check=True, capture_output=True, timeout=120,
-    )  # fmt: skip
+        [
+            "soffice",
+            f"-env:UserInstallation=file://{tmp_path}/profile",
+            "--headless",
+            "--convert-to",
+            "fodt",
+            "--outdir",
+            str(tmp_path),
+            str(file),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
     xml = (tmp_path / "redline.fodt").read_text()
     regions = dict(re.findall(r'<text:changed-region[^>]*text:id="([^"]+)">\s*<text:(\w+)>', xml))
     spans = re.findall(r'<text:change-start text:change-id="([^"]+)"/>(.*?)<text:change-end', xml, re.S)
@@ -329,8 +339,11 @@ def test_libreoffice_accepts_the_redline_into_the_final_and_rejects_it_into_the_
     script = Path(__file__).with_name("libreoffice_accept.py")
     done = subprocess.run(
         [uno_python() or "", str(script), str(file), str(tmp_path / "profile")],
-        check=True, capture_output=True, text=True, timeout=180,
-    )  # fmt: skip
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
     seen = json.loads(done.stdout)
     assert seen["changes"] == [
         ["Delete", "chambers", "$52,000"],

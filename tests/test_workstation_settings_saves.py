@@ -152,12 +152,17 @@ def test_a_save_of_the_commented_starter_config_changes_only_the_lines_it_must(i
         if line[:1] in "+-" and not line.startswith(("+++", "---"))
     ]
     assert diff == [
-        '-theme = "chambers-dark"', '+theme = "chambers-light"',
-        '-roles = ["gate"]', '+roles = ["gate", "reviewer"]',
-        '-roles = ["drafter"]', '+roles = []',
-        '-roles = ["heavy"]', '+roles = ["heavy", "drafter"]',
-        '-roles = ["reviewer"]', '+roles = []',
-    ]  # fmt: skip
+        '-theme = "chambers-dark"',
+        '+theme = "chambers-light"',
+        '-roles = ["gate"]',
+        '+roles = ["gate", "reviewer"]',
+        '-roles = ["drafter"]',
+        "+roles = []",
+        '-roles = ["heavy"]',
+        '+roles = ["heavy", "drafter"]',
+        '-roles = ["reviewer"]',
+        "+roles = []",
+    ]
     comments = [line for line in starter.splitlines() if line.lstrip().startswith("#") or " # " in line]
     assert comments and all(line in text.splitlines() for line in comments)
 

@@ -272,8 +272,13 @@ class ChambersApp(App[None]):
     def room_screens(self) -> dict[str, type]:
         """Each F-key room's screen class by the action that opens it: the palette's way to every
         room's keys from any screen."""
-        return {"evidence": EvidenceScreen, "exhibits": ExhibitsScreen, "drafting": DraftingScreen,
-                "corrections": CorrectionsScreen, "dashboard": DashboardScreen}  # fmt: skip
+        return {
+            "evidence": EvidenceScreen,
+            "exhibits": ExhibitsScreen,
+            "drafting": DraftingScreen,
+            "corrections": CorrectionsScreen,
+            "dashboard": DashboardScreen,
+        }
 
     def action_dashboard(self) -> None:
         self._toggle_installed(

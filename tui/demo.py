@@ -44,9 +44,12 @@ def demo_config(url: str, file: str, *, weights: str | None = None, adapter: str
         lora=(LoraRef(adapter),) if adapter else (),
     )
     return Config(
-        file=file, policy=Policy(local_only=True), boards=MISSION_BOARDS, backends=(backend,),
+        file=file,
+        policy=Policy(local_only=True),
+        boards=MISSION_BOARDS,
+        backends=(backend,),
         telemetry=mission_telemetry(),
-    )  # fmt: skip
+    )
 
 
 # Written under the demo config, commented out: how the same model would be served by `chambers serve`
@@ -119,9 +122,11 @@ def demo_drafting_screen(
     """The drafting screen with the demo's guide, the sample task and its instructions filled in
     (only when nothing is reopened: restoring a run puts its own task and instructions back)."""
     return DraftingScreen(
-        drafting_session(config, database_file, audit=audit, options=options), guide=DemoGuide(tour),
-        task=DEMO_TASK, instructions=DEMO_INSTRUCTIONS,
-    )  # fmt: skip
+        drafting_session(config, database_file, audit=audit, options=options),
+        guide=DemoGuide(tour),
+        task=DEMO_TASK,
+        instructions=DEMO_INSTRUCTIONS,
+    )
 
 
 class DemoFirstScreen(PromptScreen):
@@ -148,5 +153,8 @@ class DemoFirstScreen(PromptScreen):
             # In the header, not a toast: a toast covers a board card for as long as it shows.
             self.app.screen.sub_title = "demo: F4 drafts, F1 keys"
         else:
-            self.notify("F4 opens the drafting screen on the sample matter, with a guide. F1 lists every key.",
-                        title="chambers demo", timeout=15)  # fmt: skip
+            self.notify(
+                "F4 opens the drafting screen on the sample matter, with a guide. F1 lists every key.",
+                title="chambers demo",
+                timeout=15,
+            )

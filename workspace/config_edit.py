@@ -124,9 +124,11 @@ def edited_text(text: str, config: Config) -> str:
     parsed = parse_config(tomllib.loads(new), config.file)
     if parsed != config:
         raise ConfigError(
-            config.file, "", "changed in more than roles and the theme, which is all Settings may save; "
-            "make the other changes by hand in the file"
-        )  # fmt: skip
+            config.file,
+            "",
+            "changed in more than roles and the theme, which is all Settings may save; "
+            "make the other changes by hand in the file",
+        )
     return new
 
 

@@ -167,14 +167,29 @@ class AgreementRunner:
         commands, seconds = [], 0.0
         if not base.exists():
             partial = base.with_suffix(".partial")
-            cmd = [str(self.perplexity), "-m", str(reference), "-f", str(corpus_file),
-                   "--kl-divergence-base", str(partial), *common]  # fmt: skip
+            cmd = [
+                str(self.perplexity),
+                "-m",
+                str(reference),
+                "-f",
+                str(corpus_file),
+                "--kl-divergence-base",
+                str(partial),
+                *common,
+            ]
             _, s = self._run(cmd, f"score the reference {reference.name}", corpus_name, ctx)
             os.replace(partial, base)  # the saved logits appear whole or not at all
             commands.append(" ".join(cmd))
             seconds += s
-        cmd = [str(self.perplexity), "-m", str(candidate), "--kl-divergence-base", str(base), "--kl-divergence",
-               *common]  # fmt: skip
+        cmd = [
+            str(self.perplexity),
+            "-m",
+            str(candidate),
+            "--kl-divergence-base",
+            str(base),
+            "--kl-divergence",
+            *common,
+        ]
         output, s = self._run(cmd, f"score the candidate {candidate.name}", corpus_name, ctx)
         commands.append(" ".join(cmd))
         seconds += s
@@ -185,10 +200,19 @@ class AgreementRunner:
                 f"llama-perplexity's output could not be read ({exc}). The whole output is in {self.log}."
             ) from None
         return Agreement(
-            reference=str(reference), candidate=str(candidate), corpus=corpus_name, corpus_sha256=corpus_sha,
-            n_ctx=ctx, mean_kld=mean, p99_kld=p99, same_top1_pct=top, tokens=tokens, perplexity_s=seconds,
-            total_s=time.perf_counter() - started, commands=tuple(commands),
-        )  # fmt: skip
+            reference=str(reference),
+            candidate=str(candidate),
+            corpus=corpus_name,
+            corpus_sha256=corpus_sha,
+            n_ctx=ctx,
+            mean_kld=mean,
+            p99_kld=p99,
+            same_top1_pct=top,
+            tokens=tokens,
+            perplexity_s=seconds,
+            total_s=time.perf_counter() - started,
+            commands=tuple(commands),
+        )
 
     def _run(self, cmd: list[str], what: str, corpus_name: str, n_ctx: int) -> tuple[str, float]:
         try:

@@ -81,8 +81,13 @@ async def _ask_all(url: str, questions: list[Question]) -> list[str | None]:
 
 
 def answers_of(binary: Path, model: Path, questions: list[Question], log_dir: Path) -> list[str | None]:
-    server = LlamaServerProcess(binary, model, extra_args=("-np", "1", "-c", "2048"), alias=model.stem,
-                                log_file=log_dir / f"agree-{model.stem}.log")  # fmt: skip
+    server = LlamaServerProcess(
+        binary,
+        model,
+        extra_args=("-np", "1", "-c", "2048"),
+        alias=model.stem,
+        log_file=log_dir / f"agree-{model.stem}.log",
+    )
     with server:
         return asyncio.run(_ask_all(server.url, questions))
 

@@ -51,8 +51,14 @@ class RunResult:
     seconds: float
 
     def as_dict(self) -> dict[str, Any]:
-        return {"prompt_n": self.prompt_n, "cache_n": self.cache_n, "pp_tok_s": self.pp_tok_s,
-                "predicted_n": self.predicted_n, "tg_tok_s": self.tg_tok_s, "seconds": self.seconds}  # fmt: skip
+        return {
+            "prompt_n": self.prompt_n,
+            "cache_n": self.cache_n,
+            "pp_tok_s": self.pp_tok_s,
+            "predicted_n": self.predicted_n,
+            "tg_tok_s": self.tg_tok_s,
+            "seconds": self.seconds,
+        }
 
 
 @dataclass(frozen=True)
@@ -99,13 +105,21 @@ class LengthResult:
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "backend": self.backend, "model": self.model, "build": self.build,
-            "target_tokens": self.target_tokens, "capped_from": self.capped_from,
-            "prompt_tokens": self.prompt_tokens, "warmup": self.warmup, "runs_wanted": self.runs_wanted,
-            "runs_done": len(self.runs), "interrupted": self.interrupted,
-            "pp_tok_s": self.pp_stats().__dict__, "tg_tok_s": self.tg_stats().__dict__,
-            "total_s": self.total_s, "runs": [r.as_dict() for r in self.runs],
-        }  # fmt: skip
+            "backend": self.backend,
+            "model": self.model,
+            "build": self.build,
+            "target_tokens": self.target_tokens,
+            "capped_from": self.capped_from,
+            "prompt_tokens": self.prompt_tokens,
+            "warmup": self.warmup,
+            "runs_wanted": self.runs_wanted,
+            "runs_done": len(self.runs),
+            "interrupted": self.interrupted,
+            "pp_tok_s": self.pp_stats().__dict__,
+            "tg_tok_s": self.tg_stats().__dict__,
+            "total_s": self.total_s,
+            "runs": [r.as_dict() for r in self.runs],
+        }
 
 
 @dataclass(frozen=True)
@@ -162,9 +176,12 @@ class Bench:
             self._chars_per_token = len(text) / tokens
 
     async def wait_for_idle(
-        self, *, timeout_s: float = IDLE_TIMEOUT_S, poll_s: float = 0.5,
+        self,
+        *,
+        timeout_s: float = IDLE_TIMEOUT_S,
+        poll_s: float = 0.5,
         on_wait: Callable[[int], None] | None = None,
-    ) -> float:  # fmt: skip
+    ) -> float:
         """Wait until the server decodes nothing (where it says: llama-server's ``/slots``); returns the
         seconds waited. A server still reading an abandoned prompt (an eval stopped with Ctrl+C, another
         client) would share its compute with the timed calls and make them slow or time out.
@@ -188,8 +205,9 @@ class Bench:
                     f"Backend '{self.backend.name}' still had {busy} busy slot(s) after {timeout_s:.0f} s, "
                     "so its speed cannot be measured alone. Another client is using it (perhaps a request "
                     "stopped midway whose prompt the server is still reading); wait, or restart that server.",
-                    backend=self.backend.name, url=self.backend.url,
-                )  # fmt: skip
+                    backend=self.backend.name,
+                    url=self.backend.url,
+                )
             if on_wait is not None:
                 on_wait(busy)
             await asyncio.sleep(poll_s)
@@ -217,8 +235,16 @@ class Bench:
         elif plan:
             await self.wait_for_idle()
         for length, capped_from in plan:
-            result = LengthResult(self.backend.name, self.backend.url, model, build, length, s.warmup, s.runs,
-                                  capped_from=capped_from)  # fmt: skip
+            result = LengthResult(
+                self.backend.name,
+                self.backend.url,
+                model,
+                build,
+                length,
+                s.warmup,
+                s.runs,
+                capped_from=capped_from,
+            )
             self.results.append(result)
             try:
                 for i in range(s.warmup + s.runs):

@@ -57,8 +57,18 @@ class DoctorReport:
 
     def as_dict(self) -> dict[str, Any]:
         def backend(s: ServerSample) -> dict[str, Any]:
-            keep = ("name", "kind", "health", "problem", "address_class", "model", "n_ctx", "build",
-                    "slots_total", "decode_avg_tok_s")  # fmt: skip
+            keep = (
+                "name",
+                "kind",
+                "health",
+                "problem",
+                "address_class",
+                "model",
+                "n_ctx",
+                "build",
+                "slots_total",
+                "decode_avg_tok_s",
+            )
             out = {k: v for k, v in asdict(s).items() if k in keep}
             out["reachable"] = s.health in ("ok", "loading", "error")
             return out
@@ -80,8 +90,11 @@ def lint_config(config: Config, hosts: dict[str, HostTelemetry]) -> list[Finding
     used = {b.board for b in config.backends if b.board}
     for backend in config.backends:
         if not backend.board:
-            findings.append(Finding("info", f"backend {backend.name}",
-                                    "is not pinned to a board, so its GPUs are not checked"))  # fmt: skip
+            findings.append(
+                Finding(
+                    "info", f"backend {backend.name}", "is not pinned to a board, so its GPUs are not checked"
+                )
+            )
         if not backend.roles:
             findings.append(Finding("warning", f"backend {backend.name}", "has no roles, so no step uses it"))
     for board in config.boards:
@@ -92,19 +105,30 @@ def lint_config(config: Config, hosts: dict[str, HostTelemetry]) -> list[Finding
         for gpu in board.gpus:
             other = owner.setdefault((board.host, gpu), board.name)
             if other != board.name:
-                findings.append(Finding("error", f"board {board.name}",
-                                        f"shares GPU {gpu} on {board.host} with board {other}; a GPU belongs to one board"))  # fmt: skip
+                findings.append(
+                    Finding(
+                        "error",
+                        f"board {board.name}",
+                        f"shares GPU {gpu} on {board.host} with board {other}; a GPU belongs to one board",
+                    )
+                )
     servers_on: dict[str, set[str]] = {}
     for backend in config.backends:
         if backend.board:
             servers_on.setdefault(backend.board, set()).add(backend.url)
     for board_name, urls in servers_on.items():
         if len(urls) > 1:
-            findings.append(Finding("warning", f"board {board_name}",
-                                    f"has {len(urls)} different servers pinned ({', '.join(sorted(urls))}); they will fight over its GPUs"))  # fmt: skip
+            findings.append(
+                Finding(
+                    "warning",
+                    f"board {board_name}",
+                    f"has {len(urls)} different servers pinned ({', '.join(sorted(urls))}); they will fight over its GPUs",
+                )
+            )
     for host in sorted({b.host for b in config.boards} - set(hosts)):
-        findings.append(Finding("warning", f"host {host}",
-                                "boards name this host but no [[telemetry]] source covers it"))  # fmt: skip
+        findings.append(
+            Finding("warning", f"host {host}", "boards name this host but no [[telemetry]] source covers it")
+        )
     return findings
 
 
@@ -119,11 +143,14 @@ def backend_findings(config: Config, samples: list[ServerSample]) -> list[Findin
         if s.address_class not in (None, "loopback", "private"):
             findings.append(Finding("warning", subject, f"its address {backend.url} is {s.address_class}"))
         if is_slow(s, backend.min_decode_tok_s):
-            findings.append(Finding(
-                "warning", subject,
-                f"decodes at {s.decode_avg_tok_s:.1f} tok/s on average, below its floor of "
-                f"{backend.min_decode_tok_s:g} tok/s (min_decode_tok_s)",
-            ))  # fmt: skip
+            findings.append(
+                Finding(
+                    "warning",
+                    subject,
+                    f"decodes at {s.decode_avg_tok_s:.1f} tok/s on average, below its floor of "
+                    f"{backend.min_decode_tok_s:g} tok/s (min_decode_tok_s)",
+                )
+            )
     return findings
 
 

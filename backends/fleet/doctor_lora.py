@@ -35,12 +35,18 @@ def server_findings(
     findings = [Finding("info", subject, f"loads the LoRA adapter(s) {_describe(loaded)}")]
     for a in loaded:
         if a.scale != 0:
-            findings.append(Finding("warning", subject, (
-                f"requests not sent by chambers get adapter {a.name} at scale {a.scale:g}: llama-server applies "
-                "each loaded adapter at its start-up scale to a request that names none (chambers' requests "
-                f"name every adapter). Start it with --lora-scaled {a.path}:0 instead of --lora, as "
-                "`chambers serve` does, for them to get the base model"
-            )))  # fmt: skip
+            findings.append(
+                Finding(
+                    "warning",
+                    subject,
+                    (
+                        f"requests not sent by chambers get adapter {a.name} at scale {a.scale:g}: llama-server applies "
+                        "each loaded adapter at its start-up scale to a request that names none (chambers' requests "
+                        f"name every adapter). Start it with --lora-scaled {a.path}:0 instead of --lora, as "
+                        "`chambers serve` does, for them to get the base model"
+                    ),
+                )
+            )
         trained = trained_on.get(a.name)
         why = mismatch(trained, served_model(model_path)) if trained is not None and model_path else None
         if why:

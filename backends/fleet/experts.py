@@ -72,10 +72,13 @@ def format_report(report: ExpertsReport, model: str, corpus: str) -> str:
     lines = [
         f"{model} on {corpus}: {len(report.layers)} MoE layers x {n_per_layer} experts, "
         f"{report.total_calls:.0f} routed calls",
-        "the top " + "/".join(f"{f * 100:.0f}" for f, _, _ in report.curve) + "% of experts take "
-        + "/".join(f"{s * 100:.1f}" for _, _, s in report.curve) + "% of routed calls",
+        "the top "
+        + "/".join(f"{f * 100:.0f}" for f, _, _ in report.curve)
+        + "% of experts take "
+        + "/".join(f"{s * 100:.1f}" for _, _, s in report.curve)
+        + "% of routed calls",
         "most concentrated layers (effective experts = exp(entropy) of the routing):",
-    ]  # fmt: skip
+    ]
     for layer in report.most_concentrated():
         total = sum(layer.counts) or 1.0
         top = sorted(range(len(layer.counts)), key=lambda e: -layer.counts[e])[:2]

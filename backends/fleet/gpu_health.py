@@ -56,8 +56,10 @@ class LinkHealth:
 
     @property
     def errors(self) -> int:
-        return sum(x or 0 for x in (self.crc_flit_errors, self.crc_data_errors, self.replay_errors,
-                                    self.recovery_errors))  # fmt: skip
+        return sum(
+            x or 0
+            for x in (self.crc_flit_errors, self.crc_data_errors, self.replay_errors, self.recovery_errors)
+        )
 
 
 @dataclass(frozen=True)
@@ -96,11 +98,21 @@ class GpuHealth:
     def problems(self) -> list[HealthProblem]:
         out: list[HealthProblem] = []
         if self.ecc_volatile_uncorrected:
-            out.append(HealthProblem("error", f"{self.ecc_volatile_uncorrected} uncorrectable ECC errors since "
-                                              "the driver loaded", f"{self.ecc_volatile_uncorrected} uncorrectable ECC"))  # fmt: skip
+            out.append(
+                HealthProblem(
+                    "error",
+                    f"{self.ecc_volatile_uncorrected} uncorrectable ECC errors since the driver loaded",
+                    f"{self.ecc_volatile_uncorrected} uncorrectable ECC",
+                )
+            )
         elif self.ecc_aggregate_uncorrected:
-            out.append(HealthProblem("warning", f"{self.ecc_aggregate_uncorrected} uncorrectable ECC errors "
-                                                "in the board's life", "uncorrectable ECC in its life"))  # fmt: skip
+            out.append(
+                HealthProblem(
+                    "warning",
+                    f"{self.ecc_aggregate_uncorrected} uncorrectable ECC errors in the board's life",
+                    "uncorrectable ECC in its life",
+                )
+            )
         if self.remap_failed:
             out.append(
                 HealthProblem(
@@ -134,16 +146,32 @@ class GpuHealth:
         down = [link for link in self.nvlinks if link.active is False]
         if active and down:
             names = ", ".join(str(link.link) for link in down)
-            out.append(HealthProblem("warning", f"NVLink degraded: link {names} down "
-                                                f"({len(active)} of {len(self.nvlinks)} active)",
-                                     f"NVLink link {names} down, {len(active)}/{len(self.nvlinks)} up"))  # fmt: skip
+            out.append(
+                HealthProblem(
+                    "warning",
+                    f"NVLink degraded: link {names} down ({len(active)} of {len(self.nvlinks)} active)",
+                    f"NVLink link {names} down, {len(active)}/{len(self.nvlinks)} up",
+                )
+            )
         for link in self.nvlinks:
             if link.errors:
-                parts = [f"{n} {what}" for n, what in ((link.crc_flit_errors, "CRC flit"),
-                         (link.crc_data_errors, "CRC data"), (link.replay_errors, "replay"),
-                         (link.recovery_errors, "recovery")) if n]  # fmt: skip
-                out.append(HealthProblem("warning", f"NVLink link {link.link} errors: {', '.join(parts)}",
-                                         f"NVLink link {link.link}: {link.errors} errors"))  # fmt: skip
+                parts = [
+                    f"{n} {what}"
+                    for n, what in (
+                        (link.crc_flit_errors, "CRC flit"),
+                        (link.crc_data_errors, "CRC data"),
+                        (link.replay_errors, "replay"),
+                        (link.recovery_errors, "recovery"),
+                    )
+                    if n
+                ]
+                out.append(
+                    HealthProblem(
+                        "warning",
+                        f"NVLink link {link.link} errors: {', '.join(parts)}",
+                        f"NVLink link {link.link}: {link.errors} errors",
+                    )
+                )
         return out
 
     def headline(self) -> HealthProblem | None:

@@ -27,6 +27,7 @@ def lint_health(config: Config, hosts: dict[str, HostTelemetry]) -> list[Finding
             for problem in gpu.health.problems():
                 if problem.level == "info":
                     continue
-                findings.append(Finding(problem.level, f"GPU {gpu.index} on {host}",
-                                        f"{problem.text} ({where}{who})"))  # fmt: skip
+                findings.append(
+                    Finding(problem.level, f"GPU {gpu.index} on {host}", f"{problem.text} ({where}{who})")
+                )
     return findings

@@ -122,9 +122,27 @@ def run_imatrix(
     threads = threads or max(1, os.cpu_count() or 2)
     # --process-output: the output matrix (often the tied token embedding) is measured too, so a plan can
     # weigh it; it is the tensor every generated token passes through.
-    cmd = [str(tool), "-m", str(model), "-f", str(corpus_file), "-o", str(partial), "--output-format", "gguf",
-           "-c", str(ctx), "-b", str(ctx), "--chunks", str(MAX_CHUNKS), "--no-ppl", "--process-output",
-           "-t", str(threads)]  # fmt: skip
+    cmd = [
+        str(tool),
+        "-m",
+        str(model),
+        "-f",
+        str(corpus_file),
+        "-o",
+        str(partial),
+        "--output-format",
+        "gguf",
+        "-c",
+        str(ctx),
+        "-b",
+        str(ctx),
+        "--chunks",
+        str(MAX_CHUNKS),
+        "--no-ppl",
+        "--process-output",
+        "-t",
+        str(threads),
+    ]
     started = time.perf_counter()
     result = subprocess.run(cmd, capture_output=True, text=True, errors="replace", check=False)
     seconds = time.perf_counter() - started

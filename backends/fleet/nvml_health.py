@@ -19,8 +19,13 @@ T = TypeVar("T")
 
 
 def _soft(N: Any) -> tuple[type[BaseException], ...]:
-    return (N.NVMLError_NotSupported, N.NVMLError_NoPermission, N.NVMLError_FunctionNotFound,
-            N.NVMLError_InvalidArgument, N.NVMLError_Unknown)  # fmt: skip
+    return (
+        N.NVMLError_NotSupported,
+        N.NVMLError_NoPermission,
+        N.NVMLError_FunctionNotFound,
+        N.NVMLError_InvalidArgument,
+        N.NVMLError_Unknown,
+    )
 
 
 def _maybe(fn: Callable[[], T], errors: tuple[type[BaseException], ...]) -> T | None:
@@ -64,13 +69,18 @@ def read_links(N: Any, h: Any, soft: tuple[type[BaseException], ...]) -> tuple[L
             return _maybe(lambda: int(N.nvmlDeviceGetNvLinkErrorCounter(h, link, kind)), soft)
 
         tx, rx = _throughput(N, h, link, soft)
-        links.append(LinkHealth(
-            link=link, active=state == N.NVML_FEATURE_ENABLED,
-            crc_flit_errors=counter(N.NVML_NVLINK_ERROR_DL_CRC_FLIT),
-            crc_data_errors=counter(N.NVML_NVLINK_ERROR_DL_CRC_DATA),
-            replay_errors=counter(N.NVML_NVLINK_ERROR_DL_REPLAY),
-            recovery_errors=counter(N.NVML_NVLINK_ERROR_DL_RECOVERY), tx_kib=tx, rx_kib=rx,
-        ))  # fmt: skip
+        links.append(
+            LinkHealth(
+                link=link,
+                active=state == N.NVML_FEATURE_ENABLED,
+                crc_flit_errors=counter(N.NVML_NVLINK_ERROR_DL_CRC_FLIT),
+                crc_data_errors=counter(N.NVML_NVLINK_ERROR_DL_CRC_DATA),
+                replay_errors=counter(N.NVML_NVLINK_ERROR_DL_REPLAY),
+                recovery_errors=counter(N.NVML_NVLINK_ERROR_DL_RECOVERY),
+                tx_kib=tx,
+                rx_kib=rx,
+            )
+        )
     return tuple(links)
 
 
@@ -103,7 +113,7 @@ def read_health(N: Any, h: Any, last_xid: int | None) -> GpuHealth:
         throttle_reasons=_maybe(lambda: _throttle(N, h), soft),
         pcie_replays=_maybe(lambda: int(N.nvmlDeviceGetPcieReplayCounter(h)), soft),
         nvlinks=read_links(N, h, soft),
-    )  # fmt: skip
+    )
 
 
 class XidWatcher:

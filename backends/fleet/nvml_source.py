@@ -151,8 +151,12 @@ class NvmlSource:
         limit = _maybe(lambda: N.nvmlDeviceGetEnforcedPowerLimit(h), soft)
         sm = _maybe(lambda: N.nvmlDeviceGetClockInfo(h, N.NVML_CLOCK_SM), soft)
         return GpuSample(
-            index=index, name=name, uuid=uuid, bus_id=bus,
-            memory_used_mib=mem.used / MIB, memory_total_mib=mem.total / MIB,
+            index=index,
+            name=name,
+            uuid=uuid,
+            bus_id=bus,
+            memory_used_mib=mem.used / MIB,
+            memory_total_mib=mem.total / MIB,
             utilization_pct=None if util is None else float(util),
             temperature_c=None if temp is None else float(temp),
             power_w=None if power is None else power / 1000.0,
@@ -160,7 +164,7 @@ class NvmlSource:
             sm_clock_mhz=None if sm is None else float(sm),
             processes=self._processes(h) if full else None,
             health=read_health(N, h, self._xids.last.get(index) if self._xids else None) if full else None,
-        )  # fmt: skip
+        )
 
     def _temperature(self, h: Any) -> int:
         N = self._nvml

@@ -45,8 +45,18 @@ def build_from_version_text(text: str) -> str | None:
 
 
 # The profile's keys /props does not report (at the pinned llama-server): the doctor cannot check them.
-UNREPORTED = ("n_gpu_layers", "tensor_split", "split_mode", "override_tensor", "cpu_moe", "n_cpu_moe",
-              "cache_type_k", "cache_type_v", "flash_attn", "extra_args")  # fmt: skip
+UNREPORTED = (
+    "n_gpu_layers",
+    "tensor_split",
+    "split_mode",
+    "override_tensor",
+    "cpu_moe",
+    "n_cpu_moe",
+    "cache_type_k",
+    "cache_type_v",
+    "flash_attn",
+    "extra_args",
+)
 
 
 def sampling_differences(profile: LaunchProfile, props: Props) -> list[str]:
@@ -58,8 +68,10 @@ def sampling_differences(profile: LaunchProfile, props: Props) -> list[str]:
         if wanted is None or not isinstance(running, int | float):
             continue
         if abs(float(running) - float(wanted)) > 1e-4:  # the server keeps floats in single precision
-            out.append(f"samples with {key} {float(running):g}, the profile says {float(wanted):g} "
-                       f"({SAMPLING_FLAGS[key]})")  # fmt: skip
+            out.append(
+                f"samples with {key} {float(running):g}, the profile says {float(wanted):g} "
+                f"({SAMPLING_FLAGS[key]})"
+            )
     return out
 
 
@@ -72,10 +84,16 @@ def adapter_differences(
         return []
     wanted = {Path(p).name for p in (*profile.lora, *profile.adapters)} | {f"{n}.gguf" for n in configured}
     names = {Path(p).name for p in loaded_paths}
-    out = [f"has not loaded the LoRA adapter {w} the profile loads" for w in profile.lora
-           if Path(w).name not in names]  # fmt: skip
-    out += [f"loads the LoRA adapter {p}, which neither the profile nor its backend names"
-            for p in loaded_paths if Path(p).name not in wanted]  # fmt: skip
+    out = [
+        f"has not loaded the LoRA adapter {w} the profile loads"
+        for w in profile.lora
+        if Path(w).name not in names
+    ]
+    out += [
+        f"loads the LoRA adapter {p}, which neither the profile nor its backend names"
+        for p in loaded_paths
+        if Path(p).name not in wanted
+    ]
     return out
 
 
@@ -131,7 +149,12 @@ def profile_findings(
         for difference in differences:
             findings.append(Finding("warning", subject, f"{difference} (profile {profile.name})"))
         if unchecked := unchecked_keys(profile):
-            findings.append(Finding("info", subject,
-                                    f"not checked, as a running llama-server does not report them: "
-                                    f"{', '.join(unchecked)} (profile {profile.name})"))  # fmt: skip
+            findings.append(
+                Finding(
+                    "info",
+                    subject,
+                    f"not checked, as a running llama-server does not report them: "
+                    f"{', '.join(unchecked)} (profile {profile.name})",
+                )
+            )
     return findings

@@ -40,8 +40,13 @@ def with_commented_entry(text: str, original: str, new_name: str, new_model: str
             elif key == "model":
                 line = f'model = "{new_model}"\n'
             body.append("# " + line.rstrip("\n") + "\n")
-        block = ["\n", f"# {note}\n", "# Uncomment to serve it (give it a port of its own if both run).\n",
-                 "# [[profiles]]\n", *body]  # fmt: skip
+        block = [
+            "\n",
+            f"# {note}\n",
+            "# Uncomment to serve it (give it a port of its own if both run).\n",
+            "# [[profiles]]\n",
+            *body,
+        ]
         if lines[end - 1 : end] and not lines[end - 1].endswith("\n"):
             block.insert(0, "\n")
         return "".join(lines[:end] + block + lines[end:])

@@ -29,20 +29,26 @@ from workspace.errors import ChambersError
 
 # The sampling set the seed attorney tested on his drafting roles.
 SEED_SAMPLING = {"temperature": 0.7, "repeat_penalty": 1.2, "min_p": 0.01, "top_p": 0.95, "top_k": 40}
-SAMPLING_FLAGS = {"temperature": "--temp", "repeat_penalty": "--repeat-penalty", "min_p": "--min-p",
-                  "top_p": "--top-p", "top_k": "--top-k"}  # fmt: skip
+SAMPLING_FLAGS = {
+    "temperature": "--temp",
+    "repeat_penalty": "--repeat-penalty",
+    "min_p": "--min-p",
+    "top_p": "--top-p",
+    "top_k": "--top-k",
+}
 SPLIT_MODES = ("none", "layer", "row", "tensor")
 CACHE_TYPES = ("f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "iq4_nl", "q5_0", "q5_1")
 FLASH_ATTN = ("on", "off", "auto")
 DEFAULT_PORT = 8080
 # Flags a profile sets from its own keys; in extra_args they would silently fight them.
-MANAGED_FLAGS = {
-    "-m", "--model", "--host", "--port", "-ngl", "--n-gpu-layers", "--gpu-layers", "-ts", "--tensor-split",
-    "-sm", "--split-mode", "-ot", "--override-tensor", "--cpu-moe", "-cmoe", "--n-cpu-moe", "-ncmoe",
-    "-c", "--ctx-size", "-np", "--parallel", "-ctk", "--cache-type-k", "-ctv", "--cache-type-v",
-    "-fa", "--flash-attn", "--lora", "--temp", "--repeat-penalty", "--min-p", "--top-p", "--top-k",
-    "--api-key", "--api-key-file",
-}  # fmt: skip
+MANAGED_FLAGS = frozenset(
+    """
+    -m --model --host --port -ngl --n-gpu-layers --gpu-layers -ts --tensor-split -sm --split-mode
+    -ot --override-tensor --cpu-moe -cmoe --n-cpu-moe -ncmoe -c --ctx-size -np --parallel -ctk
+    --cache-type-k -ctv --cache-type-v -fa --flash-attn --lora --temp --repeat-penalty --min-p
+    --top-p --top-k --api-key --api-key-file
+    """.split()
+)
 
 
 @dataclass(frozen=True)
@@ -177,9 +183,11 @@ class UnknownProfile(ChambersError):
     def __init__(self, name: str, known: list[str], file: Path | str) -> None:
         close = get_close_matches(name, known, n=1)
         hint = f" Did you mean '{close[0]}'?" if close else ""
-        listed = f"The profiles in {file} are: {', '.join(known)}." if known else (
-            f"{file} has no [[profiles]] yet; add one to serve a model."
-        )  # fmt: skip
+        listed = (
+            f"The profiles in {file} are: {', '.join(known)}."
+            if known
+            else (f"{file} has no [[profiles]] yet; add one to serve a model.")
+        )
         super().__init__(f"There is no profile named '{name}'.{hint} {listed} Check the name you typed.")
 
 
@@ -222,11 +230,13 @@ class _Keys:
         return tuple(value)
 
 
-_KEYS = {
-    "name", "model", "board", "backend", "port", "listen_host", "n_gpu_layers", "tensor_split", "split_mode",
-    "override_tensor", "cpu_moe", "n_cpu_moe", "ctx_size", "parallel", "cache_type_k", "cache_type_v",
-    "flash_attn", "lora", "extra_args", "sampling", "binary", "alias", "allow_remote", "remote_reason",
-}  # fmt: skip
+_KEYS = frozenset(
+    """
+    name model board backend port listen_host n_gpu_layers tensor_split split_mode override_tensor
+    cpu_moe n_cpu_moe ctx_size parallel cache_type_k cache_type_v flash_attn lora extra_args
+    sampling binary alias allow_remote remote_reason
+    """.split()
+)
 
 
 def _parse(config: Config, raw: Mapping[str, Any], key: str) -> LaunchProfile:
@@ -262,17 +272,33 @@ def _parse(config: Config, raw: Mapping[str, Any], key: str) -> LaunchProfile:
     if problem:
         raise k.fail("extra_args", problem)
     return LaunchProfile(
-        name=name, model=_model_path(config, model), boards=boards, gpus=gpus, host=host, backend=backend,
-        listen_host=listen_host, port=port, n_gpu_layers=k.count("n_gpu_layers", 0),
-        tensor_split=tuple(float(x) for x in split), split_mode=k.choice("split_mode", SPLIT_MODES),
-        override_tensor=k.strings("override_tensor"), cpu_moe=bool(k.get("cpu_moe", bool, "true or false")),
-        n_cpu_moe=k.count("n_cpu_moe", 0), ctx_size=k.count("ctx_size", 0), parallel=k.count("parallel", 1),
-        cache_type_k=k.choice("cache_type_k", CACHE_TYPES), cache_type_v=k.choice("cache_type_v", CACHE_TYPES),
-        flash_attn=flash, lora=tuple(_model_path(config, p) for p in k.strings("lora")), extra_args=extra,
-        sampling=_sampling(k), binary=k.get("binary", str, "the path of a llama-server binary"),
+        name=name,
+        model=_model_path(config, model),
+        boards=boards,
+        gpus=gpus,
+        host=host,
+        backend=backend,
+        listen_host=listen_host,
+        port=port,
+        n_gpu_layers=k.count("n_gpu_layers", 0),
+        tensor_split=tuple(float(x) for x in split),
+        split_mode=k.choice("split_mode", SPLIT_MODES),
+        override_tensor=k.strings("override_tensor"),
+        cpu_moe=bool(k.get("cpu_moe", bool, "true or false")),
+        n_cpu_moe=k.count("n_cpu_moe", 0),
+        ctx_size=k.count("ctx_size", 0),
+        parallel=k.count("parallel", 1),
+        cache_type_k=k.choice("cache_type_k", CACHE_TYPES),
+        cache_type_v=k.choice("cache_type_v", CACHE_TYPES),
+        flash_attn=flash,
+        lora=tuple(_model_path(config, p) for p in k.strings("lora")),
+        extra_args=extra,
+        sampling=_sampling(k),
+        binary=k.get("binary", str, "the path of a llama-server binary"),
         alias=k.get("alias", str, "a model alias") or _one_name(config, backend, _model_path(config, model)),
-        allow_remote=allow_remote, remote_reason=reason,
-    )  # fmt: skip
+        allow_remote=allow_remote,
+        remote_reason=reason,
+    )
 
 
 def _one_name(config: Config, backend: str | None, model: str) -> str | None:
@@ -301,8 +327,11 @@ def _boards(config: Config, k: _Keys) -> tuple[tuple[str, ...], tuple[int, ...],
             raise k.fail(where, f"no [[boards]] entry named '{name}' (boards: {known})")
     hosts = {by_name[n].host for n in names}
     if len(hosts) > 1:
-        raise k.fail("board", f"names boards on different hosts ({', '.join(sorted(hosts))}); "
-                              "one llama-server runs on one host")  # fmt: skip
+        raise k.fail(
+            "board",
+            f"names boards on different hosts ({', '.join(sorted(hosts))}); "
+            "one llama-server runs on one host",
+        )
     gpus = tuple(g for n in names for g in by_name[n].gpus)
     return tuple(names), gpus, hosts.pop() if hosts else "localhost"
 

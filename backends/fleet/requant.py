@@ -31,9 +31,19 @@ def write_requant(tool: Path, plan: Plan, imatrix: Path, target: Path, threads: 
     write_atomically(plan_file, plan.type_file().encode("ascii"))
     partial = target.with_name(f".{target.name}.partial")
     requantize = plan.source_quantized
-    cmd = [str(tool), "--pure", *(["--allow-requantize"] if requantize else []), "--imatrix", str(imatrix),
-           "--tensor-type-file", str(plan_file), str(plan.source), str(partial), plan.cold,
-           str(threads or max(1, os.cpu_count() or 2))]  # fmt: skip
+    cmd = [
+        str(tool),
+        "--pure",
+        *(["--allow-requantize"] if requantize else []),
+        "--imatrix",
+        str(imatrix),
+        "--tensor-type-file",
+        str(plan_file),
+        str(plan.source),
+        str(partial),
+        plan.cold,
+        str(threads or max(1, os.cpu_count() or 2)),
+    ]
     started = time.perf_counter()
     result = subprocess.run(cmd, capture_output=True, text=True, errors="replace", check=False)
     seconds = time.perf_counter() - started

@@ -131,11 +131,15 @@ def make_plan(source: Path, imatrix: Imatrix, hot: str, cold: str, budget: int) 
             room -= extra
     planned = tuple(
         PlannedTensor(
-            n, s, hot if n in raised else cold, hot_size[n] if n in raised else cold_size[n],
-            mass[n] / total_mass, calls[n] / total_calls if n in calls else None,
+            n,
+            s,
+            hot if n in raised else cold,
+            hot_size[n] if n in raised else cold_size[n],
+            mass[n] / total_mass,
+            calls[n] / total_calls if n in calls else None,
         )
         for n, s in chosen
-    )  # fmt: skip
+    )
     quantized_source = any(t.type_name not in ("F32", "F16", "BF16") for t in table)
     return Plan(source, hot, cold, budget, fixed, all_cold, planned, quantized_source)
 

@@ -40,8 +40,13 @@ class Side:
 
 
 def measure_speed(binary: Path, model: Path, prompt: str, log_dir: Path) -> Speed:
-    server = LlamaServerProcess(binary, model, extra_args=("-np", "1", "-c", "2048"), alias=model.stem,
-                                log_file=log_dir / f"requant-speed-{model.stem}.log")  # fmt: skip
+    server = LlamaServerProcess(
+        binary,
+        model,
+        extra_args=("-np", "1", "-c", "2048"),
+        alias=model.stem,
+        log_file=log_dir / f"requant-speed-{model.stem}.log",
+    )
     prefill, generation = [], []
     with server, sync_client(300) as client:
         # Through the policy's checked client: a server chambers started itself is loopback.
@@ -60,9 +65,16 @@ def measure_speed(binary: Path, model: Path, prompt: str, log_dir: Path) -> Spee
 
 
 def prove(
-    runner: AgreementRunner, server_binary: Path, reference: Path, before: Path, after: Path, corpus_text: str,
-    corpus_name: str, log_dir: Path, answers: dict[str, tuple[int, int]] | None = None,
-) -> tuple[Side, Side]:  # fmt: skip
+    runner: AgreementRunner,
+    server_binary: Path,
+    reference: Path,
+    before: Path,
+    after: Path,
+    corpus_text: str,
+    corpus_name: str,
+    log_dir: Path,
+    answers: dict[str, tuple[int, int]] | None = None,
+) -> tuple[Side, Side]:
     prompt = corpus_text[:2000]
     sides = []
     for path in (before, after):

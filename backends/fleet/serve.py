@@ -148,13 +148,16 @@ class ForegroundServer:
         try:
             with open(self.log_file, "ab") as log:
                 self.process = subprocess.Popen(
-                    self.cmd, env=server_environment(self.profile), stdout=subprocess.PIPE,
-                    stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                    self.cmd,
+                    env=server_environment(self.profile),
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.STDOUT,
+                    stdin=subprocess.DEVNULL,
                     # Its own process group: the terminal's Ctrl+C reaches chambers alone, which then
                     # sends the server exactly one SIGINT. A second one (the terminal's, then ours)
                     # makes llama-server abandon its shutdown ("terminating immediately").
                     start_new_session=True,
-                )  # fmt: skip
+                )
                 assert self.process.stdout is not None
                 pump = threading.Thread(target=self._pump, args=(self.process.stdout, log), daemon=True)
                 self._pump_thread = pump

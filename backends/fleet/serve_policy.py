@@ -29,13 +29,40 @@ from workspace.config import Policy
 # llama-server's flags that download a model, a projector or a draft model (or pass a token for it),
 # and those that let it call out on a request's behalf: the web UI's MCP proxy (it fetches any URL),
 # MCP servers, tools (a shell among them) and a remote runtime for them.
-REMOTE_FLAGS = frozenset({
-    "-mu", "--model-url", "-hf", "-hfr", "--hf-repo", "-hff", "--hf-file", "-hft", "--hf-token",
-    "-hfd", "-hfrd", "--hf-repo-draft", "--spec-draft-hf", "-hfv", "-hfrv", "--hf-repo-v", "-hffv",
-    "--hf-file-v", "-dr", "--docker-repo", "-mmu", "--mmproj-url",
-    "--ui-mcp-proxy", "--webui-mcp-proxy", "--mcp-servers-config", "--mcp-servers-json", "--tools",
-    "--tools-runtime", "-ag", "--agent",
-})  # fmt: skip
+REMOTE_FLAGS = frozenset(
+    {
+        "-mu",
+        "--model-url",
+        "-hf",
+        "-hfr",
+        "--hf-repo",
+        "-hff",
+        "--hf-file",
+        "-hft",
+        "--hf-token",
+        "-hfd",
+        "-hfrd",
+        "--hf-repo-draft",
+        "--spec-draft-hf",
+        "-hfv",
+        "-hfrv",
+        "--hf-repo-v",
+        "-hffv",
+        "--hf-file-v",
+        "-dr",
+        "--docker-repo",
+        "-mmu",
+        "--mmproj-url",
+        "--ui-mcp-proxy",
+        "--webui-mcp-proxy",
+        "--mcp-servers-config",
+        "--mcp-servers-json",
+        "--tools",
+        "--tools-runtime",
+        "-ag",
+        "--agent",
+    }
+)
 SERVER_ENV_PREFIX = "LLAMA_ARG_"
 
 

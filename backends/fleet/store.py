@@ -54,22 +54,48 @@ def save_results(database_file: Path, session: str, results: list[LengthResult])
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
                 (
-                    session, r.started_at, r.backend, r.url, r.model, r.build, r.target_tokens,
-                    r.prompt_tokens, r.warmup, r.runs_wanted, len(r.runs), int(r.interrupted),
-                    pp.min, pp.max, pp.mean, pp.median, tg.min, tg.max, tg.mean, tg.median,
-                    r.total_s, json.dumps([run.as_dict() for run in r.runs]),
+                    session,
+                    r.started_at,
+                    r.backend,
+                    r.url,
+                    r.model,
+                    r.build,
+                    r.target_tokens,
+                    r.prompt_tokens,
+                    r.warmup,
+                    r.runs_wanted,
+                    len(r.runs),
+                    int(r.interrupted),
+                    pp.min,
+                    pp.max,
+                    pp.mean,
+                    pp.median,
+                    tg.min,
+                    tg.max,
+                    tg.mean,
+                    tg.median,
+                    r.total_s,
+                    json.dumps([run.as_dict() for run in r.runs]),
                 ),
-            )  # fmt: skip
+            )
     return len(rows)
 
 
 def _stored(row: sqlite3.Row) -> StoredResult:
     return StoredResult(
-        backend=row["backend"], started_at=row["started_at"], model=row["model"],
-        target_tokens=row["target_tokens"], prompt_tokens=row["prompt_tokens"], runs_done=row["runs_done"],
-        runs_wanted=row["runs_wanted"], interrupted=bool(row["interrupted"]), pp_median=row["pp_median"],
-        tg_median=row["tg_median"], tg_min=row["tg_min"], total_s=row["total_s"],
-    )  # fmt: skip
+        backend=row["backend"],
+        started_at=row["started_at"],
+        model=row["model"],
+        target_tokens=row["target_tokens"],
+        prompt_tokens=row["prompt_tokens"],
+        runs_done=row["runs_done"],
+        runs_wanted=row["runs_wanted"],
+        interrupted=bool(row["interrupted"]),
+        pp_median=row["pp_median"],
+        tg_median=row["tg_median"],
+        tg_min=row["tg_min"],
+        total_s=row["total_s"],
+    )
 
 
 def latest_results(database_file: Path) -> dict[str, list[StoredResult]]:
@@ -101,8 +127,16 @@ def save_sweep(database_file: Path, session: str, board: str | None, rows: list[
     now = datetime.now(UTC).isoformat()
     with database.session(database_file, fleet_schema.SCHEMA) as db:
         for row in rows:
-            common = (session, now, row.profile, board, row.variant, row.model, row.command,
-                      json.dumps(row.environment))  # fmt: skip
+            common = (
+                session,
+                now,
+                row.profile,
+                board,
+                row.variant,
+                row.model,
+                row.command,
+                json.dumps(row.environment),
+            )
             measured = [r for r in row.results if r.runs]
             if not measured:
                 db.execute(
@@ -118,9 +152,21 @@ def save_sweep(database_file: Path, session: str, board: str | None, rows: list[
                     "command, environment_json, error, target_tokens, prompt_tokens, runs_done, pp_min, "
                     "pp_median, pp_max, tg_min, tg_median, tg_max, runs_json) "
                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (*common, row.error, r.target_tokens, r.prompt_tokens, len(r.runs), pp.min, pp.median,
-                     pp.max, tg.min, tg.median, tg.max, json.dumps([x.as_dict() for x in r.runs])),
-                )  # fmt: skip
+                    (
+                        *common,
+                        row.error,
+                        r.target_tokens,
+                        r.prompt_tokens,
+                        len(r.runs),
+                        pp.min,
+                        pp.median,
+                        pp.max,
+                        tg.min,
+                        tg.median,
+                        tg.max,
+                        json.dumps([x.as_dict() for x in r.runs]),
+                    ),
+                )
                 written += 1
     return written
 
@@ -169,9 +215,21 @@ def save_agreement(
             "INSERT INTO agreement_results (measured_at, reference_file, candidate_file, corpus, corpus_sha256, "
             "tokens, mean_kld, p99_kld, same_top1_pct, answers_changed, answers_total, commands_json) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (measured_at, a.reference, a.candidate, a.corpus, a.corpus_sha256, a.tokens, a.mean_kld, a.p99_kld,
-             a.same_top1_pct, changed, total, json.dumps(list(a.commands))),
-        )  # fmt: skip
+            (
+                measured_at,
+                a.reference,
+                a.candidate,
+                a.corpus,
+                a.corpus_sha256,
+                a.tokens,
+                a.mean_kld,
+                a.p99_kld,
+                a.same_top1_pct,
+                changed,
+                total,
+                json.dumps(list(a.commands)),
+            ),
+        )
 
 
 @dataclass(frozen=True)
@@ -218,16 +276,31 @@ def latest_by_model_file(database_file: Path) -> dict[str, StoredAgreement]:
 
 
 def save_experts(
-    database_file: Path, measured_at: str, model_file: str, corpus: str, corpus_sha256: str, imatrix_file: str,
-    curve: list[tuple[float, int, float]], counts: dict[int, tuple[float, ...]], never_woken: int,
-) -> None:  # fmt: skip
+    database_file: Path,
+    measured_at: str,
+    model_file: str,
+    corpus: str,
+    corpus_sha256: str,
+    imatrix_file: str,
+    curve: list[tuple[float, int, float]],
+    counts: dict[int, tuple[float, ...]],
+    never_woken: int,
+) -> None:
     with database.session(database_file, fleet_schema.SCHEMA) as db:
         db.execute(
             "INSERT INTO expert_results (measured_at, model_file, corpus, corpus_sha256, imatrix_file, curve_json, "
             "counts_json, never_woken) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (measured_at, model_file, corpus, corpus_sha256, imatrix_file, json.dumps(curve),
-             json.dumps({str(k): list(v) for k, v in counts.items()}), never_woken),
-        )  # fmt: skip
+            (
+                measured_at,
+                model_file,
+                corpus,
+                corpus_sha256,
+                imatrix_file,
+                json.dumps(curve),
+                json.dumps({str(k): list(v) for k, v in counts.items()}),
+                never_woken,
+            ),
+        )
 
 
 def latest_experts(database_file: Path, model_file: str) -> dict[str, object] | None:
@@ -242,14 +315,32 @@ def latest_experts(database_file: Path, model_file: str) -> dict[str, object] | 
 
 
 def save_requant_plan(
-    database_file: Path, made_at: str, source_file: str, output_file: str, budget_bytes: int, planned_bytes: int,
-    hot_type: str, cold_type: str, plan: list[dict[str, object]], line: dict[str, object],
+    database_file: Path,
+    made_at: str,
+    source_file: str,
+    output_file: str,
+    budget_bytes: int,
+    planned_bytes: int,
+    hot_type: str,
+    cold_type: str,
+    plan: list[dict[str, object]],
+    line: dict[str, object],
     proof: dict[str, object] | None = None,
-) -> None:  # fmt: skip
+) -> None:
     with database.session(database_file, fleet_schema.SCHEMA) as db:
         db.execute(
             "INSERT INTO requant_plans (made_at, source_file, output_file, budget_bytes, planned_bytes, hot_type, "
             "cold_type, plan_json, line_json, proof_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (made_at, source_file, output_file, budget_bytes, planned_bytes, hot_type, cold_type,
-             json.dumps(plan), json.dumps(line), None if proof is None else json.dumps(proof)),
-        )  # fmt: skip
+            (
+                made_at,
+                source_file,
+                output_file,
+                budget_bytes,
+                planned_bytes,
+                hot_type,
+                cold_type,
+                json.dumps(plan),
+                json.dumps(line),
+                None if proof is None else json.dumps(proof),
+            ),
+        )

@@ -70,8 +70,17 @@ VARY_KEYS: dict[str, tuple[str, Callable[[str], Any], str]] = {
     "ctv": ("cache_type_v", _choice(CACHE_TYPES), f"one of {', '.join(CACHE_TYPES)}"),
     "ot": ("override_tensor", lambda t: tuple(t.split()), "-ot rules (several on one line: spaces between)"),
 }
-VARY_ALIASES = {"n_cpu_moe": "n-cpu-moe", "parallel": "np", "ctx": "c", "ctx-size": "c", "n-gpu-layers": "ngl",
-                "override-tensor": "ot", "tensor-split": "ts", "split-mode": "sm", "flash-attn": "fa"}  # fmt: skip
+VARY_ALIASES = {
+    "n_cpu_moe": "n-cpu-moe",
+    "parallel": "np",
+    "ctx": "c",
+    "ctx-size": "c",
+    "n-gpu-layers": "ngl",
+    "override-tensor": "ot",
+    "tensor-split": "ts",
+    "split-mode": "sm",
+    "flash-attn": "fa",
+}
 
 
 @dataclass(frozen=True)
@@ -143,8 +152,9 @@ class ProfileServer(LlamaServerProcess):
     """A ``LlamaServerProcess`` that runs a profile's own command line and environment."""
 
     def __init__(self, profile: LaunchProfile, binary: Path, log_file: Path) -> None:
-        super().__init__(binary, Path(profile.model), port=profile.port, log_file=log_file,
-                         env=server_environment(profile))  # fmt: skip
+        super().__init__(
+            binary, Path(profile.model), port=profile.port, log_file=log_file, env=server_environment(profile)
+        )
         self.profile = profile
 
     def command(self) -> list[str]:
@@ -165,12 +175,21 @@ def load_error(log_text: str) -> str:
 
 
 def run_variant(
-    variant: Variant, binary: Path, settings: BenchSettings, audit: AuditLog | None, log_dir: Path,
+    variant: Variant,
+    binary: Path,
+    settings: BenchSettings,
+    audit: AuditLog | None,
+    log_dir: Path,
     on_progress: Callable[[Progress], None] | None = None,
-) -> SweepRow:  # fmt: skip
+) -> SweepRow:
     profile = variant.profile
-    row = SweepRow(profile.name, variant.label, shlex.join(command(profile, binary)), environment(profile),
-                   Path(profile.model).name)  # fmt: skip
+    row = SweepRow(
+        profile.name,
+        variant.label,
+        shlex.join(command(profile, binary)),
+        environment(profile),
+        Path(profile.model).name,
+    )
     log = log_dir / f"sweep-{profile.name}-{profile.port}.log"
     server = ProfileServer(profile, binary, log)
     try:
@@ -193,10 +212,15 @@ def run_variant(
 
 
 def run_sweep(
-    profile: LaunchProfile, specs: list[str], binary: Path, settings: BenchSettings, audit: AuditLog | None,
-    log_dir: Path, on_variant: Callable[[int, int, Variant], None] | None = None,
+    profile: LaunchProfile,
+    specs: list[str],
+    binary: Path,
+    settings: BenchSettings,
+    audit: AuditLog | None,
+    log_dir: Path,
+    on_variant: Callable[[int, int, Variant], None] | None = None,
     on_progress: Callable[[Progress], None] | None = None,
-) -> list[SweepRow]:  # fmt: skip
+) -> list[SweepRow]:
     """Runs every variant in turn; the rows so far survive a Ctrl-C (KeyboardInterrupt propagates)."""
     planned = variants(profile, specs)
     rows: list[SweepRow] = []

@@ -71,8 +71,15 @@ def ensure_tiny_moe(progress: Progress | None = None) -> Path:
             _train(demo, work / "hf")
             partial = target.with_name(f".{TINY_MOE_FILE}.partial")
             env = {**os.environ, "PYTHONPATH": f"{converter / 'gguf-py'}{os.pathsep}{converter}"}
-            cmd = [sys.executable, str(converter / "convert_hf_to_gguf.py"), str(work / "hf"),
-                   "--outfile", str(partial), "--outtype", "f16"]  # fmt: skip
+            cmd = [
+                sys.executable,
+                str(converter / "convert_hf_to_gguf.py"),
+                str(work / "hf"),
+                "--outfile",
+                str(partial),
+                "--outtype",
+                "f16",
+            ]
             result = subprocess.run(
                 cmd, capture_output=True, text=True, errors="replace", env=env, check=False
             )
@@ -97,12 +104,21 @@ def _train(demo: Path, out: Path) -> None:
     tokenizer = AutoTokenizer.from_pretrained(str(demo.parent), gguf_file=demo.name)
     torch.manual_seed(SEED)
     config = MixtralConfig(
-        vocab_size=len(tokenizer), hidden_size=64, intermediate_size=128, num_hidden_layers=3,
-        num_attention_heads=4, num_key_value_heads=2, num_local_experts=8, num_experts_per_tok=2,
-        max_position_embeddings=2048, tie_word_embeddings=True, rms_norm_eps=1e-5,
-        bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id,
+        vocab_size=len(tokenizer),
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=3,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        num_local_experts=8,
+        num_experts_per_tok=2,
+        max_position_embeddings=2048,
+        tie_word_embeddings=True,
+        rms_norm_eps=1e-5,
+        bos_token_id=tokenizer.bos_token_id,
+        eos_token_id=tokenizer.eos_token_id,
         router_aux_loss_coef=0.0,  # no load-balancing loss: the router is free to prefer some experts
-    )  # fmt: skip
+    )
     config.architectures = ["MixtralForCausalLM"]
     model = MixtralForCausalLM(config)
     ids = tokenizer(TRAINING_TEXT, return_tensors="pt").input_ids[0]

@@ -45,10 +45,13 @@ def lint_topology(config: Config, hosts: dict[str, HostTelemetry]) -> list[Findi
         present = {g.index for g in telemetry.gpus}
         missing = [g for g in board.gpus if g not in present]
         if missing:
-            findings.append(Finding(
-                "error", subject,
-                f"names GPU {_gpus(missing)}, but host {board.host} has GPUs {_gpus(present) or 'none'}",
-            ))  # fmt: skip
+            findings.append(
+                Finding(
+                    "error",
+                    subject,
+                    f"names GPU {_gpus(missing)}, but host {board.host} has GPUs {_gpus(present) or 'none'}",
+                )
+            )
             continue
         findings.extend(_span(board, telemetry, pinned.get(board.name)))
         findings.extend(_mixed_memory(board, telemetry))
@@ -59,8 +62,13 @@ def lint_topology(config: Config, hosts: dict[str, HostTelemetry]) -> list[Findi
 def _span(board: Board, telemetry: HostTelemetry, backend: str | None) -> list[Finding]:
     topology = telemetry.topology
     if topology is None:
-        return [Finding("info", f"board {board.name}",
-                        f"{telemetry.source} on {board.host} does not report NVLink; the board's links are not checked")]  # fmt: skip
+        return [
+            Finding(
+                "info",
+                f"board {board.name}",
+                f"{telemetry.source} on {board.host} does not report NVLink; the board's links are not checked",
+            )
+        ]
     groups = topology.nvlink_groups(board.gpus)
     if len(groups) <= 1:
         return []
@@ -85,11 +93,14 @@ def _mixed_memory(board: Board, telemetry: HostTelemetry) -> list[Finding]:
     total = sum(g.memory_total_mib for g in cards) / 1024
     usable = smallest * len(cards)
     per_card = ", ".join(f"GPU {g.index} {g.memory_total_mib / 1024:.0f} GB" for g in cards)
-    return [Finding(
-        "warning", f"board {board.name}",
-        f"mixes memory sizes ({per_card}): with an even split each card can use only {smallest:.0f} GB, "
-        f"so {usable:.0f} GB of {total:.0f} GB is usable. Set --tensor-split to weight the larger cards.",
-    )]  # fmt: skip
+    return [
+        Finding(
+            "warning",
+            f"board {board.name}",
+            f"mixes memory sizes ({per_card}): with an even split each card can use only {smallest:.0f} GB, "
+            f"so {usable:.0f} GB of {total:.0f} GB is usable. Set --tensor-split to weight the larger cards.",
+        )
+    ]
 
 
 def _stray_servers(config: Config, hosts: dict[str, HostTelemetry]) -> list[Finding]:
@@ -110,10 +121,13 @@ def _stray_servers(config: Config, hosts: dict[str, HostTelemetry]) -> list[Find
                 continue
             best = max(boards, key=lambda b: len(gpus & set(b.gpus)))
             outside = gpus - set(best.gpus)
-            findings.append(Finding(
-                "warning", f"host {host}",
-                f"{name} (pid {pid}) runs on GPUs {_gpus(gpus)}; GPU {_gpus(outside)} "
-                f"{'is' if len(outside) == 1 else 'are'} outside its board {best.name} {{{_gpus(best.gpus)}}}. "
-                "Check CUDA_VISIBLE_DEVICES for that server.",
-            ))  # fmt: skip
+            findings.append(
+                Finding(
+                    "warning",
+                    f"host {host}",
+                    f"{name} (pid {pid}) runs on GPUs {_gpus(gpus)}; GPU {_gpus(outside)} "
+                    f"{'is' if len(outside) == 1 else 'are'} outside its board {best.name} {{{_gpus(best.gpus)}}}. "
+                    "Check CUDA_VISIBLE_DEVICES for that server.",
+                )
+            )
     return findings

@@ -40,9 +40,15 @@ class Exported:
 
 
 def export_batch(
-    database_file: Path, name: str, fmt: str, out: Path, accepted: Collection[int], *,
-    template: Path | None = None, issued_ranges: IssuedRanges | None = None,
-) -> Exported:  # fmt: skip
+    database_file: Path,
+    name: str,
+    fmt: str,
+    out: Path,
+    accepted: Collection[int],
+    *,
+    template: Path | None = None,
+    issued_ranges: IssuedRanges | None = None,
+) -> Exported:
     """Write each accepted, unblocked job of batch ``name`` into ``out``; a file already there is kept
     and the new one takes the next free ``-vN`` name (a letter may have gone out already)."""
     if fmt not in FORMATS:

@@ -43,10 +43,15 @@ class ServerPlan:
 def plan_for(store: BatchStore, server: Server, jobs_at_once: int) -> ServerPlan:
     measured = store.measured(server.url)
     if not any(concurrency == 1 for concurrency, _, _ in measured):
-        return ServerPlan(server, jobs_at_once, {}, (
-            "no measurement of one job at a time on this server yet: run a batch with --one-at-a-time "
-            "(or benchmarks/batch.py) to see what batching gains here"
-        ))  # fmt: skip
+        return ServerPlan(
+            server,
+            jobs_at_once,
+            {},
+            (
+                "no measurement of one job at a time on this server yet: run a batch with --one-at-a-time "
+                "(or benchmarks/batch.py) to see what batching gains here"
+            ),
+        )
     gains = gains_for(store, server.url)
     if not gains:
         return ServerPlan(server, jobs_at_once, {}, "no batched measurement on this server yet")
@@ -57,15 +62,19 @@ def _advice(gains: dict[int, float]) -> str:
     top = max(gains)
     best = gains[top]
     if best < SMALL_GAIN:
-        return (f"batching gains little here ({best:.2f}x at {top}): more slots would not help; "
-                "--one-at-a-time loses almost nothing and repeats exactly")  # fmt: skip
+        return (
+            f"batching gains little here ({best:.2f}x at {top}): more slots would not help; "
+            "--one-at-a-time loses almost nothing and repeats exactly"
+        )
     below = [k for k in gains if k < top]
     if below:
         prev = max(below)
         step = best / gains[prev]
         if step < SMALL_GAIN:
-            return (f"{prev} at once already gives {gains[prev]:.2f}x and {top} only {best:.2f}x: "
-                    "more slots would not help")  # fmt: skip
+            return (
+                f"{prev} at once already gives {gains[prev]:.2f}x and {top} only {best:.2f}x: "
+                "more slots would not help"
+            )
     return f"batching pays: {best:.2f}x the throughput of one at a time with {top} at once"
 
 

@@ -48,8 +48,10 @@ class Progress:
     def line(self) -> str:
         eta = "" if self.eta_s is None else f", about {duration(self.eta_s)} left"
         note = f" ({self.note})" if self.note else ""
-        return (f"{self.done}/{self.total} done, {self.running} running, {self.failed} failed, "
-                f"{self.waiting} waiting; {self.tok_s:.1f} tok/s{eta}{note}")  # fmt: skip
+        return (
+            f"{self.done}/{self.total} done, {self.running} running, {self.failed} failed, "
+            f"{self.waiting} waiting; {self.tok_s:.1f} tok/s{eta}{note}"
+        )
 
 
 @dataclass
@@ -71,9 +73,14 @@ class BatchRunner:
     """Runs one batch (``run``); ``one_at_a_time`` for results that repeat, as eval's do."""
 
     def __init__(
-        self, wiring: Wiring, *, one_at_a_time: bool = False, retry_failed: bool = False,
-        workstation: Callable[[], bool] | None = None, on_progress: Callable[[Progress], None] | None = None,
-    ) -> None:  # fmt: skip
+        self,
+        wiring: Wiring,
+        *,
+        one_at_a_time: bool = False,
+        retry_failed: bool = False,
+        workstation: Callable[[], bool] | None = None,
+        on_progress: Callable[[Progress], None] | None = None,
+    ) -> None:
         self.wiring = wiring
         self.config = wiring.config
         self.database_file = database_file = wiring.database_file
@@ -241,17 +248,31 @@ def _finish(
         for role, b in backends.items()
     }
     calls = [
-        {"stage": s.stage, "seq": s.seq, "backend": s.backend, "url": s.url, "model": s.model,
-         "messages_sha256": messages_sha256(s.messages), "status": s.status}
-        for s in (run.stages if run else []) if s.backend
-    ]  # fmt: skip
+        {
+            "stage": s.stage,
+            "seq": s.seq,
+            "backend": s.backend,
+            "url": s.url,
+            "model": s.model,
+            "messages_sha256": messages_sha256(s.messages),
+            "status": s.status,
+        }
+        for s in (run.stages if run else [])
+        if s.backend
+    ]
     return Finish(
-        state=state, error=error, seconds=time.perf_counter() - entry.started, tokens=tokens,
-        decode_tok_s=tokens / (decode_ms / 1000) if decode_ms > 0 else None, concurrency=max(entry.peak, 1),
-        server_busy=busy, seed={role: b.sampling.seed for role, b in backends.items()},
-        server_build=", ".join(builds) or None, request={"run": run.id if run else None, "roles": roles, "calls": calls},
+        state=state,
+        error=error,
+        seconds=time.perf_counter() - entry.started,
+        tokens=tokens,
+        decode_tok_s=tokens / (decode_ms / 1000) if decode_ms > 0 else None,
+        concurrency=max(entry.peak, 1),
+        server_busy=busy,
+        seed={role: b.sampling.seed for role, b in backends.items()},
+        server_build=", ".join(builds) or None,
+        request={"run": run.id if run else None, "roles": roles, "calls": calls},
         counts=verified.counts if verified is not None else None,
-    )  # fmt: skip
+    )
 
 
 def _why_full(full: list[str], open_now: bool, servers: dict[str, Server]) -> str:

@@ -124,9 +124,19 @@ class BatchStore:
             db.executemany(
                 """INSERT INTO batch_jobs (batch_id, line_no, row_name, fields_json, matter, task,
                        instructions, state) VALUES (?, ?, ?, ?, ?, ?, ?, 'queued')""",
-                [(batch_id, r.line_no, r.name, json.dumps(r.fields, ensure_ascii=False), r.matter, r.task,
-                  r.instructions) for r in rows],
-            )  # fmt: skip
+                [
+                    (
+                        batch_id,
+                        r.line_no,
+                        r.name,
+                        json.dumps(r.fields, ensure_ascii=False),
+                        r.matter,
+                        r.task,
+                        r.instructions,
+                    )
+                    for r in rows
+                ],
+            )
             db.executemany(
                 "INSERT INTO batch_problems (batch_id, line_no, message) VALUES (?, ?, ?)",
                 [(batch_id, p.line_no, p.message) for p in problems],
@@ -163,8 +173,12 @@ class BatchStore:
 
     def jobs(self, batch_id: int) -> list[Job]:
         with self._session() as db:
-            return [_job(r) for r in db.execute("SELECT * FROM batch_jobs WHERE batch_id = ? ORDER BY line_no",
-                                                 (batch_id,))]  # fmt: skip
+            return [
+                _job(r)
+                for r in db.execute(
+                    "SELECT * FROM batch_jobs WHERE batch_id = ? ORDER BY line_no", (batch_id,)
+                )
+            ]
 
     def iter_jobs(self, batch_id: int, page: int = 500) -> Iterator[Job]:
         """Every job in row order, a page at a time (for exports of long batches)."""
@@ -264,11 +278,22 @@ class BatchStore:
                 """UPDATE batch_jobs SET state = ?, error = ?, finished_at = ?, seconds = ?, tokens = ?,
                        decode_tok_s = ?, concurrency = ?, server_busy = ?, seed_json = ?, server_build = ?,
                        request_json = ?, counts_json = ? WHERE id = ?""",
-                (result.state, result.error, now(), result.seconds, result.tokens, result.decode_tok_s,
-                 result.concurrency, result.server_busy, json.dumps(result.seed), result.server_build,
-                 json.dumps(result.request, ensure_ascii=False),
-                 json.dumps(result.counts) if result.counts is not None else None, job_id),
-            )  # fmt: skip
+                (
+                    result.state,
+                    result.error,
+                    now(),
+                    result.seconds,
+                    result.tokens,
+                    result.decode_tok_s,
+                    result.concurrency,
+                    result.server_busy,
+                    json.dumps(result.seed),
+                    result.server_build,
+                    json.dumps(result.request, ensure_ascii=False),
+                    json.dumps(result.counts) if result.counts is not None else None,
+                    job_id,
+                ),
+            )
 
     def set_reviewed(self, job_id: int) -> None:
         with self._session() as db, db:
@@ -296,11 +321,28 @@ def _job(r: sqlite3.Row) -> Job:
         return json.loads(r[name]) if r[name] is not None else None
 
     return Job(
-        id=int(r["id"]), batch_id=int(r["batch_id"]), line_no=int(r["line_no"]), row_name=r["row_name"],
-        fields=json.loads(r["fields_json"]), matter=r["matter"], task=r["task"], instructions=r["instructions"],
-        state=r["state"], run_id=r["run_id"], attempts=int(r["attempts"]), error=r["error"],
-        started_at=r["started_at"], finished_at=r["finished_at"], seconds=r["seconds"], tokens=r["tokens"],
-        decode_tok_s=r["decode_tok_s"], concurrency=r["concurrency"], server_busy=r["server_busy"],
-        seed=load("seed_json"), server_build=r["server_build"], request=load("request_json"),
-        counts=load("counts_json"), reviewed_at=r["reviewed_at"],
-    )  # fmt: skip
+        id=int(r["id"]),
+        batch_id=int(r["batch_id"]),
+        line_no=int(r["line_no"]),
+        row_name=r["row_name"],
+        fields=json.loads(r["fields_json"]),
+        matter=r["matter"],
+        task=r["task"],
+        instructions=r["instructions"],
+        state=r["state"],
+        run_id=r["run_id"],
+        attempts=int(r["attempts"]),
+        error=r["error"],
+        started_at=r["started_at"],
+        finished_at=r["finished_at"],
+        seconds=r["seconds"],
+        tokens=r["tokens"],
+        decode_tok_s=r["decode_tok_s"],
+        concurrency=r["concurrency"],
+        server_busy=r["server_busy"],
+        seed=load("seed_json"),
+        server_build=r["server_build"],
+        request=load("request_json"),
+        counts=load("counts_json"),
+        reviewed_at=r["reviewed_at"],
+    )

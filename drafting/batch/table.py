@@ -177,9 +177,14 @@ def _jsonl_records(text: str) -> Iterator[Record]:
 
 
 def _row(
-    line_no: int, values: dict[str, str], names: tuple[str, ...], template: str, matter: str, task: str,
+    line_no: int,
+    values: dict[str, str],
+    names: tuple[str, ...],
+    template: str,
+    matter: str,
+    task: str,
     known_matter: Callable[[str], bool],
-) -> Row | Problem:  # fmt: skip
+) -> Row | Problem:
     values = {k: v.strip() for k, v in values.items()}
     missing = [n for n in names if not values.get(n)]
     if missing:
@@ -194,8 +199,15 @@ def _row(
         return Problem(line_no, f"names task '{row_task}', which chambers does not know")
     extra = tuple(k for k in values if k not in names and k not in OWN_COLUMNS)
     name = values.get("name") or values[names[0]]
-    return Row(line_no, _slug(name) or f"row-{line_no}", values, row_matter, row_task,
-               render(template, values), extra)  # fmt: skip
+    return Row(
+        line_no,
+        _slug(name) or f"row-{line_no}",
+        values,
+        row_matter,
+        row_task,
+        render(template, values),
+        extra,
+    )
 
 
 def _slug(text: str) -> str:

@@ -89,16 +89,27 @@ class RouteStage(ModelStage[RouteResult]):
     def _decided(self, run: Run, task: str | None, drafter: str | None, reason: str, by: str) -> RouteResult:
         by_attorney = run.choice("drafter") is not None
         return RouteResult(
-            task, drafter, reason, by, task_type(run.task_type).drafter_role, run.task_type, run.drafter_role,
+            task,
+            drafter,
+            reason,
+            by,
+            task_type(run.task_type).drafter_role,
+            run.task_type,
+            run.drafter_role,
             "the attorney" if by_attorney else "the rules for this task",
-        )  # fmt: skip
+        )
 
     def result_from(self, stored: dict[str, Any]) -> RouteResult:
         return RouteResult(
-            stored.get("suggested_task"), stored.get("suggested_drafter"), str(stored.get("reason", "")),
-            str(stored.get("by", BY_ROUTER)), str(stored.get("rule_drafter", "")), str(stored.get("task", "")),
-            str(stored.get("drafter", "")), str(stored.get("drafter_chosen_by", "")),
-        )  # fmt: skip
+            stored.get("suggested_task"),
+            stored.get("suggested_drafter"),
+            str(stored.get("reason", "")),
+            str(stored.get("by", BY_ROUTER)),
+            str(stored.get("rule_drafter", "")),
+            str(stored.get("task", "")),
+            str(stored.get("drafter", "")),
+            str(stored.get("drafter_chosen_by", "")),
+        )
 
     def summary(self, result: RouteResult, record: StageRecord) -> str:
         suggestion = (

@@ -43,8 +43,16 @@ def record_override(
     override = Override(
         key=flag_key, reason=reason, by=by or getpass.getuser(), at=datetime.now(UTC).isoformat()
     )
-    add_override(database_file, report.matter, report.draft_sha256, flag_key,
-                 json.dumps(asdict(flag), sort_keys=True), reason, override.by, override.at)  # fmt: skip
+    add_override(
+        database_file,
+        report.matter,
+        report.draft_sha256,
+        flag_key,
+        json.dumps(asdict(flag), sort_keys=True),
+        reason,
+        override.by,
+        override.at,
+    )
     report.overrides[flag_key] = override
     return override
 
@@ -74,8 +82,16 @@ def record_acknowledgement(
     override = Override(
         key=flag_key, reason=reason, by=by or getpass.getuser(), at=datetime.now(UTC).isoformat()
     )
-    add_override(database_file, report.matter, report.draft_sha256, flag_key,
-                 json.dumps(asdict(flag), sort_keys=True), reason, override.by, override.at)  # fmt: skip
+    add_override(
+        database_file,
+        report.matter,
+        report.draft_sha256,
+        flag_key,
+        json.dumps(asdict(flag), sort_keys=True),
+        reason,
+        override.by,
+        override.at,
+    )
     report.overrides[flag_key] = override
     return override
 

@@ -273,9 +273,23 @@ def sentence_bounds(text: str, breaks: tuple[int, ...] = ()) -> list[tuple[int, 
 
 
 _QUOTE_MAP = str.maketrans(
-    {"“": '"', "”": '"', "„": '"', "‘": "'", "’": "'", "‚": "'", "–": "-", "—": "-", "‐": "-", "‑": "-",
-     "\u00a0": " ", "\u202f": " ", "\u2009": " ", "\u00ad": "\u00ad"}
-)  # fmt: skip
+    {
+        "“": '"',
+        "”": '"',
+        "„": '"',
+        "‘": "'",
+        "’": "'",
+        "‚": "'",
+        "–": "-",
+        "—": "-",
+        "‐": "-",
+        "‑": "-",
+        "\u00a0": " ",
+        "\u202f": " ",
+        "\u2009": " ",
+        "\u00ad": "\u00ad",
+    }
+)
 _BRACKETED = re.compile(r"\[([a-zA-Z]{0,3})\]")
 _NON_WORD = re.compile(r"[^a-z0-9$%.,;:'\-]+")
 # A soft hyphen anywhere, or a hyphen at a line's end between letters, splits a word for layout only.

@@ -162,10 +162,16 @@ def _joined(pieces: list[Piece]) -> list[Piece]:
     for piece in pieces:
         last = out[-1] if out else None
         if (
-            last is not None and last.kind == piece.kind and last.note is None and piece.note is None
-            and last.span.note is None and piece.span.note is None and not last.span.is_break
-            and not piece.span.is_break and last.span.marks == piece.span.marks
-        ):  # fmt: skip
+            last is not None
+            and last.kind == piece.kind
+            and last.note is None
+            and piece.note is None
+            and last.span.note is None
+            and piece.span.note is None
+            and not last.span.is_break
+            and not piece.span.is_break
+            and last.span.marks == piece.span.marks
+        ):
             out[-1] = Piece(last.kind, Span(last.span.text + piece.span.text, last.span.marks))
         else:
             out.append(piece)
@@ -189,9 +195,10 @@ def settle_last_mark(blocks: list[TrackedBlock]) -> None:
     kinds = {blocks[i].wholly() for i in run}
     if len(kinds) == 2:
         other = next(
-            i for i in reversed(run[:-1])
+            i
+            for i in reversed(run[:-1])
             if isinstance(blocks[i], TrackedParagraph) and blocks[i].wholly() != last.wholly()
-        )  # fmt: skip
+        )
         folded = blocks.pop(other)
         assert isinstance(folded, TrackedParagraph)
         inserted, deleted = (last, folded) if last.wholly() == INSERT else (folded, last)

@@ -208,9 +208,13 @@ def _merged(spans: list[Span]) -> list[Span]:
             continue
         last = out[-1] if out else None
         if (
-            last is not None and last.note is None and span.note is None and not last.is_break
-            and not span.is_break and last.marks == span.marks
-        ):  # fmt: skip
+            last is not None
+            and last.note is None
+            and span.note is None
+            and not last.is_break
+            and not span.is_break
+            and last.marks == span.marks
+        ):
             out[-1] = Span(last.text + span.text, last.marks)
         else:
             out.append(span)

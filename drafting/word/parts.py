@@ -27,8 +27,11 @@ def _candidates(style: str, level: int) -> list[str]:
     if style.startswith("List "):
         deeper = [f"{style} {n}" for n in range(min(level + 1, 5), 1, -1)]
         return [*deeper, style, "List Paragraph"]
-    return {"Quote": ["Quote", "Intense Quote"], "Code": ["macro", "Macro Text", "No Spacing"],
-            "Footnote Text": ["footnote text", "Footnote Text"]}.get(style, [])  # fmt: skip
+    return {
+        "Quote": ["Quote", "Intense Quote"],
+        "Code": ["macro", "Macro Text", "No Spacing"],
+        "Footnote Text": ["footnote text", "Footnote Text"],
+    }.get(style, [])
 
 
 class StyleBook:

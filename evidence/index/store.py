@@ -84,10 +84,22 @@ def matter_pages(db_path: Path, matter_name: str) -> tuple[Matter, list[IndexedP
             (matter.id,),
         ).fetchall()
     pages = [
-        IndexedPage(int(r[0]), int(r[1]), r[2], r[3], r[4], r[5], r[6], int(r[7]), r[8], r[9],
-                    None if r[10] is None else int(r[10]), r[11] or "")
+        IndexedPage(
+            int(r[0]),
+            int(r[1]),
+            r[2],
+            r[3],
+            r[4],
+            r[5],
+            r[6],
+            int(r[7]),
+            r[8],
+            r[9],
+            None if r[10] is None else int(r[10]),
+            r[11] or "",
+        )
         for r in rows
-    ]  # fmt: skip
+    ]
     return matter, pages
 
 

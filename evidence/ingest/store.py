@@ -87,9 +87,20 @@ class IngestRecords:
         cur = self.db.execute(
             """INSERT INTO documents (matter_id, path, part, kind, title, doc_date, sha256, size,
                    mtime_ns, page_count, ingested_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-            (self.matter_id, storable(key), storable(doc.part), doc.kind, storable(doc.title), doc.doc_date, sha, size, mtime_ns,
-             doc.page_count, ingested_at),
-        )  # fmt: skip
+            (
+                self.matter_id,
+                storable(key),
+                storable(doc.part),
+                doc.kind,
+                storable(doc.title),
+                doc.doc_date,
+                sha,
+                size,
+                mtime_ns,
+                doc.page_count,
+                ingested_at,
+            ),
+        )
         return int(cur.lastrowid or 0)
 
     def add_page(self, document_id: int, page_no: int, bates: Bates | None, ocr: bool, text: str) -> None:
@@ -97,9 +108,16 @@ class IngestRecords:
         cur = self.db.execute(
             """INSERT INTO pages (document_id, page_no, bates, bates_prefix, bates_number, ocr, chars)
                VALUES (?, ?, ?, ?, ?, ?, ?)""",
-            (document_id, page_no, bates.text if bates else None, bates.prefix if bates else None,
-             bates.number if bates else None, int(ocr), len(text)),
-        )  # fmt: skip
+            (
+                document_id,
+                page_no,
+                bates.text if bates else None,
+                bates.prefix if bates else None,
+                bates.number if bates else None,
+                int(ocr),
+                len(text),
+            ),
+        )
         self.db.execute("INSERT INTO pages_fts (rowid, text) VALUES (?, ?)", (cur.lastrowid, storable(text)))
 
     def forget(self, key: str) -> None:
@@ -135,8 +153,17 @@ class IngestRecords:
         sha, size, mtime_ns = stamp if stamp else (None, None, None)
         self.db.execute(
             "INSERT INTO ingest_notices (matter_id, path, sha256, size, mtime_ns, kind, message, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (self.matter_id, storable(path), sha, size, mtime_ns, kind, storable(message), datetime.now(UTC).isoformat()),
-        )  # fmt: skip
+            (
+                self.matter_id,
+                storable(path),
+                sha,
+                size,
+                mtime_ns,
+                kind,
+                storable(message),
+                datetime.now(UTC).isoformat(),
+            ),
+        )
 
     def recorded_paths(self) -> set[str]:
         """Every path with documents or notices."""

@@ -44,7 +44,10 @@ def queue(db: Path, folder: Path, n: int, task: str = "summary", name: str = "b"
 
 def drafter_only(url: str, max_tokens: int = 12) -> Config:
     backend = Backend(
-        name="drafter", kind="llamacpp", url=url, roles=("drafter", "heavy", "extractor"),
+        name="drafter",
+        kind="llamacpp",
+        url=url,
+        roles=("drafter", "heavy", "extractor"),
         sampling=Sampling(temperature=0.0, seed=1, max_tokens=max_tokens),
-    )  # fmt: skip
+    )
     return Config(file="test-config.toml", policy=Policy(), boards=(), backends=(backend,))

@@ -27,16 +27,26 @@ FINAL = (
 def make_input(**changes: object) -> CorrectionInput:
     messages = (
         DrafterMessage("system", SYSTEM),
-        DrafterMessage("user", "SOURCES\n\n[S1] contract.pdf p.1: between Harbor Point Provisions LLC and Calder Refrigeration "
-                   "Systems, Inc. (the Seller)\n\nTASK\n\nDraft a demand letter.",
-                       (CONTRACT,)),
-    )  # fmt: skip
+        DrafterMessage(
+            "user",
+            "SOURCES\n\n[S1] contract.pdf p.1: between Harbor Point Provisions LLC and Calder Refrigeration "
+            "Systems, Inc. (the Seller)\n\nTASK\n\nDraft a demand letter.",
+            (CONTRACT,),
+        ),
+    )
     base = CorrectionInput(
-        task_type="demand_letter", instructions="Draft a demand letter.", messages=messages, draft=DRAFT,
-        final=FINAL, backend="workhorse", model="qwen3.6-35b-a3b", server_build="b9500",
-        accepted_at="2026-11-02T10:00:00+00:00", drafted_at="2026-11-02T09:58:00+00:00",
+        task_type="demand_letter",
+        instructions="Draft a demand letter.",
+        messages=messages,
+        draft=DRAFT,
+        final=FINAL,
+        backend="workhorse",
+        model="qwen3.6-35b-a3b",
+        server_build="b9500",
+        accepted_at="2026-11-02T10:00:00+00:00",
+        drafted_at="2026-11-02T09:58:00+00:00",
         matter="harbor-point",
-    )  # fmt: skip
+    )
     return replace(base, **changes)  # type: ignore[arg-type]
 
 

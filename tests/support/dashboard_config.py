@@ -26,5 +26,11 @@ def mission_config(
         Backend("extractor", "ollama", CLOSED, ("extractor",), "3090s", "gemma4:26b"),
     )
     telemetry = mission_telemetry()
-    return Config(file=file, policy=Policy(), boards=MISSION_BOARDS, backends=backends,
-                  telemetry=telemetry, dashboard=DashboardSettings(refresh_s))  # fmt: skip
+    return Config(
+        file=file,
+        policy=Policy(),
+        boards=MISSION_BOARDS,
+        backends=backends,
+        telemetry=telemetry,
+        dashboard=DashboardSettings(refresh_s),
+    )

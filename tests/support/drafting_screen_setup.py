@@ -41,12 +41,25 @@ def slow_drafter(delay: float = 0.3) -> Iterator[str]:
     """A drafter that streams SLOW_DRAFT one piece every ``delay`` seconds (about 18 s in all)."""
 
     def props(handler: BaseHTTPRequestHandler) -> None:
-        send_json(handler, 200, {"build_info": "b9999-slow", "model_alias": "slow",
-                                 "default_generation_settings": {"n_ctx": 4096}, "total_slots": 1})  # fmt: skip
+        send_json(
+            handler,
+            200,
+            {
+                "build_info": "b9999-slow",
+                "model_alias": "slow",
+                "default_generation_settings": {"n_ctx": 4096},
+                "total_slots": 1,
+            },
+        )
 
     def chat(handler: BaseHTTPRequestHandler) -> None:
-        timings = {"prompt_n": 10, "prompt_ms": 5.0, "predicted_n": len(SLOW_DRAFT), "predicted_ms": 6000.0,
-                   "predicted_per_second": 10.0}  # fmt: skip
+        timings = {
+            "prompt_n": 10,
+            "prompt_ms": 5.0,
+            "predicted_n": len(SLOW_DRAFT),
+            "predicted_ms": 6000.0,
+            "predicted_per_second": 10.0,
+        }
         frames = [chunk(piece) for piece in SLOW_DRAFT]
         frames += [chunk(finish="stop", timings=timings), "data: [DONE]\n\n"]
         send_sse(handler, frames, delay=delay)
@@ -56,8 +69,13 @@ def slow_drafter(delay: float = 0.3) -> Iterator[str]:
 
 
 def drafter_config(url: str) -> Config:
-    backend = Backend(name="drafter", kind="llamacpp", url=url, roles=("drafter", "heavy", "extractor"),
-                      sampling=Sampling(temperature=0.0, seed=1, max_tokens=200))  # fmt: skip
+    backend = Backend(
+        name="drafter",
+        kind="llamacpp",
+        url=url,
+        roles=("drafter", "heavy", "extractor"),
+        sampling=Sampling(temperature=0.0, seed=1, max_tokens=200),
+    )
     return Config(file="c.toml", policy=Policy(), boards=(), backends=(backend,))
 
 

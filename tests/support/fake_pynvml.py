@@ -103,8 +103,10 @@ class FakeNvml(types.ModuleType):
         return int(self._frame(h)["clock_sm_mhz"])
 
     def nvmlDeviceGetComputeRunningProcesses(self, h: int) -> list[Any]:
-        return [types.SimpleNamespace(pid=p["pid"], usedGpuMemory=p.get("usedGpuMemory"))
-                for p in self._frame(h).get("compute_processes", [])]  # fmt: skip
+        return [
+            types.SimpleNamespace(pid=p["pid"], usedGpuMemory=p.get("usedGpuMemory"))
+            for p in self._frame(h).get("compute_processes", [])
+        ]
 
     # --- health ---
     def _answers(self, h: int) -> dict[str, Any]:

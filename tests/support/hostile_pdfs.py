@@ -185,8 +185,11 @@ def stencil_picture_of_text(doc: pymupdf.Document, page: pymupdf.Page, text: str
         bits += "1" * (-len(bits) % 8)  # 0 paints with the fill colour: the ink
         rows.append(int(bits, 2).to_bytes(len(bits) // 8, "big"))
     xref = doc.get_new_xref()
-    doc.update_object(xref, f"<</Type/XObject/Subtype/Image/Width {pix.width}/Height {pix.height}"
-                            "/ImageMask true/BitsPerComponent 1>>")  # fmt: skip
+    doc.update_object(
+        xref,
+        f"<</Type/XObject/Subtype/Image/Width {pix.width}/Height {pix.height}"
+        "/ImageMask true/BitsPerComponent 1>>",
+    )
     doc.update_stream(xref, b"".join(rows))
     page.insert_text(
         (72, 100), "Fax received; the claimant's card is copied below for the file.", fontsize=11
@@ -194,7 +197,11 @@ def stencil_picture_of_text(doc: pymupdf.Document, page: pymupdf.Page, text: str
     body = "Employee record. The badge photo follows below; please keep it on file for HR. " * 3
     page.insert_textbox(pymupdf.Rect(72, 110, 540, 300), body, fontsize=11)
     resources = doc.xref_get_key(page.xref, "Resources")
-    target, path = (int(resources[1].split()[0]), "XObject/Fax") if resources[0] == "xref" else (page.xref, "Resources/XObject/Fax")  # fmt: skip
+    target, path = (
+        (int(resources[1].split()[0]), "XObject/Fax")
+        if resources[0] == "xref"
+        else (page.xref, "Resources/XObject/Fax")
+    )
     doc.xref_set_key(target, path, f"{xref} 0 R")
     bottom = page.rect.height - 380  # content streams count from the page's foot
     append_content(doc, page, f"q 0 g 300 0 0 60 72 {bottom:g} cm /Fax Do Q".encode())

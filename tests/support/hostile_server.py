@@ -130,6 +130,9 @@ def props_json() -> bytes:
 
 def sse_chunk(content: str | None = None, finish: str | None = None) -> bytes:
     delta = {} if content is None else {"content": content}
-    body = {"choices": [{"finish_reason": finish, "index": 0, "delta": delta}], "model": "hostile",
-            "object": "chat.completion.chunk"}  # fmt: skip
+    body = {
+        "choices": [{"finish_reason": finish, "index": 0, "delta": delta}],
+        "model": "hostile",
+        "object": "chat.completion.chunk",
+    }
     return b"data: " + json.dumps(body).encode() + b"\n\n"

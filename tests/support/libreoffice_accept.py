@@ -36,10 +36,17 @@ def free_port() -> int:
 def main(file: Path, profile: Path) -> None:
     port = free_port()
     office = subprocess.Popen(
-        ["soffice", "--headless", "--invisible", "--norestore", f"-env:UserInstallation={profile.as_uri()}",
-         f"--accept=socket,host=127.0.0.1,port={port};urp;"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
+        [
+            "soffice",
+            "--headless",
+            "--invisible",
+            "--norestore",
+            f"-env:UserInstallation={profile.as_uri()}",
+            f"--accept=socket,host=127.0.0.1,port={port};urp;",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     local = uno.getComponentContext()
     resolver = local.ServiceManager.createInstanceWithContext("com.sun.star.bridge.UnoUrlResolver", local)
     for _ in range(240):

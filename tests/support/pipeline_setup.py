@@ -41,8 +41,12 @@ def demo_database(root: Path, into: Path) -> Path:
 
 def role_config(urls: dict[str, str], default: str) -> Config:
     """One backend per role, named after it; ``urls`` overrides the address of some roles."""
-    roles = {"router": ("router",), "gate": ("gate",), "drafter": ("drafter", "heavy", "extractor"),
-             "reviewer": ("reviewer",)}  # fmt: skip
+    roles = {
+        "router": ("router",),
+        "gate": ("gate",),
+        "drafter": ("drafter", "heavy", "extractor"),
+        "reviewer": ("reviewer",),
+    }
     backends = tuple(
         Backend(name=name, kind="llamacpp", url=urls.get(name, default), roles=r, sampling=SAMPLING[name])
         for name, r in roles.items()

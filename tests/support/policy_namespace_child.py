@@ -130,8 +130,9 @@ url = "http://{PUBLIC_V4}:{PORT}/metrics"
 
 def chambers(home: Path, *args: str) -> dict[str, Any]:
     env = {**os.environ, "CHAMBERS_HOME": str(home)}
-    done = subprocess.run([sys.executable, "-m", "tui.cli.main", *args], env=env, capture_output=True, text=True,
-                          timeout=300)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "tui.cli.main", *args], env=env, capture_output=True, text=True, timeout=300
+    )
     return {"args": list(args), "rc": done.returncode, "out": done.stdout, "err": done.stderr}
 
 
@@ -174,8 +175,10 @@ def main() -> None:
     script.write_text("#!/bin/sh\nsleep 2\n")
     script.chmod(0o755)
     (out / "m.gguf").write_bytes(b"GGUF")
-    profile = (f'[[profiles]]\nname = "public-listen"\nmodel = "{out / "m.gguf"}"\nbinary = "{script}"\n'
-               f'listen_host = "{PUBLIC_V4}"\nport = {PORT}\n')  # fmt: skip
+    profile = (
+        f'[[profiles]]\nname = "public-listen"\nmodel = "{out / "m.gguf"}"\nbinary = "{script}"\n'
+        f'listen_host = "{PUBLIC_V4}"\nport = {PORT}\n'
+    )
     (home / "config.toml").write_text(CONFIG + profile)
     sources = out / "sources"
     sources.mkdir()
@@ -187,8 +190,18 @@ def main() -> None:
     runs.append(chambers(home, "serve", "public-listen"))
     runs.append(chambers(home, "matter", "new", "m", "--sources", str(sources)))
     for _ in range(2):
-        runs.append(chambers(home, "draft", "--matter", "m", "--task", "freeform",
-                             "--instructions", str(out / "instructions.txt")))  # fmt: skip
+        runs.append(
+            chambers(
+                home,
+                "draft",
+                "--matter",
+                "m",
+                "--task",
+                "freeform",
+                "--instructions",
+                str(out / "instructions.txt"),
+            )
+        )
     runs.append(chambers(home, "runs", "resume", "1", "--reroute", "route=teredo", "--reason", "test"))
     runs.append(chambers(home, "runs", "resume", "1", "--reroute", "route=cloud", "--reason", "test"))
     polls = asyncio.run(dashboard_polls(home))

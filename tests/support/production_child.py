@@ -31,8 +31,13 @@ def main(db_path: Path, kind: str, target: str, out: Path, pdfs: list[Path]) -> 
     if kind == "stamp":
         plan = plan_production(db_path, "acme", pdfs, bates_format("ACME", 6), out)
     else:
-        binder = plan_binder(db_path, "acme", [Exhibit(p, p.stem) for p in pdfs], out / "binder.pdf",
-                             bates=bates_format("ACME", 6))  # fmt: skip
+        binder = plan_binder(
+            db_path,
+            "acme",
+            [Exhibit(p, p.stem) for p in pdfs],
+            out / "binder.pdf",
+            bates=bates_format("ACME", 6),
+        )
     hook = {} if target == FIRST_RENAME else {"step": step}
     if kind == "stamp":
         run_production(db_path, plan, **hook)

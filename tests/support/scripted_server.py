@@ -42,14 +42,27 @@ def scripted_server(*answers: Any) -> Iterator[tuple[str, Script]]:
     script = Script([a if isinstance(a, str) else json.dumps(a) for a in answers])
 
     def props(handler: BaseHTTPRequestHandler) -> None:
-        send_json(handler, 200, {"build_info": BUILD, "model_alias": "scripted",
-                                 "default_generation_settings": {"n_ctx": 4096}, "total_slots": 1})  # fmt: skip
+        send_json(
+            handler,
+            200,
+            {
+                "build_info": BUILD,
+                "model_alias": "scripted",
+                "default_generation_settings": {"n_ctx": 4096},
+                "total_slots": 1,
+            },
+        )
 
     def chat(handler: BaseHTTPRequestHandler) -> None:
         script.requests.append(json.loads(handler.body))  # type: ignore[attr-defined]
         text = script.next_answer()
-        timings = {"prompt_n": 10, "prompt_ms": 1.0, "predicted_n": 5, "predicted_ms": 1.0,
-                   "predicted_per_second": 5000.0}  # fmt: skip
+        timings = {
+            "prompt_n": 10,
+            "prompt_ms": 1.0,
+            "predicted_n": 5,
+            "predicted_ms": 1.0,
+            "predicted_per_second": 5000.0,
+        }
         events = [chunk(text[i : i + 40]) for i in range(0, len(text), 40)]
         events.append(chunk(finish="stop", timings=timings, system_fingerprint=BUILD))
         events.append("data: [DONE]\n\n")

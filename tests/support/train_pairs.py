@@ -26,11 +26,18 @@ def pair_input(index: int, *, model: str = MODEL, backend: str = BACKEND) -> Cor
     task, instruction, final = PAIRS[index]
     day = f"2026-10-{index + 1:02d}"
     return CorrectionInput(
-        task_type=task, instructions=instruction,
+        task_type=task,
+        instructions=instruction,
         messages=(DrafterMessage("system", SYSTEM), DrafterMessage("user", instruction)),
-        draft=GENERIC_DRAFT, final=final, backend=backend, model=model, server_build="b11434",
-        accepted_at=f"{day}T10:00:00+00:00", drafted_at=f"{day}T09:58:00+00:00", matter="harbor-point",
-    )  # fmt: skip
+        draft=GENERIC_DRAFT,
+        final=final,
+        backend=backend,
+        model=model,
+        server_build="b11434",
+        accepted_at=f"{day}T10:00:00+00:00",
+        drafted_at=f"{day}T09:58:00+00:00",
+        matter="harbor-point",
+    )
 
 
 def store_pairs(db_path: Path, count: int = len(PAIRS), **changes: str) -> list[int]:

@@ -37,8 +37,12 @@ def register(sub: Any) -> None:
     new.add_argument(
         "--jobs", required=True, metavar="FILE", help="a .csv (header line) or .jsonl of the rows"
     )
-    new.add_argument("--instructions", required=True, metavar="FILE",
-                     help="the instructions template; {column} is filled from each row")  # fmt: skip
+    new.add_argument(
+        "--instructions",
+        required=True,
+        metavar="FILE",
+        help="the instructions template; {column} is filled from each row",
+    )
     new.add_argument("--dry-run", action="store_true", help="only show what would be queued")
     new.set_defaults(handler=cmd_new)
     ls = cmds.add_parser("list", help="the batches and their jobs by state")
@@ -151,9 +155,11 @@ def cmd_run(args: argparse.Namespace, paths: Paths) -> int:
     seed_prompts(prompt_folder(config))
     printer = _Printer()
     runner = BatchRunner(
-        drafting_wiring(config, paths.database_file), one_at_a_time=args.one_at_a_time,
-        retry_failed=args.retry_failed, on_progress=printer,
-    )  # fmt: skip
+        drafting_wiring(config, paths.database_file),
+        one_at_a_time=args.one_at_a_time,
+        retry_failed=args.retry_failed,
+        on_progress=printer,
+    )
     if args.plan:
         for line in asyncio.run(runner.plan(args.name)):
             print(line)
@@ -193,9 +199,14 @@ def cmd_export(args: argparse.Namespace, paths: Paths) -> int:
     accepted = {p.run_id for p in iter_pairs(paths.database_file) if p.run_id is not None}
     template = load_config(paths.config_file).export.template_path if paths.config_file.exists() else None
     done = export_batch(
-        paths.database_file, args.name, args.format, Path(args.out), accepted, template=template,
+        paths.database_file,
+        args.name,
+        args.format,
+        Path(args.out),
+        accepted,
+        template=template,
         issued_ranges=issued_ranges_on(paths.database_file),
-    )  # fmt: skip
+    )
     for path in done.written:
         print(f"wrote {path}")
     if done.refused:

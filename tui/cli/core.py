@@ -24,9 +24,10 @@ def register(sub: Any) -> None:
         "demo", help="start a local llama-server with the demo model and open the workstation"
     )
     demo.add_argument(
-        "--adapter", metavar="NAME",
+        "--adapter",
+        metavar="NAME",
         help="serve this trained adapter (chambers adapters list) on the demo server; every request carries it",
-    )  # fmt: skip
+    )
     demo.set_defaults(handler=cmd_demo)
     local = sub.add_parser("local-server", help="the bundled llama-server for the demo and tests")
     local.add_argument("action", choices=["prepare"], help="build or find llama-server and the demo model")
@@ -159,9 +160,11 @@ def cmd_demo(args: argparse.Namespace, paths: Paths) -> int:
         )
     lora = demo_adapter_flags(paths, args.adapter, model) if args.adapter else []
     server = LlamaServerProcess(
-        binary, model, log_file=paths.data_dir / "demo-llama-server.log",
+        binary,
+        model,
+        log_file=paths.data_dir / "demo-llama-server.log",
         extra_args=[*TEST_SERVER_ARGS, *lora],
-    )  # fmt: skip
+    )
     progress(
         f"Starting llama-server on {server.url} ..." + (f" with adapter '{args.adapter}'" if lora else "")
     )

@@ -34,10 +34,11 @@ def register(sub: Any) -> None:
     )
     ex.add_argument("--adapter", metavar="NAME", help="the adapter whose --split to write")
     ex.add_argument(
-        "--support-out", metavar="FILE.jsonl",
+        "--support-out",
+        metavar="FILE.jsonl",
         help="also write the support judgements you marked wrong, as training rows for the support role "
         "(--format kto or pairs; --matter and --since apply)",
-    )  # fmt: skip
+    )
     ex.set_defaults(handler=cmd_export)
 
     cmds.add_parser("stats", help="drafts, edit ratios and trend per model and task type").set_defaults(
@@ -86,9 +87,13 @@ def cmd_export(args: argparse.Namespace, paths: Paths) -> int:
     from corrections.store import PairFilters
 
     filters = PairFilters(
-        task=args.task, model=args.model, since=args.since, min_edit_ratio=args.min_edit_ratio,
-        matter=args.matter, include_excluded=args.include_excluded,
-    )  # fmt: skip
+        task=args.task,
+        model=args.model,
+        since=args.since,
+        min_edit_ratio=args.min_edit_ratio,
+        matter=args.matter,
+        include_excluded=args.include_excluded,
+    )
     split = None
     if (args.split is None) != (args.adapter is None):
         raise ChambersError(
@@ -109,10 +114,15 @@ def cmd_export(args: argparse.Namespace, paths: Paths) -> int:
     with Progress(transient=True) as bar:
         job = bar.add_task("Exporting pairs", total=None)
         summary = export(
-            paths.database_file, Path(args.out), args.format, filters, paragraphs=args.paragraphs,
-            scrub=args.scrub, progress=lambda done, total: bar.update(job, completed=done, total=total),
+            paths.database_file,
+            Path(args.out),
+            args.format,
+            filters,
+            paragraphs=args.paragraphs,
+            scrub=args.scrub,
+            progress=lambda done, total: bar.update(job, completed=done, total=total),
             split=split,
-        )  # fmt: skip
+        )
     print("\n".join(summary.lines()))
     _export_support(args, paths, filters)
     return 0

@@ -39,9 +39,11 @@ def register(sub: Any) -> None:
     )
     draft.add_argument("--drafter", help="heavy (hard reasoning) or workhorse; default: the task's rule")
     draft.add_argument(
-        "--max-context", type=int, metavar="TOKENS",
+        "--max-context",
+        type=int,
+        metavar="TOKENS",
         help="fit the sources into at most this many tokens of context (default: the drafter's whole window)",
-    )  # fmt: skip
+    )
     _choice_arguments(draft)
     draft.set_defaults(handler=cmd_draft)
 
@@ -64,8 +66,13 @@ def register(sub: Any) -> None:
 
 
 def _choice_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--reroute", action="append", default=[], metavar="STAGE=BACKEND",
-                        help="run one stage on another configured backend (recorded in the run)")  # fmt: skip
+    parser.add_argument(
+        "--reroute",
+        action="append",
+        default=[],
+        metavar="STAGE=BACKEND",
+        help="run one stage on another configured backend (recorded in the run)",
+    )
     parser.add_argument("--reason", default="", help="why you rerouted a stage; recorded")
     parser.add_argument(
         "--go-on-anyway", metavar="REASON", help="go on although the gate found no basis; recorded"

@@ -132,9 +132,13 @@ def run_ingest(
 
     print(f"Ingesting matter '{matter}' ...", file=stream, flush=True)
     report = ingest_matter(
-        paths.database_file, matter, progress=progress, passwords=passwords, output_roots=[paths.data_dir],
+        paths.database_file,
+        matter,
+        progress=progress,
+        passwords=passwords,
+        output_roots=[paths.data_dir],
         follow_links=follow_links,
-    )  # fmt: skip
+    )
     for notice in report.notices:
         print(f"  [{notice.kind}] {notice.message}", file=stream)
     print(
@@ -214,10 +218,16 @@ def cmd_context(args: argparse.Namespace, paths: Paths) -> int:
     task = task_text(kind.name, args.task.strip(), paths.config_file.parent / "prompts")
     chosen = asyncio.run(
         choose_context(
-            paths.database_file, args.matter, task, drafter=backend, policy=config.policy,
-            rule=PipelineOptions().window, query=args.query or args.task.strip(), reserve=args.reserve,
+            paths.database_file,
+            args.matter,
+            task,
+            drafter=backend,
+            policy=config.policy,
+            rule=PipelineOptions().window,
+            query=args.query or args.task.strip(),
+            reserve=args.reserve,
         )
-    )  # fmt: skip
+    )
     bundle = chosen.bundle
     context_id = save_context(paths.database_file, bundle)
     for message in bundle.messages:

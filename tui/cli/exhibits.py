@@ -41,8 +41,14 @@ def register(sub: Any) -> None:
 
     bind = ex.add_parser("bind", help="one exhibit PDF: index, slip sheets, bookmarks, optional Bates")
     bind.add_argument("matter")
-    bind.add_argument("--exhibit", nargs=2, action="append", required=True, metavar=("PDF", "DESCRIPTION"),
-                      help="an exhibit, in order (repeat)")  # fmt: skip
+    bind.add_argument(
+        "--exhibit",
+        nargs=2,
+        action="append",
+        required=True,
+        metavar=("PDF", "DESCRIPTION"),
+        help="an exhibit, in order (repeat)",
+    )
     bind.add_argument("--out", type=Path, help="the binder's file name")
     bind.add_argument("--prefix", help="Bates-stamp the whole binder with this prefix")
     bind.add_argument("--start", type=int)
@@ -51,26 +57,45 @@ def register(sub: Any) -> None:
     bind.add_argument("--dry-run", action="store_true")
     bind.set_defaults(handler=cmd_bind)
 
-    redact = ex.add_parser("redact", help="remove text for real, verified by re-reading every place a PDF keeps text",
-                           description="Terms and patterns are found however the text is spaced (5 3 1 - 4 4 ...), "
-                           "in page text, hidden layers and text off the page. Verification reads the saved file back "
-                           "in every place (pages with PyMuPDF, OCR and pdftotext; metadata, XMP, bookmarks, "
-                           "annotations, form fields, links, attachments, layer names, page labels, scripts, the "
-                           "structure tree; every object and "
-                           "decompressed stream) and writes nothing if any trace remains.")  # fmt: skip
+    redact = ex.add_parser(
+        "redact",
+        help="remove text for real, verified by re-reading every place a PDF keeps text",
+        description="Terms and patterns are found however the text is spaced (5 3 1 - 4 4 ...), "
+        "in page text, hidden layers and text off the page. Verification reads the saved file back "
+        "in every place (pages with PyMuPDF, OCR and pdftotext; metadata, XMP, bookmarks, "
+        "annotations, form fields, links, attachments, layer names, page labels, scripts, the "
+        "structure tree; every object and "
+        "decompressed stream) and writes nothing if any trace remains.",
+    )
     redact.add_argument("matter")
     redact.add_argument("files", nargs="+", type=Path, metavar="PDF")
     redact.add_argument("--term", action="append", default=[], help="a word or phrase (repeat)")
-    redact.add_argument("--pattern", action="append", default=[],
-                        help="ssn, card, account, dob, email, phone, or all (repeat)")  # fmt: skip
-    redact.add_argument("--rect", action="append", default=[], metavar="PAGE:x0,y0,x1,y1",
-                        help="a box in points from the page's visible top-left (repeat)")  # fmt: skip
-    redact.add_argument("--ocr", choices=["auto", "always", "never"], default="auto",
-                        help="OCR scanned pages (auto), every page with a picture (always), or none")  # fmt: skip
-    redact.add_argument("--scrub", action="store_true",
-                        help="also remove or rewrite metadata, XMP, bookmarks, annotations and popups, form "
-                        "fields, links, attachments, layer names, page labels, document scripts, named "
-                        "destinations, the structure tree and marked content holding the text")  # fmt: skip
+    redact.add_argument(
+        "--pattern",
+        action="append",
+        default=[],
+        help="ssn, card, account, dob, email, phone, or all (repeat)",
+    )
+    redact.add_argument(
+        "--rect",
+        action="append",
+        default=[],
+        metavar="PAGE:x0,y0,x1,y1",
+        help="a box in points from the page's visible top-left (repeat)",
+    )
+    redact.add_argument(
+        "--ocr",
+        choices=["auto", "always", "never"],
+        default="auto",
+        help="OCR scanned pages (auto), every page with a picture (always), or none",
+    )
+    redact.add_argument(
+        "--scrub",
+        action="store_true",
+        help="also remove or rewrite metadata, XMP, bookmarks, annotations and popups, form "
+        "fields, links, attachments, layer names, page labels, document scripts, named "
+        "destinations, the structure tree and marked content holding the text",
+    )
     redact.add_argument("--out", type=Path, help="output folder")
     redact.add_argument("--dry-run", action="store_true")
     redact.set_defaults(handler=cmd_redact)
@@ -185,8 +210,13 @@ def cmd_redact(args: argparse.Namespace, paths: Paths) -> int:
     from exhibits.redact import plan_redaction, run_redaction
 
     names = list(PATTERNS) if "all" in args.pattern else args.pattern
-    request = RedactionRequest(terms=tuple(args.term), patterns=tuple(patterns_named(names)),
-                               rects=tuple(parse_rect(r) for r in args.rect), ocr=args.ocr, scrub=args.scrub)  # fmt: skip
+    request = RedactionRequest(
+        terms=tuple(args.term),
+        patterns=tuple(patterns_named(names)),
+        rects=tuple(parse_rect(r) for r in args.rect),
+        ocr=args.ocr,
+        scrub=args.scrub,
+    )
     if not (request.terms or request.patterns or request.rects):
         raise ChambersError(
             "Say what to redact: --term WORD, --pattern ssn (or all), or --rect PAGE:x0,y0,x1,y1.",
@@ -289,10 +319,16 @@ def setup_demo_exhibits(paths: Paths) -> int:
     deposition = root / "transcripts" / "calder-deposition-excerpt.pdf"
     production = root / "production"
     exhibits = [
-        Exhibit(production / "01-supply-agreement.pdf", "Equipment Supply and Installation Agreement, Jan. 10, 2024"),
-        Exhibit(production / "05-delivery-receipt-scan.pdf", "Delivery receipt, Apr. 19, 2024 (compressor B not delivered)"),
+        Exhibit(
+            production / "01-supply-agreement.pdf",
+            "Equipment Supply and Installation Agreement, Jan. 10, 2024",
+        ),
+        Exhibit(
+            production / "05-delivery-receipt-scan.pdf",
+            "Delivery receipt, Apr. 19, 2024 (compressor B not delivered)",
+        ),
         Exhibit(production / "04-invoice-inv-1102.pdf", "Invoice INV-1102, final instalment, May 28, 2024"),
-    ]  # fmt: skip
+    ]
     out = paths.data_dir / "exhibits" / SAMPLE_MATTER
     db_path = paths.database_file
     if has_production(db_path, SAMPLE_MATTER):

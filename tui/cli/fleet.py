@@ -30,8 +30,13 @@ def register(sub: Any) -> None:
     bench.add_argument(
         "--sweep", metavar="PROFILE", help="start PROFILE once per --vary combination and bench each"
     )
-    bench.add_argument("--vary", action="append", default=[], metavar="KEY=V1,V2",
-                       help="with --sweep: n-cpu-moe, np, c, ngl, ts, sm, fa, ctk, ctv, or ot=@FILE")  # fmt: skip
+    bench.add_argument(
+        "--vary",
+        action="append",
+        default=[],
+        metavar="KEY=V1,V2",
+        help="with --sweep: n-cpu-moe, np, c, ngl, ts, sm, fa, ctk, ctv, or ot=@FILE",
+    )
     bench.add_argument(
         "--floor", type=float, default=40.0, help="with --sweep: the TG tok/s a variant must reach"
     )
@@ -101,17 +106,24 @@ def cmd_bench(args: argparse.Namespace, paths: Paths) -> int:
     codes: set[int] = set()
     interrupted = False
     progress = Progress(
-        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
         console=Console(stderr=True),
-    )  # fmt: skip
+    )
 
     async def run_all() -> None:
         for bench in benches:
             task = progress.add_task(bench.backend.name, total=None)
 
             def update(p: Step, task: TaskID = task) -> None:
-                progress.update(task, total=p.total, completed=p.done,
-                                description=f"{p.backend} {p.target_tokens} tok {p.phase}")  # fmt: skip
+                progress.update(
+                    task,
+                    total=p.total,
+                    completed=p.done,
+                    description=f"{p.backend} {p.target_tokens} tok {p.phase}",
+                )
 
             try:
                 await bench.run(update)
@@ -127,8 +139,16 @@ def cmd_bench(args: argparse.Namespace, paths: Paths) -> int:
     results: list[LengthResult] = [r for b in benches for r in b.results]
     stored = save_results(paths.database_file, uuid.uuid4().hex, results)
     if args.json:
-        print(json.dumps({"results": [r.as_dict() for r in results if r.runs], "failures": failures,
-                          "interrupted": interrupted}, indent=2))  # fmt: skip
+        print(
+            json.dumps(
+                {
+                    "results": [r.as_dict() for r in results if r.runs],
+                    "failures": failures,
+                    "interrupted": interrupted,
+                },
+                indent=2,
+            )
+        )
     else:
         show(bench_table([r for r in results if r.runs]) if stored else "No run finished.")
         for failure in failures:

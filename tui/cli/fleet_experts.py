@@ -93,9 +93,16 @@ def _measure(paths: Paths, model: Path, corpus: str) -> Any:
         )
     report = experts_report(counts)
     save_experts(
-        paths.database_file, datetime.now(UTC).isoformat(), str(model), corpus_name, run.corpus_sha256,
-        str(run.imatrix.path), list(report.curve), counts, len(report.never_woken()),
-    )  # fmt: skip
+        paths.database_file,
+        datetime.now(UTC).isoformat(),
+        str(model),
+        corpus_name,
+        run.corpus_sha256,
+        str(run.imatrix.path),
+        list(report.curve),
+        counts,
+        len(report.never_woken()),
+    )
     return run, report, corpus_name
 
 
@@ -108,12 +115,19 @@ def cmd_experts(args: argparse.Namespace, paths: Paths) -> int:
     model = _model(paths, args.profile)
     run, report, corpus_name = _measure(paths, model, args.corpus)
     if args.json:
-        print(json.dumps({
-            "model": str(model), "corpus": corpus_name, "imatrix": str(run.imatrix.path),
-            "curve": [{"top_fraction": f, "experts": k, "share": s} for f, k, s in report.curve],
-            "counts": {str(layer.layer): list(layer.counts) for layer in report.layers},
-            "never_woken": report.never_woken(),
-        }, indent=2))  # fmt: skip
+        print(
+            json.dumps(
+                {
+                    "model": str(model),
+                    "corpus": corpus_name,
+                    "imatrix": str(run.imatrix.path),
+                    "curve": [{"top_fraction": f, "experts": k, "share": s} for f, k, s in report.curve],
+                    "counts": {str(layer.layer): list(layer.counts) for layer in report.layers},
+                    "never_woken": report.never_woken(),
+                },
+                indent=2,
+            )
+        )
         return 0
     print(format_report(report, model.name, corpus_name))
     whole = time.perf_counter() - started
@@ -153,8 +167,10 @@ def cmd_requant(args: argparse.Namespace, paths: Paths) -> int:
     if source != Path(args.profile).expanduser():  # a profile's name: its new sibling goes beside it
         from backends.fleet.profile_entry import add_commented_entry
 
-        note = (f"chambers requant {datetime.now(UTC).date()}: {args.profile} along his routed traffic, "
-                f"{plan.hot} hot / {plan.cold} cold, {written.size / GIB:.2f} of {args.budget_gib} GiB")  # fmt: skip
+        note = (
+            f"chambers requant {datetime.now(UTC).date()}: {args.profile} along his routed traffic, "
+            f"{plan.hot} hot / {plan.cold} cold, {written.size / GIB:.2f} of {args.budget_gib} GiB"
+        )
         add_commented_entry(paths.config_file, args.profile, args.to, target, note)
         print(
             f"added a commented [[profiles]] entry '{args.to}' beside '{args.profile}' in {paths.config_file}"
@@ -163,9 +179,18 @@ def cmd_requant(args: argparse.Namespace, paths: Paths) -> int:
     if not args.no_proof:
         proof = _prove(args, paths, plan, run, source, target, quantize)
     save_requant_plan(
-        paths.database_file, datetime.now(UTC).isoformat(), str(source), str(target), plan.budget, plan.planned,
-        plan.hot, plan.cold, [asdict(t) for t in plan.tensors], asdict(line), proof,
-    )  # fmt: skip
+        paths.database_file,
+        datetime.now(UTC).isoformat(),
+        str(source),
+        str(target),
+        plan.budget,
+        plan.planned,
+        plan.hot,
+        plan.cold,
+        [asdict(t) for t in plan.tensors],
+        asdict(line),
+        proof,
+    )
     return 0
 
 
@@ -196,8 +221,17 @@ def _prove(
         answers = _answer_changes(Path(args.mc), reference, [before, target], paths, _say)
     runner = AgreementRunner(ensure_llama_tool("llama-perplexity", _say), paths.data_dir / "agree")
     _say(f"proving it on {corpus_name}: agreement with {reference.name}, then speed, for both files")
-    sides = prove(runner, ensure_llama_server(_say), reference, before, target, text, corpus_name,
-                  paths.data_dir / "logs", answers)  # fmt: skip
+    sides = prove(
+        runner,
+        ensure_llama_server(_say),
+        reference,
+        before,
+        target,
+        text,
+        corpus_name,
+        paths.data_dir / "logs",
+        answers,
+    )
     now = datetime.now(UTC).isoformat()
     for side in sides:
         save_agreement(paths.database_file, side.agreement, now, side.answers_changed, side.answers_total)

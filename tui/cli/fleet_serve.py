@@ -64,9 +64,11 @@ def cmd_serve(args: argparse.Namespace, paths: Paths) -> int:
     check_model_file(profile)
     log = paths.data_dir / "logs" / f"serve-{profile.name}.log"
     server = ForegroundServer(profile, binary, log, trained_on=_bases_by_file(paths), policy=config.policy)
-    print(f"chambers serve: {profile.name} on {', '.join(profile.boards) or 'CPU'} "
-          f"(CUDA_VISIBLE_DEVICES={environment(profile)['CUDA_VISIBLE_DEVICES']}); log {log}",
-          file=sys.stderr)  # fmt: skip
+    print(
+        f"chambers serve: {profile.name} on {', '.join(profile.boards) or 'CPU'} "
+        f"(CUDA_VISIBLE_DEVICES={environment(profile)['CUDA_VISIBLE_DEVICES']}); log {log}",
+        file=sys.stderr,
+    )
 
     def healthy(url: str) -> None:
         print(
@@ -100,8 +102,10 @@ def _write_unit(profile: Any, binary: Any, paths: Paths, unit_dir: Any) -> int:
         print("systemd-analyze verify: ok")
     else:
         print(f"systemd-analyze verify found problems:\n{verdict[1]}")
-    print(f"Install: sudo cp {unit} /etc/systemd/system/ && sudo systemctl daemon-reload && "
-          f"sudo systemctl enable --now {unit.name}   (logs: journalctl -u {unit.name})")  # fmt: skip
+    print(
+        f"Install: sudo cp {unit} /etc/systemd/system/ && sudo systemctl daemon-reload && "
+        f"sudo systemctl enable --now {unit.name}   (logs: journalctl -u {unit.name})"
+    )
     return 0 if verdict is None or verdict[0] else 1
 
 

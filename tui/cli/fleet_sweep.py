@@ -58,15 +58,30 @@ def cmd_sweep(args: argparse.Namespace, paths: Paths) -> int:
     rows = []
     interrupted = False
     try:
-        rows = run_sweep(profile, args.vary, binary, settings, AuditLog(paths.database_file),
-                         paths.data_dir / "logs", on_variant=announce)  # fmt: skip
+        rows = run_sweep(
+            profile,
+            args.vary,
+            binary,
+            settings,
+            AuditLog(paths.database_file),
+            paths.data_dir / "logs",
+            on_variant=announce,
+        )
     except KeyboardInterrupt:
         interrupted = True
     board = profile.boards[0] if len(profile.boards) == 1 else None
     save_sweep(paths.database_file, uuid.uuid4().hex, board, rows)
     if args.json:
-        out = [{"variant": r.variant, "command": r.command, "environment": r.environment, "error": r.error,
-                "results": [x.as_dict() for x in r.results if x.runs]} for r in rows]  # fmt: skip
+        out = [
+            {
+                "variant": r.variant,
+                "command": r.command,
+                "environment": r.environment,
+                "error": r.error,
+                "results": [x.as_dict() for x in r.results if x.runs],
+            }
+            for r in rows
+        ]
         print(json.dumps({"profile": profile.name, "rows": out, "interrupted": interrupted}, indent=2))
     else:
         show(sweep_table(rows, args.floor))

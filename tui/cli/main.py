@@ -27,9 +27,10 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
-        "--no-mouse", action="store_true",
+        "--no-mouse",
+        action="store_true",
         help="leave the mouse to the terminal, for its own text selection (or set mouse = false in [ui])",
-    )  # fmt: skip
+    )
     sub = parser.add_subparsers(dest="command")
     for module in MODULES:
         module.register(sub)

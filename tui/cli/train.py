@@ -33,9 +33,11 @@ def register(sub: Any) -> None:
         "--since", metavar="YYYY-MM-DD", help="only pairs accepted on or after this date (default: all)"
     )
     tr.add_argument(
-        "--min-edit-ratio", type=float, metavar="R",
+        "--min-edit-ratio",
+        type=float,
+        metavar="R",
         help="only drafts he changed at least this much (default: every accepted pair)",
-    )  # fmt: skip
+    )
     tr.add_argument(
         "--base",
         type=Path,
@@ -53,9 +55,10 @@ def register(sub: Any) -> None:
     tr.add_argument("--batch-size", type=int, default=4, help="pairs per optimizer step (default 4)")
     tr.add_argument("--lr", type=float, default=1e-3, help="learning rate (default 1e-3)")
     tr.add_argument(
-        "--max-tokens", type=int,
+        "--max-tokens",
+        type=int,
         help="leave out pairs longer than this (default: as long as the longest pair, so none is left out)",
-    )  # fmt: skip
+    )
     tr.add_argument(
         "--4bit",
         dest="four_bit",
@@ -123,30 +126,46 @@ def cmd_train(args: argparse.Namespace, paths: Paths) -> int:
         task=args.task, model=args.model, since=args.since, min_edit_ratio=args.min_edit_ratio
     )
     settings = LoraSettings(
-        r=args.r, alpha=args.alpha, target_modules=tuple(m.strip() for m in args.target_modules.split(",") if m.strip()),
-        learning_rate=args.lr, epochs=args.epochs, max_steps=args.max_steps, batch_size=args.batch_size,
+        r=args.r,
+        alpha=args.alpha,
+        target_modules=tuple(m.strip() for m in args.target_modules.split(",") if m.strip()),
+        learning_rate=args.lr,
+        epochs=args.epochs,
+        max_steps=args.max_steps,
+        batch_size=args.batch_size,
         max_tokens=args.max_tokens,
-    )  # fmt: skip
+    )
     request = TrainRequest(
-        name=args.name, role=args.role, base=base, selection=TrainingSelection(backend.name, filters),
-        settings=settings, quantize_4bit=args.four_bit,
-    )  # fmt: skip
+        name=args.name,
+        role=args.role,
+        base=base,
+        selection=TrainingSelection(backend.name, filters),
+        settings=settings,
+        quantize_4bit=args.four_bit,
+    )
     try:
         record = train_adapter(
-            paths.database_file, paths.data_dir, request, ensure_lora_converter(_say), on_stage=_say,
+            paths.database_file,
+            paths.data_dir,
+            request,
+            ensure_lora_converter(_say),
+            on_stage=_say,
             on_progress=lambda p: _say(p.line()),
-        )  # fmt: skip
+        )
     except KeyboardInterrupt:
         # The run removed its partial folder on the way out (train_run), so this is the whole story.
         print(
             f"Stopped (Ctrl+C): adapter '{args.name}' was not kept (no file, no registry entry); the "
             "accepted pairs are unchanged. Run the same command to train again.",
-            file=sys.stderr, flush=True,
-        )  # fmt: skip
+            file=sys.stderr,
+            flush=True,
+        )
         raise
     curve = record.loss_curve
-    print(f"Adapter '{record.name}': {len(record.train_pair_ids)} pairs, {len(curve)} steps in {record.train_seconds:.0f} s, "
-          f"loss {curve[0]:.3f} -> {curve[-1]:.3f}; {len(record.held_out_pair_ids)} pairs held out.")  # fmt: skip
+    print(
+        f"Adapter '{record.name}': {len(record.train_pair_ids)} pairs, {len(curve)} steps in {record.train_seconds:.0f} s, "
+        f"loss {curve[0]:.3f} -> {curve[-1]:.3f}; {len(record.held_out_pair_ids)} pairs held out."
+    )
     print(f"File: {record.file}\nsha256: {record.file_sha256}")
     print("Serve it:  " + launch_line(record.base_path, record.file))
     print(
@@ -234,8 +253,10 @@ def cmd_eval(args: argparse.Namespace, paths: Paths) -> int:
         f"Replaying {len(pairs)} held-out pairs on '{backend.name}' at adapter scale 0 and 1 (temperature 0)"
     )
     answers = 2 * len(pairs) * (args.max_tokens or DEFAULT_MAX_TOKENS)
-    _say(expected_line("eval", answers, decode_rate(paths.database_file, backend.name), f"on '{backend.name}'")
-         + " That counts the answers at their longest; reading each prompt adds to it.")  # fmt: skip
+    _say(
+        expected_line("eval", answers, decode_rate(paths.database_file, backend.name), f"on '{backend.name}'")
+        + " That counts the answers at their longest; reading each prompt adds to it."
+    )
     blocks = verifier_blocks(paths.database_file, issued_ranges_on(paths.database_file))
     done: list[int] = []
 
@@ -256,8 +277,9 @@ def cmd_eval(args: argparse.Namespace, paths: Paths) -> int:
         print(
             f"Stopped (Ctrl+C) after {done[-1] if done else 0} of {2 * len(pairs)} replays: no scores were "
             f"stored, and adapter '{record.name}' {earlier}. The request in flight was closed on the server.",
-            file=sys.stderr, flush=True,
-        )  # fmt: skip
+            file=sys.stderr,
+            flush=True,
+        )
         raise
     scores = result.as_dict()
     scores["backend"], scores["server_decode_tok_s"] = backend.name, replay.decode_tok_s
@@ -289,8 +311,13 @@ async def _served_model_checked(
             title="The eval was not run",
         )
     reason = (other_base or "").strip() if why else None  # a reason is kept only where one was needed
-    return {"path": path, "size": served.size if served else None, "base": record.base_path,
-            "mismatch": why, "other_base": reason}  # fmt: skip
+    return {
+        "path": path,
+        "size": served.size if served else None,
+        "base": record.base_path,
+        "mismatch": why,
+        "other_base": reason,
+    }
 
 
 def cmd_list(args: argparse.Namespace, paths: Paths) -> int:
@@ -306,8 +333,14 @@ def cmd_list(args: argparse.Namespace, paths: Paths) -> int:
     for r in records:
         evaluated = (r.eval or {}).get("table", [])
         overall = evaluated[-1] if evaluated else None
-        score = (f"edit ratio {overall['base_edit_ratio']:.3f}->{overall['adapter_edit_ratio']:.3f}, "
-                 f"chrF {overall['base_chrf']:.1f}->{overall['adapter_chrf']:.1f}") if overall else "not evaluated"  # fmt: skip
+        score = (
+            (
+                f"edit ratio {overall['base_edit_ratio']:.3f}->{overall['adapter_edit_ratio']:.3f}, "
+                f"chrF {overall['base_chrf']:.1f}->{overall['adapter_chrf']:.1f}"
+            )
+            if overall
+            else "not evaluated"
+        )
         listing.add_row(
             r.name + (" (STALE)" if r.stale_reason else ""),
             r.role,

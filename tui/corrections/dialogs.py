@@ -24,8 +24,12 @@ from tui.widgets.chambers_screen import ChambersDialog
 from tui.widgets.screens import error_title
 from workspace.errors import ChambersError
 
-FORMAT_CHOICES = [("SFT (messages)", "sft"), ("DPO (prompt, chosen, rejected)", "dpo"),
-                  ("KTO (prompt, completion, label)", "kto"), ("All fields (pairs)", "pairs")]  # fmt: skip
+FORMAT_CHOICES = [
+    ("SFT (messages)", "sft"),
+    ("DPO (prompt, chosen, rejected)", "dpo"),
+    ("KTO (prompt, completion, label)", "kto"),
+    ("All fields (pairs)", "pairs"),
+]
 assert [value for _, value in FORMAT_CHOICES] == list(FORMATS)
 
 
@@ -112,18 +116,25 @@ class ExportScreen(ChambersDialog[None]):
         bar.display = True
         self.query_one("#export-run", Button).disabled = True  # two at once would share one temporary file
         self.run_export(
-            str(self.query_one("#export-format", Select).value), Path(out).expanduser(),
-            self.query_one("#export-paragraphs", Checkbox).value, self.query_one("#export-scrub", Checkbox).value,
-        )  # fmt: skip
+            str(self.query_one("#export-format", Select).value),
+            Path(out).expanduser(),
+            self.query_one("#export-paragraphs", Checkbox).value,
+            self.query_one("#export-scrub", Checkbox).value,
+        )
 
     @work(thread=True, exclusive=True, group="corrections-export", exit_on_error=False)
     def run_export(self, fmt: str, out: Path, paragraphs: bool, scrub: bool) -> None:
         from corrections.export import export
 
         summary = export(
-            self.database_file, out, fmt, self.filters, paragraphs=paragraphs, scrub=scrub,
+            self.database_file,
+            out,
+            fmt,
+            self.filters,
+            paragraphs=paragraphs,
+            scrub=scrub,
             progress=lambda done, total: self.app.call_from_thread(self._progress, done, total),
-        )  # fmt: skip
+        )
         self.app.call_from_thread(self._done, summary)
 
     def _progress(self, done: int, total: int) -> None:
@@ -155,7 +166,10 @@ class ExportScreen(ChambersDialog[None]):
 
 
 def _describe(filters: PairFilters) -> str:
-    parts = [f"model {filters.model}" if filters.model else "", f"task {filters.task}" if filters.task else "",
-             f"edit ratio >= {filters.min_edit_ratio:g}" if filters.min_edit_ratio else ""]  # fmt: skip
+    parts = [
+        f"model {filters.model}" if filters.model else "",
+        f"task {filters.task}" if filters.task else "",
+        f"edit ratio >= {filters.min_edit_ratio:g}" if filters.min_edit_ratio else "",
+    ]
     chosen = ", ".join(p for p in parts if p)
     return f"Pairs: {chosen or 'all'}; excluded pairs are left out."

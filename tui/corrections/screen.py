@@ -37,19 +37,49 @@ class CorrectionsScreen(ChambersScreen):
 
     BINDINGS = [
         Binding("escape", "close", "Back", id="corrections.close", tooltip="Back to the workstation"),
-        Binding("x", "exclude", "Exclude", id="corrections.exclude",
-                tooltip="Leave the highlighted pair out of exports (x again includes it)"),
-        Binding("d", "delete", "Delete", id="corrections.delete",
-                tooltip="Delete the highlighted pair for good (asks first)"),
-        Binding("e", "export", "Export", id="corrections.export",
-                tooltip="Export SFT, DPO, KTO or all fields as JSONL, with the list's filters"),
-        Binding("s", "stats", "Stats", id="corrections.stats",
-                tooltip="Statistics per model and task: edit ratios, share unedited, trend (s again: redline)"),
-        Binding("p", "parties", "Parties", id="corrections.parties",
-                tooltip="Confirm the highlighted pair's matter's parties for the export scrub"),
-        Binding("t", "train", "Train", id="corrections.train",
-                tooltip="Train a LoRA adapter for a role from the accepted pairs, with progress (Esc stops)"),
-    ]  # fmt: skip
+        Binding(
+            "x",
+            "exclude",
+            "Exclude",
+            id="corrections.exclude",
+            tooltip="Leave the highlighted pair out of exports (x again includes it)",
+        ),
+        Binding(
+            "d",
+            "delete",
+            "Delete",
+            id="corrections.delete",
+            tooltip="Delete the highlighted pair for good (asks first)",
+        ),
+        Binding(
+            "e",
+            "export",
+            "Export",
+            id="corrections.export",
+            tooltip="Export SFT, DPO, KTO or all fields as JSONL, with the list's filters",
+        ),
+        Binding(
+            "s",
+            "stats",
+            "Stats",
+            id="corrections.stats",
+            tooltip="Statistics per model and task: edit ratios, share unedited, trend (s again: redline)",
+        ),
+        Binding(
+            "p",
+            "parties",
+            "Parties",
+            id="corrections.parties",
+            tooltip="Confirm the highlighted pair's matter's parties for the export scrub",
+        ),
+        Binding(
+            "t",
+            "train",
+            "Train",
+            id="corrections.train",
+            tooltip="Train a LoRA adapter for a role from the accepted pairs, with progress (Esc stops)",
+        ),
+    ]
 
     def __init__(self, database_file: Path) -> None:
         super().__init__()
@@ -88,9 +118,11 @@ class CorrectionsScreen(ChambersScreen):
         task = self.query_one("#corrections-task", Select).value
         raw = self.query_one("#corrections-min", Input).value.strip()
         return PairFilters(
-            model=model if isinstance(model, str) else None, task=task if isinstance(task, str) else None,
-            min_edit_ratio=float(raw) / 100 if raw else None, include_excluded=True,
-        )  # fmt: skip
+            model=model if isinstance(model, str) else None,
+            task=task if isinstance(task, str) else None,
+            min_edit_ratio=float(raw) / 100 if raw else None,
+            include_excluded=True,
+        )
 
     @work(thread=True, exclusive=True, group="corrections-choices", exit_on_error=False)
     def load_choices(self) -> None:
@@ -222,10 +254,12 @@ class CorrectionsScreen(ChambersScreen):
                 self.change(pair.id, "delete", True)
 
         self.app.push_screen(
-            ConfirmScreen(f"Delete pair {pair.id} ({pair.task_type}, {pair.model}) for good? This cannot be undone; "
-                          "x (exclude) keeps it out of exports instead."),
+            ConfirmScreen(
+                f"Delete pair {pair.id} ({pair.task_type}, {pair.model}) for good? This cannot be undone; "
+                "x (exclude) keeps it out of exports instead."
+            ),
             answered,
-        )  # fmt: skip
+        )
 
     @work(thread=True, exclusive=True, group="corrections-change", exit_on_error=False)
     def change(self, pair_id: int, what: str, value: bool) -> None:

@@ -72,8 +72,9 @@ class TrainScreen(ChambersDialog[str | None]):
             yield Static(
                 "It trains on this role's accepted pairs (the newest fifth held out), then converts the "
                 "adapter for llama-server. Enter starts; Esc stops a run and keeps nothing.",
-                id="train-stage", markup=False,
-            )  # fmt: skip
+                id="train-stage",
+                markup=False,
+            )
             yield ProgressBar(total=None, id="train-progress", show_eta=False)
             yield Static("", id="train-step", markup=False)
             yield Button("Train (Enter)", id="train-start", variant="primary")
@@ -116,16 +117,21 @@ class TrainScreen(ChambersDialog[str | None]):
                 title="Training was not started",
             )
         request = TrainRequest(
-            name=name, role=role, base=Path(backend.weights).expanduser(),
+            name=name,
+            role=role,
+            base=Path(backend.weights).expanduser(),
             selection=TrainingSelection(backend.name, PairFilters()),
-        )  # fmt: skip
+        )
         converter = ensure_lora_converter(lambda line: self.app.call_from_thread(self.say, line))
         return train_adapter(
-            self.database_file, self.database_file.parent, request, converter,
+            self.database_file,
+            self.database_file.parent,
+            request,
+            converter,
             on_stage=lambda line: self.app.call_from_thread(self.say, line),
             on_progress=lambda p: self.app.call_from_thread(self.progress, p),
             should_stop=self.stop.is_set,
-        )  # fmt: skip
+        )
 
     def say(self, line: str) -> None:
         self.query_one("#train-stage", Static).update(line)

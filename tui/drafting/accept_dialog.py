@@ -73,8 +73,10 @@ class AcceptLabels(Vertical, can_focus=True):
 
     def _line(self) -> str:
         stars = f"{STARS[: self.rating]}{'☆' * (5 - self.rating)}" if self.rating else "1-5"
-        given = [f"r: {self.values['rationale']}" if self.values["rationale"] else "r why",
-                 f"t: {self.values['tags']}" if self.values["tags"] else "t tags"]  # fmt: skip
+        given = [
+            f"r: {self.values['rationale']}" if self.values["rationale"] else "r why",
+            f"t: {self.values['tags']}" if self.values["tags"] else "t tags",
+        ]
         return f"Pair {self.pair_id} stored. Rate the draft {stars} · {' · '.join(given)} · Enter keeps · Esc skips"
 
     def action_rate(self, rating: int) -> None:
@@ -112,8 +114,11 @@ class AcceptLabels(Vertical, can_focus=True):
         tags = set_labels(
             self.database_file, self.pair_id, rating=rating, rationale=rationale or None, tags=tags
         )
-        kept = [f"rated {rating}" if rating else "", "a rationale" if rationale else "",
-                f"{len(tags)} tag{'s' * (len(tags) != 1)}" if tags else ""]  # fmt: skip
+        kept = [
+            f"rated {rating}" if rating else "",
+            "a rationale" if rationale else "",
+            f"{len(tags)} tag{'s' * (len(tags) != 1)}" if tags else "",
+        ]
         self.app.call_from_thread(
             self._finish, f"Pair {self.pair_id}: {', '.join(k for k in kept if k)} kept."
         )

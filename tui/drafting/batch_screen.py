@@ -51,13 +51,23 @@ class BatchScreen(ChambersScreen):
 
     BINDINGS = [
         Binding("escape", "close", "Back", id="batch.close", tooltip="Back to the screen before"),
-        Binding("enter", "open_job", "Open", id="batch.open_job",
-                tooltip="Open the highlighted job's run in the drafting screen, to redline, verify, accept, export"),
-        Binding("u", "next_unreviewed", "Next unreviewed", id="batch.next_unreviewed",
-                tooltip="Open the next finished job not yet opened, contradicted drafts first"),
+        Binding(
+            "enter",
+            "open_job",
+            "Open",
+            id="batch.open_job",
+            tooltip="Open the highlighted job's run in the drafting screen, to redline, verify, accept, export",
+        ),
+        Binding(
+            "u",
+            "next_unreviewed",
+            "Next unreviewed",
+            id="batch.next_unreviewed",
+            tooltip="Open the next finished job not yet opened, contradicted drafts first",
+        ),
         Binding("b", "next_batch", "Next batch", id="batch.next_batch", tooltip="Show the next batch"),
         Binding("r", "refresh", "Refresh", id="batch.refresh", tooltip="Read the batch again now"),
-    ]  # fmt: skip
+    ]
 
     class OpenRun(Message):
         """Open ``run_id`` in the drafting screen (the app does: a screen never opens another)."""
@@ -108,9 +118,15 @@ class BatchScreen(ChambersScreen):
         for r in view.rows:
             j = r.job
             table.add_row(
-                str(j.line_no), j.row_name, j.state, r.verdict(), "-" if j.tokens is None else str(j.tokens),
-                "-" if j.seconds is None else f"{j.seconds:.0f}s", "seen" if r.reviewed else "", key=str(j.id),
-            )  # fmt: skip
+                str(j.line_no),
+                j.row_name,
+                j.state,
+                r.verdict(),
+                "-" if j.tokens is None else str(j.tokens),
+                "-" if j.seconds is None else f"{j.seconds:.0f}s",
+                "seen" if r.reviewed else "",
+                key=str(j.id),
+            )
         if view.rows:
             table.move_cursor(row=min(at, len(view.rows) - 1))
         table.border_title = f"Batch {view.name}" if view.name else "No batch yet"

@@ -34,8 +34,10 @@ def inspect_run(run: Run) -> Text:
     out.append(f"Run {run.id} · {run.matter} · {run.task_type}\n", style="bold")
     out.append(f"Evidence: {len(run.sources)} chunks, {chars} characters. {run.context_note}\n")
     share = 1.0 if run.sources else 0.0
-    out.append(f"Primary share  {meter(share)}  ({len(run.sources)} of {len(run.sources)} chunks are primary "
-               "sources; nothing chambers wrote is admitted)\n\n")  # fmt: skip
+    out.append(
+        f"Primary share  {meter(share)}  ({len(run.sources)} of {len(run.sources)} chunks are primary "
+        "sources; nothing chambers wrote is admitted)\n\n"
+    )
     for s in run.sources:
         bates = f", Bates {s.bates}" if s.bates else ""
         part = f" ({s.part})" if s.part else ""

@@ -76,8 +76,13 @@ def searched_line(matter: str, documents: list[tuple[str, int]]) -> str:
 
 
 def describe(flag: FlagView, passages: dict[int, str] | None = None, searched: str = "") -> str:
-    lines = [f"{flag.heading}  {flag.kind} ({flag.source})", "", f"In the draft: {flag.text!r}", "",
-             flag.message]  # fmt: skip
+    lines = [
+        f"{flag.heading}  {flag.kind} ({flag.source})",
+        "",
+        f"In the draft: {flag.text!r}",
+        "",
+        flag.message,
+    ]
     if flag.overridden:
         lines += [
             "",
@@ -88,9 +93,12 @@ def describe(flag: FlagView, passages: dict[int, str] | None = None, searched: s
         "no-citation",
         "no-page-numbers",
     ):
-        lines += ["", "Add the opinion (or a copy with its page numbers) with "
-                  "`chambers authorities add FILE --cite \"VOLUME REPORTER PAGE (YEAR)\"`, then verify again; "
-                  "or acknowledge that it stands unchecked (recorded with who and when)."]  # fmt: skip
+        lines += [
+            "",
+            "Add the opinion (or a copy with its page numbers) with "
+            '`chambers authorities add FILE --cite "VOLUME REPORTER PAGE (YEAR)"`, then verify again; '
+            "or acknowledge that it stands unchecked (recorded with who and when).",
+        ]
     if flag.source == "reviewer":
         lines += ["", f"The reviewer's fix: {flag.fix or '(none given)'}"]
     elif flag.evidence:
@@ -129,22 +137,51 @@ class FlagScreen(ChambersDialog[str | None]):
     BINDINGS = [
         Binding("escape", "close", "Close", id="flag.close", tooltip="Back to the draft"),
         Binding("enter", "close", "Close", id="flag.close_enter", show=False, tooltip="Back to the draft"),
-        Binding("o", "override", "Override", id="flag.override",
-                tooltip="Let this blocking flag stand, with a written reason (recorded)"),
-        Binding("r", "read", "Read page", id="flag.read",
-                tooltip="Open the evidence's first page in the reader, whole, as it was ingested"),
-        Binding("a", "add_opinion", "Add opinion", id="flag.add_opinion",
-                tooltip="Add the opinion to the authorities library (only that file is ingested), then verify again"),
-        Binding("b", "best_paragraph", "Best paragraph", id="flag.best_paragraph",
-                tooltip="Show the locator's best paragraph of the cited opinion beside the claim, or the passage again"),
-        Binding("w", "judgement_wrong", "Judgement wrong", id="flag.judgement_wrong",
-                tooltip="Mark the support model's judgement wrong (stored, exported with the corrections)"),
-    ]  # fmt: skip
+        Binding(
+            "o",
+            "override",
+            "Override",
+            id="flag.override",
+            tooltip="Let this blocking flag stand, with a written reason (recorded)",
+        ),
+        Binding(
+            "r",
+            "read",
+            "Read page",
+            id="flag.read",
+            tooltip="Open the evidence's first page in the reader, whole, as it was ingested",
+        ),
+        Binding(
+            "a",
+            "add_opinion",
+            "Add opinion",
+            id="flag.add_opinion",
+            tooltip="Add the opinion to the authorities library (only that file is ingested), then verify again",
+        ),
+        Binding(
+            "b",
+            "best_paragraph",
+            "Best paragraph",
+            id="flag.best_paragraph",
+            tooltip="Show the locator's best paragraph of the cited opinion beside the claim, or the passage again",
+        ),
+        Binding(
+            "w",
+            "judgement_wrong",
+            "Judgement wrong",
+            id="flag.judgement_wrong",
+            tooltip="Mark the support model's judgement wrong (stored, exported with the corrections)",
+        ),
+    ]
 
     def __init__(
-        self, flag: FlagView, database_file: Path | None = None, matter: str | None = None,
-        *, cited: tuple[str, ...] = (),
-    ) -> None:  # fmt: skip
+        self,
+        flag: FlagView,
+        database_file: Path | None = None,
+        matter: str | None = None,
+        *,
+        cited: tuple[str, ...] = (),
+    ) -> None:
         super().__init__()
         self.flag = flag
         self.cited = cited  # the Bates numbers its sentence cites: r reads the first when it has no evidence
@@ -184,9 +221,12 @@ class FlagScreen(ChambersDialog[str | None]):
             with VerticalScroll(id="flag-scroll"):
                 yield Static(describe(self.flag), id="flag-detail", markup=False)
             read = (
-                "r reads the page · " if self.flag.evidence
-                else f"r reads {self.cited[0]} · " if self.cited else ""
-            )  # fmt: skip
+                "r reads the page · "
+                if self.flag.evidence
+                else f"r reads {self.cited[0]} · "
+                if self.cited
+                else ""
+            )
             verb = "acknowledges" if self.flag.verdict == "unverifiable" else "overrides"
             add = "a adds the opinion · " if self.can_add() else ""
             hint = (
@@ -227,9 +267,13 @@ class FlagScreen(ChambersDialog[str | None]):
 
         pair = {k: v for k, v in support.items() if k not in ("judgement", "draft_sha256")}
         mark_wrong(
-            self.database_file, self.matter, str(support.get("draft_sha256", "")), pair, support["judgement"],
+            self.database_file,
+            self.matter,
+            str(support.get("draft_sha256", "")),
+            pair,
+            support["judgement"],
             "marked wrong in the flag dialog",
-        )  # fmt: skip
+        )
         self.notify("Marked: the model's judgement is wrong. It is kept for the support role's training.")
 
     def action_close(self) -> None:

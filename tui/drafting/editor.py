@@ -54,23 +54,71 @@ class DraftEditor(TextArea):
         run_id: int
 
     BINDINGS = [
-        Binding("ctrl+home", "document_start", "Start", id="editor.start", show=False,
-                tooltip="Go to the start of the text"),
-        Binding("ctrl+end", "document_end", "End", id="editor.end", show=False,
-                tooltip="Go to the end of the text"),
-        Binding("ctrl+shift+home", "document_start(True)", "Select to start", id="editor.select_start",
-                show=False, tooltip="Select from the cursor to the start of the text"),
-        Binding("ctrl+shift+end", "document_end(True)", "Select to end", id="editor.select_end", show=False,
-                tooltip="Select from the cursor to the end of the text"),
-        Binding("ctrl+up", "paragraph(-1)", "Paragraph up", id="editor.paragraph_up", show=False,
-                tooltip="Go to the start of this paragraph, or of the one before"),
-        Binding("ctrl+down", "paragraph(1)", "Paragraph down", id="editor.paragraph_down", show=False,
-                tooltip="Go to the start of the next paragraph"),
-        Binding("ctrl+shift+up", "paragraph(-1, True)", "Select paragraph up", id="editor.select_up",
-                show=False, tooltip="Select to the start of this paragraph, or of the one before"),
-        Binding("ctrl+shift+down", "paragraph(1, True)", "Select paragraph down", id="editor.select_down",
-                show=False, tooltip="Select to the start of the next paragraph"),
-    ]  # fmt: skip
+        Binding(
+            "ctrl+home",
+            "document_start",
+            "Start",
+            id="editor.start",
+            show=False,
+            tooltip="Go to the start of the text",
+        ),
+        Binding(
+            "ctrl+end",
+            "document_end",
+            "End",
+            id="editor.end",
+            show=False,
+            tooltip="Go to the end of the text",
+        ),
+        Binding(
+            "ctrl+shift+home",
+            "document_start(True)",
+            "Select to start",
+            id="editor.select_start",
+            show=False,
+            tooltip="Select from the cursor to the start of the text",
+        ),
+        Binding(
+            "ctrl+shift+end",
+            "document_end(True)",
+            "Select to end",
+            id="editor.select_end",
+            show=False,
+            tooltip="Select from the cursor to the end of the text",
+        ),
+        Binding(
+            "ctrl+up",
+            "paragraph(-1)",
+            "Paragraph up",
+            id="editor.paragraph_up",
+            show=False,
+            tooltip="Go to the start of this paragraph, or of the one before",
+        ),
+        Binding(
+            "ctrl+down",
+            "paragraph(1)",
+            "Paragraph down",
+            id="editor.paragraph_down",
+            show=False,
+            tooltip="Go to the start of the next paragraph",
+        ),
+        Binding(
+            "ctrl+shift+up",
+            "paragraph(-1, True)",
+            "Select paragraph up",
+            id="editor.select_up",
+            show=False,
+            tooltip="Select to the start of this paragraph, or of the one before",
+        ),
+        Binding(
+            "ctrl+shift+down",
+            "paragraph(1, True)",
+            "Select paragraph down",
+            id="editor.select_down",
+            show=False,
+            tooltip="Select to the start of the next paragraph",
+        ),
+    ]
 
     # TextArea's own keys, as F1 lists them while the editor has the focus (its bindings have no ids).
     OWN_KEYS = [

@@ -85,10 +85,12 @@ class FinishBar(DraftingPart):
             )
             return
         doubt = (
-            "Your text is empty." if not text.strip()
-            else f"This run ended {run.status}: the draft is not finished." if run.status != "completed"
+            "Your text is empty."
+            if not text.strip()
+            else f"This run ended {run.status}: the draft is not finished."
+            if run.status != "completed"
             else ""
-        )  # fmt: skip
+        )
         if not doubt:
             self._export(run, draft, text)
             return

@@ -115,9 +115,7 @@ class FlagPane(DraftingPart):
         def after(answer: str | None) -> None:
             if answer == "read" and run is not None and flag.evidence:
                 pointer = flag.evidence[0]
-                self.read_evidence(
-                    run.matter, pointer.file, pointer.page, flag.text
-                )
+                self.read_evidence(run.matter, pointer.file, pointer.page, flag.text)
             elif answer == "read" and run is not None and cited:
                 self.read_cited(run.matter, cited[0], flag.text)
             if answer == "override":

@@ -90,15 +90,27 @@ class PromptScreen(ChambersScreen):
         self.query_one("#draft-scroll").border_title = "Draft"
         # What the attorney needs first (is it up, which model) comes first: at 80
         # columns the later ones scroll out of view.
-        for key, label in (("name", "Backend"), ("health", "Health"), ("model", "Model"),
-                           ("n_ctx", "n_ctx"), ("kind", "Kind"), ("roles", "Roles"),
-                           ("url", "Address")):  # fmt: skip
+        for key, label in (
+            ("name", "Backend"),
+            ("health", "Health"),
+            ("model", "Model"),
+            ("n_ctx", "n_ctx"),
+            ("kind", "Kind"),
+            ("roles", "Roles"),
+            ("url", "Address"),
+        ):
             table.add_column(label, key=key)
         for backend in self.config.backends:
             table.add_row(
-                backend.name, "checking", "", "", backend.kind, ",".join(backend.roles) or "-",
-                backend.url, key=backend.name,
-            )  # fmt: skip
+                backend.name,
+                "checking",
+                "",
+                "",
+                backend.kind,
+                ",".join(backend.roles) or "-",
+                backend.url,
+                key=backend.name,
+            )
         if not self.config.backends:
             self.set_status(f"No backends in {self.config.file}. Add a [[backends]] entry.")
         self.query_one("#prompt", Input).focus()

@@ -25,7 +25,6 @@ from pathlib import Path
 
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.widget import Widget
@@ -44,6 +43,7 @@ from tui.drafting.flags import FlagList, Wrap
 from tui.drafting.parts import Reached, Status
 from tui.drafting.pickers import RunPickers
 from tui.drafting.pipeline_strip import PipelineStrip
+from tui.drafting.screen_keys import DRAFTING_KEYS
 from tui.drafting.view import LoadedRun
 from tui.drafting.workspace import DraftWorkspace
 from tui.widgets.chambers_screen import ChambersScreen
@@ -63,42 +63,27 @@ class DraftingScreen(ChambersScreen):
         blocking: int = 0
 
     SUB_TITLE = "Drafting"
-    FOOTER_FIRST = ("run", "cancel_run", "go_on", "toggle_editor", "verify_now",
-                    "redline", "accept", "export")  # fmt: skip
+    FOOTER_FIRST = (
+        "run",
+        "cancel_run",
+        "go_on",
+        "toggle_editor",
+        "verify_now",
+        "redline",
+        "accept",
+        "export",
+    )
 
-    BINDINGS = [
-        Binding("ctrl+g", "run", "Draft", id="drafting.run", priority=True,
-                tooltip="Run the pipeline on the instructions: route, gate, draft, review, verify"),
-        Binding("ctrl+x", "cancel_run", "Stop", id="drafting.cancel", priority=True,
-                tooltip="Stop the run; the partial draft is kept and the run can be resumed"),
-        Binding("ctrl+o", "go_on", "Past gate", id="drafting.go_on", priority=True,
-                tooltip="The gate found no basis: go on anyway, with a written reason (recorded)"),
-        Binding("n", "next_flag", "Next flag", id="drafting.next_flag", show=False,
-                tooltip="Jump to the next flag in the draft"),
-        Binding("N", "previous_flag", "Prev flag", id="drafting.previous_flag", show=False,
-                tooltip="Jump to the previous flag in the draft"),
-        Binding("ctrl+t", "toggle_editor", "Edit", id="drafting.edit", priority=True,
-                tooltip="Edit the draft (Ctrl+Z undoes, Ctrl+Y redoes); Ctrl+T again shows it marked with its flags"),
-        Binding("f6", "verify_now", "Verify", id="drafting.verify", priority=True,
-                tooltip="Verify the draft as it stands now (it is also verified a moment after you stop typing)"),
-        Binding("f7", "redline", "Redline", id="drafting.redline", priority=True,
-                tooltip="Show your changes against the model's draft: [-deleted-] and {+inserted+}, word by word"),
-        Binding("f8", "accept", "Accept", id="drafting.accept", priority=True,
-                tooltip="Accept your text: the model's draft and yours are kept as a correction pair"),
-        Binding("f9", "export", "Export", id="drafting.export", priority=True,
-                tooltip="Export your text as Markdown and Word, and your edits as a Word redline with tracked changes (refused while a blocking flag is neither fixed nor overridden)"),
-        Binding("ctrl+n", "inspect_context", "Context", id="drafting.context", priority=True,
-                tooltip="The context inspector: each stage's exact messages, every chunk with its provenance"),
-        Binding("ctrl+e", "instructions", "Instructions", id="drafting.instructions", show=False,
-                tooltip="Go to the instructions box"),
-        Binding("ctrl+r", "versions", "Versions", id="drafting.versions", priority=True,
-                tooltip="Earlier states of your text (kept as you edit): Enter puts one back, Ctrl+Z undoes that"),
-    ]  # fmt: skip
+    BINDINGS = DRAFTING_KEYS
 
     def __init__(
-        self, session: DraftingSession, *, guide: Widget | None = None, task: str | None = None,
+        self,
+        session: DraftingSession,
+        *,
+        guide: Widget | None = None,
+        task: str | None = None,
         instructions: str = "",
-    ) -> None:  # fmt: skip
+    ) -> None:
         """``session`` is wired by whoever opens the screen (``tui.drafting.wiring``); ``guide`` is shown
         above the status line and gets each ``StepReached``; ``task`` and ``instructions`` fill the
         boxes in (a run reopened puts its own back)."""

@@ -136,8 +136,16 @@ class PipelineProgress:
         return found
 
     def render(self) -> Text:
-        icons = {"waiting": "·", "running": "▶", "completed": "✓", "refused": "✗", "failed": "✗",
-                 "cancelled": "■", "interrupted": "■", "stopped": "■"}  # fmt: skip
+        icons = {
+            "waiting": "·",
+            "running": "▶",
+            "completed": "✓",
+            "refused": "✗",
+            "failed": "✗",
+            "cancelled": "■",
+            "interrupted": "■",
+            "stopped": "■",
+        }
         out = Text()
         # As wide as the longest backend name (up to 16): "demo-smollm2" cut to "demo-smoll" reads as another.
         width = min(16, max([10, *(len(s.backend) for s in self.stages)]))

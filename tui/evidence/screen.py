@@ -51,14 +51,32 @@ class EvidenceScreen(ChambersScreen):
 
     BINDINGS = [
         Binding("escape", "close", "Back", id="evidence.close", tooltip="Back to the workstation"),
-        Binding("ctrl+f", "focus_search", "Search", id="evidence.search", priority=True,
-                tooltip='Go to the search box: words, "phrases", doc:NAME from:YYYY-MM-DD to:YYYY-MM-DD '
-                        "bates:HPP-000001..HPP-000010; Enter searches"),
-        Binding("ctrl+t", "audit", "Audit", id="evidence.audit", priority=True,
-                tooltip="The provenance audit: share of primary text, quarantined files, unread pages"),
-        Binding("ctrl+g", "ingest", "Ingest", id="evidence.ingest", priority=True,
-                tooltip="Bring the matter's index up to date (reads only new and changed files)"),
-    ]  # fmt: skip
+        Binding(
+            "ctrl+f",
+            "focus_search",
+            "Search",
+            id="evidence.search",
+            priority=True,
+            tooltip='Go to the search box: words, "phrases", doc:NAME from:YYYY-MM-DD to:YYYY-MM-DD '
+            "bates:HPP-000001..HPP-000010; Enter searches",
+        ),
+        Binding(
+            "ctrl+t",
+            "audit",
+            "Audit",
+            id="evidence.audit",
+            priority=True,
+            tooltip="The provenance audit: share of primary text, quarantined files, unread pages",
+        ),
+        Binding(
+            "ctrl+g",
+            "ingest",
+            "Ingest",
+            id="evidence.ingest",
+            priority=True,
+            tooltip="Bring the matter's index up to date (reads only new and changed files)",
+        ),
+    ]
 
     def __init__(self, database_file: Path) -> None:
         super().__init__()
@@ -234,8 +252,12 @@ class EvidenceScreen(ChambersScreen):
         from evidence.pages import read_page
 
         view = read_page(self.database_file, page_id)
-        screen = ReadingScreen(page_heading(view, shown_path(view.path, sources)), page_subtitle(view) + found,
-                               page_body(view, words), steps=True)  # fmt: skip
+        screen = ReadingScreen(
+            page_heading(view, shown_path(view.path, sources)),
+            page_subtitle(view) + found,
+            page_body(view, words),
+            steps=True,
+        )
         self.app.call_from_thread(self.app.push_screen, screen, then)
 
     def _stepped(self, index: int, sources: tuple[Path, ...], step: int | None) -> None:

@@ -43,15 +43,30 @@ class ExhibitsScreen(ChambersScreen):
 
     BINDINGS = [
         Binding("escape", "close", "Back", id="exhibits.close", tooltip="Back to the workstation"),
-        Binding("a", "add", "Add", id="exhibits.add", tooltip="Add the highlighted document as the next exhibit"),
-        Binding("x", "remove", "Remove", id="exhibits.remove", tooltip="Take the highlighted exhibit off the list"),
+        Binding(
+            "a", "add", "Add", id="exhibits.add", tooltip="Add the highlighted document as the next exhibit"
+        ),
+        Binding(
+            "x", "remove", "Remove", id="exhibits.remove", tooltip="Take the highlighted exhibit off the list"
+        ),
         Binding("[", "move(-1)", "Up", id="exhibits.up", tooltip="Move the highlighted exhibit up"),
         Binding("]", "move(1)", "Down", id="exhibits.down", tooltip="Move the highlighted exhibit down"),
-        Binding("p", "preview", "Preview", id="exhibits.preview",
-                tooltip="Show what would be written (a dry run: nothing is written)"),
-        Binding("ctrl+g", "run", "Run", id="exhibits.run", priority=True,
-                tooltip="Write the production or binder, with a progress bar"),
-    ]  # fmt: skip
+        Binding(
+            "p",
+            "preview",
+            "Preview",
+            id="exhibits.preview",
+            tooltip="Show what would be written (a dry run: nothing is written)",
+        ),
+        Binding(
+            "ctrl+g",
+            "run",
+            "Run",
+            id="exhibits.run",
+            priority=True,
+            tooltip="Write the production or binder, with a progress bar",
+        ),
+    ]
 
     def __init__(self, database_file: Path, out_root: Path | None = None) -> None:
         super().__init__()
@@ -201,10 +216,18 @@ class ExhibitsScreen(ChambersScreen):
         from exhibits.jobs import run_exhibit_job
 
         try:
-            lines = run_exhibit_job(self.database_file, job.action, job.matter, [d.path for d in job.exhibits],
-                                    [d.title for d in job.exhibits], job.prefix, job.out_root, dry_run=dry_run,
-                                    progress=lambda p: self.app.call_from_thread(self._show_progress, p),
-                                    stamp=datetime.now().strftime("%Y%m%d-%H%M%S"))  # fmt: skip
+            lines = run_exhibit_job(
+                self.database_file,
+                job.action,
+                job.matter,
+                [d.path for d in job.exhibits],
+                [d.title for d in job.exhibits],
+                job.prefix,
+                job.out_root,
+                dry_run=dry_run,
+                progress=lambda p: self.app.call_from_thread(self._show_progress, p),
+                stamp=datetime.now().strftime("%Y%m%d-%H%M%S"),
+            )
         except AlreadyStamped as exc:
             # Its message names the command line's --restamp, which this screen has no way to pass.
             message = exc.message.replace(

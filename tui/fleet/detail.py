@@ -35,8 +35,11 @@ def detail_text(
         if gpu is None:
             lines.append(f"  GPU {index}: no reading")
             continue
-        power = f"{gpu.power_w:.0f}/{gpu.power_limit_w:.0f} W" if gpu.power_w and gpu.power_limit_w else (
-            f"{gpu.power_w:.0f} W" if gpu.power_w else "- W")  # fmt: skip
+        power = (
+            f"{gpu.power_w:.0f}/{gpu.power_limit_w:.0f} W"
+            if gpu.power_w and gpu.power_limit_w
+            else (f"{gpu.power_w:.0f} W" if gpu.power_w else "- W")
+        )
         lines.append(f"  GPU {index}: {gpu.name}  {gpu.uuid}  bus {gpu.bus_id}")
         lines.append(
             f"     {gpu.memory_used_mib / 1024:.1f} of {gpu.memory_total_mib / 1024:.1f} GiB, "

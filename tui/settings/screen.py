@@ -111,8 +111,10 @@ def save_settings(
 def saved_line(saved: SavedConfig, changed: list[str], theme: str) -> str:
     """What a save changed, and that Esc now leaves with it kept (the screen says Esc drops changes)."""
     config = saved.config
-    what = [f"theme {theme}" if name == "theme" else f"{name} on {config.backend_for_role(name).name}"
-            for name in changed]  # fmt: skip
+    what = [
+        f"theme {theme}" if name == "theme" else f"{name} on {config.backend_for_role(name).name}"
+        for name in changed
+    ]
     kept = " Your edits made in the file since Settings opened are kept." if saved.edited_outside else ""
     if not what:
         return f"Saved to {config.file}; nothing had changed on screen.{kept} Esc goes back."
@@ -224,9 +226,11 @@ class SettingsScreen(ChambersScreen):
         changed = self.changed()
         self.set_status("Saving ...")
         self.save(
-            Path(self.config.file), {r: assignments[r] for r in changed if r in assignments},
-            theme if "theme" in changed else None, changed,
-        )  # fmt: skip
+            Path(self.config.file),
+            {r: assignments[r] for r in changed if r in assignments},
+            theme if "theme" in changed else None,
+            changed,
+        )
 
     @work(exclusive=True, group=SAVE_GROUP, exit_on_error=False)
     async def save(

@@ -85,9 +85,14 @@ class ReadingScreen(ModalScreen[int | None]):
         Binding("escape", "close", "Close", id="evidence.reading.close", tooltip="Back to the results"),
         Binding("q", "close", "Close", id="evidence.reading.close_q", show=False),
         Binding("n,right", "step(1)", "Next", id="evidence.reading.next", tooltip="The next page found"),
-        Binding("p,left", "step(-1)", "Previous", id="evidence.reading.previous",
-                tooltip="The previous page found"),
-    ]  # fmt: skip
+        Binding(
+            "p,left",
+            "step(-1)",
+            "Previous",
+            id="evidence.reading.previous",
+            tooltip="The previous page found",
+        ),
+    ]
 
     def __init__(self, title: str, subtitle: str, body: Text | str, *, steps: bool = False) -> None:
         super().__init__()

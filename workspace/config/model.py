@@ -143,10 +143,13 @@ class Backend:
     remote_reason: str | None = setting(text, default=None)
     # ``lora = [{ name = "demand-v3", scale = 1.0 }]``: adapters every request of this backend carries.
     lora: tuple[LoraRef, ...] = setting(
-        tables(LoraRef, words='a list such as [{ name = "demand-v3", scale = 1.0 }]',
-               unique=("name", "adapter name")),
+        tables(
+            LoraRef,
+            words='a list such as [{ name = "demand-v3", scale = 1.0 }]',
+            unique=("name", "adapter name"),
+        ),
         default=(),
-    )  # fmt: skip
+    )
     # The model file (or HF folder) the server loads: the base to train on.
     weights: str | None = setting(text, default=None)
 
@@ -183,9 +186,11 @@ class TelemetrySourceConfig:
 
     def problem(self) -> Problem | None:
         url, path = self.url is not None, self.path is not None
-        takes = {"nvml": (not url and not path, "neither url nor path (NVML reads this host)"),
-                 "dcgm": (url != path, "either url (the exporter's /metrics) or path (a saved copy), not both"),
-                 "recorded": (path and not url, "a path to a recording and no url")}  # fmt: skip
+        takes = {
+            "nvml": (not url and not path, "neither url nor path (NVML reads this host)"),
+            "dcgm": (url != path, "either url (the exporter's /metrics) or path (a saved copy), not both"),
+            "recorded": (path and not url, "a path to a recording and no url"),
+        }
         ok, wants = takes[self.kind]
         return None if ok else Problem("", f"a '{self.kind}' source takes {wants}")
 
