@@ -22,13 +22,13 @@ from backends.fleet.profiles import SEED_SAMPLING
 from backends.local_server import TEST_SERVER_ARGS, LlamaServerProcess, free_port
 from backends.lora import launch_flags
 from corrections.adapters import get_adapter, register
-from corrections.train_base import file_sha256
 from tests.support.lora_files import write_random_lora
 from tests.support.train_pairs import store_pairs
 from tests.test_train_checks import record
 from tests.test_train_lora import adapter_for_another_base
 from tui.cli.main import main
 from workspace.config import Backend, LoraRef, Policy, Sampling
+from workspace.digest import file_sha256
 from workspace.paths import Paths
 
 NAME = "style-v1"

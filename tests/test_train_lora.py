@@ -26,13 +26,13 @@ from corrections import schema as corrections_schema
 from corrections.adapters import AdapterRecord, get_adapter, list_adapters
 from corrections.chrf import chrf
 from corrections.store import get_pair
-from corrections.train_base import file_sha256
 from drafting.replay import Replayer
 from tests.support.train_pairs import store_pairs
 from tui.cli.main import main
 from workspace.audit import AuditLog
 from workspace.config import Backend, LoraRef, Policy, load_config
 from workspace.database import connect
+from workspace.digest import file_sha256
 from workspace.errors import ChambersError
 from workspace.paths import Paths
 
