@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from drafting.verify.errors import OverrideError
-from drafting.verify.model import REASONS, Override, Report
+from drafting.verify.model import REASONS, Flag, Override, Report
 from drafting.verify.store import add_override, overrides_of
 
 MIN_REASON_CHARS = 12
@@ -40,21 +40,7 @@ def record_override(
             f"An override needs a written reason of at least {MIN_REASON_CHARS} characters (why '{flag.text}' may stand).",
             title="Override needs a reason",
         )
-    override = Override(
-        key=flag_key, reason=reason, by=by or getpass.getuser(), at=datetime.now(UTC).isoformat()
-    )
-    add_override(
-        database_file,
-        report.matter,
-        report.draft_sha256,
-        flag_key,
-        json.dumps(asdict(flag), sort_keys=True),
-        reason,
-        override.by,
-        override.at,
-    )
-    report.overrides[flag_key] = override
-    return override
+    return _recorded(database_file, report, flag, reason, by)
 
 
 def record_acknowledgement(
@@ -79,20 +65,25 @@ def record_acknowledgement(
     reason = f"acknowledged as unverifiable: {REASONS.get(flag.reason, flag.reason)}"
     if note.strip():
         reason += f" ({note.strip()})"
+    return _recorded(database_file, report, flag, reason, by)
+
+
+def _recorded(database_file: Path, report: Report, flag: Flag, reason: str, by: str | None) -> Override:
+    """Store who let ``flag`` stand, when and why, and attach it to the report."""
     override = Override(
-        key=flag_key, reason=reason, by=by or getpass.getuser(), at=datetime.now(UTC).isoformat()
+        key=flag.key, reason=reason, by=by or getpass.getuser(), at=datetime.now(UTC).isoformat()
     )
     add_override(
         database_file,
         report.matter,
         report.draft_sha256,
-        flag_key,
+        flag.key,
         json.dumps(asdict(flag), sort_keys=True),
         reason,
         override.by,
         override.at,
     )
-    report.overrides[flag_key] = override
+    report.overrides[flag.key] = override
     return override
 
 
