@@ -213,7 +213,7 @@ class StageRunner:
     async def _json(
         self, client: ChatClient, stage: ModelStage[Any], backend: Backend, messages: list[dict[str, Any]],
         model: type[BaseModel], role: str, record: StageRecord,
-    ) -> tuple[BaseModel, Finished]:  # fmt: skip
+    ) -> tuple[BaseModel | None, Finished]:  # fmt: skip
         """The answer, sent the schema of ``model`` and checked against the stage's ``answer_shape``
         (an answer of another shape is refused)."""
         request = ChatRequest(
@@ -235,6 +235,8 @@ class StageRunner:
         try:
             return checked(stage.answer_shape or model, raw), finished
         except OffSchema as exc:
+            if stage.off_shape_is_no_answer:
+                return None, finished
             raise MalformedStream(
                 f"Backend '{backend.name}' was asked for JSON matching a schema but sent JSON of another "
                 f"shape ({exc}).",
