@@ -219,7 +219,7 @@ class StageRunner:
         model: type[BaseModel],
         role: str,
         record: StageRecord,
-    ) -> tuple[BaseModel, Finished]:
+    ) -> tuple[BaseModel | None, Finished]:
         """The answer, sent the schema of ``model`` and checked against the stage's ``answer_shape``
         (an answer of another shape is refused)."""
         request = ChatRequest(
@@ -241,6 +241,8 @@ class StageRunner:
         try:
             return checked(stage.answer_shape or model, raw), finished
         except OffSchema as exc:
+            if stage.off_shape_is_no_answer:
+                return None, finished
             raise MalformedStream(
                 f"Backend '{backend.name}' was asked for JSON matching a schema but sent JSON of another "
                 f"shape ({exc}).",

@@ -82,6 +82,9 @@ class ModelStage(Stage[R]):
 
     uses_evidence: ClassVar[bool] = False  # sent the run's numbered sources
     answer_shape: ClassVar[type[BaseModel] | None] = None  # what a JSON answer is checked against
+    # Whether an answer of another shape is no answer (``parse`` gets None) rather than a refusal:
+    # so for a stage that only suggests, as the router does, and the rules decide without it.
+    off_shape_is_no_answer: ClassVar[bool] = False
 
     def role(self, run: Run) -> str:
         return STAGE_ROLES[self.name]

@@ -65,6 +65,7 @@ class RouteResult:
 class RouteStage(ModelStage[RouteResult]):
     name = ROUTE
     answer_shape = RouteAnswer
+    off_shape_is_no_answer = True  # the router only suggests: an unreadable suggestion is none
 
     def messages(self, run: Run, prompts: Path | None) -> list[dict[str, Any]]:
         task_types = ", ".join(f'"{name}"' for name in TASKS)
@@ -78,6 +79,8 @@ class RouteStage(ModelStage[RouteResult]):
         return limits.text_chars + 120
 
     def parse(self, run: Run, answer: Any, text: str, finish_reason: str | None) -> RouteResult:
+        if answer is None:
+            return self._decided(run, None, None, "", BY_ROUTER)
         said = RouteAnswer.model_validate(answer)
         return self._decided(run, said.task_type, said.drafter, said.reason, BY_ROUTER)
 
