@@ -146,12 +146,16 @@ class Pipeline:
             asyncio.CancelledError: cancelled; the partial draft is kept.
         """
         await asyncio.to_thread(self.store.mark_interrupted, run_id)
-        await asyncio.to_thread(self.store.set_status, run_id, "running")
-        outcome = Outcome(await asyncio.to_thread(self.store.load, run_id))
+        outcome: Outcome | None = None
         try:
+            await asyncio.to_thread(self.store.set_status, run_id, "running")
+            outcome = Outcome(await asyncio.to_thread(self.store.load, run_id))
             return await self._stages(outcome)
         except asyncio.CancelledError:
-            # Wherever the cancel lands (in a stage, or between two), the run must not stay "running".
+            # Wherever the cancel lands (in a stage, between two, or before the first), the run must
+            # not stay "running".
+            if outcome is None:
+                outcome = Outcome(await asyncio.shield(asyncio.to_thread(self.store.load, run_id)))
             if not outcome.ended:
                 await self._end(outcome, CANCELLED, "Cancelled; the partial draft is kept.")
             raise

@@ -14,9 +14,9 @@ import pytest
 
 from drafting.session import DraftingSession
 from drafting.verify.library import add_opinion_file
+from drafting.wiring import wire
 from evidence import schema as evidence_schema
 from evidence.matters import create_matter, default_kind, get_matter, list_matters
-from workspace.audit import AuditLog
 from workspace.config import Config, Policy
 from workspace.database import Schema, connect, migrate, session
 
@@ -90,7 +90,7 @@ def test_the_column_not_the_name_decides_what_the_workstation_offers(tmp_path: P
     create_matter(path, "caselaw", [tmp_path / "opinions"], kind="library")
     create_matter(path, "memo-on-authorities", [tmp_path / "memos"], kind="record")
     config = Config(file="c.toml", policy=Policy(), boards=(), backends=())
-    drafting = DraftingSession(config, path, AuditLog(path))
+    drafting = DraftingSession(wire(config, path))
     assert drafting.matters() == ["acme", "memo-on-authorities"]
 
 

@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 
-from drafting import schema as drafting_schema
 from drafting.verify import Report, verify_draft
 from drafting.verify.authorities import captions
 from drafting.verify.sources import Page
@@ -22,7 +21,6 @@ from drafting.verify.text import sentence_bounds
 from drafting.verify.verifier import extract
 from evidence.ingest import ingest_matter
 from evidence.matters import create_matter
-from workspace.database import connect
 
 CAP_SPLIT_TEXT = """134 S.W.3d 757
 Tina WESTER, Plaintiff-Appellant, v. MISSOURI DEPARTMENT OF LABOR, Defendant-Respondent.
@@ -102,12 +100,8 @@ def database(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for name, text in files.items():
         (opinions / name).write_text(text)
     database = root / "chambers.sqlite3"
-    db = connect(database, drafting_schema.SCHEMA)
-    try:
-        create_matter(db, "m", [record])
-        create_matter(db, "m-authorities", [opinions])
-    finally:
-        db.close()
+    create_matter(database, "m", [record])
+    create_matter(database, "m-authorities", [opinions])
     ingest_matter(database, "m", tessdata=None)
     ingest_matter(database, "m-authorities", tessdata=None)
     return database

@@ -12,11 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from drafting import schema as drafting_schema
 from drafting.verify import Report, verify_draft
 from evidence.ingest import ingest_matter
 from evidence.matters import create_matter
-from workspace.database import connect
 
 NO_CAPTION_TEXT = """No. 21-3344
 The appeal is dismissed for want of prosecution.
@@ -62,12 +60,8 @@ def database(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for name, text in files.items():
         (opinions / name).write_text(text)
     database = root / "chambers.sqlite3"
-    db = connect(database, drafting_schema.SCHEMA)
-    try:
-        create_matter(db, "m", [record])
-        create_matter(db, "m-authorities", [opinions])
-    finally:
-        db.close()
+    create_matter(database, "m", [record])
+    create_matter(database, "m-authorities", [opinions])
     ingest_matter(database, "m", tessdata=None)
     ingest_matter(database, "m-authorities", tessdata=None)
     return database
