@@ -118,9 +118,7 @@ class StageRunner:
     async def _by_code(
         self, run: Run, stage: Stage[Any], compute: Callable[[], StageResult], started: float
     ) -> None:
-        record = await asyncio.to_thread(
-            self.store.start_stage, run.id, stage.name, None, None, None, None, []
-        )
+        record = await self._open(stage, started, run.id, stage.name, None, None, None, None, [])
         self.on_event(StageStarted(run.id, stage.name, stage.label, None, None, None))
         try:
             result = await asyncio.to_thread(compute)
@@ -148,15 +146,8 @@ class StageRunner:
         if stage.uses_evidence and not run.context_note:
             run = await self._choose_evidence(run)
         messages = await asyncio.to_thread(stage.messages, run, self.prompts)  # reads the prompt templates
-        record = await asyncio.to_thread(
-            self.store.start_stage,
-            run.id,
-            stage.name,
-            role,
-            backend.name,
-            backend.url,
-            backend.model,
-            messages,
+        record = await self._open(
+            stage, started, run.id, stage.name, role, backend.name, backend.url, backend.model, messages
         )
         self.on_event(StageStarted(run.id, stage.name, stage.label, role, backend.name, backend.url))
         client = ChatClient(backend, self.config.policy, self.wiring.audit)
@@ -279,6 +270,18 @@ class StageRunner:
 
     def _progress(self, record: StageRecord, event: PromptProgress) -> None:
         self.on_event(StageProgress(record.run_id, record.stage, event.fraction, event.total))
+
+    async def _open(self, stage: Stage[Any], started: float, *row: Any) -> StageRecord:
+        """The stage's row, written in a worker thread. A cancel meanwhile still waits for the row and
+        closes it as cancelled: the thread writes it whatever the coroutine does, and no stage may be
+        left "running"."""
+        opening = asyncio.ensure_future(asyncio.to_thread(self.store.start_stage, *row))
+        try:
+            return await asyncio.shield(opening)
+        except asyncio.CancelledError:
+            record = await opening
+            await self._close(record, stage, CANCELLED, started, error="cancelled by the attorney")
+            raise
 
     async def _close(
         self, record: StageRecord, stage: Stage[Any], status: str, started: float, *, error: str | None = None
