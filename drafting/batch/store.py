@@ -216,7 +216,8 @@ class BatchStore:
 
     def claim(self, batch_id: int, skip: tuple[int, ...] = ()) -> Job | None:
         """The next waiting job (partial first, then in row order), marked running; None when none waits.
-        ``skip``: jobs that wait on a busy server, left for later."""
+        ``skip``: jobs that wait on a busy server, left for later. ``started_at`` stays the first claim's:
+        a run a killed process made after it is the job's, to adopt (``orphan_run``)."""
         not_in = f"AND id NOT IN ({','.join('?' * len(skip))})" if skip else ""
         with self._session() as db, db:
             row = db.execute(
@@ -227,7 +228,8 @@ class BatchStore:
             if row is None:
                 return None
             cur = db.execute(
-                """UPDATE batch_jobs SET state = 'running', attempts = attempts + 1, started_at = ?
+                """UPDATE batch_jobs SET state = 'running', attempts = attempts + 1,
+                       started_at = COALESCE(started_at, ?)
                    WHERE id = ? AND state IN ('partial', 'queued')""",
                 (now(), row[0]),
             )
