@@ -38,3 +38,19 @@ def test_errors_name_the_matter_and_the_next_step(tmp_path: Path, capsys: pytest
     assert "chambers matter new nope --sources DIR" in capsys.readouterr().err
     assert main(["matter", "new", "x", "--sources", str(tmp_path / "missing")]) == 2
     assert "is not a folder" in capsys.readouterr().err
+
+
+def test_matter_new_library_marks_a_library_whatever_its_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from evidence.matters import get_matter
+
+    opinions = tmp_path / "opinions"
+    opinions.mkdir()
+    assert main(["matter", "new", "caselaw", "--sources", str(opinions), "--library"]) == 0
+    assert "Library 'caselaw' created" in capsys.readouterr().out
+    assert main(["matter", "new", "harbor", "--sources", str(opinions)]) == 0
+    assert "Matter 'harbor' created" in capsys.readouterr().out
+    database = Paths.from_environment().database_file
+    assert get_matter(database, "caselaw").kind == "library"
+    assert get_matter(database, "harbor").kind == "record"

@@ -19,6 +19,12 @@ def register(sub: Any) -> None:
     new = matter_sub.add_parser("new", help="create a matter from its source folders")
     new.add_argument("name")
     new.add_argument("--sources", nargs="+", required=True, metavar="DIR", help="folders of primary sources")
+    new.add_argument(
+        "--library",
+        action="store_true",
+        help="a library of authorities (opinions the verifier checks citations against), not a record;"
+        " without it, a name ending in 'authorities' is a library and any other a record",
+    )
     new.set_defaults(handler=cmd_matter_new)
     matter_sub.add_parser("list", help="list the matters").set_defaults(handler=cmd_matter_list)
 
@@ -76,10 +82,12 @@ def cmd_matter_new(args: argparse.Namespace, paths: Paths) -> int:
         paths.database_file,
         args.name,
         [Path(s) for s in args.sources],
+        kind="library" if args.library else None,
         config_folder=paths.config_file.parent,
         data_folder=paths.data_dir,
     )
-    print(f"Matter '{matter.name}' created with {len(matter.sources)} source folder(s):")
+    what = "Library" if matter.kind == "library" else "Matter"
+    print(f"{what} '{matter.name}' created with {len(matter.sources)} source folder(s):")
     for source in matter.sources:
         print(f"  {source}")
     print(f"Next: chambers evidence ingest {matter.name}")
