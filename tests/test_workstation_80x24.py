@@ -18,7 +18,7 @@ from textual.widgets import DataTable, Input, Static, TextArea
 from tests.support.drafting_screen_setup import demo_db, open_run  # noqa: F401 (demo_db: the db fixture)
 from tests.support.gate_setup import gate_saying_no, stopped_by_gate
 from tests.test_corrections_screen import app_with_adapters, open_corrections, redline_text, settle
-from tests.test_workstation_drafting import app_with, planted_run
+from tests.test_workstation_drafting import app_with, open_drafting, planted_run
 from workspace.config import Config, Policy
 
 
@@ -108,6 +108,23 @@ async def test_a_tall_terminal_keeps_the_instructions_while_editing(db: Path) ->
         await pilot.press("ctrl+t")
         await pilot.pause()
         assert screen.query_one("#ws-editor").display and screen.query_one("#ws-instructions").display
+
+
+async def test_the_rates_stay_whole_beside_the_longest_backend_name(db: Path) -> None:
+    from tui.drafting.pipeline_strip import PipelineStrip
+    from tui.drafting.view import PipelineProgress
+
+    app = app_with(Config(file="c.toml", policy=Policy(), boards=(), backends=()), db)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_drafting(pilot)
+        strip = screen.query_one(PipelineStrip)
+        progress = PipelineProgress.for_plan(["route", "gate", "draft", "review", "verify"])
+        view = progress.get("gate")  # a backend with no board set, named as long as the strip allows
+        view.backend, view.board, view.state = "workhorse-gate-1", "-", "completed"
+        view.speed = "PP 10000 TG 5000 tok/s"
+        strip.update(progress.render())
+        await pilot.pause()
+        assert strip.render_line(1).text.rstrip().endswith("PP 10000 TG 5000 tok/s")
 
 
 def test_the_adapters_table_puts_base_and_state_on_their_own_line_where_the_pane_is_narrow(
