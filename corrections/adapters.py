@@ -82,11 +82,13 @@ def delete_adapter(db_path: Path, name: str) -> AdapterRecord:
     return record
 
 
-def adapters_table(records: list[AdapterRecord]) -> list[str]:
+def adapters_table(records: list[AdapterRecord], *, width: int | None = None) -> list[str]:
     """Each adapter as one line of plain text: what it was trained on and how it scored over all tasks.
 
     The scores are the eval's last row (its "all" row, or the only task's row), base model against the
-    adapter on the held-out pairs: a lower edit ratio and a higher chrF mean his edits were learnt.
+    adapter on the held-out pairs: a lower edit ratio and a higher chrF mean his edits were learnt. With
+    ``width`` (the TUI's pane) a table that would not fit puts each adapter's base and state on a line
+    of its own under its scores, so the chrF and a stale note are not the part cut off at 80 columns.
     """
     if not records:
         # Two lines: one would be cut off at 80 columns, and its second half is what to do.
@@ -94,24 +96,32 @@ def adapters_table(records: list[AdapterRecord]) -> list[str]:
             "No adapters yet: `chambers train --role drafter --name NAME`",
             "(or t on this screen) makes one from these pairs.",
         ]
+    rows = [_adapter_row(r) for r in records]
     name_width = max(4, *(len(r.name) for r in records))
     base_width = max(4, *(len(r.base_model) for r in records))
-    lines = [
-        f"{'name':<{name_width}}  {'base':<{base_width}}  trained  held out  "
-        f"{'edit base→adapter':<17}  {'chrF base→adapter':<17}  state"
+    counts = f"{'trained':>7}  {'held out':>8}  {'edit base→adapter':<17}  {'chrF base→adapter':<17}"
+    wide = [f"{'name':<{name_width}}  {'base':<{base_width}}  {counts}  state"]
+    wide += [
+        f"{r.name:<{name_width}}  {r.base_model:<{base_width}}  {numbers}  {state}"
+        for r, (numbers, state) in zip(records, rows, strict=True)
     ]
-    for r in records:
-        table = (r.eval or {}).get("table") or []
-        overall = table[-1] if table else None
-        edit = (
-            f"{overall['base_edit_ratio']:.3f} → {overall['adapter_edit_ratio']:.3f}"
-            if overall
-            else "not evaluated"
-        )
-        score = f"{overall['base_chrf']:.1f} → {overall['adapter_chrf']:.1f}" if overall else ""
-        state = f"stale: {r.stale_reason}" if r.stale_reason else "current"
-        lines.append(
-            f"{r.name:<{name_width}}  {r.base_model:<{base_width}}  {len(r.train_pair_ids):>7}  "
-            f"{len(r.held_out_pair_ids):>8}  {edit:<17}  {score:<17}  {state}"
-        )
-    return lines
+    if width is None or max(len(line) for line in wide) <= width:
+        return wide
+    narrow = [f"{'name':<{name_width}}  {counts}".rstrip()]
+    for r, (numbers, state) in zip(records, rows, strict=True):
+        narrow += [f"{r.name:<{name_width}}  {numbers}".rstrip(), f"  base {r.base_model} · {state}"]
+    return narrow
+
+
+def _adapter_row(r: AdapterRecord) -> tuple[str, str]:
+    """An adapter's counts and scores (as the table's columns), and its state."""
+    table = (r.eval or {}).get("table") or []
+    overall = table[-1] if table else None
+    edit = (
+        f"{overall['base_edit_ratio']:.3f} → {overall['adapter_edit_ratio']:.3f}"
+        if overall
+        else "not evaluated"
+    )
+    score = f"{overall['base_chrf']:.1f} → {overall['adapter_chrf']:.1f}" if overall else ""
+    state = f"stale: {r.stale_reason}" if r.stale_reason else "current"
+    return f"{len(r.train_pair_ids):>7}  {len(r.held_out_pair_ids):>8}  {edit:<17}  {score:<17}", state

@@ -96,6 +96,8 @@ async def test_the_flag_dialog_opens_its_evidence_page_in_the_reader(db: Path) -
         reader = app.screen
         assert isinstance(reader, ReadingScreen)
         assert "HPP-000002" in reader.heading and "page 2" in reader.heading
+        # Named inside the matter's folder, as the evidence screen names it: it fits 80 columns.
+        assert reader.heading == "HPP-000002  01-supply-agreement.pdf, page 2 of 3", reader.heading
         assert "Seller" in str(reader.body)  # the page as ingested, in its own case
         await pilot.press("escape")
         await pilot.press("enter")
@@ -166,7 +168,7 @@ async def test_the_gate_counts_its_tokens_and_its_no_is_explained_in_the_dialog(
             question = str(app.screen.query_one("#reason-title", Static).render())
             assert "NO basis" in question and "Nothing in the record shows a demand" in question
             label, cited = "S1", screen.run_record.sources[0]  # type: ignore[union-attr]
-            assert cited.label == label and f"[S1] {cited.path}, page {cited.page_no}" in question
+            assert cited.label == label and f"[S1] {Path(cited.path).name}, page {cited.page_no}" in question
 
 
 def test_a_passage_is_shown_as_its_page_has_it_in_whole_words() -> None:

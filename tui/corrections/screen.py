@@ -228,7 +228,7 @@ class CorrectionsScreen(ChambersScreen):
         # The table gets the screen's whole width (the list is hidden): its pane's borders and padding take 4.
         lines = stats_table(compute_stats(self.database_file), width=self.width_for_stats)
         lines += ["", "Adapters (held-out pairs, all tasks; lower edit and higher chrF are better)"]
-        lines += adapters_table(list_adapters(self.database_file))
+        lines += adapters_table(list_adapters(self.database_file), width=self.width_for_stats)
         self.app.call_from_thread(self._show_stats, lines)
 
     def _show_stats(self, lines: list[str]) -> None:

@@ -36,7 +36,9 @@ def gate_question(run: Run) -> str:
         for label in cited:
             source = by_label.get(label)
             where = (
-                f"{source.path}, page {source.page_no}" + (f", Bates {source.bates}" if source.bates else "")
+                # The file's name: its path from the root took three rows of the dialog at 80 columns.
+                f"{Path(source.path).name}, page {source.page_no}"
+                + (f", Bates {source.bates}" if source.bates else "")
                 if source is not None
                 else "not among the sources it was given"
             )
@@ -310,7 +312,18 @@ class ReasonScreen(ModalScreen[str | None]):
     """Asks for a written reason (an override, going on past the gate); Enter gives it, Esc gives up."""
 
     BINDINGS = [
-        Binding("escape", "cancel", "Cancel", id="reason.cancel", tooltip="Give up; nothing is recorded")
+        Binding("escape", "cancel", "Cancel", id="reason.cancel", tooltip="Give up; nothing is recorded"),
+        Binding(
+            "up", "scroll(-1)", "Scroll up", id="reason.scroll_up", show=False, tooltip="Scroll the question"
+        ),
+        Binding(
+            "down",
+            "scroll(1)",
+            "Scroll down",
+            id="reason.scroll_down",
+            show=False,
+            tooltip="Scroll the question",
+        ),
     ]
 
     def __init__(self, title: str) -> None:
@@ -319,12 +332,25 @@ class ReasonScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="reason-box"):
-            yield Static(self.title_text, id="reason-title", markup=False)
+            # The question scrolls, the answer box and its keys stay: the gate's reasons and its cited
+            # sources run past 24 rows, and cut off they took the box he types into with them.
+            with VerticalScroll(id="reason-scroll"):
+                yield Static(self.title_text, id="reason-title", markup=False)
             yield Input(placeholder="Your reason (recorded with the run)", id="reason-input")
             yield Static("Enter records it · Esc gives up", id="reason-foot")
 
     def on_mount(self) -> None:
         self.query_one("#reason-input", Input).focus()
+        self.call_after_refresh(self._say_it_scrolls)
+
+    def _say_it_scrolls(self) -> None:
+        if self.query_one("#reason-scroll", VerticalScroll).max_scroll_y > 0:
+            self.query_one("#reason-foot", Static).update(
+                "Enter records it · ↑↓ scroll the question · Esc gives up"
+            )
+
+    def action_scroll(self, rows: int) -> None:
+        self.query_one("#reason-scroll", VerticalScroll).scroll_relative(y=rows, animate=False)
 
     @on(Input.Submitted, "#reason-input")
     def submitted(self, event: Input.Submitted) -> None:

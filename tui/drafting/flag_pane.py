@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -28,6 +29,10 @@ from drafting.session import Verified as Reverified
 from tui.drafting.dialogs import FlagScreen, ReasonScreen
 from tui.drafting.flags import FlagList
 from tui.drafting.parts import DraftingPart
+
+if TYPE_CHECKING:
+    from evidence.store import PageView
+    from tui.widgets.evidence_views import ReadingScreen
 
 
 class FlagPane(DraftingPart):
@@ -137,21 +142,18 @@ class FlagPane(DraftingPart):
     @work(thread=True, exclusive=True, group="read", exit_on_error=False)
     def read_evidence(self, matter: str, file_name: str, page_no: int, words: str) -> None:
         from evidence.pages import find_page
-        from tui.widgets.evidence_views import ReadingScreen, page_body, page_heading, page_subtitle
 
         view = find_page(self.session.database_file, matter, file_name, page_no)
         if view is None:
             self.say(f"{file_name}, page {page_no} is no longer in the index.")
             return
-        screen = ReadingScreen(page_heading(view, view.path), page_subtitle(view), page_body(view, words))
-        self.app.call_from_thread(self.app.push_screen, screen)
+        self.app.call_from_thread(self.app.push_screen, self._reader(matter, view, words))
 
     @work(thread=True, exclusive=True, group="read", exit_on_error=False)
     def read_cited(self, matter: str, bates: str, words: str) -> None:
         """The page the flagged sentence cites, for a flag that has no evidence of its own: he sees
         that page does not say what the sentence claims."""
         from evidence.pages import find_bates_page
-        from tui.widgets.evidence_views import ReadingScreen, page_body, page_heading, page_subtitle
 
         view = find_bates_page(self.session.database_file, matter, bates)
         if view is None:
@@ -159,8 +161,17 @@ class FlagPane(DraftingPart):
                 f"No page of matter '{matter}' is stamped {bates}: the sentence cites a page that is not there."
             )
             return
-        screen = ReadingScreen(page_heading(view, view.path), page_subtitle(view), page_body(view, words))
-        self.app.call_from_thread(self.app.push_screen, screen)
+        self.app.call_from_thread(self.app.push_screen, self._reader(matter, view, words))
+
+    def _reader(self, matter: str, view: PageView, words: str) -> ReadingScreen:
+        """The page in the reader, its file named inside the matter's folder as the evidence screen
+        names it: from the root, the heading ran past 80 columns and cut off the page number."""
+        from evidence.matters import get_matter
+        from evidence.pages import shown_path
+        from tui.widgets.evidence_views import ReadingScreen, page_body, page_heading, page_subtitle
+
+        where = shown_path(view.path, get_matter(self.session.database_file, matter).sources)
+        return ReadingScreen(page_heading(view, where), page_subtitle(view), page_body(view, words))
 
     @work(thread=True, exclusive=True, group="verify", exit_on_error=False)
     def verify(self, run: Run, text: str) -> None:

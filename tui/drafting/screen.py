@@ -75,6 +75,9 @@ class DraftingScreen(ChambersScreen):
     )
 
     BINDINGS = DRAFTING_KEYS
+    # Under 36 rows the editor takes the rows of the pickers and the instructions while it is shown
+    # (see chambers.tcss): at 80x24 the strip, the flags and the footer left it five rows otherwise.
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (36, "-tall")]
 
     def __init__(
         self,
@@ -300,6 +303,10 @@ class DraftingScreen(ChambersScreen):
     def step(self, message: Reached) -> None:
         self.reached(message.step, blocking=message.blocking)
 
+    @on(DraftWorkspace.Editing)
+    def give_the_editor_room(self, message: DraftWorkspace.Editing) -> None:
+        self.set_class(message.shown, "-editing")
+
     @on(FlagPane.Jumped)
     def show_flag(self, message: FlagPane.Jumped) -> None:
         self.workspace.show_flag(message.index, message.flag)
@@ -357,6 +364,7 @@ class DraftingScreen(ChambersScreen):
             self.finish_bar.export(run, self.workspace.model_draft, text, blocking)
 
     def action_instructions(self) -> None:
+        self.remove_class("-editing")  # put away for the editor's sake: Ctrl+E shows them again
         self.query_one("#ws-instructions", TextArea).focus()
 
     def action_inspect_context(self) -> None:

@@ -149,12 +149,15 @@ class PipelineProgress:
         out = Text()
         # As wide as the longest backend name (up to 16): "demo-smollm2" cut to "demo-smoll" reads as another.
         width = min(16, max([10, *(len(s.backend) for s in self.stages)]))
+        # The board column only as wide as its names ("cpu", "-" where none is set): the rates after it
+        # are what a long backend name pushed past 80 columns.
+        boards = min(8, max([3, *(len(s.board) for s in self.stages)]))
         for i, s in enumerate(self.stages):
             if i:
                 out.append("\n")
             style = {"running": "bold", "refused": "bold red", "failed": "bold red"}.get(s.state, "")
             out.append(f"{icons.get(s.state, '?')} {STAGE_LABELS.get(s.stage, s.stage):<18.18} ", style=style)
-            out.append(f"{s.backend:<{width}.{width}} {s.board:<8.8} {s.state:<10} {s.speed}")
+            out.append(f"{s.backend:<{width}.{width}} {s.board:<{boards}.{boards}} {s.state:<10} {s.speed}")
         return out
 
 

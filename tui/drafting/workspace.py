@@ -42,6 +42,12 @@ class DraftWorkspace(DraftingPart):
 
         run_id: int
 
+    @dataclass
+    class Editing(Message):
+        """The editor is shown (``shown``) or put away: the screen gives it the rows it can spare."""
+
+        shown: bool
+
     def __init__(self, session: DraftingSession, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.session = session
@@ -128,10 +134,9 @@ class DraftWorkspace(DraftingPart):
         next run's), and empty the editor, so one pane never holds two runs' text."""
         self.editor.stop_timers()
         self.autosave()
-        self.editor.display = False
+        self._show_editor(False)
         self.editor.release()
         self.redline.display = False
-        self.scroll.display = True
 
     def toggle_editor(self) -> bool:
         """Ctrl+T: edit his text, or show it marked; True when it is shown marked now."""
@@ -140,12 +145,12 @@ class DraftWorkspace(DraftingPart):
         if editor.display and (self._restored or self.app.focused is not editor):
             # Reopened after a crash (or the focus wandered off): he presses Ctrl+T to edit, so it edits.
             self._restored = False
+            self._show_editor(True)
             editor.focus()
             self.say("Editing your text. Ctrl+T again shows it marked with its flags.")
             return False
         if editor.display:
-            editor.display = False
-            self.scroll.display = True
+            self._show_editor(False)
             self.stream.display = False
             self.marked.show(self.text)
             return True
@@ -160,11 +165,15 @@ class DraftWorkspace(DraftingPart):
             editor.hold(self.run_id, self.text)
         elif editor.text != self.text:
             self.text = editor.text
-        self.scroll.display = False
-        editor.display = True
+        self._show_editor(True)
         if cursor is not None:
             editor.move_cursor(cursor)
         editor.focus()
+
+    def _show_editor(self, shown: bool) -> None:
+        """The editor or the draft pane, one of them (they share the place), and the screen told."""
+        self.editor.display, self.scroll.display = shown, not shown
+        self.post_message(self.Editing(shown))
 
     def on_draft_editor_draft_edited(self, event: DraftEditor.DraftEdited) -> None:
         if event.run_id != self.run_id:
@@ -237,8 +246,8 @@ class DraftWorkspace(DraftingPart):
         self.marked.show(self.text)
 
     def show_redline(self, text: Text) -> None:
-        self.editor.display = self.stream.display = self.marked.display = False
-        self.scroll.display = True
+        self._show_editor(False)
+        self.stream.display = self.marked.display = False
         self.redline.update(text)
         self.redline.display = True
         first = first_change(text)
