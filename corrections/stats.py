@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,13 +46,18 @@ class GroupStats:
         return "".join(SPARK[min(int(ratio * len(SPARK)), len(SPARK) - 1)] for _, ratio in self.trend)
 
 
-def compute_stats(db_path: Path) -> list[GroupStats]:
+def compute_stats(db_path: Path, model_names: Mapping[str, str] | None = None) -> list[GroupStats]:
     """One row per model (with its LoRA adapter, if any) and task type, then one per model over all its
-    tasks, ordered by model."""
+    tasks, ordered by model.
+
+    ``model_names`` maps a stored model name to the one it is shown under (a file path the server once
+    reported, to the name the same model is served under now), so one model is one row."""
+    names = model_names or {}
     groups: dict[tuple[str, str], list[tuple[str, float]]] = defaultdict(list)
     for row in edit_ratios(db_path):
         # A model with an adapter is its own row, so drafts with and without it compare side by side.
-        name = (row.model or "unknown model") + (f" + {row.adapter}" if row.adapter else "")
+        model = names.get(row.model, row.model) if row.model else None
+        name = (model or "unknown model") + (f" + {row.adapter}" if row.adapter else "")
         name += " (imported)" if row.imported else ""  # another tool's pairs never mix with his own
         groups[(name, row.task_type)].append((row.accepted_at[:7], row.edit_ratio))
         groups[(name, ALL_TASKS)].append((row.accepted_at[:7], row.edit_ratio))

@@ -12,7 +12,8 @@ it learned from, as the adapter will meet them in use.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from corrections.errors import CorrectionsError
@@ -37,6 +38,9 @@ class TrainingSelection:
     held_out_share: float = HELD_OUT_SHARE
     min_held_out: int = MIN_HELD_OUT
     min_training: int = MIN_TRAINING
+    # A stored model name -> the name the same model goes by now (a file path the server once reported,
+    # to the name it is served under), so pairs of one model under two names train as one model's.
+    model_names: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -60,10 +64,18 @@ def select_pairs(db_path: Path, selection: TrainingSelection) -> TrainingSet:
     Raises:
         TrainingRefused: no pairs, too few, or pairs drafted by more than one base model.
     """
+    names = selection.model_names
+    filters = selection.filters
+    if filters.model:  # --model may name the model by either of its names
+        filters = replace(filters, model=names.get(filters.model, filters.model))
     chosen = [
         p
-        for p in iter_pairs(db_path)
-        if p.backend == selection.backend and selection.filters.reason_left_out(p) is None
+        for p in (
+            replace(p, model=names.get(p.model, p.model)) if p.model else p
+            for p in iter_pairs(db_path)
+            if p.backend == selection.backend
+        )
+        if filters.reason_left_out(p) is None
     ]
     described = _describe(selection)
     if not chosen:

@@ -150,8 +150,15 @@ def _export_support(args: argparse.Namespace, paths: Paths, filters: Any) -> Non
 
 def cmd_stats(args: argparse.Namespace, paths: Paths) -> int:
     from corrections.stats import compute_stats, stats_table
+    from tui.corrections.model_names import stored_model_names
+    from workspace.config import load_config
 
-    print("\n".join(stats_table(compute_stats(paths.database_file))))
+    try:
+        config = load_config(paths.config_file)
+    except ChambersError:  # no config (or a broken one): the stored names are shown as they are
+        config = None
+    names = stored_model_names(config, paths.database_file)
+    print("\n".join(stats_table(compute_stats(paths.database_file, names))))
     return 0
 
 

@@ -111,9 +111,11 @@ def cmd_train(args: argparse.Namespace, paths: Paths) -> int:
     from corrections.train_data import TrainingSelection
     from corrections.train_loop import LoraSettings
     from corrections.train_run import TrainRequest, train_adapter
+    from tui.corrections.model_names import stored_model_names
     from workspace.config import load_config
 
-    backend = load_config(paths.config_file).backend_for_role(args.role)
+    config = load_config(paths.config_file)
+    backend = config.backend_for_role(args.role)
     base = args.base or (Path(backend.weights).expanduser() if backend.weights else None)
     if base is None:
         raise ChambersError(
@@ -139,7 +141,9 @@ def cmd_train(args: argparse.Namespace, paths: Paths) -> int:
         name=args.name,
         role=args.role,
         base=base,
-        selection=TrainingSelection(backend.name, filters),
+        selection=TrainingSelection(
+            backend.name, filters, model_names=stored_model_names(config, paths.database_file)
+        ),
         settings=settings,
         quantize_4bit=args.four_bit,
     )

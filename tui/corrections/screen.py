@@ -87,6 +87,7 @@ class CorrectionsScreen(ChambersScreen):
         self.pairs: list[StoredPair] = []
         self.showing_stats = False
         self.width_for_stats: int | None = None  # the stats table's width, set when s shows it
+        self.config_for_stats: Config | None = None  # read with the width, for the models' one names
         self._requested: PairFilters | None = None  # the filters of the last load asked for
 
     def compose(self) -> ComposeResult:
@@ -208,12 +209,17 @@ class CorrectionsScreen(ChambersScreen):
             + (f" (imported from {pair.origin})" if pair.imported else "")
         )
 
+    def _app_config(self) -> Config | None:
+        config = getattr(self.app, "config", None)  # the app's config, read without importing the app
+        return config if isinstance(config, Config) else None
+
     # --- actions --------------------------------------------------------------------
 
     def action_stats(self) -> None:
         self.showing_stats = not self.showing_stats
         if self.showing_stats:
             self.width_for_stats = self.app.size.width - 4  # read here: the worker runs in a thread
+            self.config_for_stats = self._app_config()
             self.load_stats()
         else:
             self.query_one("#corrections-list").display = True
@@ -224,9 +230,11 @@ class CorrectionsScreen(ChambersScreen):
     def load_stats(self) -> None:
         from corrections.adapters import adapters_table, list_adapters
         from corrections.stats import compute_stats, stats_table
+        from tui.corrections.model_names import stored_model_names
 
         # The table gets the screen's whole width (the list is hidden): its pane's borders and padding take 4.
-        lines = stats_table(compute_stats(self.database_file), width=self.width_for_stats)
+        names = stored_model_names(self.config_for_stats, self.database_file)
+        lines = stats_table(compute_stats(self.database_file, names), width=self.width_for_stats)
         lines += ["", "Adapters (held-out pairs, all tasks; lower edit and higher chrF are better)"]
         lines += adapters_table(list_adapters(self.database_file), width=self.width_for_stats)
         self.app.call_from_thread(self._show_stats, lines)
@@ -293,8 +301,8 @@ class CorrectionsScreen(ChambersScreen):
     def action_train(self) -> None:
         from tui.corrections.train_dialog import TrainScreen
 
-        config = getattr(self.app, "config", None)  # the app's config, read without importing the app
-        if not isinstance(config, Config):
+        config = self._app_config()
+        if config is None:
             return
 
         def trained(name: str | None) -> None:

@@ -108,6 +108,7 @@ class TrainScreen(ChambersDialog[str | None]):
         from corrections.store import PairFilters
         from corrections.train_data import TrainingSelection
         from corrections.train_run import TrainRequest, train_adapter
+        from tui.corrections.model_names import stored_model_names
 
         backend = self.config.backend_for_role(role)
         if not backend.weights:
@@ -120,7 +121,9 @@ class TrainScreen(ChambersDialog[str | None]):
             name=name,
             role=role,
             base=Path(backend.weights).expanduser(),
-            selection=TrainingSelection(backend.name, PairFilters()),
+            selection=TrainingSelection(
+                backend.name, PairFilters(), model_names=stored_model_names(self.config, self.database_file)
+            ),
         )
         converter = ensure_lora_converter(lambda line: self.app.call_from_thread(self.say, line))
         return train_adapter(
