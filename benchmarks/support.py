@@ -8,15 +8,16 @@ single words only (no neighbouring word pairs); CPU time is given as a ratio to 
 extraction of the same draft, never as an absolute target. With ``--model URL`` (a llama-server
 with the reviewer's model), every pair is judged and the labels scored per keyed label; the
 expected answers are: supports -> supports, wrong-page -> does not address (the passage is the
-wrong page's), contradicts -> contradicts, does not address -> does not address. Run::
+wrong page's), contradicts -> contradicts, does not address -> does not address.
 
 With the speed part (on unless ``--no-speed``; benchmarks/support_speed.py says what it measures), a
 llama-server is started with 4 slots on the test model and a 20-page brief of 100 citations is
 checked on it; ``--quick`` checks 8 citations with short answers, a smoke run of a minute or so.
-The model's accuracy per label is scored only with ``--model``: no instruct model larger than the
+The locator's CPU time against the 100-opinion library (``--wide DIR``) needs no server and is
+measured with ``--no-speed`` too. The model's accuracy per label is scored only with ``--model``: no instruct model larger than the
 test model ships in a package this machine can reach and run in minutes. Run::
 
-    python -m benchmarks.support [--quick] [--no-speed] [--model http://127.0.0.1:8080]
+    python -m benchmarks.support [--quick] [--no-speed] [--wide DIR] [--model http://127.0.0.1:8080]
 """
 
 from __future__ import annotations
@@ -67,7 +68,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", help="a llama-server URL whose model judges the keyed pairs")
     parser.add_argument("--quick", action="store_true", help="a smoke run: 8 citations, short answers")
-    parser.add_argument("--no-speed", action="store_true", help="only the keyed set: no server is started")
+    parser.add_argument(
+        "--no-speed",
+        action="store_true",
+        help="no server is started: the keyed set and the locator's CPU only",
+    )
+    parser.add_argument(
+        "--wide", type=Path, default=WIDE_OPINIONS, help=f"the 100-opinion library's folder ({WIDE_OPINIONS})"
+    )
     parser.add_argument("--citations", type=int, help="citations in the speed brief (100; 8 with --quick)")
     args = parser.parse_args()
     if OPINIONS is None:
@@ -97,10 +105,10 @@ def main() -> None:
                 "mechanics only, and no larger instruct GGUF model ships in a package this machine can "
                 "reach and run in minutes; give --model URL of a server with the reviewer's model."
             )
+        citations = args.citations or (8 if args.quick else 100)
         if not args.no_speed:
-            citations = args.citations or (8 if args.quick else 100)
             _speed(Path(root), corpus, library, record, items, citations, 48 if args.quick else 128)
-            _wide_locator(Path(root), citations if args.quick else 100)
+        _wide_locator(Path(root), args.wide, citations if args.quick else 100)
 
 
 def _speed(
@@ -136,27 +144,21 @@ def _speed(
     print_speed(check, raw_wall, raw_tokens)
 
 
-def _wide_locator(root: Path, citations: int) -> None:
-    if not WIDE_OPINIONS.is_dir():
+def _wide_locator(root: Path, opinions: Path, citations: int) -> None:
+    if not opinions.is_dir():
         print(
-            f"\nlocator against a 100-opinion library: not measured, the wide corpus is not at {WIDE_OPINIONS} "
+            f"\nlocator against a 100-opinion library: not measured, the wide corpus is not at {opinions} "
             "(a folder of about 100 real opinions, PDF or text, each printing its citation)."
         )
         return
-    from drafting import schema as drafting_schema
     from evidence.ingest import ingest_matter
     from evidence.matters import create_matter
-    from workspace.database import connect
 
     database_file = root / "wide.sqlite3"
-    db = connect(database_file, drafting_schema.SCHEMA)
-    try:
-        create_matter(db, "wide-library", [WIDE_OPINIONS])
-    finally:
-        db.close()
+    create_matter(database_file, "wide-library", [opinions], kind="library")
     ingest_matter(database_file, "wide-library", tessdata=None)
-    files = sum(1 for f in WIDE_OPINIONS.iterdir() if f.is_file())
-    print(f"\nlocator against the wide library ({files} opinion files in {WIDE_OPINIONS}):", flush=True)
+    files = sum(1 for f in opinions.iterdir() if f.is_file())
+    print(f"\nlocator against the wide library ({files} opinion files in {opinions}):", flush=True)
     locator_cpu(database_file, "wide-library", citations)
 
 

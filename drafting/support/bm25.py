@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import itertools
 import math
 import re
@@ -22,48 +21,71 @@ _STOP = frozenset(
 _SUFFIXES = ("ations", "ation", "ments", "ment", "ings", "ing", "ies", "ed", "es", "ly", "s")
 
 
-@functools.lru_cache(maxsize=1 << 16)  # a brief's opinions share most of their words: strip each once
+# The suffixes by their last letter, in their order: a word is tried only against those it can end in.
+_BY_LAST = {last: tuple(s for s in _SUFFIXES if s[-1] == last) for last in {s[-1] for s in _SUFFIXES}}
+
+
 def stem(word: str) -> str:
     """A light suffix strip, so "changes", "changed" and "change" count as one word."""
-    for suffix in _SUFFIXES:
+    for suffix in _BY_LAST.get(word[-1:], ()):
         if len(word) > len(suffix) + 3 and word.endswith(suffix):
             return word[: -len(suffix)]
     return word
 
 
+class _Terms(dict[str, str]):
+    """Each word's term, "" for a stop word: worked out once, as a brief's opinions share most words."""
+
+    def __missing__(self, word: str) -> str:
+        if len(self) >= MAX_WORDS_HELD:
+            self.clear()
+        term = self[word] = "" if word in _STOP else stem(word)
+        return term
+
+
+MAX_WORDS_HELD = 1 << 16
+_TERMS = _Terms()
+
+
 def terms(text: str) -> list[str]:
     # the reading drops hyphens ("oneyear", "petrolubricant"), so the claim's are dropped too
     text = text.lower().replace("-", "").replace("'", "")
-    return [stem(w) for w in _WORD.findall(text) if w not in _STOP]
+    return list(filter(None, map(_TERMS.__getitem__, _WORD.findall(text))))
 
 
 def features(text: str) -> list[str]:
     """The words, and each pair of neighbouring words: "single publication" counts beyond its parts."""
     words = terms(text)
-    return words + [f"{a} {b}" for a, b in itertools.pairwise(words)]
+    return words + list(map(" ".join, itertools.pairwise(words)))
 
 
 class BM25:
+    """The paragraphs' term counts, read once; a term's rarity is worked out when a claim first holds
+    it, as a claim holds few of a library's terms."""
+
     def __init__(self, documents: list[str], word_pairs: bool = True) -> None:
         self.featurize = features if word_pairs else terms
-        self.docs = [Counter(self.featurize(d)) for d in documents]
-        self.lengths = [sum(c.values()) for c in self.docs]
-        self.average = (sum(self.lengths) / len(self.lengths)) if self.lengths else 0.0
-        frequency: Counter[str] = Counter()
-        for counts in self.docs:
-            frequency.update(counts.keys())
-        n = len(self.docs)
-        self.idf = {t: math.log(1 + (n - f + 0.5) / (f + 0.5)) for t, f in frequency.items()}
+        featured = [self.featurize(d) for d in documents]
+        self.docs = [Counter(f) for f in featured]
+        lengths = [len(f) for f in featured]
+        average = (sum(lengths) / len(lengths)) if lengths else 0.0
+        self.norms = [K1 * (1 - B + B * length / average) if average else K1 for length in lengths]
+        self.held: dict[str, tuple[float, tuple[tuple[int, int], ...]]] = {}
+
+    def _postings(self, term: str) -> tuple[float, tuple[tuple[int, int], ...]]:
+        """The term's rarity, and each paragraph that holds it with its count there."""
+        held = self.held.get(term)
+        if held is None:
+            posting = tuple((at, counts[term]) for at, counts in enumerate(self.docs) if term in counts)
+            n, df = len(self.docs), len(posting)
+            held = self.held[term] = (math.log(1 + (n - df + 0.5) / (df + 0.5)), posting)
+        return held
 
     def scores(self, query: str) -> list[float]:
-        wanted = set(self.featurize(query))
-        out = []
-        for counts, length in zip(self.docs, self.lengths, strict=True):
-            norm = K1 * (1 - B + B * length / self.average) if self.average else K1
-            score = 0.0
-            for t in wanted:
-                tf = counts.get(t, 0)
-                if tf:
-                    score += self.idf[t] * tf * (K1 + 1) / (tf + norm)
-            out.append(score)
+        out = [0.0] * len(self.docs)
+        norms = self.norms
+        for t in set(self.featurize(query)):
+            idf, posting = self._postings(t)
+            for at, tf in posting:
+                out[at] += idf * tf * (K1 + 1) / (tf + norms[at])
         return out

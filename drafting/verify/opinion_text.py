@@ -79,30 +79,32 @@ def _squash(reporter: str) -> str:
     return re.sub(r"\s+", "", reporter)
 
 
-def _running_heads(pages: list[Page]) -> set[str]:
-    """Short lines repeated through the document (digits aside): its running heads and footers."""
-    lines = [_DIGITS.sub("#", line.strip()) for page in pages for line in page.text.splitlines()]
-    if len(lines) <= 40:
+def _running_heads(shapes: list[str]) -> set[str]:
+    """Short lines repeated through the document (digits aside): its running heads and footers.
+    ``shapes`` are its lines, stripped, with each run of digits as "#"."""
+    if len(shapes) <= 40:
         return set()
-    seen = Counter(line for line in lines if 2 < len(line) <= HEAD_LINE_CHARS)
+    seen = Counter(line for line in shapes if 2 < len(line) <= HEAD_LINE_CHARS)
     return {line for line, n in seen.items() if n >= REPEATED_HEAD}
 
 
 def read_opinion(pages: list[Page], citations: tuple[str, ...]) -> OpinionText:
     """The opinion's text, and the page series of each of ``citations`` that the copy prints."""
-    heads = _running_heads(pages)
+    lines = [page.text.splitlines() for page in pages]
+    shapes = [[_DIGITS.sub("#", line.strip()) for line in page_lines] for page_lines in lines]
+    heads = _running_heads([shape for page_shapes in shapes for shape in page_shapes])
     pieces: list[str] = []
     pdf_offsets: list[int] = []
     markers: list[tuple[int, str, int, str]] = []  # (offset, kind, number, key-or-stars)
     length = 0
-    for page in pages:
+    for page_lines, page_shapes in zip(lines, shapes, strict=True):
         pdf_offsets.append(length)
-        for line in page.text.splitlines():
+        for line, line_shape in zip(page_lines, page_shapes, strict=True):
             stripped = line.strip()
             if not stripped:
                 continue
             line, found = _take_markers(line)
-            if not found and (_DIGITS.sub("#", stripped) in heads or _HEAD_LINE.fullmatch(stripped)):
+            if not found and (line_shape in heads or _HEAD_LINE.fullmatch(stripped)):
                 continue
             for kind, number, label, at in found:
                 markers.append(
@@ -111,7 +113,8 @@ def read_opinion(pages: list[Page], citations: tuple[str, ...]) -> OpinionText:
             norm = normalize_for_match(line)
             if not norm:
                 continue
-            if pieces and _SPLIT_WORD.search(pieces[-1]) and norm[0].isalpha():
+            # only the piece's end can hold the split, so only its end is searched (pieces run long)
+            if pieces and _SPLIT_WORD.search(pieces[-1][-2:]) and norm[0].isalpha():
                 pieces[-1] = pieces[-1][:-1]  # "consti-" before a page marker, "tutional" after it
                 length -= 1
             elif pieces:
@@ -126,13 +129,16 @@ def read_opinion(pages: list[Page], citations: tuple[str, ...]) -> OpinionText:
 def _take_markers(line: str) -> tuple[str, list[tuple[str, int, str, int]]]:
     """The line without its page markers, and each marker: kind, page, label, where it stood."""
     found: list[tuple[str, int, str, int]] = []
-    page_line = _PAGE_LINE.fullmatch(line)
+    # Each marker holds a character most lines lack; a line without it is not searched for that marker.
+    page_line = _PAGE_LINE.fullmatch(line) if "Page" in line else None
     if page_line:
         return "", [("page", int(page_line[1]), "", 0)]
-    paragraph = _PARAGRAPH.match(line)
+    paragraph = _PARAGRAPH.match(line) if "¶" in line else None
     if paragraph:
         found.append(("para", int(paragraph[1]), "", 0))
         line = line[paragraph.end() :]
+    if "[" not in line and "*" not in line:
+        return line, found
     out: list[str] = []
     last = 0
     markers = [*_BRACKETS.finditer(line), *_BRACKET.finditer(line), *_STAR.finditer(line)]

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from drafting.verify.case_names import ABBREVIATIONS
 
 SECTION_CHARS = 6000
-_WS = re.compile(r"\s+")
 _PARAGRAPH = re.compile(r"\n[ \t]*\n")
 # Abbreviations whose period does not end a sentence in legal prose.
 _ABBREVIATIONS = frozenset(
@@ -291,7 +290,6 @@ _QUOTE_MAP = str.maketrans(
     }
 )
 _BRACKETED = re.compile(r"\[([a-zA-Z]{0,3})\]")
-_NON_WORD = re.compile(r"[^a-z0-9$%.,;:'\-]+")
 # A soft hyphen anywhere, or a hyphen at a line's end between letters, splits a word for layout only.
 _LAYOUT_HYPHEN = re.compile(r"\u00ad\s*|(?<=[^\W\d_])-[ \t]*\r?\n\s*(?=[^\W\d_])")
 # Inside a word a hyphen is dropped on both sides of a comparison: "pre-empts" and a source's
@@ -304,9 +302,30 @@ def join_layout(text: str) -> str:
     return _LAYOUT_HYPHEN.sub("", text)
 
 
+# Each run of other characters, whitespace included, becomes one space. A lone space already is one,
+# so it is left unmatched: an opinion's words are mostly single spaces apart, and each match costs.
+_NON_WORD_RUN = re.compile(r"[^a-z0-9$%.,;:'\-]{2,}|[^a-z0-9$%.,;:'\- ]")
+# The quote map as single-character replacements: str.replace scans in C where translate looks up
+# every character, and no replacement is another's key, so the order does not matter.
+_QUOTE_PAIRS = tuple((chr(k), v) for k, v in _QUOTE_MAP.items() if chr(k) != v)
+
+
 def normalize_for_match(text: str) -> str:
     """Lower case, plain quotes and dashes, layout hyphens joined, ligatures (NFKC) and alteration
-    brackets undone, section signs and odd spaces to plain spaces, whitespace collapsed."""
-    text = join_layout(unicodedata.normalize("NFKC", text).translate(_QUOTE_MAP))
-    text = _BRACKETED.sub(r"\1", text).lower()
-    return _WS.sub(" ", _NON_WORD.sub(" ", _WORD_HYPHEN.sub("", text))).strip()
+    brackets undone, section signs and odd spaces to plain spaces, whitespace collapsed.
+
+    Every opinion's every line passes through here, so each step is skipped where the character it
+    needs is absent (the result is the same either way)."""
+    text = unicodedata.normalize("NFKC", text)
+    if not text.isascii():
+        for odd, plain in _QUOTE_PAIRS:
+            if odd in text:
+                text = text.replace(odd, plain)
+    if "\u00ad" in text or ("-" in text and "\n" in text):
+        text = join_layout(text)
+    if "[" in text:
+        text = _BRACKETED.sub(r"\1", text)
+    text = text.lower()
+    if "-" in text:
+        text = _WORD_HYPHEN.sub("", text)
+    return _NON_WORD_RUN.sub(" ", text).strip()
