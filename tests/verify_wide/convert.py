@@ -94,6 +94,12 @@ def cap_json(data: bytes, _arg: str) -> bytes:
     return _lines("\n".join(head + lines)).encode()
 
 
+def cap_jsonl(data: bytes, arg: str) -> bytes:
+    """One case of a CAP bulk export (JSON Lines, casebody XML): line ``arg``, read as ``cap_json``."""
+    line = data.decode("utf-8").splitlines()[int(arg)]
+    return cap_json(line.encode(), "")
+
+
 def casemets(data: bytes, _arg: str) -> bytes:
     """CAP CASEMETS XML: each block's ``pgmap`` (physical page, word count) placed as ``*LABEL``
     star markers, the labels read from the file's structMap; the case's citations head the text."""
@@ -165,6 +171,7 @@ CONVERSIONS: dict[str, Callable[[bytes, str], bytes]] = {
     "html": page_html,
     "columbia": columbia,
     "cap_json": cap_json,
+    "cap_jsonl": cap_jsonl,
     "casemets": casemets,
     "ky_json": ky_json,
     "cl_tar": cl_tar,

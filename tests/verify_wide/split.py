@@ -2,8 +2,10 @@
 
 The six opinions of the first corpus were read while the verifier was tuned, so they are tune
 opinions. Of the others, those whose name's sha256 sorts first make up the held-back part, enough
-that it is at least a third of the whole corpus; ``heldout.txt`` records the result, and a test
-checks that it still follows from the manifest.
+that it is at least a third of the corpus it was drawn from; ``heldout.txt`` records the result, and a
+test checks that it still follows from the manifest. Opinions added later to widen the tune part are
+marked ``tune_only`` in the manifest: they are never drawn, so adding them cannot move an opinion that
+was read only as an aggregate into the tune part, nor one that was tuned on into the held-back part.
 """
 
 from __future__ import annotations
@@ -26,7 +28,9 @@ FIRST_SIX = frozenset(
 
 
 def heldout_names(names: list[str]) -> list[str]:
-    """The held-back opinions: ceil(n/3) of the names outside the first six, by sha256 of the name."""
+    """The held-back opinions: ceil(n/3) of the names outside the first six, by sha256 of the name.
+
+    ``names`` are the drawn names: the manifest's entries less those marked ``tune_only``."""
     others = sorted(
         (n for n in names if n not in FIRST_SIX), key=lambda n: hashlib.sha256(n.encode()).hexdigest()
     )
