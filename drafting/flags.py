@@ -9,11 +9,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any, Literal
 
 from drafting.review import Mark, ReviewSeverity
 from drafting.runs import Run
 from drafting.stages import verify
+from drafting.store import RunStore
 from drafting.verify.model import REASONS, Flag, Kind, Pointer, Report, Severity, Verdict
 
 # The gutter letter keeps a flag visible on a monochrome terminal (NO_COLOR, or a bad SSH client).
@@ -135,3 +137,17 @@ def cited_in_sentence(text: str, start: int, end: int) -> list[str]:
     after = _SENTENCE_END.search(text, end)
     sentence = text[before[-1] if before else 0 : after.end() if after else len(text)]
     return [m.group(0) for m in _CITED_BATES.finditer(sentence)]
+
+
+def flags_holding(
+    database_file: Path, words: Sequence[str], limit: int = 20
+) -> list[tuple[Run, int, FlagView]]:
+    """The flags whose text or message hold each of ``words`` (lower case), newest run first: each with
+    its run and its place in that run's list (``flags_in_run``), which the drafting screen jumps to."""
+    found: list[tuple[Run, int, FlagView]] = []
+    for run in RunStore(database_file).holding(words, in_flags=True, limit=limit):
+        for index, flag in enumerate(flags_in_run(run)):
+            said = f"{flag.text}\n{flag.message}".lower()
+            if all(word in said for word in words):
+                found.append((run, index, flag))
+    return found[:limit]

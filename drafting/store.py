@@ -6,8 +6,10 @@ Every SQL statement of the room's runs is here; ``RunStore`` hands back the type
 
 from __future__ import annotations
 
+import builtins
 import json
 import sqlite3
+from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
@@ -188,6 +190,30 @@ class RunStore:
             ids = [
                 r[0] for r in db.execute("SELECT id FROM drafting_runs ORDER BY id DESC LIMIT ?", (limit,))
             ]
+        return [self.load(i) for i in ids]
+
+    def holding(
+        self, words: Sequence[str], *, in_flags: bool = False, limit: int = 20
+    ) -> builtins.list[Run]:  # the builtin: ``list`` here is the method above
+        """The newest runs whose task, instructions and draft hold each of ``words`` (lower case: SQLite
+        lowers ASCII only); ``in_flags``: whose completed verification holds them, the runs a search of
+        flags reads (its stored marks carry each flag's text and message)."""
+        if not words:
+            return []
+        if in_flags:
+            stages, text = "s.stage = 'verify' AND s.status = 'completed'", "s.result_json"
+            of_run = "''"
+        else:
+            stages, text = "s.stage = 'draft'", "s.output_text"
+            of_run = "r.task_type || ' ' || r.instructions"
+        held = " AND ".join(["instr(text, ?) > 0"] * len(words))
+        sql = f"""WITH t AS (
+                     SELECT r.id, lower({of_run} || ' ' || COALESCE((SELECT group_concat({text}, ' ')
+                         FROM drafting_stages s WHERE s.run_id = r.id AND {stages}), '')) AS text
+                     FROM drafting_runs r)
+                  SELECT id FROM t WHERE {held} ORDER BY id DESC LIMIT ?"""
+        with self._session() as db:
+            ids = [int(r[0]) for r in db.execute(sql, (*words, limit))]
         return [self.load(i) for i in ids]
 
 

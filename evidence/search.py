@@ -90,11 +90,12 @@ class SearchFilters:
     bates: str | None = None  # PREFIX-000010..PREFIX-000020
 
 
-def fts_query(query: str, *, any_term: bool = False) -> str:
+def fts_query(query: str, *, any_term: bool = False, prefix: bool = False) -> str:
     """The attorney's words and "phrases" as an FTS5 query of quoted strings.
 
     All must match, unless ``any_term`` (the context builder's task text, where
-    bm25 ranks the pages that match most of it first).
+    bm25 ranks the pages that match most of it first). ``prefix``: the last word may be the start
+    of one (a search run as he types finds "Calder" from "Cald").
     """
     terms = []
     for phrase, word in _TERM.findall(query):
@@ -104,6 +105,8 @@ def fts_query(query: str, *, any_term: bool = False) -> str:
             continue
         if words:
             terms.append('"' + " ".join(words) + '"')
+    if prefix and terms:
+        terms[-1] += "*"
     if not terms:
         raise EvidenceError(
             f"'{query}' has no words to search for. Type one or more words, or a \"quoted phrase\".",
@@ -113,10 +116,17 @@ def fts_query(query: str, *, any_term: bool = False) -> str:
 
 
 def search(
-    db_path: Path, matter_name: str, query: str, *, filters: SearchFilters | None = None, limit: int = 20
+    db_path: Path,
+    matter_name: str,
+    query: str,
+    *,
+    filters: SearchFilters | None = None,
+    limit: int = 20,
+    prefix: bool = False,
 ) -> list[SearchHit]:
     with open_index(db_path) as db:
-        return search_db(db, require_matter(db, matter_name).id, query, filters=filters, limit=limit)
+        matter_id = require_matter(db, matter_name).id
+        return search_db(db, matter_id, query, filters=filters, limit=limit, prefix=prefix)
 
 
 def search_db(
@@ -127,6 +137,7 @@ def search_db(
     filters: SearchFilters | None = None,
     limit: int = 20,
     any_term: bool = False,
+    prefix: bool = False,
 ) -> list[SearchHit]:
     filters = filters or SearchFilters()
     conditions: list[tuple[str, list[object]]] = []
@@ -145,7 +156,9 @@ def search_db(
             )
         )
     try:
-        return search_pages(db, matter_id, fts_query(query, any_term=any_term), conditions, HIGHLIGHT, limit)
+        return search_pages(
+            db, matter_id, fts_query(query, any_term=any_term, prefix=prefix), conditions, HIGHLIGHT, limit
+        )
     except SearchFailed as exc:
         raise EvidenceError(f"'{query}' could not be searched ({exc}). Try plain words.") from exc
 

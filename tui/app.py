@@ -36,6 +36,8 @@ from tui.drafting.wiring import drafting_session
 from tui.evidence.screen import EvidenceScreen
 from tui.exhibits.screen import ExhibitsScreen
 from tui.fleet.dashboard import DashboardScreen
+from tui.search.jump import matter_on_show, open_hit
+from tui.search.screen import SearchScreen
 from tui.settings.screen import SettingsScreen
 from tui.settings.ui_settings import load_theme, persist_theme
 from tui.widgets.chambers_screen import follow_config
@@ -159,6 +161,15 @@ class ChambersApp(App[None]):
             "Evidence",
             id="evidence.open",
             tooltip="Evidence: search a matter's pages, read one whole, its documents and provenance audit",
+        ),
+        Binding(
+            "/",
+            "search",
+            "Search",
+            id="search.open",
+            show=False,
+            tooltip="Search the matter's sources, the runs, their flags and the pairs; Enter opens a hit "
+            "in its room (in a text box, / types a slash)",
         ),
         Binding("f1", "help", "Help", id="app.help", tooltip="Show this list of keys"),
         Binding("ctrl+q", "quit", "Quit", id="app.quit", tooltip="Leave chambers"),
@@ -322,6 +333,11 @@ class ChambersApp(App[None]):
             else:
                 self.call_after_refresh(screen.show_run, message.run_id)
 
+    def action_search(self) -> None:
+        """/: the search over every room, in the matter on show; the hit chosen opens in its room."""
+        screen = SearchScreen(self.audit.database_file, matter_on_show(self))
+        self.push_screen(screen, partial(open_hit, self))
+
     def action_help(self) -> None:
         """The keys of the screen on show first, then those of the box with the focus, then the app's."""
         self.push_screen(HelpScreen(help_sections(self)))
@@ -330,6 +346,11 @@ class ChambersApp(App[None]):
         yield from super().get_system_commands(screen)
         yield SystemCommand(
             "Settings", "Which backend each role uses, and the theme (F10)", self.action_settings
+        )
+        yield SystemCommand(
+            "Search matter, runs, flags and pairs",
+            "The matter's sources, the runs, their flags and the pairs; Enter opens a hit in its room (/)",
+            self.action_search,
         )
         yield SystemCommand(
             "Batches",

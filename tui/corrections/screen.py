@@ -89,6 +89,7 @@ class CorrectionsScreen(ChambersScreen):
         self.width_for_stats: int | None = None  # the stats table's width, set when s shows it
         self.config_for_stats: Config | None = None  # read with the width, for the models' one names
         self._requested: PairFilters | None = None  # the filters of the last load asked for
+        self.wanted_pair: int | None = None  # the pair the cursor goes to once listed (a search found it)
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
@@ -174,6 +175,23 @@ class CorrectionsScreen(ChambersScreen):
             f"{len(pairs)} pair{'' if len(pairs) == 1 else 's'}, {excluded} excluded from exports. "
             "e exports, s shows statistics."
         )
+        if pairs and self._move_to_wanted():
+            self.show_selected()
+
+    def select_pair(self, pair_id: int) -> None:
+        """Put the cursor on pair ``pair_id`` (the search from every screen found it), now or once listed."""
+        self.wanted_pair = pair_id
+        if self.pairs and self._move_to_wanted():
+            self.show_selected()
+
+    def _move_to_wanted(self) -> bool:
+        wanted, self.wanted_pair = self.wanted_pair, None
+        row = next((i for i, p in enumerate(self.pairs) if p.id == wanted), None)
+        if wanted is not None and row is None:
+            self.set_status(f"Pair {wanted} is not in the list: its filters leave it out.")
+        if row is not None:
+            self.query_one("#corrections-list", DataTable).move_cursor(row=row)
+        return row is not None
 
     def selected(self) -> StoredPair | None:
         if not self.pairs:

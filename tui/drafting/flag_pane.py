@@ -86,12 +86,18 @@ class FlagPane(DraftingPart):
         if not self.flags:
             self.say("There are no flags.")
             return
-        self.current = (
+        self.jump_to(
             (0 if step > 0 else len(self.flags) - 1)
             if self.current is None
             else (self.current + step) % len(self.flags)
         )
-        flag = self.flags[self.current]
+
+    def jump_to(self, index: int) -> None:
+        """Flag ``index`` of the list is the one jumped to (a search found it, or n and N lead there)."""
+        if not 0 <= index < len(self.flags):
+            return
+        self.current = index
+        flag = self.flags[index]
         # The status first: a longer one takes a row from the draft pane, and the scroll must see that.
         self.say(f"Flag {self.current + 1}/{len(self.flags)}: {flag.label()} (Enter opens it)")
         self.query_one(FlagList).highlighted = self.current

@@ -29,7 +29,7 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Footer, Header, Static, TextArea
-from textual.worker import Worker
+from textual.worker import Worker, get_current_worker
 
 from drafting.events import DraftDelta, PipelineEvent, RunEnded, StageFinished, StageStarted
 from drafting.flags import FlagView
@@ -96,6 +96,7 @@ class DraftingScreen(ChambersScreen):
         self._start_task, self._start_instructions = task, instructions
         self.run_id: int | None = None
         self.run_record: Run | None = None
+        self._flag_wanted: tuple[int, int] | None = None  # (run, flag) to jump to once that run is shown
         self.pickers = RunPickers(self.session, id="ws-pickers")
         self.workspace = DraftWorkspace(self.session, id="ws-workspace")
         self.flag_pane = FlagPane(self.session, lambda: self.workspace.text, id="ws-flag-pane")
@@ -240,19 +241,23 @@ class DraftingScreen(ChambersScreen):
 
     # --- the finished run, handed to the parts ---
 
-    def show_run(self, run_id: int) -> Worker[None]:
-        """Load the run again and show it (once the worker is done); its flags and rows are built off the loop."""
+    def show_run(self, run_id: int, flag: int | None = None) -> Worker[None]:
+        """Load the run again and show it (once the worker is done), at its flag number ``flag`` if given;
+        its flags and rows are built off the loop."""
+        self._flag_wanted = (run_id, flag) if flag is not None else None
         return self._load(run_id, self.workspace.marked.wrapper())
 
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
     def _load(self, run_id: int, wrap: Wrap) -> None:
-        self.app.call_from_thread(self._show_loaded, LoadedRun.prepare(*self.session.load(run_id), wrap=wrap))
+        loaded = LoadedRun.prepare(*self.session.load(run_id), wrap=wrap)
+        if not get_current_worker().is_cancelled:  # a later load (another run asked for) shows its own
+            self.app.call_from_thread(self._show_loaded, loaded)
 
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
     def restore(self) -> None:
         """Reopen what was open: the last run, the attorney's edited text, the cursor, and its flags."""
         loaded = self.session.reopen()
-        if loaded is not None:
+        if loaded is not None and not get_current_worker().is_cancelled:  # a run asked for since wins
             self.app.call_from_thread(self._show_loaded, LoadedRun.prepare(*loaded))
 
     def _show_loaded(self, loaded: LoadedRun) -> None:
@@ -292,6 +297,9 @@ class DraftingScreen(ChambersScreen):
             self.set_status(
                 f"Run {run.id} done: {len(flags)} flags, {blocking} blocking. n/N jump, Enter opens one."
             )
+        wanted, self._flag_wanted = self._flag_wanted, None
+        if wanted is not None and wanted[0] == run.id:
+            self.flag_pane.jump_to(wanted[1])
 
     # --- what the parts tell the screen ---
 

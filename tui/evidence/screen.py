@@ -85,6 +85,7 @@ class EvidenceScreen(ChambersScreen):
         self.hits: list[SearchHit] = []
         self.documents: list[DocumentEntry] = []
         self.words = ""  # the words of the last search, marked on the page that is opened
+        self.wanted_matter: str | None = None  # chosen when the matters are listed (a page found elsewhere)
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
@@ -122,7 +123,7 @@ class EvidenceScreen(ChambersScreen):
         select = self.query_one("#evidence-matter", Select)
         select.set_options((m.name, m.name) for m in matters)
         if matters:
-            select.value = matters[0].name
+            select.value = self.wanted_matter if self.wanted_matter in self.matters else matters[0].name
         else:
             self.set_status(NO_MATTERS)
 
@@ -248,6 +249,7 @@ class EvidenceScreen(ChambersScreen):
         found: str,
         then: Callable[[int | None], None],
         sources: tuple[Path, ...],
+        steps: bool = True,
     ) -> None:
         from evidence.pages import read_page
 
@@ -256,7 +258,7 @@ class EvidenceScreen(ChambersScreen):
             page_heading(view, shown_path(view.path, sources)),
             page_subtitle(view) + found,
             page_body(view, words),
-            steps=True,
+            steps=steps,
         )
         self.app.call_from_thread(self.app.push_screen, screen, then)
 
@@ -272,6 +274,16 @@ class EvidenceScreen(ChambersScreen):
         else:
             results.highlighted = index
             self.set_status("That was the last page found." if step > 0 else "That was the first page found.")
+
+    def read_found(self, matter: str, words: str, page_id: int) -> None:
+        """A page the search from every screen (/) found, read over this screen, with its matter chosen and
+        its words in the box: Enter there lists every page they find."""
+        self.wanted_matter = matter
+        if matter in self.matters:
+            self.query_one("#evidence-matter", Select).value = matter
+        self.query_one("#evidence-query", Input).value = words
+        sources = self.matters[matter].sources if matter in self.matters else ()
+        self.read_page(page_id, words, "", lambda _step: None, sources, steps=False)
 
     # --- audit and ingest ------------------------------------------------------------
 

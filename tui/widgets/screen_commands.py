@@ -59,8 +59,8 @@ class ActionCommands(Provider):
         # The first screen's keys go by the app's name: it is where chambers opens.
         first = screen is app.screen_stack[0]
         where = "chambers" if first else screen.SUB_TITLE or type(screen).__name__.removesuffix("Screen")
-        # The F-key screens are ScreenCommands'; quit and settings are system commands already.
-        skip = {action for action, _ in SCREENS} | {"quit", "settings"}
+        # The F-key screens are ScreenCommands'; quit, settings and search are system commands already.
+        skip = {action for action, _ in SCREENS} | {"quit", "settings", "search"}
         out: list[tuple[str, str, Callable[[], Awaitable[Any]]]] = []
         for owner, prefix in ((screen, where), (app, "chambers")):
             for b in getattr(owner, "BINDINGS", []):
