@@ -156,3 +156,16 @@ async def test_the_palette_lists_the_search(db: Path) -> None:
     async with app.run_test(size=(80, 24)):
         titles = [c.title for c in ChambersApp.get_system_commands(app, app.screen)]
         assert "Search matter, runs, flags and pairs" in titles
+
+
+def test_search_screen_at_80x24(snap_compare: Any, db: Path) -> None:
+    """The search over the drafting screen: a line a hit, every kind within the first screenful."""
+    run_id, _ = planted(db)
+
+    async def search_it(pilot: Any) -> None:
+        drafting = await open_run(pilot, run_id)
+        drafting.query_one("#ws-flags").focus()
+        await searched(pilot, "calder")
+        await pilot.pause()
+
+    assert snap_compare(app_with(CONFIG, db), terminal_size=(80, 24), run_before=search_it)

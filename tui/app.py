@@ -335,6 +335,9 @@ class ChambersApp(App[None]):
 
     def action_search(self) -> None:
         """/: the search over every room, in the matter on show; the hit chosen opens in its room."""
+        if isinstance(self.screen, SearchScreen):  # / from its list (a click took the focus there)
+            self.screen.query_one("#search-query").focus()
+            return
         screen = SearchScreen(self.audit.database_file, matter_on_show(self))
         self.push_screen(screen, partial(open_hit, self))
 

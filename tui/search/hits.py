@@ -18,6 +18,7 @@ from typing import Literal
 from corrections.find import pairs_holding
 from drafting.flags import flags_holding
 from drafting.store import RunStore
+from drafting.tasks import TASKS
 from evidence.errors import EvidenceError
 from evidence.matters import list_matters
 from evidence.search import HIGHLIGHT, search
@@ -55,6 +56,9 @@ def around(text: str, words: Sequence[str], width: int = 90) -> str:
     low = flat.lower()
     at = min((i for i in (low.find(w) for w in words) if i >= 0), default=0)
     start = max(0, at - 20)
+    if start and flat[start - 1] != " ":  # from the start of a word, not the middle of one
+        space = flat.find(" ", start, at)
+        start = space + 1 if space >= 0 else start
     return ("…" if start else "") + flat[start : start + width]
 
 
@@ -87,7 +91,7 @@ def run_hits(database_file: Path, words: Sequence[str]) -> list[Hit]:
     return [
         Hit(
             "Run",
-            f"Run {run.id} {run.task_type}",
+            f"Run {run.id} {_task_title(run.task_type)}",
             around(f"{run.instructions} — {run.draft}", words),
             matter=run.matter,
             run_id=run.id,
@@ -114,7 +118,7 @@ def pair_hits(database_file: Path, words: Sequence[str]) -> list[Hit]:
     return [
         Hit(
             "Pair",
-            f"Pair {pair.id} {pair.task_type}",
+            f"Pair {pair.id} {_task_title(pair.task_type)}",
             around(f"{pair.final} — {pair.instructions}", words),
             matter=pair.matter,
             pair_id=pair.id,
@@ -136,6 +140,11 @@ def search_all(database_file: Path, text: str, matter: str | None) -> list[Hit]:
         pair_hits(database_file, words),
     ]
     return _in_turns(kinds)
+
+
+def _task_title(name: str) -> str:
+    known = TASKS.get(name)
+    return known.title if known is not None else name
 
 
 def _in_turns(lists: Iterable[list[Hit]]) -> list[Hit]:
