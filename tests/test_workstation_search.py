@@ -23,6 +23,7 @@ from tui.evidence.screen import EvidenceScreen
 from tui.search.hits import Hit, search_all
 from tui.search.screen import SearchScreen
 from tui.widgets.evidence_views import ReadingScreen
+from tui.widgets.screens import HelpScreen
 from workspace.config import Config, Policy
 
 CONFIG = Config(file="c.toml", policy=Policy(), boards=(), backends=(make_backend("http://127.0.0.1:9"),))
@@ -149,6 +150,9 @@ async def test_a_slash_typed_in_the_draft_editor_is_a_slash(db: Path) -> None:
         await pilot.press("slash", "x")
         assert not isinstance(app.screen, SearchScreen)
         assert editor.text.count("/x") == before.count("/x") + 1
+        await pilot.press("f1")  # over a dialog the search does not open: its room is under it
+        await pilot.press("slash")
+        assert isinstance(app.screen, HelpScreen)
 
 
 async def test_the_palette_lists_the_search(db: Path) -> None:

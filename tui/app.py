@@ -20,7 +20,7 @@ from textual import on
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.reactive import var
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 from textual.timer import Timer
 from textual.widgets import Select
 from textual.worker import Worker, WorkerState
@@ -337,6 +337,9 @@ class ChambersApp(App[None]):
         """/: the search over every room, in the matter on show; the hit chosen opens in its room."""
         if isinstance(self.screen, SearchScreen):  # / from its list (a click took the focus there)
             self.screen.query_one("#search-query").focus()
+            return
+        if isinstance(self.screen, ModalScreen):  # its room is under it: a hit there would open it twice
+            self.notify("Close this dialog first (Esc): the search opens from a room's screen.")
             return
         screen = SearchScreen(self.audit.database_file, matter_on_show(self))
         self.push_screen(screen, partial(open_hit, self))
