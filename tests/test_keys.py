@@ -84,3 +84,24 @@ def test_no_mouse_from_the_flag_or_the_config(
     monkeypatch.setattr(ChambersApp, "run", lambda self, **kw: seen.update(kw))
     assert main(argv) == exit_codes.CLEAN
     assert seen["mouse"] is expected
+
+
+async def test_f1_writes_a_remapped_key_his_way_in_the_words_too(isolated_home: Path) -> None:
+    from tui.widgets.help_keys import shown
+
+    assert [shown(k) for k in ("ctrl+t", "f7", "ctrl+shift+end", "N")] == [
+        "Ctrl+T",
+        "F7",
+        "Ctrl+Shift+End",
+        "N",
+    ]
+    config = remapped({"drafting.edit": "ctrl+w"})
+    app = create_app(config, isolated_home / "chambers.sqlite3", start_on_dashboard=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f4", "f1")
+        assert isinstance(app.screen, HelpScreen)
+        rows = dict(app.screen.rows)
+        assert "ctrl+t" not in rows, rows
+        assert rows["ctrl+w"].endswith("Ctrl+W again shows it marked with its flags"), rows["ctrl+w"]
+        assert not any("Ctrl+T" in text for text in rows.values())
+        assert "Ctrl+Z undoes" in rows["ctrl+w"]  # another key's name is left as it is

@@ -39,3 +39,6 @@ async def test_a_cancelled_run_reopened_after_a_restart_shows_its_partial_draft(
         text = app.export_screenshot()
         assert "Dear" in text and "Calder" in text, "the reopened run's partial draft is not on screen"
         assert "Paragraph&#160;39" not in text, "the partial draft is not shown from its start"
+        assert "was stopped before it finished: the partial draft is kept" in str(
+            screen.query_one("#ws-status").render()
+        )

@@ -69,7 +69,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()  # inside the try: a closed pipe must be met here, not at interpreter exit
         return code
     except ChambersError as exc:
-        print(f"chambers: {exc.title}\n{exc.message}", file=sys.stderr)
+        from tui.cli.error_text import error_text
+
+        print(error_text(exc, sys.stderr), file=sys.stderr)
         return exit_codes.for_error(exc)
     except KeyboardInterrupt:
         return exit_codes.INTERRUPTED

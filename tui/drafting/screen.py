@@ -292,6 +292,11 @@ class DraftingScreen(ChambersScreen):
             )
         elif run.status == "stopped":
             self.set_status("The gate found no basis. Ctrl+O goes on anyway with a written reason.")
+        elif run.status in ("cancelled", "interrupted"):  # Ctrl+X, or the app closed while it wrote
+            self.set_status(
+                f"Run {run.id} was stopped before it finished: the partial draft is kept and shown. "
+                "Ctrl+T edits it, Ctrl+G drafts anew."
+            )
         elif run.status == "completed":
             blocking = sum(f.blocking for f in flags)
             self.set_status(
