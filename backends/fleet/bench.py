@@ -30,6 +30,10 @@ from workspace.config import Backend, Policy, Sampling
 DEFAULT_LENGTHS = (500, 4000, 16000)
 CONTEXT_MARGIN = 96  # chat template and the answer's first tokens
 IDLE_TIMEOUT_S = 180.0  # an abandoned long prompt on a slow server can take minutes to read
+# llama-server looks for a client that went away only after a second in which no task's answer came (a
+# /slots answer counts): polled faster than that, the server would never notice the abandoned request
+# this waits on, and would read its prompt to the end.
+IDLE_POLL_S = 2.5
 UNKNOWN_CTX = 4096  # Ollama's usual default; a longer prompt would be silently truncated
 
 
@@ -179,7 +183,7 @@ class Bench:
         self,
         *,
         timeout_s: float = IDLE_TIMEOUT_S,
-        poll_s: float = 0.5,
+        poll_s: float = IDLE_POLL_S,
         on_wait: Callable[[int], None] | None = None,
     ) -> float:
         """Wait until the server decodes nothing (where it says: llama-server's ``/slots``); returns the
