@@ -13,11 +13,18 @@ from workspace.paths import Paths
 
 def register(sub: Any) -> None:
     experts = sub.add_parser("experts", help="measure which MoE experts his own text wakes (llama-imatrix)")
-    experts.add_argument("profile", help="a profile's name or a GGUF file")
+    experts.add_argument("profile", nargs="?", help="a profile's name or a GGUF file")
     experts.add_argument(
         "--corpus", default="finals", help="'finals' (his accepted corrections) or a text FILE"
     )
     experts.add_argument("--json", action="store_true", help="print the result as JSON")
+    experts.add_argument(
+        "--place",
+        metavar="PROFILE",
+        help="turn the ranking into -ot rules: the most-used expert tensors on the GPUs, the rest on the CPU",
+    )
+    experts.add_argument("--vram-gib", type=float, help="with --place: the GPU memory the weights may take")
+    experts.add_argument("--to", metavar="NAME", help="with --place: the new profile's name (PROFILE-placed)")
     experts.set_defaults(handler=cmd_experts)
     requant = sub.add_parser(
         "requant", help="requantize an MoE model along his routed traffic, within a budget"
@@ -111,6 +118,14 @@ def cmd_experts(args: argparse.Namespace, paths: Paths) -> int:
 
     from backends.fleet.experts import format_report
 
+    if args.place:
+        from tui.cli.fleet_place import cmd_place
+
+        return cmd_place(args, paths)
+    if not args.profile:
+        from backends.fleet.imatrix import ExpertsError
+
+        raise ExpertsError("Name the model: chambers experts PROFILE (a profile's name or a GGUF file).")
     started = time.perf_counter()
     model = _model(paths, args.profile)
     run, report, corpus_name = _measure(paths, model, args.corpus)

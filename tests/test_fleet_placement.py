@@ -1,0 +1,151 @@
+"""``chambers experts --place``: his expert ranking as ``-ot`` rules, within a VRAM budget, on the real tools.
+
+The tiny MoE (``backends/fleet/tiny_moe.py``) is measured by the real llama-imatrix; the rules are
+given to the real llama-server (a CPU build here, so the GPUs' side is the default placement and
+the rules' buffer type is ``CPU``, the name every build has), whose loader log says which tensors
+each rule moved; and ``bench --sweep`` runs the rules against ``--cpu-moe`` and ``--n-cpu-moe K``.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+import httpx
+import numpy as np
+import pytest
+from gguf import GGUFReader
+
+from backends.fleet.imatrix import read_imatrix, run_imatrix
+from backends.fleet.placement import PlacementError, layers_for_budget, make_placement
+from backends.fleet.sweep import parse_vary
+from backends.fleet.tiny_moe import ensure_tiny_moe
+from backends.local_server import TEST_SERVER_ARGS, LlamaServerProcess, ensure_llama_tool
+from tests.test_fleet_experts import CORPUS, MIB
+from tui.cli.main import main
+
+_EXPS = re.compile(r"^blk\.(\d+)\.ffn_(gate|up|down)_exps\.weight$")
+
+
+@pytest.fixture(scope="module")
+def tiny_moe() -> Path:
+    return ensure_tiny_moe(print)
+
+
+@pytest.fixture(scope="module")
+def imatrix_file(tiny_moe: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    tool = ensure_llama_tool("llama-imatrix", print)
+    return run_imatrix(tool, tiny_moe, CORPUS, "his letters", tmp_path_factory.mktemp("imatrix")).imatrix.path
+
+
+def _independent_calls(imatrix_file: Path) -> dict[str, float]:
+    """Routed calls per expert tensor, summed straight from the imatrix GGUF's ``.counts`` tensors."""
+    tensors = {t.name: np.asarray(t.data).reshape(-1) for t in GGUFReader(str(imatrix_file)).tensors}
+    return {
+        k.removesuffix(".counts"): float(v.sum())
+        for k, v in tensors.items()
+        if "_exps" in k and k.endswith(".counts")
+    }
+
+
+def test_placement_keeps_the_busiest_expert_tensors_and_never_exceeds_the_budget(
+    tiny_moe: Path, imatrix_file: Path
+) -> None:
+    imatrix = read_imatrix(imatrix_file)
+    calls = _independent_calls(imatrix_file)
+    names = [t.name for t in GGUFReader(str(tiny_moe)).tensors]
+    experts = [n for n in names if _EXPS.match(n)]
+    assert len(experts) == 9 and len(set(calls[n] for n in experts)) > 1  # 3 layers x gate/up/down
+    whole = tiny_moe.stat().st_size
+    dense = make_placement(tiny_moe, imatrix, whole).dense
+    with pytest.raises(PlacementError, match=r"non-expert tensors of .* alone take"):
+        make_placement(tiny_moe, imatrix, dense - 1)
+    previous_traffic = -1.0
+    for budget in np.linspace(dense, whole, 11).astype(int):
+        p = make_placement(tiny_moe, imatrix, int(budget))
+        assert p.gpu_bytes <= budget
+        kept = {t.name for t in p.tensors if t.on_gpu}
+        cpu = [t for t in p.tensors if not t.on_gpu]
+        # Higher traffic first: no tensor left on the CPU carries more routed calls than one kept, unless
+        # it is the larger of the two (and so did not fit where the smaller one did).
+        for c in cpu:
+            for g in (t for t in p.tensors if t.on_gpu):
+                assert calls[c.name] <= calls[g.name] or c.size > g.size
+            assert p.gpu_bytes + c.size > budget  # a CPU tensor is there because it did not fit
+        assert p.gpu_traffic() >= previous_traffic
+        previous_traffic = p.gpu_traffic()
+        # The rules send exactly the CPU's tensors there (Python's re agrees with std::regex on these).
+        patterns = [rule.removesuffix("=CPU") for rule in p.rules()]
+        assert all("," not in rule for rule in p.rules())  # llama.cpp splits -ot's value at commas
+        moved = {n for n in names if any(re.search(pat, n) for pat in patterns)}
+        assert moved == {t.name for t in cpu} and not moved & kept
+    assert make_placement(tiny_moe, imatrix, whole).rules() == ()  # it all fits: no rules
+    assert layers_for_budget(make_placement(tiny_moe, imatrix, dense)) == 3
+
+
+def test_llama_server_accepts_the_rules_and_moves_exactly_those_tensors(
+    tiny_moe: Path, imatrix_file: Path, llama_server_binary: Path, tmp_path: Path
+) -> None:
+    imatrix = read_imatrix(imatrix_file)
+    whole = make_placement(tiny_moe, imatrix, tiny_moe.stat().st_size)
+    p = make_placement(tiny_moe, imatrix, whole.dense + int(4.5 * max(t.size for t in whole.tensors)))
+    cpu = {t.name for t in p.tensors if not t.on_gpu}
+    assert cpu and len(cpu) < 9
+    args = [*TEST_SERVER_ARGS, "-lv", "5"]
+    for rule in p.rules():
+        args += ["-ot", rule]
+    log = tmp_path / "server.log"
+    with LlamaServerProcess(
+        llama_server_binary, tiny_moe, extra_args=args, alias="tiny", log_file=log
+    ) as server:
+        reply = httpx.post(
+            f"{server.url}/completion", json={"prompt": "The court", "n_predict": 4}, timeout=120
+        )
+        assert reply.status_code == 200 and reply.json()["tokens_predicted"] >= 1
+    overridden = set(
+        re.findall(r"tensor (\S+) \(.*\) buffer type overridden to CPU", log.read_text(errors="replace"))
+    )
+    assert overridden == cpu
+
+
+def test_place_writes_a_commented_profile_and_sweeps_it_against_llama_cpps_own_flags(
+    tiny_moe: Path, isolated_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    corpus = tmp_path / "his-letters.txt"
+    corpus.write_text(CORPUS, encoding="utf-8")
+    isolated_home.mkdir(parents=True, exist_ok=True)
+    config_file = isolated_home / "config.toml"
+    original = (
+        f'[[profiles]]\nname = "tiny"\nmodel = "{tiny_moe}"\nport = 8391\nn_cpu_moe = 1\nctx_size = 512\n'
+    )
+    config_file.write_text(original, encoding="utf-8")
+    vram = (tiny_moe.stat().st_size - 2 * MIB) / (1 << 30)
+    args = ["experts", "--place", "tiny", "--vram-gib", str(vram), "--corpus", str(corpus)]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    rules = [line.strip() for line in out.split("-ot rules:\n", 1)[1].splitlines() if line.startswith("  ^")]
+    assert rules and "added a commented [[profiles]] entry 'tiny-placed'" in out
+    text = config_file.read_text(encoding="utf-8")
+    assert text.startswith(original)
+    block = text.split("# [[profiles]]\n", 1)[1]
+    placed = tomllib.loads("\n".join(line.removeprefix("# ") for line in block.splitlines()))
+    assert placed["name"] == "tiny-placed"
+    assert (
+        placed["override_tensor"] == rules and "n_cpu_moe" not in placed and placed["model"] == str(tiny_moe)
+    )
+    # A second --place reuses the imatrix measured by the first (same model file, same corpus text).
+    assert main([*args, "--to", "tiny-again"]) == 0
+    assert "using the imatrix measured before" in capsys.readouterr().err
+
+    variants = isolated_home / "data" / "experts" / "tiny-placed.offload.txt"
+    _, values, labels = parse_vary(f"offload=@{variants}")
+    assert labels == ["offload=ot#1", "offload=cpu-moe", f"offload=n-cpu-moe:{values[2]['n_cpu_moe']}"]
+    assert (
+        values[0]["override_tensor"] == tuple(rules) and values[1]["cpu_moe"] and values[2]["n_cpu_moe"] >= 1
+    )
+    sweep = ["bench", "--sweep", "tiny", "--vary", f"offload=@{variants}", "--lengths", "48"]
+    assert main([*sweep, "--runs", "1", "--warmup", "0", "--max-tokens", "4", "--floor", "0"]) == 0
+    out = capsys.readouterr().out
+    for label in labels:
+        assert label in out
