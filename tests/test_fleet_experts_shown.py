@@ -84,17 +84,22 @@ def test_board_detail_and_bench_show_the_stored_experts_and_requant(
         return math.exp(-float((p * np.log(p)).sum()))
 
     by_concentration = sorted(range(3), key=lambda n: (effective(layers[n]), n))
-    concentrated = ", ".join(f"{n} ({effective(layers[n]):.1f} of 8)" for n in by_concentration)
+    first, *rest = by_concentration
+    concentrated = ", ".join(
+        [f"{first} ({effective(layers[first]):.1f}/8 effective)"]
+        + [f"{n} ({effective(layers[n]):.1f})" for n in rest]
+    )
     never = int((np.concatenate(layers) == 0).sum())
     before, after = (proof[s]["agreement"]["same_top1_pct"] for s in ("before", "after"))
     top1 = f"{'same top-1 %':<22} {before:>14.2f} -> {after:.2f}"
     expected = [
         f"Model {tiny_moe.name}",
-        f"the top 10/25/40% take {shares}% of routed calls",
-        f"most concentrated layers (effective experts): {concentrated}",
+        f"top 10/25/40% of experts take {shares}% of routed calls",
+        f"most concentrated layers: {concentrated}",
         f"never woken by his text: {never} of 24 experts",
-        f"requant {tiny_moe.name} -> tiny-shown.gguf",
-        f"before: {tiny_moe.stem}.all-Q4_0.gguf   after: tiny-shown.gguf",
+        f"requant of {tiny_moe.name}, ",
+        f"before: {tiny_moe.stem}.all-Q4_0.gguf",
+        "after:  tiny-shown.gguf (agreement with the source)",
         top1,
     ]
 
@@ -120,4 +125,4 @@ def test_board_detail_and_bench_show_the_stored_experts_and_requant(
         write_config(isolated_home, make_backend(server.url, name="tiny", board="pair-01"))
         assert main(["bench", "--lengths", "48", "--runs", "1", "--warmup", "0", "--max-tokens", "4"]) == 0
     out = capsys.readouterr().out
-    assert "tiny-shown:" in out and f"requant {tiny_moe.name} -> tiny-shown.gguf" in out and top1 in out
+    assert "tiny-shown:" in out and f"requant of {tiny_moe.name}" in out and top1 in out

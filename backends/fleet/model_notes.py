@@ -12,7 +12,7 @@ from typing import TypeVar
 
 from backends.fleet.experts import experts_report
 from backends.fleet.requant_plan import GIB
-from backends.fleet.requant_proof import format_proof, sides_from_stored
+from backends.fleet.requant_proof import proof_rows, sides_from_stored
 from backends.fleet.store import StoredExperts, StoredRequant
 
 T = TypeVar("T")
@@ -31,29 +31,39 @@ def experts_lines(stored: StoredExperts) -> list[str]:
     curve = stored.curve or report.curve
     tops = "/".join(f"{f * 100:.0f}" for f, _, _ in curve)
     shares = "/".join(f"{s * 100:.1f}" for _, _, s in curve)
+    per_layer = len(report.layers[0].counts) if report.layers else 0
+    first, *rest = report.most_concentrated()
     layers = ", ".join(
-        f"{layer.layer} ({layer.effective_experts:.1f} of {len(layer.counts)})"
-        for layer in report.most_concentrated()
+        [f"{first.layer} ({first.effective_experts:.1f}/{per_layer} effective)"]
+        + [f"{x.layer} ({x.effective_experts:.1f})" for x in rest]
     )
     return [
-        f"experts on {Path(stored.corpus).name}, {stored.measured_at[:10]}: "
-        f"the top {tops}% take {shares}% of routed calls",
-        f"most concentrated layers (effective experts): {layers}",
+        f"experts measured on {Path(stored.corpus).name}, {stored.measured_at[:10]}:",
+        f"top {tops}% of experts take {shares}% of routed calls",
+        f"most concentrated layers: {layers}",
         f"never woken by his text: {stored.never_woken} of {report.n_experts} experts",
     ]
 
 
 def requant_lines(stored: StoredRequant) -> list[str]:
     lines = [
-        f"requant {Path(stored.source_file).name} -> {Path(stored.output_file).name} "
-        f"({stored.made_at[:10]}): {stored.hot_tensors} of {stored.tensors} tensors {stored.hot_type}, "
-        f"the rest {stored.cold_type}; {stored.planned_bytes / GIB:.4f} of {stored.budget_bytes / GIB:.4f} GiB"
+        f"requant of {Path(stored.source_file).name}, {stored.made_at[:10]}:",
+        f"{stored.hot_tensors} of {stored.tensors} tensors {stored.hot_type}, the rest {stored.cold_type}: "
+        f"{stored.planned_bytes / GIB:.4f} of {stored.budget_bytes / GIB:.4f} GiB",
     ]
     if stored.proof is None:
-        lines.append("  no before/after proof stored (it ran with --no-proof)")
-    else:
-        lines += ["  " + line for line in format_proof(*sides_from_stored(stored.proof)).splitlines()]
-    return lines
+        return [
+            *lines,
+            f"wrote {Path(stored.output_file).name}; no before/after proof (it ran with --no-proof)",
+        ]
+    before, after = sides_from_stored(stored.proof)
+    reference = Path(before.agreement.reference)
+    against = "the source" if str(reference) == stored.source_file else reference.name
+    lines += [
+        f"before: {Path(before.path).name}",
+        f"after:  {Path(after.path).name} (agreement with {against})",
+    ]
+    return lines + ["  " + row for row in proof_rows(before, after)]
 
 
 def model_notes(

@@ -6,10 +6,18 @@ match wins, and the flag's value is split at commas, so no pattern here contains
 CPU's buffer type in every build (a CUDA build adds ``CUDA0``, ``CUDA1``, ...).
 
 Every tensor that is not an expert tensor stays on the GPUs: attention, embeddings, norms and the
-routers serve every token. Expert tensors (``blk.N.ffn_{gate,up,down}_exps.weight``, one per layer
-and kind, all of a layer's experts in it) are kept on the GPUs in order of the routed calls his text
-sends them, then of their activation energy, while they fit the VRAM budget; the rest get rules. The
-budget counts weights only: the KV cache and compute buffers need room of their own.
+routers serve every token. An expert tensor (``blk.N.ffn_{gate,up,down}_exps.weight``) holds all of
+a layer's experts, and every token is routed to the same number of them in every layer, so at this
+granularity the routed calls cannot tell tensors apart. What his routing does tell apart is how much
+of a tensor his text reads: a layer whose tokens go to two of its eight experts reads a quarter of its
+weights, and a batch of his text touches few of them, which the CPU serves from its caches; a layer
+that spreads his tokens over all eight reads all of them. So tensors are kept on the GPUs in order
+of the effective experts of their layer's routing (exp of its entropy), then of their activation
+energy, while they fit the VRAM budget; the rest get rules. The budget counts weights only: the KV
+cache and compute buffers need room of their own.
+
+The line, as for requant: a llama.cpp that splits expert tensors could keep single experts, the
+busiest first, in the same room; ``expert_coverage`` says what share of routed calls those would be.
 """
 
 from __future__ import annotations
@@ -18,6 +26,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from backends.fleet.experts import LayerRouting, ranked_experts
 from backends.fleet.gguf_tensors import TensorInfo, read_tensor_table
 from backends.fleet.imatrix import ExpertsError, Imatrix
 from backends.fleet.requant_plan import GIB
@@ -36,7 +45,8 @@ class PlacedTensor:
     layer: int
     kind: str  # gate, up or down
     size: int
-    calls_share: float  # share of the routed calls over all expert tensors
+    effective: float  # effective experts of its layer's routing (exp of the entropy), of n_experts
+    n_experts: int
     on_gpu: bool
 
 
@@ -55,9 +65,11 @@ class Placement:
     def cpu_bytes(self) -> int:
         return sum(t.size for t in self.tensors if not t.on_gpu)
 
-    def gpu_traffic(self) -> float:
-        total = sum(t.calls_share for t in self.tensors)
-        return sum(t.calls_share for t in self.tensors if t.on_gpu) / total if total else 0.0
+    def gpu_read_share(self) -> float:
+        """Share of the expert weights his routing reads (tensor bytes x effective/n) that sit on the GPUs."""
+        read = {t.name: t.size * t.effective / t.n_experts for t in self.tensors}
+        total = sum(read.values())
+        return sum(read[t.name] for t in self.tensors if t.on_gpu) / total if total else 0.0
 
     def rules(self) -> tuple[str, ...]:
         """The ``-ot`` rules sending the CPU's tensors there: layers that send the same kinds share one."""
@@ -110,27 +122,47 @@ def make_placement(model: Path, imatrix: Imatrix, budget: int) -> Placement:
             f"{budget / GIB:.4f} GiB given with --vram-gib. Give the weights more room, or keep layers on "
             "the CPU with n_gpu_layers."
         )
-    stats = imatrix.tensors
-    total = sum(stats[t.name].calls for t, _ in found if t.name in stats) or 1.0
+    routing = {n: LayerRouting(n, c) for n, c in imatrix.expert_counts().items()}
 
-    def used(item: tuple[TensorInfo, re.Match[str]]) -> tuple[float, float, int, str]:
+    def order(item: tuple[TensorInfo, re.Match[str]]) -> tuple[float, float, int, str]:
         t, m = item
-        s = stats.get(t.name)
-        return (-(s.calls if s else 0.0), -(s.mass if s else 0.0), int(m.group(1)), t.name)
+        layer, s = routing.get(int(m.group(1))), imatrix.tensors.get(t.name)
+        return (
+            -(layer.effective_experts if layer else 0.0),
+            -(s.mass if s else 0.0),
+            int(m.group(1)),
+            t.name,
+        )
 
     room = budget - dense
     placed = []
-    for t, m in sorted(found, key=used):
+    for t, m in sorted(found, key=order):
         keep = t.n_bytes <= room
         room -= t.n_bytes if keep else 0
-        share = stats[t.name].calls / total if t.name in stats else 0.0
-        placed.append(PlacedTensor(t.name, int(m.group(1)), m.group(2), t.n_bytes, share, keep))
+        layer = routing.get(int(m.group(1)))
+        effective, n = (layer.effective_experts, len(layer.counts)) if layer else (0.0, t.shape[-1])
+        placed.append(PlacedTensor(t.name, int(m.group(1)), m.group(2), t.n_bytes, effective, n, keep))
     return Placement(model, budget, dense, tuple(placed))
 
 
-def format_placement(p: Placement) -> str:
+def expert_coverage(p: Placement, imatrix: Imatrix) -> tuple[int, int, float]:
+    """What a split-tensor llama.cpp could keep in the same room: (experts kept, experts, share of calls)."""
+    per_expert: dict[int, int] = {}
+    for t in p.tensors:  # one expert of a layer: its slice of the layer's gate, up and down tensors
+        per_expert[t.layer] = per_expert.get(t.layer, 0) + t.size // t.n_experts
+    ranked = ranked_experts(tuple(LayerRouting(n, c) for n, c in sorted(imatrix.expert_counts().items())))
+    room, kept, calls = p.budget - p.dense, 0, 0.0
+    for layer, _, c in ranked:
+        if per_expert.get(layer, 0) <= room:
+            room -= per_expert.get(layer, 0)
+            kept, calls = kept + 1, calls + c
+    total = sum(c for _, _, c in ranked)
+    return kept, len(ranked), calls / total if total else 0.0
+
+
+def format_placement(p: Placement, imatrix: Imatrix) -> str:
     on_gpu = [t for t in p.tensors if t.on_gpu]
-    head = f"{'expert tensor':<28} {'MiB':>9} {'routed':>7}  where"
+    head = f"{'expert tensor':<28} {'MiB':>9} {'effective':>9}  where"
     rows = [
         f"{p.model.name} in {p.budget / GIB:.4f} GiB of VRAM (weights only; the KV cache and compute buffers "
         "need room of their own)",
@@ -138,14 +170,19 @@ def format_placement(p: Placement) -> str:
         "-" * len(head),
     ]
     rows += [
-        f"{t.name[:28]:<28} {t.size / (1 << 20):>9.3f} {t.calls_share * 100:>6.1f}%  {'GPU' if t.on_gpu else 'CPU'}"
+        f"{t.name[:28]:<28} {t.size / (1 << 20):>9.3f} {f'{t.effective:.1f}/{t.n_experts}':>9}  "
+        f"{'GPU' if t.on_gpu else 'CPU'}"
         for t in p.tensors
     ]
-    rows.append(
+    kept, total, share = expert_coverage(p, imatrix)
+    rows += [
         f"on the GPUs: the non-expert tensors ({p.dense / GIB:.4f} GiB) and {len(on_gpu)} of {len(p.tensors)} "
-        f"expert tensors, {p.gpu_bytes / GIB:.4f} GiB in all, serving {p.gpu_traffic() * 100:.1f}% of routed "
-        f"calls; on the CPU: {p.cpu_bytes / GIB:.4f} GiB"
-    )
+        f"expert tensors, {p.gpu_bytes / GIB:.4f} GiB in all, holding {p.gpu_read_share() * 100:.1f}% of the "
+        f"expert weights his routing reads; on the CPU: {p.cpu_bytes / GIB:.4f} GiB",
+        f"the line: every token takes the same number of experts in every layer, so whole tensors share his "
+        f"routed calls evenly; a llama.cpp that splits expert tensors could keep his {kept} busiest of {total} "
+        f"experts on the GPUs in this room, serving {share * 100:.1f}% of his routed calls there.",
+    ]
     rules = p.rules()
     rows.append("-ot rules:" if rules else "the whole model fits: no -ot rules are needed")
     rows += [f"  {rule}" for rule in rules]

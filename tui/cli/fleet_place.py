@@ -12,7 +12,7 @@ import argparse
 import hashlib
 from pathlib import Path
 
-from tui.cli.fleet_experts import _corpus, _measure, _model, _say
+from tui.cli.experts_inputs import corpus_text, measure, model_path, say
 from workspace.paths import Paths, write_atomically
 
 
@@ -23,7 +23,7 @@ def _kept_imatrix(paths: Paths, model: Path, corpus: str) -> Path | None:
     stored = experts_by_model_file(paths.database_file).get(model.name)
     if stored is None or stored.model_file != str(model) or not Path(stored.imatrix_file).is_file():
         return None
-    text, _ = _corpus(paths, corpus)
+    text, _ = corpus_text(paths, corpus)
     same = stored.corpus_sha256 == hashlib.sha256(text.encode("utf-8")).hexdigest()
     return Path(stored.imatrix_file) if same else None
 
@@ -43,15 +43,15 @@ def cmd_place(args: argparse.Namespace, paths: Paths) -> int:
         raise PlacementError(
             "--place needs --vram-gib N: the GPU memory the board gives the model's weights, in GiB (e.g. 80)."
         )
-    model = _model(paths, args.place)
+    model = model_path(paths, args.place)
     kept = _kept_imatrix(paths, model, args.corpus)
     if kept is not None:
-        _say(f"using the imatrix measured before: {kept}")
+        say(f"using the imatrix measured before: {kept}")
         imatrix = read_imatrix(kept)
     else:
-        imatrix = _measure(paths, model, args.corpus)[0].imatrix
+        imatrix = measure(paths, model, args.corpus)[0].imatrix
     placement = make_placement(model, imatrix, int(args.vram_gib * GIB))
-    print(format_placement(placement))
+    print(format_placement(placement, imatrix))
     name = args.to or f"{model.stem if args.place.endswith('.gguf') else args.place}-placed"
     variants = paths.data_dir / "experts" / f"{name}.offload.txt"
     variants.parent.mkdir(parents=True, exist_ok=True)
@@ -63,7 +63,7 @@ def cmd_place(args: argparse.Namespace, paths: Paths) -> int:
 
         note = (
             f"chambers experts --place {datetime.now(UTC).date()}: {args.place} in {args.vram_gib:g} GiB of VRAM, "
-            f"the experts serving {placement.gpu_traffic() * 100:.1f}% of his routed calls on the GPUs"
+            f"{placement.gpu_read_share() * 100:.1f}% of the expert weights his routing reads kept on the GPUs"
         )
         listed = "[" + ", ".join(f"'{rule}'" for rule in rules) + "]"  # literal strings: no escapes
         settings = {"override_tensor": listed, "cpu_moe": None, "n_cpu_moe": None}
