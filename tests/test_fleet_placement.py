@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 from gguf import GGUFReader
 
+from backends.fleet.gguf_tensors import GGUFTableError, read_layout
 from backends.fleet.imatrix import read_imatrix, run_imatrix
 from backends.fleet.placement import PlacementError, layers_for_budget, make_placement
 from backends.fleet.sweep import parse_vary
@@ -150,3 +151,27 @@ def test_place_writes_a_commented_profile_and_sweeps_it_against_llama_cpps_own_f
     out = capsys.readouterr().out
     for label in labels:
         assert label in out
+
+
+def test_the_tensor_table_and_imatrix_read_here_match_gguf_py(
+    tiny_moe: Path, imatrix_file: Path, demo_model: Path, tmp_path: Path
+) -> None:
+    """The mapped-file readers the plan and placement use, against gguf-py's own reader of the same files."""
+    for path in (tiny_moe, imatrix_file, demo_model):
+        ours = [(t.name, t.shape, t.type_name, t.n_bytes, t.offset) for t in read_layout(path).tensors]
+        theirs = [
+            (t.name, tuple(int(d) for d in t.shape), t.tensor_type.name, int(t.n_bytes), int(t.data_offset))
+            for t in GGUFReader(str(path)).tensors
+        ]
+        assert ours == theirs
+    reader = GGUFReader(str(imatrix_file))
+    data = {t.name: np.asarray(t.data).reshape(-1) for t in reader.tensors}
+    imatrix = read_imatrix(imatrix_file)
+    assert imatrix.chunks == int(reader.get_field("imatrix.chunk_count").contents())  # type: ignore[union-attr]
+    for name, stats in imatrix.tensors.items():
+        assert stats.counts == tuple(float(c) for c in data[f"{name}.counts"])
+        assert math.isclose(stats.mass, float(data[f"{name}.in_sum2"].astype(np.float64).sum()), rel_tol=1e-5)
+    cut = tmp_path / "cut.gguf"
+    cut.write_bytes(tiny_moe.read_bytes()[:5000])  # ends inside the vocabulary
+    with pytest.raises(GGUFTableError, match="cannot be read as a GGUF model"):
+        read_layout(cut)
