@@ -51,3 +51,28 @@ def test_dashboard_with_a_lora_adapter(snap_compare: Any, isolated_home: Path) -
         replace(config, backends=backends), isolated_home / "db.sqlite3", start_on_dashboard=True
     )
     assert snap_compare(app, terminal_size=(120, 40), run_before=ready)
+
+
+def test_board_detail_with_a_measured_model_80x24(snap_compare: Any, isolated_home: Path) -> None:
+    """pair-01's profile serves the tiny MoE that a real run measured and requantized (the stored rows
+    of tests/support/measured_tiny_moe.py): the detail, scrolled to its end, shows them."""
+    from dataclasses import replace
+
+    from tests.support.measured_tiny_moe import SOURCE, seed_measured
+
+    database = isolated_home / "db.sqlite3"
+    seed_measured(database)
+    profile = {"name": "tiny", "model": SOURCE, "board": "pair-01"}
+    app = create_app(replace(mission_config(), profiles=(profile,)), database, start_on_dashboard=True)
+
+    async def open_detail(pilot: Any) -> None:
+        await ready(pilot)
+        screen = pilot.app.screen
+        for worker in [w for w in screen.workers if w.group == "fleet-bench"]:
+            await worker.wait()
+        await pilot.press("enter")
+        await pilot.pause()
+        pilot.app.screen.query_one("#detail-scroll").scroll_end(animate=False)
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=open_detail)

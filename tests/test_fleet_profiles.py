@@ -276,7 +276,40 @@ def test_sweep_plans_every_combination_on_free_ports(tmp_path: Path) -> None:
     assert labels == ["ot=#1", "ot=#2"]
 
 
-@pytest.mark.parametrize("spec", ["n-cpu-moe", "bogus=1", "np=x", "fa=maybe", "ot=@/nonexistent/file", "c="])
+def test_the_offload_axis_compares_ways_of_keeping_experts_on_the_cpu(tmp_path: Path) -> None:
+    config = load_config(
+        config_with(tmp_path, '[[profiles]]\nname = "w"\nmodel = "/m/x.gguf"\nport = 8090\nn_cpu_moe = 4\n')
+    )
+    plan = variants(profile_named(config, "w"), ["offload=gpu,cpu-moe,n-cpu-moe:2,ot:a_exps=CPU b_exps=CPU"])
+    assert [v.label for v in plan] == [
+        "offload=gpu",
+        "offload=cpu-moe",
+        "offload=n-cpu-moe:2",
+        "offload=ot#4",
+    ]
+    got = [(v.profile.override_tensor, v.profile.cpu_moe, v.profile.n_cpu_moe) for v in plan]
+    assert got == [
+        ((), False, None),
+        ((), True, None),
+        ((), False, 2),
+        (("a_exps=CPU", "b_exps=CPU"), False, None),
+    ]
+    assert "--n-cpu-moe" not in command(plan[3].profile, "llama-server")  # the profile's own 4 is cleared
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "n-cpu-moe",
+        "bogus=1",
+        "np=x",
+        "fa=maybe",
+        "ot=@/nonexistent/file",
+        "c=",
+        "offload=sideways",
+        "offload=ot:",
+    ],
+)
 def test_bad_vary_says_what_it_takes(spec: str) -> None:
     with pytest.raises(BadVary):
         parse_vary(spec)

@@ -63,31 +63,38 @@ class Imatrix:
 
 
 def read_imatrix(path: Path) -> Imatrix:
-    """The per-tensor counts and squared-input sums of an imatrix GGUF."""
-    from gguf import GGUFReader
+    """The per-tensor counts and squared-input sums of an imatrix GGUF (all of them F32 tensors)."""
+    import mmap
+
+    import numpy as np
+
+    from backends.fleet.gguf_tensors import GGUFTableError, read_layout
 
     try:
-        reader = GGUFReader(str(path))
-    except (OSError, ValueError) as exc:
+        layout = read_layout(path)
+        with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as buf:
+            arrays = {
+                t.name: np.frombuffer(buf[t.offset : t.offset + t.n_bytes], dtype=np.float32)
+                for t in layout.tensors
+                if t.type_name == "F32" and t.name.endswith((".counts", ".in_sum2"))
+            }
+    except (GGUFTableError, OSError, ValueError) as exc:
         raise ExpertsError(
-            f"{path} is not a readable imatrix GGUF ({exc}). Run chambers experts again."
+            f"{path} is not a readable imatrix GGUF ({getattr(exc, 'message', exc)}). Run chambers experts again."
         ) from None
-    arrays = {t.name: t.data for t in reader.tensors}
     tensors = {}
     for key, counts in arrays.items():
         if not key.endswith(".counts"):
             continue
         name = key.removesuffix(".counts")
         sums = arrays.get(f"{name}.in_sum2")
-        if sums is None:
+        if sums is None or sums.size % max(1, counts.size):
             continue
-        rows = sums.reshape(len(counts.reshape(-1)), -1)
+        rows = sums.reshape(counts.size, -1)
         tensors[name] = TensorStats(
-            name, tuple(float(c) for c in counts.reshape(-1)), tuple(float(r.sum()) for r in rows)
+            name, tuple(float(c) for c in counts), tuple(float(r.sum()) for r in rows)
         )
-    field = reader.get_field("imatrix.chunk_count")
-    chunks = int(field.contents()) if field is not None else 0
-    return Imatrix(path, chunks, tensors)
+    return Imatrix(path, layout.ints.get("imatrix.chunk_count", 0), tensors)
 
 
 @dataclass(frozen=True)
@@ -143,14 +150,18 @@ def run_imatrix(
         "-t",
         str(threads),
     ]
-    started = time.perf_counter()
-    result = subprocess.run(cmd, capture_output=True, text=True, errors="replace", check=False)
-    seconds = time.perf_counter() - started
     log = work_dir / f"imatrix-{key}.log"
-    write_atomically(log, f"$ {' '.join(cmd)}\n{result.stdout}{result.stderr}".encode())
+    # The tool writes straight into its log: nothing is piped through Python, and the log is a record
+    # to read after a failure, not a file to outlast a crash.
+    with open(log, "w", encoding="utf-8") as fh:
+        fh.write(f"$ {' '.join(cmd)}\n")
+        fh.flush()
+        started = time.perf_counter()
+        result = subprocess.run(cmd, stdout=fh, stderr=subprocess.STDOUT, check=False)
+        seconds = time.perf_counter() - started
     if result.returncode != 0 or not partial.is_file():
         partial.unlink(missing_ok=True)
-        lines = [x for x in (result.stdout + result.stderr).splitlines() if x.strip()]
+        lines = [x for x in log.read_text(encoding="utf-8", errors="replace").splitlines()[1:] if x.strip()]
         reason = next((x for x in reversed(lines) if "error" in x.lower() or "need" in x.lower()), None)
         raise ExpertsError(
             f"llama-imatrix failed on {model.name} (exit {result.returncode}): "

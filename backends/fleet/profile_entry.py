@@ -8,6 +8,7 @@ chooses to. The config's other text, comments included, is left exactly as it wa
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from pathlib import Path
 
 from workspace.errors import ChambersError
@@ -21,8 +22,18 @@ class ProfileEntryError(ChambersError):
     title = "The new profile entry could not be written"
 
 
-def with_commented_entry(text: str, original: str, new_name: str, new_model: str, note: str) -> str:
-    """``text`` with the commented copy of profile ``original`` inserted right after that profile's table."""
+def with_commented_entry(
+    text: str,
+    original: str,
+    new_name: str,
+    new_model: str,
+    note: str,
+    settings: Mapping[str, str | None] | None = None,
+) -> str:
+    """``text`` with the commented copy of profile ``original`` inserted right after that profile's table.
+
+    ``settings`` replaces keys of the copy (a TOML value's text), or drops them (None); keys the
+    original lacks are added at its end."""
     lines = text.splitlines(keepends=True)
     starts = [i for i, line in enumerate(lines) if line.strip() == "[[profiles]]"]
     for start in starts:
@@ -32,14 +43,24 @@ def with_commented_entry(text: str, original: str, new_name: str, new_model: str
             continue
         while end > start + 1 and not lines[end - 1].strip():
             end -= 1  # insert before the blank lines that separate it from what follows
-        body = []
+        body, changes, skipping = [], dict(settings or {}), False
         for line in lines[start + 1 : end]:
+            if skipping:  # the rest of a replaced array written over several lines
+                skipping = "]" not in line
+                continue
             key = line.split("=", 1)[0].strip()
             if key == "name":
                 line = f'name = "{new_name}"\n'
             elif key == "model":
                 line = f'model = "{new_model}"\n'
+            elif key in changes:
+                value = changes.pop(key)
+                skipping = "[" in line and "]" not in line
+                if value is None:
+                    continue
+                line = f"{key} = {value}\n"
             body.append("# " + line.rstrip("\n") + "\n")
+        body += [f"# {key} = {value}\n" for key, value in changes.items() if value is not None]
         block = [
             "\n",
             f"# {note}\n",
@@ -55,8 +76,14 @@ def with_commented_entry(text: str, original: str, new_name: str, new_model: str
     )
 
 
-def add_commented_entry(config_file: Path, original: str, new_name: str, new_model: Path, note: str) -> None:
+def add_commented_entry(
+    config_file: Path,
+    original: str,
+    new_name: str,
+    new_model: Path,
+    note: str,
+    settings: Mapping[str, str | None] | None = None,
+) -> None:
     text = config_file.read_text(encoding="utf-8")
-    write_atomically(
-        config_file, with_commented_entry(text, original, new_name, str(new_model), note).encode()
-    )
+    entry = with_commented_entry(text, original, new_name, str(new_model), note, settings)
+    write_atomically(config_file, entry.encode())

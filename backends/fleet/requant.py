@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from backends.fleet.requant_plan import GIB, Plan, RequantError
-from workspace.paths import write_atomically
 
 
 @dataclass(frozen=True)
@@ -28,7 +27,11 @@ class Written:
 def write_requant(tool: Path, plan: Plan, imatrix: Path, target: Path, threads: int | None = None) -> Written:
     target.parent.mkdir(parents=True, exist_ok=True)
     plan_file = target.with_name(f"{target.name}.tensor-types.txt")
-    write_atomically(plan_file, plan.type_file().encode("ascii"))
+    # An input llama-quantize reads at once and each run writes anew: renamed into place whole, but
+    # without the fsync that a file meant to outlast a crash pays for (the output is what is checked).
+    typed = plan_file.with_name(f".{plan_file.name}.partial")
+    typed.write_bytes(plan.type_file().encode("ascii"))
+    os.replace(typed, plan_file)
     partial = target.with_name(f".{target.name}.partial")
     requantize = plan.source_quantized
     cmd = [

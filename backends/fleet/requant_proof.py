@@ -12,6 +12,7 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from backends.endpoint import Endpoint, sync_client
 from backends.fleet.agree import Agreement, AgreementRunner
@@ -85,16 +86,16 @@ def prove(
     return sides[0], sides[1]
 
 
-def format_proof(before: Side, after: Side) -> str:
+def proof_rows(before: Side, after: Side) -> list[str]:
+    """The seed's table, one row per figure: before -> after."""
+
     def row(label: str, a: str, b: str) -> str:
-        return f"{label:<22} {a:>14} -> {b:<14}"
+        return f"{label:<22} {a:>14} -> {b:<14}".rstrip()
 
     answers = "-"
     if before.answers_total:
         answers = f"{before.answers_changed}/{before.answers_total} -> {after.answers_changed}/{after.answers_total}"
-    lines = [
-        f"before: {Path(before.path).name}   after: {Path(after.path).name}   "
-        f"(reference {Path(before.agreement.reference).name}, corpus {before.agreement.corpus})",
+    return [
         row("same top-1 %", f"{before.agreement.same_top1_pct:.2f}", f"{after.agreement.same_top1_pct:.2f}"),
         row("mean KLD", f"{before.agreement.mean_kld:.5f}", f"{after.agreement.mean_kld:.5f}"),
         row("p99 KLD", _opt(before.agreement.p99_kld), _opt(after.agreement.p99_kld)),
@@ -103,7 +104,25 @@ def format_proof(before: Side, after: Side) -> str:
         row("generation tok/s", f"{before.speed.generation_tps:.1f}", f"{after.speed.generation_tps:.1f}"),
         row("size GiB", f"{before.size / GIB:.4f}", f"{after.size / GIB:.4f}"),
     ]
-    return "\n".join(lines)
+
+
+def format_proof(before: Side, after: Side) -> str:
+    head = [
+        f"before: {Path(before.path).name}   after: {Path(after.path).name}",
+        f"against {Path(before.agreement.reference).name} on {before.agreement.corpus}",
+    ]
+    return "\n".join(head + proof_rows(before, after))
+
+
+def sides_from_stored(proof: dict[str, Any]) -> tuple[Side, Side]:
+    """The two sides of a proof as ``chambers requant`` stored them (``dataclasses.asdict`` of each)."""
+
+    def side(raw: dict[str, Any]) -> Side:
+        agreement = Agreement(**{**raw["agreement"], "commands": tuple(raw["agreement"]["commands"])})
+        fields = {k: raw[k] for k in ("path", "size", "answers_changed", "answers_total")}
+        return Side(**fields, agreement=agreement, speed=Speed(**raw["speed"]))
+
+    return side(proof["before"]), side(proof["after"])
 
 
 def _opt(value: float | None) -> str:

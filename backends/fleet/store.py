@@ -13,6 +13,7 @@ import sqlite3
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from backends.fleet import schema as fleet_schema
 from backends.fleet.agree import Agreement
@@ -303,15 +304,33 @@ def save_experts(
         )
 
 
-def latest_experts(database_file: Path, model_file: str) -> dict[str, object] | None:
-    """The latest expert measurement of ``model_file`` (any corpus), as stored; None if never measured."""
+@dataclass(frozen=True)
+class StoredExperts:
+    model_file: str
+    corpus: str
+    corpus_sha256: str
+    measured_at: str
+    imatrix_file: str
+    curve: tuple[tuple[float, int, float], ...]  # (fraction of experts, experts, share of routed calls)
+    counts: dict[int, tuple[float, ...]]  # routed calls per expert, per layer
+    never_woken: int
+
+
+def experts_by_model_file(database_file: Path) -> dict[str, StoredExperts]:
+    """The latest expert measurement of each model file (any corpus), keyed by its file name."""
     if not database_file.exists():
-        return None
+        return {}
     with database.session(database_file, fleet_schema.SCHEMA) as db:
-        row = db.execute(
-            "SELECT * FROM expert_results WHERE model_file = ? ORDER BY id DESC LIMIT 1", (model_file,)
-        ).fetchone()
-    return dict(row) if row is not None else None
+        rows = db.execute(
+            "SELECT * FROM expert_results WHERE id IN (SELECT max(id) FROM expert_results GROUP BY model_file)"
+        ).fetchall()
+    out = {}
+    for r in rows:
+        curve = tuple((float(f), int(k), float(s)) for f, k, s in json.loads(r["curve_json"]))
+        counts = {int(k): tuple(v) for k, v in json.loads(r["counts_json"]).items()}
+        columns = {k: v for k, v in dict(r).items() if k in StoredExperts.__dataclass_fields__}  # same names
+        out[Path(r["model_file"]).name] = StoredExperts(**columns, curve=curve, counts=counts)
+    return out
 
 
 def save_requant_plan(
@@ -344,3 +363,35 @@ def save_requant_plan(
                 None if proof is None else json.dumps(proof),
             ),
         )
+
+
+@dataclass(frozen=True)
+class StoredRequant:
+    source_file: str
+    output_file: str
+    made_at: str
+    budget_bytes: int
+    planned_bytes: int
+    hot_type: str
+    cold_type: str
+    hot_tensors: int
+    tensors: int
+    proof: dict[str, Any] | None  # {"before": Side, "after": Side} as stored by ``chambers requant``
+
+
+def requants_by_model_file(database_file: Path) -> dict[str, StoredRequant]:
+    """The latest requantization each model file took part in, keyed by the file name of its source
+    and of its output alike: the board serving either one shows what was made and what it proved."""
+    if not database_file.exists():
+        return {}
+    with database.session(database_file, fleet_schema.SCHEMA) as db:
+        rows = db.execute("SELECT * FROM requant_plans ORDER BY id").fetchall()
+    out: dict[str, StoredRequant] = {}
+    for r in rows:
+        plan = json.loads(r["plan_json"])
+        proof = None if r["proof_json"] is None else json.loads(r["proof_json"])
+        hot = sum(t["qtype"] == r["hot_type"] for t in plan)
+        columns = {k: v for k, v in dict(r).items() if k in StoredRequant.__dataclass_fields__}  # same names
+        stored = StoredRequant(**columns, hot_tensors=hot, tensors=len(plan), proof=proof)
+        out[Path(r["source_file"]).name] = out[Path(r["output_file"]).name] = stored
+    return out

@@ -57,6 +57,25 @@ def _split(text: str) -> tuple[float, ...]:
     return tuple(float(x) for x in text.split("/"))  # 3/1 : commas already separate the variants
 
 
+OFFLOAD = "offload"  # an axis that sets several profile fields at once
+
+
+def _offload(text: str) -> dict[str, Any]:
+    """One way of keeping MoE weights on the CPU, the others cleared: ``gpu`` (none), ``cpu-moe``,
+    ``n-cpu-moe:K`` (the first K layers' experts), ``ot:RULE RULE`` (-ot rules, e.g. chambers experts --place's)."""
+    cleared: dict[str, Any] = {"override_tensor": (), "cpu_moe": False, "n_cpu_moe": None}
+    kind, _, arg = text.partition(":")
+    if kind == "gpu" and not arg:
+        return cleared
+    if kind == "cpu-moe" and not arg:
+        return {**cleared, "cpu_moe": True}
+    if kind == "n-cpu-moe":
+        return {**cleared, "n_cpu_moe": _ints(arg)}
+    if kind == "ot" and arg.split():
+        return {**cleared, "override_tensor": tuple(arg.split())}
+    raise ValueError(text)
+
+
 # --vary key -> (profile field, parser of one value, words for the error)
 VARY_KEYS: dict[str, tuple[str, Callable[[str], Any], str]] = {
     "n-cpu-moe": ("n_cpu_moe", _ints, "a whole number of MoE layers kept on the CPU"),
@@ -69,6 +88,7 @@ VARY_KEYS: dict[str, tuple[str, Callable[[str], Any], str]] = {
     "ctk": ("cache_type_k", _choice(CACHE_TYPES), f"one of {', '.join(CACHE_TYPES)}"),
     "ctv": ("cache_type_v", _choice(CACHE_TYPES), f"one of {', '.join(CACHE_TYPES)}"),
     "ot": ("override_tensor", lambda t: tuple(t.split()), "-ot rules (several on one line: spaces between)"),
+    OFFLOAD: (OFFLOAD, _offload, "gpu, cpu-moe, n-cpu-moe:K or ot:RULES"),
 }
 VARY_ALIASES = {
     "n_cpu_moe": "n-cpu-moe",
@@ -87,6 +107,13 @@ VARY_ALIASES = {
 class Variant:
     label: str  # "n-cpu-moe=1 np=2"
     profile: LaunchProfile
+
+
+def _label(key: str, i: int, text: str, from_file: bool) -> str:
+    """A variant's name in the table: its value, or its number where the value is a line of -ot rules."""
+    if (key == "ot" and from_file) or (key == OFFLOAD and text.startswith("ot:")):
+        return f"{key}={'ot' if key == OFFLOAD else ''}#{i + 1}"
+    return f"{key}={text}"
 
 
 def parse_vary(spec: str) -> tuple[str, list[Any], list[str]]:
@@ -113,10 +140,7 @@ def parse_vary(spec: str) -> tuple[str, list[Any], list[str]]:
             values.append(parse(text))
         except ValueError:
             raise BadVary(f"--vary {key}: '{text}' is not {words}.") from None
-    labels = [
-        f"{key}=#{i + 1}" if key == "ot" and raw.startswith("@") else f"{key}={t}"
-        for i, t in enumerate(texts)
-    ]
+    labels = [_label(key, i, t, raw.startswith("@")) for i, t in enumerate(texts)]
     return name, values, labels
 
 
@@ -127,7 +151,9 @@ def variants(profile: LaunchProfile, specs: list[str]) -> list[Variant]:
         return [Variant("as profiled", profile.with_changes(listen_host="127.0.0.1", port=free_port()))]
     out = []
     for combo in itertools.product(*(list(zip(values, labels, strict=True)) for _, values, labels in axes)):
-        changes = {name: value for (name, _, _), (value, _) in zip(axes, combo, strict=True)}
+        changes: dict[str, Any] = {}
+        for (name, _, _), (value, _) in zip(axes, combo, strict=True):
+            changes.update(value if name == OFFLOAD else {name: value})
         label = " ".join(lab for _, lab in combo)
         out.append(Variant(label, profile.with_changes(listen_host="127.0.0.1", port=free_port(), **changes)))
     return out

@@ -84,7 +84,7 @@ def cmd_bench(args: argparse.Namespace, paths: Paths) -> int:
     from backends.fleet.bench import Bench, BenchSettings, LengthResult
     from backends.fleet.bench import Progress as Step
     from backends.fleet.store import save_results
-    from tui.cli.fleet_sweep import bench_lengths, cmd_sweep
+    from tui.cli.fleet_sweep import bench_lengths, cmd_sweep, print_measured
     from tui.cli.fleet_tables import bench_table
     from tui.cli.tables import show
     from workspace.audit import AuditLog
@@ -151,6 +151,7 @@ def cmd_bench(args: argparse.Namespace, paths: Paths) -> int:
         )
     else:
         show(bench_table([r for r in results if r.runs]) if stored else "No run finished.")
+        print_measured(paths, {r.model for r in results if r.runs and r.model})
         for failure in failures:
             print(f"failed: {failure}", file=sys.stderr)
         if interrupted:

@@ -4,20 +4,27 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
+from tui.cli.experts_inputs import corpus_text, measure, model_path, say
 from workspace.paths import Paths
 
 
 def register(sub: Any) -> None:
     experts = sub.add_parser("experts", help="measure which MoE experts his own text wakes (llama-imatrix)")
-    experts.add_argument("profile", help="a profile's name or a GGUF file")
+    experts.add_argument("profile", nargs="?", help="a profile's name or a GGUF file")
     experts.add_argument(
         "--corpus", default="finals", help="'finals' (his accepted corrections) or a text FILE"
     )
     experts.add_argument("--json", action="store_true", help="print the result as JSON")
+    experts.add_argument(
+        "--place",
+        metavar="PROFILE",
+        help="turn the ranking into -ot rules: the most-used expert tensors on the GPUs, the rest on the CPU",
+    )
+    experts.add_argument("--vram-gib", type=float, help="with --place: the GPU memory the weights may take")
+    experts.add_argument("--to", metavar="NAME", help="with --place: the new profile's name (PROFILE-placed)")
     experts.set_defaults(handler=cmd_experts)
     requant = sub.add_parser(
         "requant", help="requantize an MoE model along his routed traffic, within a budget"
@@ -40,80 +47,22 @@ def register(sub: Any) -> None:
     requant.set_defaults(handler=cmd_requant)
 
 
-def _say(message: str) -> None:
-    print(message, file=sys.stderr)
-
-
-def _model(paths: Paths, name: str) -> Path:
-    from backends.fleet.imatrix import ExpertsError
-
-    path = Path(name).expanduser()
-    if path.suffix == ".gguf" or path.exists():
-        return path
-    if not paths.config_file.exists():
-        raise ExpertsError(f"'{name}' is not a GGUF file, and profiles need a config ({paths.config_file}).")
-    from backends.fleet.profiles import profile_named
-    from workspace.config import load_config
-
-    return Path(profile_named(load_config(paths.config_file), name).model)
-
-
-def _corpus(paths: Paths, corpus: str) -> tuple[str, str]:
-    from backends.fleet.agree import finals_corpus
-    from backends.fleet.imatrix import ExpertsError
-    from corrections.store import accepted_finals
-
-    if corpus == "finals":
-        return finals_corpus(accepted_finals(paths.database_file)), "finals"
-    try:
-        return Path(corpus).read_text(encoding="utf-8"), corpus
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ExpertsError(f"The corpus {corpus} cannot be read as UTF-8 text ({exc}).") from None
-
-
-def _measure(paths: Paths, model: Path, corpus: str) -> Any:
-    """llama-imatrix over the corpus, the result stored; returns the run and its report."""
-    from datetime import UTC, datetime
-
-    from backends.fleet.experts import experts_report
-    from backends.fleet.imatrix import ExpertsError, require_moe, run_imatrix
-    from backends.fleet.store import save_experts
-    from backends.local_server import ensure_llama_tool
-
-    require_moe(model)
-    text, corpus_name = _corpus(paths, corpus)
-    tool = ensure_llama_tool("llama-imatrix", _say)
-    _say(f"measuring the experts of {model.name} on {corpus_name} with llama-imatrix")
-    run = run_imatrix(tool, model, text, corpus_name, paths.data_dir / "experts")
-    counts = run.imatrix.expert_counts()
-    if not counts:
-        raise ExpertsError(
-            f"{model.name} routed no tokens through experts: it is a dense model (no blk.N.ffn_*_exps tensors). "
-            "chambers experts measures mixture-of-experts models."
-        )
-    report = experts_report(counts)
-    save_experts(
-        paths.database_file,
-        datetime.now(UTC).isoformat(),
-        str(model),
-        corpus_name,
-        run.corpus_sha256,
-        str(run.imatrix.path),
-        list(report.curve),
-        counts,
-        len(report.never_woken()),
-    )
-    return run, report, corpus_name
-
-
 def cmd_experts(args: argparse.Namespace, paths: Paths) -> int:
     import time
 
     from backends.fleet.experts import format_report
 
+    if args.place:
+        from tui.cli.fleet_place import cmd_place
+
+        return cmd_place(args, paths)
+    if not args.profile:
+        from backends.fleet.imatrix import ExpertsError
+
+        raise ExpertsError("Name the model: chambers experts PROFILE (a profile's name or a GGUF file).")
     started = time.perf_counter()
-    model = _model(paths, args.profile)
-    run, report, corpus_name = _measure(paths, model, args.corpus)
+    model = model_path(paths, args.profile)
+    run, report, corpus_name = measure(paths, model, args.corpus)
     if args.json:
         print(
             json.dumps(
@@ -152,16 +101,16 @@ def cmd_requant(args: argparse.Namespace, paths: Paths) -> int:
         raise RequantError(
             f"--to '{args.to}' must be a plain name; the file is written as NAME.gguf beside the source."
         )
-    source = _model(paths, args.profile)
+    source = model_path(paths, args.profile)
     target = source.with_name(f"{args.to.removesuffix('.gguf')}.gguf")
     if target.exists():
         raise RequantError(f"{target} already exists; choose another --to name or remove it.")
-    run, _report, _ = _measure(paths, source, args.corpus)
+    run, _report, _ = measure(paths, source, args.corpus)
     plan = make_plan(source, run.imatrix, args.hot, args.cold, int(args.budget_gib * GIB))
     line = expert_line(plan, run.imatrix.expert_counts())
     print(format_plan(plan, line))
-    _say(f"writing {target.name} with llama-quantize")
-    quantize = ensure_llama_tool("llama-quantize", _say)
+    say(f"writing {target.name} with llama-quantize")
+    quantize = ensure_llama_tool("llama-quantize", say)
     written = write_requant(quantize, plan, run.imatrix.path, target)
     print(f"wrote {target} ({written.size / GIB:.4f} GiB) in {written.quantize_s:.1f} s")
     if source != Path(args.profile).expanduser():  # a profile's name: its new sibling goes beside it
@@ -210,20 +159,20 @@ def _prove(
     before = source.with_name(f"{source.name.removesuffix('.gguf')}.all-{plan.cold}.gguf")
     if not before.exists():
         cold_plan = replace(plan, tensors=tuple(replace(t, qtype=plan.cold) for t in plan.tensors))
-        _say(f"writing {before.name}, every tensor at {plan.cold}, for the comparison")
+        say(f"writing {before.name}, every tensor at {plan.cold}, for the comparison")
         write_requant(quantize, cold_plan, run.imatrix.path, before)
-    reference = _model(paths, args.reference) if args.reference else source
-    text, corpus_name = _corpus(paths, args.corpus)
+    reference = model_path(paths, args.reference) if args.reference else source
+    text, corpus_name = corpus_text(paths, args.corpus)
     answers = None
     if args.mc:
         from tui.cli.fleet_agree import _answer_changes
 
-        answers = _answer_changes(Path(args.mc), reference, [before, target], paths, _say)
-    runner = AgreementRunner(ensure_llama_tool("llama-perplexity", _say), paths.data_dir / "agree")
-    _say(f"proving it on {corpus_name}: agreement with {reference.name}, then speed, for both files")
+        answers = _answer_changes(Path(args.mc), reference, [before, target], paths, say)
+    runner = AgreementRunner(ensure_llama_tool("llama-perplexity", say), paths.data_dir / "agree")
+    say(f"proving it on {corpus_name}: agreement with {reference.name}, then speed, for both files")
     sides = prove(
         runner,
-        ensure_llama_server(_say),
+        ensure_llama_server(say),
         reference,
         before,
         target,

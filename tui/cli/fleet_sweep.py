@@ -87,10 +87,26 @@ def cmd_sweep(args: argparse.Namespace, paths: Paths) -> int:
         show(sweep_table(rows, args.floor))
         print("\n".join(sweep_notes(rows)))
         _print_agreement(paths, {r.model for r in rows})
+        print_measured(paths, {r.model for r in rows})
     if interrupted:
         print("Stopped by Ctrl-C; the finished variants are stored.", file=sys.stderr)
         return 130
     return 1 if rows and all(r.error for r in rows) else 0
+
+
+def print_measured(paths: Paths, model_files: set[str]) -> None:
+    """What ``chambers experts`` and ``requant`` stored about each benched model file, where they did."""
+    from backends.fleet.model_notes import model_notes
+    from backends.fleet.store import experts_by_model_file, requants_by_model_file
+
+    experts, requants = (
+        experts_by_model_file(paths.database_file),
+        requants_by_model_file(paths.database_file),
+    )
+    for name in sorted(model_files):
+        notes = model_notes(name, experts, requants)
+        if notes:
+            print("\n".join([f"{name}:", *(f"  {note}" for note in notes)]))
 
 
 def _print_agreement(paths: Paths, model_files: set[str]) -> None:

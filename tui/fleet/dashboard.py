@@ -24,19 +24,24 @@ from textual.message import Message
 from textual.widgets import Footer, Header, Static
 from textual.worker import Worker
 
+from backends.fleet.model_notes import model_notes
 from backends.fleet.servers import ServerPoller, ServerSample, poll_all, polling_client
 from backends.fleet.sources import sources_from_config
 from backends.fleet.store import (
     BestVariant,
     StoredAgreement,
+    StoredExperts,
+    StoredRequant,
     StoredResult,
     best_per_board,
+    experts_by_model_file,
     latest_by_model_file,
     latest_results,
+    requants_by_model_file,
 )
 from backends.fleet.telemetry import HostTelemetry, TelemetrySource
 from tui.fleet.cards import BackendLine, BoardCard, HostGroup
-from tui.fleet.detail import DetailScreen
+from tui.fleet.detail import DetailScreen, served_models
 from tui.widgets.chambers_screen import ChambersScreen
 from tui.widgets.screens import ErrorScreen
 from workspace.config import MIN_REFRESH_S, Board, Config
@@ -136,6 +141,7 @@ class DashboardScreen(ChambersScreen):
         self.latest: dict[str, HostTelemetry] = {}
         self.samples: dict[str, ServerSample] = {}
         self.bench: dict[str, list[StoredResult]] = {}
+        self.measured: tuple[dict[str, StoredExperts], dict[str, StoredRequant]] = ({}, {})
         self._status_text = ""
 
     # --- layout -------------------------------------------------------------
@@ -221,6 +227,8 @@ class DashboardScreen(ChambersScreen):
         self.app.call_from_thread(self.show_bench, results)
         best, agreements = best_per_board(self.database_file), latest_by_model_file(self.database_file)
         self.app.call_from_thread(self.show_runs, best, agreements)
+        measured = experts_by_model_file(self.database_file), requants_by_model_file(self.database_file)
+        self.app.call_from_thread(setattr, self, "measured", measured)
 
     def error_modal(self, worker: Worker[object]) -> ErrorScreen:
         """A poller that dies is said so, not left as silently frozen figures."""
@@ -335,9 +343,11 @@ class DashboardScreen(ChambersScreen):
         card = cards[index]
         samples = {b.name: self.samples.get(b.name) for b in card.backends}
         bench = {b.name: self.bench.get(b.name, []) for b in card.backends}
+        notes = {m: model_notes(m, *self.measured) for m in served_models(self.config, card.board, samples)}
+        models = {m: lines for m, lines in notes.items() if lines}
         self.app.push_screen(
             DetailScreen(
-                card.board, card.telemetry, card.processes, card.backends, samples, bench, card.health
+                card.board, card.telemetry, card.processes, card.backends, samples, bench, card.health, models
             )
         )
 

@@ -1,4 +1,5 @@
-"""The detail view of one board: every GPU's identity and processes, server slots, last benchmark.
+"""The detail view of one board: every GPU's identity and processes, server slots, last benchmark,
+and what was measured about the models it serves (expert routing, a requantization and its proof).
 
 A snapshot taken when it opens (Esc closes it; open it again for fresh figures).
 """
@@ -6,6 +7,7 @@ A snapshot taken when it opens (Esc closes it; open it again for fresh figures).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -14,10 +16,23 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from backends.fleet.gpu_health import GpuHealth
+from backends.fleet.profiles import profiles_from_config
 from backends.fleet.servers import ServerSample
 from backends.fleet.store import StoredResult
 from backends.fleet.telemetry import GpuProcess, HostTelemetry
-from workspace.config import Backend, Board
+from workspace.config import Backend, Board, Config
+from workspace.errors import ChambersError
+
+
+def served_models(config: Config, board: Board, samples: Mapping[str, ServerSample | None]) -> list[str]:
+    """The model files a board serves: its profiles' files, then what its servers report loaded."""
+    try:
+        profiles = profiles_from_config(config)
+    except ChambersError:  # a broken profile is the config screen's to report, not this view's
+        profiles = ()
+    names = [Path(p.model).name for p in profiles if board.name in p.boards]
+    names += [s.model for s in samples.values() if s is not None and s.model]
+    return list(dict.fromkeys(names))
 
 
 def detail_text(
@@ -28,6 +43,7 @@ def detail_text(
     samples: Mapping[str, ServerSample | None],
     bench: Mapping[str, list[StoredResult]],
     health: Mapping[int, GpuHealth] | None = None,
+    models: Mapping[str, list[str]] | None = None,
 ) -> str:
     lines = [f"GPUs on {board.host or 'no host'}"]
     for index in board.gpus:
@@ -92,6 +108,8 @@ def detail_text(
                 f"  bench {r.started_at[:16]}: {r.prompt_tokens} tok prompt, PP {r.pp_median or 0:.1f}, "
                 f"TG {r.tg_median or 0:.1f} tok/s median, {r.runs_done}/{r.runs_wanted} runs{mark}"
             )
+    for name, notes in (models or {}).items():  # only the models something was measured about
+        lines += ["", f"Model {name}", *(f"  {note}" for note in notes)]
     return "\n".join(lines)
 
 
@@ -112,10 +130,11 @@ class DetailScreen(ModalScreen[None]):
         samples: Mapping[str, ServerSample | None],
         bench: Mapping[str, list[StoredResult]],
         health: Mapping[int, GpuHealth] | None = None,
+        models: Mapping[str, list[str]] | None = None,
     ) -> None:
         super().__init__()
         self.board = board
-        self.text = detail_text(board, telemetry, processes, backends, samples, bench, health)
+        self.text = detail_text(board, telemetry, processes, backends, samples, bench, health, models)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="detail-box"):
