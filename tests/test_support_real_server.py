@@ -10,6 +10,8 @@ import json
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from backends.local_server import LlamaServerProcess
 from drafting.support.judge import MODEL_JUDGEMENT, NO_EVIDENCE
 from drafting.support.prompt import LABELS
@@ -27,7 +29,7 @@ DRAFT = (
 
 
 def test_verify_support_judges_every_citation_on_the_real_server_and_reports_it(
-    llama_server: LlamaServerProcess, tmp_path: Path, capsys
+    llama_server: LlamaServerProcess, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     demo = build_demo_matter(tmp_path / "demo")
     paths = Paths.from_environment()
