@@ -338,7 +338,11 @@ class LlamaServerProcess:
             self.process = subprocess.Popen(
                 self.command(), stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=self.env
             )
-        self.wait_healthy(timeout)
+        try:
+            self.wait_healthy(timeout)
+        except BaseException:
+            self.stop()  # Ctrl-C or SIGTERM while it starts: no context manager was entered to stop it
+            raise
 
     def wait_healthy(self, timeout: float) -> None:
         deadline = time.monotonic() + timeout

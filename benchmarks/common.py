@@ -5,9 +5,11 @@ The benchmarks are modules, run from the repository root: ``python -m benchmarks
 
 from __future__ import annotations
 
+import signal
 import statistics
 import time
 from collections.abc import Callable
+from types import FrameType
 
 # Words of a commercial dispute, for generated pages, briefs and drafts.
 DOMAIN_WORDS = [
@@ -140,3 +142,14 @@ def paired(first: Callable[[], object], second: Callable[[], object], runs: int)
 def mark(ok: bool) -> str:
     """How a benchmark's line says whether its target was met."""
     return "PASS" if ok else "MISS"
+
+
+def stop_on_sigterm() -> None:
+    """End the benchmark on SIGTERM as on Ctrl-C, by an exception: each ``with`` block then closes what
+    it opened (a llama-server child, a temporary folder) where the default action would leave the
+    server running, orphaned, on its port."""
+    signal.signal(signal.SIGTERM, _terminated)
+
+
+def _terminated(signum: int, frame: FrameType | None) -> None:
+    raise SystemExit(128 + signum)

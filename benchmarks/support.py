@@ -31,6 +31,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from benchmarks.common import stop_on_sigterm
 from benchmarks.support_speed import (
     SLOTS,
     WIDE_OPINIONS,
@@ -78,6 +79,7 @@ def main() -> None:
     )
     parser.add_argument("--citations", type=int, help="citations in the speed brief (100; 8 with --quick)")
     args = parser.parse_args()
+    stop_on_sigterm()
     if OPINIONS is None:
         raise SystemExit(requires_opinions.kwargs["reason"])
     with tempfile.TemporaryDirectory() as root:
@@ -128,19 +130,27 @@ def _speed(
         f"llama-server with {SLOTS} slots (test model, answers up to {max_tokens} tokens):",
         flush=True,
     )
-    server = LlamaServerProcess(
-        ensure_llama_server(print),
-        ensure_demo_model(print),
-        extra_args=("--jinja", "--slots", "--metrics", "-np", str(SLOTS), "-c", str(SLOTS * 4096)),
-        log_file=root / "server.log",
-    )
-    with server:
-        warm = [
-            {"messages": [{"role": "user", "content": "Say yes."}], "max_tokens": 4, "stream": True}
-        ] * SLOTS
-        asyncio.run(replay(server.url, warm))  # the weights paged in before either is timed
-        check = run_check(corpus.database_file, corpus.matter, draft, library, record, server.url, max_tokens)
-        raw_wall, raw_tokens = asyncio.run(replay(server.url, check.requests))
+    binary, model = ensure_llama_server(print), ensure_demo_model(print)
+
+    def server(log: str) -> LlamaServerProcess:
+        return LlamaServerProcess(
+            binary,
+            model,
+            extra_args=("--jinja", "--slots", "--metrics", "-np", str(SLOTS), "-c", str(SLOTS * 4096)),
+            log_file=root / log,
+        )
+
+    warm = [{"messages": [{"role": "user", "content": "Say yes."}], "max_tokens": 4, "stream": True}] * SLOTS
+    with server("server.log") as checked:
+        asyncio.run(replay(checked.url, warm))  # the weights paged in before the check is timed
+        check = run_check(
+            corpus.database_file, corpus.matter, draft, library, record, checked.url, max_tokens
+        )
+    # The replay gets a server of its own, started and warmed alike: the first one holds the check's
+    # prompts in its cache and would answer them again without the prompt processing the check paid for.
+    with server("replay.log") as fresh:
+        asyncio.run(replay(fresh.url, warm))
+        raw_wall, raw_tokens = asyncio.run(replay(fresh.url, check.requests))
     print_speed(check, raw_wall, raw_tokens)
 
 

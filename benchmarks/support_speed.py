@@ -7,7 +7,8 @@ Three figures, each against a baseline measured in the same run:
   flight, from the audit trail's own start and finish of every call (target < 5%);
 - the total decode rate of the support check on the server's 4 slots against the server's own at
   that concurrency: the very requests the check sent (read back from its audit trail), replayed
-  four at a time straight to the server with no chambers in between (target within 0.9x);
+  four at a time straight to a second server, started and warmed as the first was (the first holds
+  the check's prompts in its cache), with no chambers in between (target within 0.9x);
 - the locator alone, in CPU seconds, for a brief of 100 citations spread over a 100-opinion
   library (the wide corpus), against the verifier's extraction of the same brief (target < 1 s).
 

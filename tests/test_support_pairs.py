@@ -6,6 +6,7 @@ import pytest
 
 from drafting.support.pairs import pair_citations
 from drafting.verify.sources import load_sources
+from drafting.verify.text import normalize_for_match
 from drafting.verify.verifier import extract, load_library
 from tests.support.support_keyed_set import key_items, keyed_draft, score_locator
 from tests.support.verify_real_corpus import build_real_corpus, requires_opinions
@@ -227,3 +228,21 @@ def test_the_verify_stage_keeps_the_pairs_with_the_run_and_lists_the_locator_war
     support = [f for f in flags_in_run(run) if f.source == "support"]
     assert [(f.kind, f.severity, f.blocking) for f in support] == [("locator", "warn", False)]
     assert support[0].support is not None and support[0].support["best_page"] == "396"
+
+
+def test_each_passage_names_the_file_page_it_begins_on(corpus):
+    """So the flag dialog's r opens that page: a PDF opinion's page, a Bates page's own."""
+    library, record = corpus
+    items = key_items()
+    pairs = _pairs(keyed_draft(items), library, record)
+    by_file = {o.file: o for o in library.opinions.values()}
+    multi_page = 0
+    for pair in pairs:
+        opinion = by_file[pair.source]
+        (page,) = [p for p in opinion.pages if p.page_no == pair.source_page]
+        start = normalize_for_match(" ".join(pair.passage.split()[:3]))
+        assert start in normalize_for_match(page.text), (pair.cite, pair.source_page)
+        multi_page += len(opinion.pages) > 1 and pair.source_page > 1
+    assert multi_page  # not every passage is on a file's first page
+    (bates,) = _pairs("The cart struck his knee (ABC0000002).\n", library, record)
+    assert bates.source_page == record.bates[("ABC", 2)].page_no

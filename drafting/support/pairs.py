@@ -36,6 +36,7 @@ class Pair:
     claim_end: int
     member: int = 0  # its place in a string cite
     source: str = ""  # the file the passage is read from
+    source_page: int = 0  # the file's page the passage begins on (as the index numbers them); 0: unknown
     sha256: str = ""
     passage: str = ""
     passage_start: int = 0  # in the opinion's reading, or the page's text
@@ -131,6 +132,8 @@ def _opinion_passage(
     if not chosen:
         chosen = sorted(i for i, _ in located.ranked[:BEST_WITHOUT_PIN])
     _fill(pair, paragraphs, chosen, label, located)
+    if pair.passage:
+        pair.source_page = opinion.pages[opinion.reading.pdf_page(pair.passage_start)].page_no
 
 
 def _fill(pair: Pair, paragraphs: list[Paragraph], chosen: list[int], label: Any, located: Located) -> None:
@@ -153,7 +156,7 @@ def _bates_passage(pair: Pair, item: Found, record: MatterSources | None) -> Non
     if not found:
         pair.note = f"no page stamped {item.text} in the record"
         return
-    pair.source, pair.sha256 = found[0].file, found[0].sha256
+    pair.source, pair.sha256, pair.source_page = found[0].file, found[0].sha256, found[0].page_no
     pair.passage = "\n".join(p.text for p in found)
     pair.passage_end = len(pair.passage)
     pair.pages = [p.bates or str(p.page_no) for p in found]

@@ -245,7 +245,8 @@ class FlagScreen(ChambersDialog[str | None]):
             yield Static(f"{self.flag.heading}  {self.flag.text}", id="flag-detail", markup=False)
             yield SupportPane(support)
             wrong = "w marks the judgement wrong · " if support.get("judgement") else ""
-            yield Static(f"b best paragraph · {wrong}Esc closes", id="flag-foot")
+            read = "r reads the page · " if support.get("source_page") else ""
+            yield Static(f"{read}b best paragraph · {wrong}Esc closes", id="flag-foot")
 
     def action_best_paragraph(self) -> None:
         from tui.drafting.support_pane import SupportPane
@@ -282,7 +283,7 @@ class FlagScreen(ChambersDialog[str | None]):
         self.dismiss(None)
 
     def action_read(self) -> None:
-        if self.flag.evidence or self.cited:
+        if self.flag.evidence or self.cited or (self.flag.support or {}).get("source_page"):
             self.dismiss("read")
         else:
             self.notify(

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -124,7 +124,9 @@ class FlagPane(DraftingPart):
         cited = tuple(cited_in_sentence(text, flag.start, flag.end))
 
         def after(answer: str | None) -> None:
-            if answer == "read" and run is not None and flag.evidence:
+            if answer == "read" and run is not None and flag.support and flag.support.get("source_page"):
+                self.read_passage(run.matter, flag.support)
+            elif answer == "read" and run is not None and flag.evidence:
                 pointer = flag.evidence[0]
                 self.read_evidence(run.matter, pointer.file, pointer.page, flag.text)
             elif answer == "read" and run is not None and cited:
@@ -147,6 +149,21 @@ class FlagPane(DraftingPart):
 
     @work(thread=True, exclusive=True, group="read", exit_on_error=False)
     def read_evidence(self, matter: str, file_name: str, page_no: int, words: str) -> None:
+        self._show_page(matter, file_name, page_no, words)
+
+    @work(thread=True, exclusive=True, group="read", exit_on_error=False)
+    def read_passage(self, matter: str, support: dict[str, Any]) -> None:
+        """The page a support flag's passage begins on: an opinion's in the authorities library, a
+        record page in the matter."""
+        from drafting.verify import default_library
+
+        if support.get("kind") == "case":
+            matter = default_library(self.session.database_file, matter) or f"{matter}-authorities"
+        page = int(support["source_page"])
+        self._show_page(matter, str(support["source"]), page, str(support.get("claim", "")))
+
+    def _show_page(self, matter: str, file_name: str, page_no: int, words: str) -> None:
+        """Read the page and open it in the reader (in a worker thread: it is disk work)."""
         from evidence.pages import find_page
 
         view = find_page(self.session.database_file, matter, file_name, page_no)
