@@ -53,6 +53,18 @@ _STANDS_ALONE = re.compile(
 # "against" parts a caption only as New York prints it, "-against-" or alone on its line: in a
 # sentence ("liability against Hostess") it is prose.
 _VERSUS = re.compile(r"(?:^|\s)(?:v\.?|vs\.?|versus|-against-)(?=\s|$)|^[ \t]*-?against-?[ \t]*$", re.M)
+# A caption set in capitals sets its "V." in capitals too ("INC. V. KRISTOPHER HUGHES, ET AL."); in a line
+# with lower case letters a capital "V." is a middle initial, never the separator.
+_VERSUS_CAPS = re.compile(r"(?:^|\s)VS?\.(?=\s|$)")
+
+
+def _versus(line: str) -> re.Match[str] | None:
+    found = _VERSUS.search(line)
+    if found is None and not re.search(r"[a-z]", line):
+        found = _VERSUS_CAPS.search(line)
+    return found
+
+
 _SUBJECT_CAPTION = re.compile(
     r"^\s*(?:In re|Matter of|In the Matter of|In the Interest of|Ex parte|Appeal of|Application of|Petition of|"
     r"Estate of|Opinions? of the Justices|Advisory Opinion)\b",  # an advisory opinion names no party at all
@@ -187,9 +199,9 @@ def captions(pages: list[Page], own_keys: set[str]) -> list[str]:
             break
         lines = layout_lines(page.text[:HEAD_CHARS])
         for index, line in enumerate(lines):
-            if not (_VERSUS.search(line) or _SUBJECT_CAPTION.match(line)) or _is_prose(line):
+            versus = _versus(line)
+            if not (versus or _SUBJECT_CAPTION.match(line)) or _is_prose(line):
                 continue
-            versus = _VERSUS.search(line)
             after = " ".join(lines[index : index + 3])[versus.start() if versus else 0 :]
             if _cites_another(after, own_keys) or ", supra" in after:
                 continue

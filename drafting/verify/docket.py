@@ -19,7 +19,7 @@ from drafting.verify.sources import MatterSources, Page
 # The Tax Court writes a case's kind after its number, apart: "19556-14S L" (small tax case, lien or levy).
 _DOCKET = r"[A-Z]{0,5}[- ]?\d[\dA-Za-z]*(?:[-–:][\dA-Za-z]+)*(?: [A-Z]{1,2}\b(?![.'’]?[A-Za-z]))?"
 _CITED = re.compile(
-    rf"\bNos?\.\s*(?P<docket>{_DOCKET})(?:,\s*(?:19|20)\d\d\s+WL\s+\d+)?(?:,\s*at\s+\*?\d+)?"
+    rf"\b(?:Record\s+)?Nos?\.\s*(?P<docket>{_DOCKET})(?:,\s*(?:19|20)\d\d\s+WL\s+\d+)?(?:,\s*at\s+\*?\d+)?"
     r"\s*\((?P<paren>[^()]{0,80}?(?P<year>(?:19|20)\d\d))\)"
 )
 _OWN = re.compile(
@@ -28,6 +28,9 @@ _OWN = re.compile(
     re.M,
 )
 _STAMP = re.compile(rf"^\s*(?:Appellate\s+)?Case:?\s+(?P<docket>{_DOCKET})\s+(?:Document|Doc)\b", re.M)
+# Virginia's appellate courts print the docket as a "Record No." in the caption block, whose two columns a
+# text copy runs together: "v.  Record No. 000023 CHIEF JUSTICE HARRY L. CARRICO".
+_RECORD = re.compile(rf"\bRecord\s+Nos?\.\s*(?P<docket>{_DOCKET})")
 _COURT_WORD = re.compile(r"[A-Za-z]+")
 
 
@@ -56,7 +59,9 @@ def index_dockets(library: MatterSources, opinions: dict[str, Opinion]) -> dict[
     out: dict[str, list[Opinion]] = {}
     for document_id, pages in library.documents.items():
         head = "\n".join(p.text[:HEAD_CHARS] for p in pages[:HEAD_PAGES])
-        numbers = {docket_key(m["docket"]) for pattern in (_OWN, _STAMP) for m in pattern.finditer(head)}
+        numbers = {
+            docket_key(m["docket"]) for pattern in (_OWN, _STAMP, _RECORD) for m in pattern.finditer(head)
+        }
         if not numbers:
             continue
         opinion = by_document.get(document_id)
