@@ -94,7 +94,8 @@ def _century(two_digits: str | None) -> str:
 
 
 def decision_year(pages: list[Page]) -> str:
-    """The year the opinion was decided, where its first pages print the date; "Decided" before "Filed"."""
+    """The year the opinion was decided, where its first pages print the date; "Decided" before "Filed".
+    An order whose first pages print none is dated at its end: "Dated: October 8, 2019" over the signature."""
     found: list[tuple[int, int, int, str]] = []
     for page in pages[:HEAD_PAGES]:
         for m in _DECIDED.finditer(page.text[:HEAD_CHARS]):
@@ -102,6 +103,13 @@ def decision_year(pages: list[Page]) -> str:
             # "Decided" first; else the first date printed (the caption's, before any later "Filed")
             year = m["y1"] or m["y2"] or m["y3"] or _century(m["yy"])
             found.append((0 if word.startswith(("decided", "rendered")) else 1, page.index, m.start(), year))
+    if not found:  # an order without a dated head is dated at its end, over the judge's signature
+        for page in pages[-2:]:
+            for m in _DECIDED.finditer(page.text):
+                if (m["word"] or "").lower().startswith(("dated", "date:", "signed")):
+                    found.append(
+                        (1, page.index, m.start(), m["y1"] or m["y2"] or m["y3"] or _century(m["yy"]))
+                    )
     return min(found)[3] if found else ""
 
 

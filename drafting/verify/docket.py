@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from drafting.verify.authorities import HEAD_CHARS, HEAD_PAGES, Opinion, caption_words, captions
+from drafting.verify.docket_dates import cited_date, printed_dates, without_date
 from drafting.verify.docket_key import docket_key, docket_variants
 from drafting.verify.found import Found
 from drafting.verify.model import Flag
@@ -18,13 +19,17 @@ from drafting.verify.sources import MatterSources, Page
 
 # The Tax Court writes a case's kind after its number, apart: "19556-14S L" (small tax case, lien or levy).
 _DOCKET = r"[A-Z]{0,5}[- ]?\d[\dA-Za-z]*(?:[-–:][\dA-Za-z]+)*(?: [A-Z]{1,2}\b(?![.'’]?[A-Za-z]))?"
+# The label a docket number is cited and printed with: "No.", Virginia's "Record No.", "Civ. No.".
+_LABEL = r"(?:Record\s+|Civ(?:il)?\.?\s+(?:Action\s+)?)?Nos?\."
 _CITED = re.compile(
-    rf"\b(?:Record\s+)?Nos?\.\s*(?P<docket>{_DOCKET})(?:,\s*(?:19|20)\d\d\s+WL\s+\d+)?(?:,\s*at\s+\*?\d+)?"
+    rf"\b{_LABEL}\s*(?P<docket>{_DOCKET})(?:,\s*(?:19|20)\d\d\s+WL\s+\d+)?(?:,\s*at\s+\*?\d+)?"
     r"\s*\((?P<paren>[^()]{0,80}?(?P<year>(?:19|20)\d\d))\)"
 )
+# A district court may follow the number with its judges' initials in parentheses: "16-4465 (RMB-JS)".
+_JUDGES = r"(?:\s*\([A-Z]{2,4}(?:[-/ ][A-Z]{2,4})*x?\))?"
 _OWN = re.compile(
-    rf"^\s*(?:Docket\s+)?(?:Nos?\.|NOS?\.|Docket Numbers?(?:\(s\))?:|Case No\.|Civil Action No\.)\s*"
-    rf"(?P<docket>{_DOCKET})\.?\s*(?:$|\s{{2,}}|\s+(?:Argued|Submitted|Decided|Filed))",
+    rf"^\s*(?:Docket\s+)?(?:Nos?\.|NOS?\.|Docket Numbers?(?:\(s\))?:|Case No\.|Civil Action No\.|Civ\. No\.)\s*"
+    rf"(?P<docket>{_DOCKET})\.?{_JUDGES}\s*(?:$|\s{{2,}}|\s+(?:Argued|Submitted|Decided|Filed))",
     re.M,
 )
 _STAMP = re.compile(rf"^\s*(?:Appellate\s+)?Case:?\s+(?P<docket>{_DOCKET})\s+(?:Document|Doc)\b", re.M)
@@ -103,12 +108,20 @@ def _year(pages: list[Page]) -> str:
 
 
 def opinion_for_docket(item: Found, dockets: dict[str, list[Opinion]]) -> Opinion | None:
-    """The opinion with this docket number; between several, the one whose text names the cited court."""
+    """The opinion with this docket number; between several, the one whose text names the cited court,
+    then, as one case has many orders, the one that prints the cited date."""
     found = next((dockets[v] for v in docket_variants(item.fields.get("docket", "")) if v in dockets), [])
     if len(found) <= 1:
         return found[0] if found else None
-    words = {w.lower() for w in _COURT_WORD.findall(item.fields.get("court", "")) if len(w) > 2}
-    return max(found, key=lambda o: sum(w in o.pages[0].norm for w in words))
+    paren = item.fields.get("court", "")
+    words = {w.lower() for w in _COURT_WORD.findall(without_date(paren)) if len(w) > 2}
+    date = cited_date(paren)
+
+    def fit(opinion: Opinion) -> tuple[int, bool]:
+        dated = date is not None and date in printed_dates("\n".join(p.text for p in opinion.pages))
+        return sum(w in opinion.pages[0].norm for w in words), dated
+
+    return max(found, key=fit)
 
 
 def check_docket(item: Found, dockets: dict[str, list[Opinion]] | None) -> Flag:
