@@ -6,7 +6,8 @@ number ("2:15-cv-08162-GW-FFM"), and a Supreme Court of Virginia opinion whose c
 docket as a "Record No." between the parties' columns, run together in a text copy; and a redacted
 minutes order whose "Case No." stands on its own line above the number and whose caption, set in
 capitals, has a capital "V."; a New Jersey opinion whose "Civ. No." carries the judges' initials in
-parentheses; and two orders of one case, one docket number, told apart by the date the citation gives.
+parentheses; two orders of one case, one docket number, told apart by the date the citation gives; and
+the original and the amended minutes of one day, which no date tells apart.
 """
 
 from __future__ import annotations
@@ -110,6 +111,16 @@ def database(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "06/05/20",
     )
     (opinions / "finjan-daubert.txt").write_text(daubert)
+    for name, holding in (
+        ("original", "The motions are taken under submission."),
+        ("amended", "The tentative is adopted."),
+    ):
+        (opinions / f"kennis-{name}.txt").write_text(
+            "Case 2:15-cv-08162-GW-FFM Document 32 Filed 10/25/18 Page 1 of 1\nUNITED STATES DISTRICT COURT\n"
+            "CENTRAL DISTRICT OF CALIFORNIA\nCIVIL MINUTES - GENERAL\nTitle\n"
+            f"Thomas J. Kennis v. Metropolitan West Asset Management, LLC\nDate\nOctober 25, 2018\n{holding}\n"
+            "The declaration was filed as Dkt.\nNo. 29-1\n"
+        )
     order = pymupdf.open()  # an order dated only at its end, pages after its caption
     for number in range(1, 9):
         page = order.new_page()
@@ -209,3 +220,22 @@ def test_an_order_dated_only_over_its_signature_has_that_year(database: Path, tm
     right, wrong = [f for f in report.flags if f.kind == "case" and "No." in f.text]
     assert right.verdict == "verified", right.message
     assert wrong.verdict == "contradicted", wrong.message
+
+
+def test_a_quotation_of_one_of_two_minute_orders_of_one_day_is_found_in_it(
+    database: Path, tmp_path: Path
+) -> None:
+    draft = tmp_path / "draft.md"
+    draft.write_text(
+        "The court wrote that \u201cThe motions are taken under submission.\u201d Kennis v. Metropolitan West Asset "
+        "Management, LLC, No. 2:15-cv-08162 (C.D. Cal. Oct. 25, 2018).\n\n"
+        "The court wrote that \u201cThe tentative is adopted.\u201d Kennis v. Metropolitan West Asset "
+        "Management, LLC, No. 2:15-cv-08162 (C.D. Cal. Oct. 25, 2018).\n\n"
+        "The court wrote that \u201cThe tentative is rejected.\u201d Kennis v. Metropolitan West Asset "
+        "Management, LLC, No. 2:15-cv-08162 (C.D. Cal. Oct. 25, 2018).\n"
+    )
+    report = verify_draft(database, draft, "m", "m-authorities")
+    quotes = [f for f in report.flags if f.kind == "quotation"]
+    assert [f.verdict for f in quotes[:2]] == ["verified", "verified"], [f.message for f in quotes]
+    assert quotes[2].verdict != "verified", quotes[2].message
+    assert "No. 29-1" not in quotes[2].message and "No. 2:15-CV-08162" in quotes[2].message, quotes[2].message

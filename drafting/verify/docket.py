@@ -9,6 +9,7 @@ citation: the caption is compared, the year checked, and one not in the library 
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from drafting.verify.authorities import HEAD_CHARS, HEAD_PAGES, Opinion, caption_words, captions
 from drafting.verify.docket_dates import cited_date, printed_dates, without_date
@@ -64,16 +65,21 @@ def index_dockets(library: MatterSources, opinions: dict[str, Opinion]) -> dict[
     out: dict[str, list[Opinion]] = {}
     for document_id, pages in library.documents.items():
         head = "\n".join(p.text[:HEAD_CHARS] for p in pages[:HEAD_PAGES])
-        numbers = {
+        printed = Counter(
             docket_key(m["docket"]) for pattern in (_OWN, _STAMP, _RECORD) for m in pattern.finditer(head)
-        }
-        if not numbers:
+        )
+        if not printed:
             continue
+        numbers = set(printed)
+        # its own number is the court's stamp's, else the one printed most; never a "No. 298-2" of a filing
+        stamped = Counter(docket_key(m["docket"]) for m in _STAMP.finditer(head))
+        ranked = stamped or printed
+        own = min(ranked, key=lambda n: (-ranked[n], n))
         opinion = by_document.get(document_id)
         if opinion is None:
             blocks = captions(pages, set())
             opinion = Opinion(
-                key=f"No. {sorted(numbers)[0]}",
+                key=f"No. {own}",
                 citations=(),
                 caption=blocks[0] if blocks else "",
                 words=caption_words(" ".join(blocks)),
@@ -107,12 +113,13 @@ def _year(pages: list[Page]) -> str:
     return decision_year(pages)
 
 
-def opinion_for_docket(item: Found, dockets: dict[str, list[Opinion]]) -> Opinion | None:
-    """The opinion with this docket number; between several, the one whose text names the cited court,
-    then, as one case has many orders, the one that prints the cited date."""
+def opinions_for_docket(item: Found, dockets: dict[str, list[Opinion]]) -> list[Opinion]:
+    """The opinions with this docket number that fit the citation best: between several, those whose text
+    names the cited court, then, as one case has many orders, those that print the cited date. More than
+    one where a court filed two orders of one day (the original minutes and the amended ones)."""
     found = next((dockets[v] for v in docket_variants(item.fields.get("docket", "")) if v in dockets), [])
     if len(found) <= 1:
-        return found[0] if found else None
+        return list(found)
     paren = item.fields.get("court", "")
     words = {w.lower() for w in _COURT_WORD.findall(without_date(paren)) if len(w) > 2}
     date = cited_date(paren)
@@ -121,7 +128,14 @@ def opinion_for_docket(item: Found, dockets: dict[str, list[Opinion]]) -> Opinio
         dated = date is not None and date in printed_dates("\n".join(p.text for p in opinion.pages))
         return sum(w in opinion.pages[0].norm for w in words), dated
 
-    return max(found, key=fit)
+    best = max(fit(o) for o in found)
+    return [o for o in found if fit(o) == best]
+
+
+def opinion_for_docket(item: Found, dockets: dict[str, list[Opinion]]) -> Opinion | None:
+    """The opinion a docket citation names: the first of those that fit it best."""
+    best = opinions_for_docket(item, dockets)
+    return best[0] if best else None
 
 
 def check_docket(item: Found, dockets: dict[str, list[Opinion]] | None) -> Flag:
