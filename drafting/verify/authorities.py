@@ -53,6 +53,18 @@ _STANDS_ALONE = re.compile(
 # "against" parts a caption only as New York prints it, "-against-" or alone on its line: in a
 # sentence ("liability against Hostess") it is prose.
 _VERSUS = re.compile(r"(?:^|\s)(?:v\.?|vs\.?|versus|-against-)(?=\s|$)|^[ \t]*-?against-?[ \t]*$", re.M)
+# A caption set in capitals sets its "V." in capitals too ("INC. V. KRISTOPHER HUGHES, ET AL."); in a line
+# with lower case letters a capital "V." is a middle initial, never the separator.
+_VERSUS_CAPS = re.compile(r"(?:^|\s)VS?\.(?=\s|$)")
+
+
+def _versus(line: str) -> re.Match[str] | None:
+    found = _VERSUS.search(line)
+    if found is None and not re.search(r"[a-z]", line):
+        found = _VERSUS_CAPS.search(line)
+    return found
+
+
 _SUBJECT_CAPTION = re.compile(
     r"^\s*(?:In re|Matter of|In the Matter of|In the Interest of|Ex parte|Appeal of|Application of|Petition of|"
     r"Estate of|Opinions? of the Justices|Advisory Opinion)\b",  # an advisory opinion names no party at all
@@ -82,7 +94,8 @@ def _century(two_digits: str | None) -> str:
 
 
 def decision_year(pages: list[Page]) -> str:
-    """The year the opinion was decided, where its first pages print the date; "Decided" before "Filed"."""
+    """The year the opinion was decided, where its first pages print the date; "Decided" before "Filed".
+    An order whose first pages print none is dated at its end: "Dated: October 8, 2019" over the signature."""
     found: list[tuple[int, int, int, str]] = []
     for page in pages[:HEAD_PAGES]:
         for m in _DECIDED.finditer(page.text[:HEAD_CHARS]):
@@ -90,6 +103,13 @@ def decision_year(pages: list[Page]) -> str:
             # "Decided" first; else the first date printed (the caption's, before any later "Filed")
             year = m["y1"] or m["y2"] or m["y3"] or _century(m["yy"])
             found.append((0 if word.startswith(("decided", "rendered")) else 1, page.index, m.start(), year))
+    if not found:  # an order without a dated head is dated at its end, over the judge's signature
+        for page in pages[-2:]:
+            for m in _DECIDED.finditer(page.text):
+                if (m["word"] or "").lower().startswith(("dated", "date:", "signed")):
+                    found.append(
+                        (1, page.index, m.start(), m["y1"] or m["y2"] or m["y3"] or _century(m["yy"]))
+                    )
     return min(found)[3] if found else ""
 
 
@@ -187,9 +207,9 @@ def captions(pages: list[Page], own_keys: set[str]) -> list[str]:
             break
         lines = layout_lines(page.text[:HEAD_CHARS])
         for index, line in enumerate(lines):
-            if not (_VERSUS.search(line) or _SUBJECT_CAPTION.match(line)) or _is_prose(line):
+            versus = _versus(line)
+            if not (versus or _SUBJECT_CAPTION.match(line)) or _is_prose(line):
                 continue
-            versus = _VERSUS.search(line)
             after = " ".join(lines[index : index + 3])[versus.start() if versus else 0 :]
             if _cites_another(after, own_keys) or ", supra" in after:
                 continue

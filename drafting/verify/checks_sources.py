@@ -23,6 +23,7 @@ from drafting.verify.checks_record import (
     transcripts,
     where,
 )
+from drafting.verify.docket import opinions_for_docket
 from drafting.verify.found import Found
 from drafting.verify.model import Flag
 from drafting.verify.pins import full_of
@@ -207,4 +208,11 @@ def _quotation_of_opinion(
             verdict="unverifiable",
             reason="not-in-library",
         )
-    return quotation_of_opinion(item, parts, cite, opinion)
+    flag = quotation_of_opinion(item, parts, cite, opinion)
+    if flag.verdict != "verified" and dockets and full_of(cite).fields.get("form") == "docket":
+        # a court may file two orders of one case on one day: the words may be in the other
+        for other in opinions_for_docket(full_of(cite), dockets)[1:]:
+            found = quotation_of_opinion(item, parts, cite, other)
+            if found.verdict == "verified":
+                return found
+    return flag

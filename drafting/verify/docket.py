@@ -9,8 +9,10 @@ citation: the caption is compared, the year checked, and one not in the library 
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from drafting.verify.authorities import HEAD_CHARS, HEAD_PAGES, Opinion, caption_words, captions
+from drafting.verify.docket_dates import cited_date, printed_dates, without_date
 from drafting.verify.docket_key import docket_key, docket_variants
 from drafting.verify.found import Found
 from drafting.verify.model import Flag
@@ -18,16 +20,23 @@ from drafting.verify.sources import MatterSources, Page
 
 # The Tax Court writes a case's kind after its number, apart: "19556-14S L" (small tax case, lien or levy).
 _DOCKET = r"[A-Z]{0,5}[- ]?\d[\dA-Za-z]*(?:[-–:][\dA-Za-z]+)*(?: [A-Z]{1,2}\b(?![.'’]?[A-Za-z]))?"
+# The label a docket number is cited and printed with: "No.", Virginia's "Record No.", "Civ. No.".
+_LABEL = r"(?:Record\s+|Civ(?:il)?\.?\s+(?:Action\s+)?)?Nos?\."
 _CITED = re.compile(
-    rf"\bNos?\.\s*(?P<docket>{_DOCKET})(?:,\s*(?:19|20)\d\d\s+WL\s+\d+)?(?:,\s*at\s+\*?\d+)?"
+    rf"\b{_LABEL}\s*(?P<docket>{_DOCKET})(?:,\s*(?:19|20)\d\d\s+WL\s+\d+)?(?:,\s*at\s+\*?\d+)?"
     r"\s*\((?P<paren>[^()]{0,80}?(?P<year>(?:19|20)\d\d))\)"
 )
+# A district court may follow the number with its judges' initials in parentheses: "16-4465 (RMB-JS)".
+_JUDGES = r"(?:\s*\([A-Z]{2,4}(?:[-/ ][A-Z]{2,4})*x?\))?"
 _OWN = re.compile(
-    rf"^\s*(?:Docket\s+)?(?:Nos?\.|NOS?\.|Docket Numbers?(?:\(s\))?:|Case No\.|Civil Action No\.)\s*"
-    rf"(?P<docket>{_DOCKET})\.?\s*(?:$|\s{{2,}}|\s+(?:Argued|Submitted|Decided|Filed))",
+    rf"^\s*(?:Docket\s+)?(?:Nos?\.|NOS?\.|Docket Numbers?(?:\(s\))?:|Case No\.|Civil Action No\.|Civ\. No\.)\s*"
+    rf"(?P<docket>{_DOCKET})\.?{_JUDGES}\s*(?:$|\s{{2,}}|\s+(?:Argued|Submitted|Decided|Filed))",
     re.M,
 )
 _STAMP = re.compile(rf"^\s*(?:Appellate\s+)?Case:?\s+(?P<docket>{_DOCKET})\s+(?:Document|Doc)\b", re.M)
+# Virginia's appellate courts print the docket as a "Record No." in the caption block, whose two columns a
+# text copy runs together: "v.  Record No. 000023 CHIEF JUSTICE HARRY L. CARRICO".
+_RECORD = re.compile(rf"\bRecord\s+Nos?\.\s*(?P<docket>{_DOCKET})")
 _COURT_WORD = re.compile(r"[A-Za-z]+")
 
 
@@ -56,14 +65,21 @@ def index_dockets(library: MatterSources, opinions: dict[str, Opinion]) -> dict[
     out: dict[str, list[Opinion]] = {}
     for document_id, pages in library.documents.items():
         head = "\n".join(p.text[:HEAD_CHARS] for p in pages[:HEAD_PAGES])
-        numbers = {docket_key(m["docket"]) for pattern in (_OWN, _STAMP) for m in pattern.finditer(head)}
-        if not numbers:
+        printed = Counter(
+            docket_key(m["docket"]) for pattern in (_OWN, _STAMP, _RECORD) for m in pattern.finditer(head)
+        )
+        if not printed:
             continue
+        numbers = set(printed)
+        # its own number is the court's stamp's, else the one printed most; never a "No. 298-2" of a filing
+        stamped = Counter(docket_key(m["docket"]) for m in _STAMP.finditer(head))
+        ranked = stamped or printed
+        own = min(ranked, key=lambda n: (-ranked[n], n))
         opinion = by_document.get(document_id)
         if opinion is None:
             blocks = captions(pages, set())
             opinion = Opinion(
-                key=f"No. {sorted(numbers)[0]}",
+                key=f"No. {own}",
                 citations=(),
                 caption=blocks[0] if blocks else "",
                 words=caption_words(" ".join(blocks)),
@@ -97,13 +113,29 @@ def _year(pages: list[Page]) -> str:
     return decision_year(pages)
 
 
-def opinion_for_docket(item: Found, dockets: dict[str, list[Opinion]]) -> Opinion | None:
-    """The opinion with this docket number; between several, the one whose text names the cited court."""
+def opinions_for_docket(item: Found, dockets: dict[str, list[Opinion]]) -> list[Opinion]:
+    """The opinions with this docket number that fit the citation best: between several, those whose text
+    names the cited court, then, as one case has many orders, those that print the cited date. More than
+    one where a court filed two orders of one day (the original minutes and the amended ones)."""
     found = next((dockets[v] for v in docket_variants(item.fields.get("docket", "")) if v in dockets), [])
     if len(found) <= 1:
-        return found[0] if found else None
-    words = {w.lower() for w in _COURT_WORD.findall(item.fields.get("court", "")) if len(w) > 2}
-    return max(found, key=lambda o: sum(w in o.pages[0].norm for w in words))
+        return list(found)
+    paren = item.fields.get("court", "")
+    words = {w.lower() for w in _COURT_WORD.findall(without_date(paren)) if len(w) > 2}
+    date = cited_date(paren)
+
+    def fit(opinion: Opinion) -> tuple[int, bool]:
+        dated = date is not None and date in printed_dates("\n".join(p.text for p in opinion.pages))
+        return sum(w in opinion.pages[0].norm for w in words), dated
+
+    best = max(fit(o) for o in found)
+    return [o for o in found if fit(o) == best]
+
+
+def opinion_for_docket(item: Found, dockets: dict[str, list[Opinion]]) -> Opinion | None:
+    """The opinion a docket citation names: the first of those that fit it best."""
+    best = opinions_for_docket(item, dockets)
+    return best[0] if best else None
 
 
 def check_docket(item: Found, dockets: dict[str, list[Opinion]] | None) -> Flag:

@@ -10,7 +10,9 @@ def docket_key(docket: str) -> str:
 
 
 _OFFICE = re.compile(r"^\d{1,2}:")  # a federal court's office number: "1:12-cv-05708"
-_JUDGE = re.compile(r"-[A-Z]{2,4}$")  # the judge's initials a court appends: "...-JSR", "...-FL"
+# The judges' initials a court appends, the district judge's and the magistrate judge's:
+# "...-JSR", "...-FL", "...-GW-FFM", "...-CAS-KSX" (a C.D. Cal. magistrate's "x").
+_JUDGE = re.compile(r"(?:-[A-Z]{2,4})+$")
 
 
 def docket_variants(key: str) -> list[str]:
