@@ -85,6 +85,7 @@ def test_generator_gives_thousands_of_items_the_same_every_run() -> None:
     for category in (
         *("true-quote", "true-short", "true-id", "true-supra", "true-signal", "true-parallel", "true-docket"),
         *("word", "quote-page", "page", "volume", "party", "year", "pin-range", "supra-range", "neutral"),
+        "pin-range-unpaged",
         *("docket", "docket-word", "sanctioned"),
     ):
         assert kinds[category] > 0, category

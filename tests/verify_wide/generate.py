@@ -226,9 +226,13 @@ def opinion_drafts(entry: dict, text: str, per_opinion: int = 8) -> list[Draft]:
         )
     if not neutral and sentences:
         beyond = f"{slot}, {last + 40}"
+        # Where the copy prints no page after its first, its last page is unknown to anyone reading it:
+        # a pin past it can only be unverifiable, so it is not counted among the held slots' fabrications
+        # the verifier must contradict.
+        category = "pin-range" if last > int(first) else "pin-range-unpaged"
         fab.add(
             f"The leading case is {name}, {beyond}{year_part}.",
-            [("pin-range", "fabricated", ("case",), slot, o, slot)],
+            [(category, "fabricated", ("case",), slot, o, slot)],
         )
     return [d for d in (true, fab) if d.items]
 

@@ -18,7 +18,8 @@ with the page it is on, read from the file's own page markers), true-pin (that c
 true-id (`Id. at PIN` after it), true-short (`Name, VOL REP at PIN`); word (one word of the quotation
 changed), quote-page (the true quotation cited to another page of the opinion), page (first page + 2),
 volume (volume + 1), party (an invented plaintiff on the real slot), year (the year + 3), pin-range (a pin
-40 pages past the last page marker), sanctioned (the fabrications of Mata v. Avianca and Evans v.
+40 pages past the last page marker), pin-range-unpaged (the same in a copy with no page marker after its
+first page, whose right verdict is unverifiable), sanctioned (the fabrications of Mata v. Avianca and Evans v.
 Robertson). Slip opinions and files without page markers have their quotations cited to the first page:
 there the right verdict for the pin is unverifiable (no page numbers in this copy).
 Written by `CHAMBERS_REAL_OPINIONS=/work/corpus_wide/opinions python -m benchmarks.verify_quality
