@@ -146,7 +146,10 @@ async def replay(url: str, requests: list[dict[str, Any]]) -> tuple[float, int]:
     (seconds, tokens decoded)."""
     gate = asyncio.Semaphore(SLOTS)
     tokens = 0
-    async with httpx.AsyncClient(timeout=600) as client:
+    # A connection per streamed answer, as chambers' chat client sends them (its llama.cpp adapter's
+    # STREAM_HEADERS): llama-server closes the connection when a streamed answer ends, though its
+    # headers offer keep-alive, so a pooled connection reused after it fails mid-replay.
+    async with httpx.AsyncClient(timeout=600, headers={"Connection": "close"}) as client:
 
         async def one(body: dict[str, Any]) -> None:
             nonlocal tokens
