@@ -1,20 +1,25 @@
 """An opinion's text cut into paragraphs, each on one page of the citation it is read for.
 
 The opinion's reading joins its lines (vendors print a paragraph to a line, courts' PDFs wrap
-lines), so its paragraph breaks are not known: a paragraph here is up to three sentences, and it
-never runs across a page boundary, so each one has exactly one page.
+lines), so its paragraph breaks are not known: a paragraph here is up to three sentences and at most
+``MAX_CHARS`` long, and it never runs across a page boundary, so each one has exactly one page. The
+reading is lower-cased, so a sentence ends at a stop followed by a space whatever comes next, except
+after an abbreviation or an initial.
 """
 
 from __future__ import annotations
 
 import bisect
+import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from drafting.verify.authorities import Opinion
-from drafting.verify.text import sentence_bounds
+from drafting.verify.text import is_abbreviation
 
 MAX_SENTENCES = 3
 MAX_CHARS = 700
+_STOP = re.compile(r"[.!?][\"”')\]]*\s+")
 
 
 @dataclass(frozen=True)
@@ -44,9 +49,8 @@ def paragraphs_of(opinion: Opinion, key: str) -> list[Paragraph]:
             continue
         chunk_start = begin
         count = 0
-        for _s, e in sentence_bounds(text[begin:end]):
+        for stop in _cuts(text, begin, end):
             count += 1
-            stop = begin + e
             if count >= MAX_SENTENCES or stop - chunk_start >= MAX_CHARS:
                 _add(out, text, chunk_start, stop, numbers[at])
                 chunk_start, count = stop, 0
@@ -54,9 +58,32 @@ def paragraphs_of(opinion: Opinion, key: str) -> list[Paragraph]:
     return out
 
 
+def _cuts(text: str, begin: int, end: int) -> Iterator[int]:
+    """Where a paragraph may end inside ``text[begin:end]``: after each sentence, and inside a sentence
+    longer than ``MAX_CHARS`` (a run-on reading, a list) at the last space that keeps it under."""
+    start = begin
+    for match in _STOP.finditer(text, begin, end):
+        if text[match.start()] == "." and is_abbreviation(text, match.start()):
+            continue
+        yield from _long_cuts(text, start, match.end())
+        start = match.end()
+    yield from _long_cuts(text, start, end, last=False)
+
+
+def _long_cuts(text: str, start: int, stop: int, *, last: bool = True) -> Iterator[int]:
+    while stop - start > MAX_CHARS:
+        space = text.rfind(" ", start + 1, start + MAX_CHARS)
+        start = space + 1 if space > start else start + MAX_CHARS
+        yield start
+    if last:
+        yield stop
+
+
 def _add(out: list[Paragraph], text: str, start: int, end: int, page: int | None) -> None:
     while start < end and text[start] == " ":
         start += 1
+    while end > start and text[end - 1] == " ":  # a passage joins its paragraphs with one space
+        end -= 1
     if end - start < 2:
         return
     out.append(Paragraph(len(out), start, end, page, text[start:end]))

@@ -244,20 +244,18 @@ def _clean(draft: str, start: int, end: int) -> Section:
     return Section("".join(kept), base, tuple(shift_at), tuple(shift_by), tuple(breaks))
 
 
+def is_abbreviation(text: str, stop: int) -> bool:
+    """Whether the period at ``text[stop]`` closes a legal abbreviation or an initial, not a sentence."""
+    word = text[max(0, stop - 7) : stop].split(" ")[-1].lower().lstrip("(").replace("’", "'")
+    return word in _ABBREVIATIONS or len(word) == 1 or "." in word
+
+
 def sentence_bounds(text: str, breaks: tuple[int, ...] = ()) -> list[tuple[int, int]]:
     """Sentences of collapsed text; a period after a legal abbreviation or an initial does not end one."""
     ends = [(b - 1, b) for b in breaks]  # the space before a break closes the sentence
     for match in _SENTENCE_END.finditer(text):
-        if text[match.start()] == ".":
-            word = (
-                text[max(0, match.start() - 7) : match.start()]
-                .split(" ")[-1]
-                .lower()
-                .lstrip("(")
-                .replace("’", "'")
-            )
-            if word in _ABBREVIATIONS or len(word) == 1 or "." in word:
-                continue
+        if text[match.start()] == "." and is_abbreviation(text, match.start()):
+            continue
         ends.append((match.start() + 1, match.end()))
     bounds: list[tuple[int, int]] = []
     start = 0
