@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 
 import pytest
@@ -263,5 +264,5 @@ def test_a_paragraph_is_a_few_sentences_not_a_page_of_the_lower_cased_reading(co
     assert max(len(p.text) for p in paragraphs) <= MAX_CHARS + 1
     # nothing is lost or doubled: the paragraphs tile the reading, spaces between them aside
     text = opinion.reading.text
-    for before, after in zip(paragraphs, paragraphs[1:], strict=False):
+    for before, after in itertools.pairwise(paragraphs):
         assert text[before.end : after.start].strip() == ""
