@@ -19,8 +19,7 @@ import pytest
 
 from drafting.verify import verify_draft
 from drafting.verify.docket_key import docket_variants
-from evidence.ingest import ingest_matter
-from evidence.matters import create_matter
+from tests.support.verify_library import ingest_library, record_and_opinions
 
 MINUTES_TEXT = """UNITED STATES DISTRICT COURT
 CENTRAL DISTRICT OF CALIFORNIA
@@ -85,13 +84,7 @@ def _order(kind: str, holding: str, dated: str, filed: str) -> str:
 @pytest.fixture(scope="module")
 def database(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("dockets")
-    record, opinions = root / "record", root / "opinions"
-    record.mkdir()
-    opinions.mkdir()
-    doc = pymupdf.open()
-    doc.new_page().insert_text((72, 72), "Record page one.", fontsize=11)
-    doc.save(record / "record.pdf")
-    doc.close()
+    record, opinions = record_and_opinions(root)
     (opinions / "kennis.txt").write_text(MINUTES_TEXT)
     (opinions / "dugan.txt").write_text(VIRGINIA_TEXT)
     (opinions / "hughes.txt").write_text(CAPITALS_TEXT)
@@ -149,12 +142,7 @@ def database(tmp_path_factory: pytest.TempPathFactory) -> Path:
     order.save(opinions / "tessera.pdf")
     order.close()
     (opinions / "finjan-limine.txt").write_text(limine)
-    database = root / "chambers.sqlite3"
-    create_matter(database, "m", [record])
-    create_matter(database, "m-authorities", [opinions])
-    ingest_matter(database, "m", tessdata=None)
-    ingest_matter(database, "m-authorities", tessdata=None)
-    return database
+    return ingest_library(root, record, opinions)
 
 
 def test_a_stamp_with_both_judges_initials_is_the_number_a_brief_cites() -> None:

@@ -14,9 +14,7 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from drafting.verify import Report, verify_draft
-from evidence.ingest import ingest_matter
-from evidence.matters import create_matter
+from tests.support.verify_library import ingest_library, verify_text
 
 STAR_TEXT = """199 Wash. App. 629
 In the Matter of the Marriage of Christy Lyle, Respondent, and Keith Lyle, Appellant.
@@ -105,22 +103,11 @@ def database(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (opinions / "people-v-doe.txt").write_text(ILLINOIS_TEXT)
     (opinions / "heavener.txt").write_text(KENTUCKY_TEXT)
     (opinions / "hostess.txt").write_text(ECF_TEXT)
-    database = root / "chambers.sqlite3"
-    create_matter(database, "m", [record])
-    create_matter(database, "m-authorities", [opinions])
-    ingest_matter(database, "m", tessdata=None)
-    ingest_matter(database, "m-authorities", tessdata=None)
-    return database
-
-
-def _verify(database: Path, tmp_path: Path, text: str) -> Report:
-    draft = tmp_path / "draft.md"
-    draft.write_text(text)
-    return verify_draft(database, draft, "m", "m-authorities")
+    return ingest_library(root, record, opinions)
 
 
 def test_star_pages_after_skipped_headnotes_and_out_of_order_are_read(database: Path, tmp_path: Path) -> None:
-    report = _verify(
+    report = verify_text(
         database,
         tmp_path,
         'The order was revised. In re Marriage of Lyle, 199 Wash. App. 629, 632 (2017). "The father appealed '
@@ -139,7 +126,7 @@ def test_star_pages_after_skipped_headnotes_and_out_of_order_are_read(database: 
 def test_bracketed_pages_in_another_spelling_an_okina_and_character_references(
     database: Path, tmp_path: Path
 ) -> None:
-    report = _verify(
+    report = verify_text(
         database,
         tmp_path,
         "The permit needed review. Moreover, as held in Virginia, Kilakila &lsquo;O Haleakala v. Univ. of "
@@ -150,7 +137,7 @@ def test_bracketed_pages_in_another_spelling_an_okina_and_character_references(
     assert cite.verdict == "verified", cite.message
     quote = next(f for f in report.flags if f.kind == "quotation")
     assert quote.verdict == "contradicted" and "page 87" in quote.message and "page 88" in quote.message
-    split = _verify(
+    split = verify_text(
         database,
         tmp_path,
         'It remanded "for a constitutional review of the permit." Kilakila \'O Haleakala v. Univ. of '
@@ -161,7 +148,7 @@ def test_bracketed_pages_in_another_spelling_an_okina_and_character_references(
 
 
 def test_a_cite_as_line_without_its_colon_and_single_party_captions(database: Path, tmp_path: Path) -> None:
-    report = _verify(
+    report = verify_text(
         database,
         tmp_path,
         "Knowledge is required. Matter of Alday-Dominguez, 27 I&N Dec. 48 (BIA 2017). Rights ended. "
@@ -178,7 +165,7 @@ def test_a_cite_as_line_without_its_colon_and_single_party_captions(database: Pa
 def test_a_public_domain_citation_read_from_the_file_with_paragraph_pins(
     database: Path, tmp_path: Path
 ) -> None:
-    report = _verify(
+    report = verify_text(
         database,
         tmp_path,
         'The statement stood. People v. Doe, 2018 IL App (1st) 152522, ¶ 2. The court said "the trial court '
@@ -197,7 +184,7 @@ def test_a_public_domain_citation_read_from_the_file_with_paragraph_pins(
 def test_docket_numbers_as_courts_print_them_and_the_parties_after_the_court_below(
     database: Path, tmp_path: Path
 ) -> None:
-    report = _verify(
+    report = verify_text(
         database,
         tmp_path,
         "The order was interlocutory. Heavener v. Rogers, No. 2023-CA-0192-MR (Ky. Ct. App. Mar. 29, 2024). "

@@ -14,13 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from drafting.verify import Report, verify_draft
+from drafting.verify import Report
 from drafting.verify.authorities import captions
 from drafting.verify.sources import Page
 from drafting.verify.text import sentence_bounds
 from drafting.verify.verifier import extract
-from evidence.ingest import ingest_matter
-from evidence.matters import create_matter
+from tests.support.verify_library import ingest_library, record_and_opinions, verify_text
 
 CAP_SPLIT_TEXT = """134 S.W.3d 757
 Tina WESTER, Plaintiff-Appellant, v. MISSOURI DEPARTMENT OF LABOR, Defendant-Respondent.
@@ -84,10 +83,7 @@ The Justices answer the questions the Governor put to them.
 @pytest.fixture(scope="module")
 def database(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("bluebook")
-    record, opinions = root / "record", root / "opinions"
-    record.mkdir()
-    opinions.mkdir()
-    (record / "note.txt").write_text("The record of this matter is not cited here.\n")
+    record, opinions = record_and_opinions(root)
     files = {
         "wester.txt": CAP_SPLIT_TEXT,
         "shenk.txt": TAX_COURT_TEXT,
@@ -99,18 +95,7 @@ def database(tmp_path_factory: pytest.TempPathFactory) -> Path:
     }
     for name, text in files.items():
         (opinions / name).write_text(text)
-    database = root / "chambers.sqlite3"
-    create_matter(database, "m", [record])
-    create_matter(database, "m-authorities", [opinions])
-    ingest_matter(database, "m", tessdata=None)
-    ingest_matter(database, "m-authorities", tessdata=None)
-    return database
-
-
-def _verify(database: Path, tmp_path: Path, text: str) -> Report:
-    draft = tmp_path / "draft.md"
-    draft.write_text(text)
-    return verify_draft(database, draft, "m", "m-authorities")
+    return ingest_library(root, record, opinions)
 
 
 def _verdicts(report: Report, kind: str) -> list[tuple[str, str]]:
@@ -118,7 +103,7 @@ def _verdicts(report: Report, kind: str) -> list[tuple[str, str]]:
 
 
 def test_a_star_page_inside_a_split_word_is_a_page_boundary(database: Path, tmp_path: Path) -> None:
-    report = _verify(
+    report = verify_text(
         database,
         tmp_path,
         "She quit. Wester v. Mo. Dep't of Labor, 134 S.W.3d 757, 759 (2004). She \"was properly denied benefits "
@@ -131,7 +116,7 @@ def test_a_star_page_inside_a_split_word_is_a_page_boundary(database: Path, tmp_
 
 
 def test_a_tax_court_bound_volume_is_known_by_its_running_head(database: Path, tmp_path: Path) -> None:
-    report = _verify(
+    report = verify_text(
         database,
         tmp_path,
         "The exemption was denied. Shenk v. Commissioner, 140 T.C. 200 (2013). It was denied. Shenk v. "
@@ -143,7 +128,7 @@ def test_a_tax_court_bound_volume_is_known_by_its_running_head(database: Path, t
 def test_docket_numbers_with_the_tax_courts_suffix_and_an_ecf_stamps_two_digit_year(
     database: Path, tmp_path: Path
 ) -> None:
-    report = _verify(
+    report = verify_text(
         database,
         tmp_path,
         "The levy stands. Howell v. Commissioner, No. 19556-14S L (T.C. Aug. 6, 2015). The subpoena stands. "
@@ -160,7 +145,7 @@ def test_docket_numbers_with_the_tax_courts_suffix_and_an_ecf_stamps_two_digit_y
 def test_id_after_parallel_citations_counts_its_pin_in_the_reporter_that_has_the_page(
     database: Path, tmp_path: Path
 ) -> None:
-    report = _verify(
+    report = verify_text(
         database,
         tmp_path,
         'The lessee "then had sixty days to exercise such renewal option." Bleecker St. Tenants Corp. v. '
@@ -178,7 +163,7 @@ def test_id_after_parallel_citations_counts_its_pin_in_the_reporter_that_has_the
 
 
 def test_supra_at_the_first_page_takes_the_parallel_that_begins_there(database: Path, tmp_path: Path) -> None:
-    report = _verify(
+    report = verify_text(
         database,
         tmp_path,
         "The motion failed. Groner v. Shinseki, 134 S. Ct. 985, 187 L. Ed. 2d 773 (2014). Groner, supra, at 985.\n",
@@ -188,7 +173,7 @@ def test_supra_at_the_first_page_takes_the_parallel_that_begins_there(database: 
 
 
 def test_an_advisory_opinion_names_no_party_and_is_still_compared(database: Path, tmp_path: Path) -> None:
-    report = _verify(
+    report = verify_text(
         database,
         tmp_path,
         "The Justices answered. Opinion of the Justices, 294 Ala. 571 (1975). Again. Opinion of the Justices, "

@@ -12,9 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from drafting.verify import Report, verify_draft
-from evidence.ingest import ingest_matter
-from evidence.matters import create_matter
+from tests.support.verify_library import ingest_library, record_and_opinions, verify_text
 
 NO_CAPTION_TEXT = """No. 21-3344
 The appeal is dismissed for want of prosecution.
@@ -47,10 +45,7 @@ We hold that the rule does not apply to options to renew leases.
 @pytest.fixture(scope="module")
 def database(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("dockets")
-    record, opinions = root / "record", root / "opinions"
-    record.mkdir()
-    opinions.mkdir()
-    (record / "note.txt").write_text("The record of this matter is not cited here.\n")
+    record, opinions = record_and_opinions(root)
     files = {
         "dismissed.txt": NO_CAPTION_TEXT,
         "roe.txt": NO_YEAR_TEXT,
@@ -59,24 +54,13 @@ def database(tmp_path_factory: pytest.TempPathFactory) -> Path:
     }
     for name, text in files.items():
         (opinions / name).write_text(text)
-    database = root / "chambers.sqlite3"
-    create_matter(database, "m", [record])
-    create_matter(database, "m-authorities", [opinions])
-    ingest_matter(database, "m", tessdata=None)
-    ingest_matter(database, "m-authorities", tessdata=None)
-    return database
-
-
-def _verify(database: Path, tmp_path: Path, text: str) -> Report:
-    draft = tmp_path / "draft.md"
-    draft.write_text(text)
-    return verify_draft(database, draft, "m", "m-authorities")
+    return ingest_library(root, record, opinions)
 
 
 def test_a_docket_citation_the_library_cannot_confirm_is_unverifiable_with_its_reason(
     database: Path, tmp_path: Path
 ) -> None:
-    report = _verify(
+    report = verify_text(
         database,
         tmp_path,
         "It was dismissed. Doe v. Smith, No. 21-3344 (7th Cir. 2021). It was affirmed. Roe v. Acme Widget "
@@ -96,7 +80,7 @@ def test_a_docket_citation_the_library_cannot_confirm_is_unverifiable_with_its_r
 def test_a_docket_citation_still_contradicts_a_wrong_party_or_year_where_the_copy_prints_them(
     database: Path, tmp_path: Path
 ) -> None:
-    report = _verify(
+    report = verify_text(
         database,
         tmp_path,
         "It was affirmed. Roe v. Beta Gadget Co., No. 21-5566 (6th Cir. 2021). It was reversed. Poe v. "
@@ -108,7 +92,7 @@ def test_a_docket_citation_still_contradicts_a_wrong_party_or_year_where_the_cop
 
 
 def test_an_id_right_after_ibid_or_id_is_read_with_its_own_pin(database: Path, tmp_path: Path) -> None:
-    report = _verify(
+    report = verify_text(
         database,
         tmp_path,
         "The lessee then had sixty days. Bleecker St. Tenants Corp. v. Bleeker Jones LLC, 16 N.Y.3d 272, 274 "
