@@ -263,11 +263,22 @@ class ChambersApp(App[None]):
 
     # --- the rooms --------------------------------------------------------------
 
+    def _back_down_to(self, kind: type[Screen[Any]]) -> bool:
+        """Whether a room already open lower in the stack was brought back by closing the screens over
+        it: pushing it again would stack the same room twice, and every F-key press would deepen the
+        stack that Esc walks back through."""
+        lower = [index for index, screen in enumerate(self.screen_stack[:-1]) if isinstance(screen, kind)]
+        if not lower:
+            return False
+        for _ in range(len(self.screen_stack) - 1 - lower[-1]):
+            self.pop_screen()
+        return True
+
     def _toggle(self, kind: type[Screen[Any]], make: Callable[[], Screen[Any]]) -> None:
         """A room's F-key: open its screen, or, pressed on that screen, go back to where he was."""
         if isinstance(self.screen, kind):
             self.pop_screen()
-        else:
+        elif not self._back_down_to(kind):
             self.push_screen(make())
 
     def _toggle_installed(self, name: str, kind: type[Screen[Any]], make: Callable[[], Screen[Any]]) -> None:
@@ -275,6 +286,8 @@ class ChambersApp(App[None]):
         comes back) while another screen is shown."""
         if isinstance(self.screen, kind):
             self.pop_screen()
+            return
+        if self._back_down_to(kind):
             return
         if not self.is_screen_installed(name):
             self.install_screen(make(), name=name)
@@ -324,7 +337,8 @@ class ChambersApp(App[None]):
 
     @on(BatchScreen.OpenRun)
     def open_batch_job(self, message: BatchScreen.OpenRun) -> None:
-        """A batch job's run in the drafting screen, over the batch screen (Esc goes back to it)."""
+        """A batch job's run in the drafting screen: over the batch screen (Esc goes back to it), or,
+        when drafting is already open under it, back down to drafting."""
         self.action_drafting()
         screen = self.screen
         if isinstance(screen, DraftingScreen):  # a screen installed just now is shown once it is mounted
