@@ -12,6 +12,7 @@ from textual.widgets import DataTable, Static
 
 from tests.conftest import make_backend
 from tests.support.fakes import closed_port
+from tests.support.pipeline_setup import demo_database
 from tui.app import ChambersApp, create_app
 from tui.cli import exit_codes
 from tui.cli.keys import MULTIPLEXER_KEYS, actions
@@ -105,3 +106,25 @@ async def test_f1_writes_a_remapped_key_his_way_in_the_words_too(isolated_home: 
         assert rows["ctrl+w"].endswith("Ctrl+W again shows it marked with its flags"), rows["ctrl+w"]
         assert not any("Ctrl+T" in text for text in rows.values())
         assert "Ctrl+Z undoes" in rows["ctrl+w"]  # another key's name is left as it is
+
+
+async def test_status_lines_and_dialog_foots_name_his_keys_not_the_defaults(
+    isolated_home: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    keys = {"drafting.run": "ctrl+y", "app.help": "f12"}
+    db = demo_database(tmp_path_factory.mktemp("demo-matter"), isolated_home / "chambers.sqlite3")
+    app = create_app(remapped(keys), db)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("f4")
+        for _ in range(50):  # the matters load in a worker; the line that names Ctrl+G comes after them
+            await pilot.pause(0.1)
+            if "Pick a matter" in str(app.screen.query_one("#ws-status", Static).render()):
+                break
+        status = str(app.screen.query_one("#ws-status", Static).render())
+        assert "Ctrl+Y" in status and "Ctrl+G" not in status, status
+        await pilot.press("f12")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        foot = str(app.screen.query_one("#help-foot", Static).render())
+        assert foot == "Esc or F12 closes this help.", foot

@@ -21,6 +21,7 @@ from textual.worker import Worker, WorkerState
 from corrections.export import FORMATS, ExportSummary
 from corrections.store import PairFilters
 from tui.widgets.chambers_screen import ChambersDialog
+from tui.widgets.key_text import KeyText
 from tui.widgets.screens import error_title
 from workspace.errors import ChambersError
 
@@ -86,7 +87,7 @@ class ExportScreen(ChambersDialog[None]):
                 yield Checkbox("Scrub party names", id="export-scrub")
             yield Static(_describe(self.filters), id="export-filters", markup=False)
             yield ProgressBar(total=None, id="export-progress", show_eta=False)
-            yield Static("", id="export-summary", markup=False)
+            yield KeyText("", id="export-summary", markup=False)
             with Horizontal(id="export-buttons"):
                 yield Button("Export", id="export-run", variant="primary")
                 yield Button("Close (Esc)", id="export-close")

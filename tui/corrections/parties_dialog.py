@@ -19,6 +19,7 @@ from textual.worker import Worker
 
 from corrections.party_finder import ProposedParty
 from tui.widgets.chambers_screen import ChambersDialog
+from tui.widgets.key_text import KeyText
 from tui.widgets.screens import error_title
 
 
@@ -46,7 +47,7 @@ class PartiesScreen(ChambersDialog[int]):
     def compose(self) -> ComposeResult:
         with Vertical(id="parties-box") as box:
             box.border_title = f"Parties of {self.matter}"
-            yield Static("Reading the matter's documents ...", id="parties-intro", markup=False)
+            yield KeyText("Reading the matter's documents ...", id="parties-intro", markup=False)
             yield SelectionList[int](id="parties-list")
             yield Static("", id="parties-known", markup=False)
             yield Button("Confirm ticked (Enter)", id="parties-confirm", variant="primary")

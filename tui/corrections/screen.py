@@ -27,6 +27,7 @@ from corrections.store import PairFilters
 from drafting.redline_marks import STYLES, marked
 from tui.corrections.dialogs import ConfirmScreen, ExportScreen
 from tui.widgets.chambers_screen import ChambersScreen
+from tui.widgets.key_text import KeyText
 from workspace.config import Config
 
 
@@ -101,7 +102,7 @@ class CorrectionsScreen(ChambersScreen):
             yield DataTable(id="corrections-list", cursor_type="row", zebra_stripes=True)
             with VerticalScroll(id="corrections-redline-scroll"):
                 yield Static("", id="corrections-redline")
-        yield Static("", id="corrections-status", markup=False)
+        yield KeyText("", id="corrections-status", markup=False)
         yield Footer()
 
     def on_mount(self) -> None:

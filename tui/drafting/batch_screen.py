@@ -25,6 +25,7 @@ from drafting.batch.review import JobRow, job_rows, next_unreviewed
 from drafting.batch.runner import duration
 from drafting.batch.store import DONE, FAILED, RUNNING, BatchStore, Job
 from tui.widgets.chambers_screen import ChambersScreen
+from tui.widgets.key_text import KeyText
 
 REFRESH_S = 3.0
 
@@ -85,9 +86,9 @@ class BatchScreen(ChambersScreen):
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
-        yield Static("", id="batch-summary", markup=False)
+        yield KeyText("", id="batch-summary", markup=False)
         yield DataTable(id="batch-list", cursor_type="row", zebra_stripes=True)
-        yield Static("", id="batch-status", markup=False)
+        yield KeyText("", id="batch-status", markup=False)
         yield Footer()
 
     def on_mount(self) -> None:

@@ -18,6 +18,7 @@ from textual.widgets import Static
 
 from drafting.runs import Run
 from drafting.tasks import STAGE_LABELS
+from tui.widgets.key_text import KeyText
 
 METER_WIDTH = 20
 
@@ -75,7 +76,7 @@ class ContextScreen(ModalScreen[None]):
         with Vertical(id="context-box"):
             with VerticalScroll(id="context-scroll"):
                 yield Static(inspect_run(self.run), id="context-text")
-            yield Static("What each stage was sent, exactly. Esc closes.", id="context-foot")
+            yield KeyText("What each stage was sent, exactly. Esc closes.", id="context-foot")
 
     def on_mount(self) -> None:
         self.query_one("#context-scroll").focus()

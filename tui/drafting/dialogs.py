@@ -17,6 +17,7 @@ from drafting.runs import Run
 from drafting.stages import gate
 from tui.drafting.view import FlagView
 from tui.widgets.chambers_screen import ChambersDialog
+from tui.widgets.key_text import KeyText
 
 
 def gate_question(run: Run) -> str:
@@ -236,7 +237,7 @@ class FlagScreen(ChambersDialog[str | None]):
                 if self.flag.blocking
                 else f"{read}Esc closes"
             )
-            yield Static(hint, id="flag-foot")
+            yield KeyText(hint, id="flag-foot")
 
     def _compose_support(self, support: dict[str, Any]) -> ComposeResult:
         from tui.drafting.support_pane import SupportPane
@@ -246,7 +247,7 @@ class FlagScreen(ChambersDialog[str | None]):
             yield SupportPane(support)
             wrong = "w marks the judgement wrong · " if support.get("judgement") else ""
             read = "r reads the page · " if support.get("source_page") else ""
-            yield Static(f"{read}b best paragraph · {wrong}Esc closes", id="flag-foot")
+            yield KeyText(f"{read}b best paragraph · {wrong}Esc closes", id="flag-foot")
 
     def action_best_paragraph(self) -> None:
         from tui.drafting.support_pane import SupportPane
@@ -338,7 +339,7 @@ class ReasonScreen(ModalScreen[str | None]):
             with VerticalScroll(id="reason-scroll"):
                 yield Static(self.title_text, id="reason-title", markup=False)
             yield Input(placeholder="Your reason (recorded with the run)", id="reason-input")
-            yield Static("Enter records it · Esc gives up", id="reason-foot")
+            yield KeyText("Enter records it · Esc gives up", id="reason-foot")
 
     def on_mount(self) -> None:
         self.query_one("#reason-input", Input).focus()
@@ -377,7 +378,7 @@ class ConfirmScreen(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         with Vertical(id="reason-box"):
             yield Static(self.question, id="confirm-question", markup=False)
-            yield Static("y goes on · n or Esc does nothing", id="reason-foot")
+            yield KeyText("y goes on · n or Esc does nothing", id="reason-foot")
 
     def action_answer(self, yes: bool) -> None:
         self.dismiss(yes)

@@ -20,6 +20,7 @@ from backends.events import ContentDelta, Finished, PromptProgress
 from backends.status import BackendStatus, probe_all
 from tui.drafting.view import pp_tg
 from tui.widgets.chambers_screen import ChambersScreen
+from tui.widgets.key_text import KeyText
 from workspace.audit import AuditLog
 from workspace.config import Backend, Config
 from workspace.errors import ChambersError
@@ -77,7 +78,7 @@ class PromptScreen(ChambersScreen):
         yield DataTable(id="backends", cursor_type="row", zebra_stripes=True)
         with VerticalScroll(id="draft-scroll"):
             yield Markdown("", id="draft")
-        yield Static("Type a prompt and press Enter. F1 lists the keys.", id="stream-status")
+        yield KeyText("Type a prompt and press Enter. F1 lists the keys.", id="stream-status")
         prompt = Input(placeholder="Prompt for the selected backend (Enter sends, Esc cancels)", id="prompt")
         # Headless (tests, snapshots) the cursor is steady: a picture must not depend on the instant it is taken.
         prompt.cursor_blink = not self.app.is_headless

@@ -47,6 +47,7 @@ from tui.drafting.screen_keys import DRAFTING_KEYS
 from tui.drafting.view import LoadedRun
 from tui.drafting.workspace import DraftWorkspace
 from tui.widgets.chambers_screen import ChambersScreen
+from tui.widgets.key_text import KeyText
 from workspace.config import Config
 from workspace.errors import ChambersError
 
@@ -125,7 +126,7 @@ class DraftingScreen(ChambersScreen):
         if self.guide is not None:
             yield self.guide
         yield self.finish_bar
-        yield Static("Pick a matter and a task, write the instructions, Ctrl+G drafts.", id="ws-status")
+        yield KeyText("Pick a matter and a task, write the instructions, Ctrl+G drafts.", id="ws-status")
         yield Footer()
 
     def on_mount(self) -> None:

@@ -36,6 +36,7 @@ from tui.widgets.evidence_views import (
     page_heading,
     page_subtitle,
 )
+from tui.widgets.key_text import KeyText
 
 NO_MATTERS = (
     "No matters yet: create one with `chambers matter new NAME --sources DIR`, then "
@@ -97,7 +98,7 @@ class EvidenceScreen(ChambersScreen):
         with Horizontal(id="evidence-body"):
             yield OptionList(id="evidence-results")
             yield OptionList(id="evidence-documents")
-        yield Static("Reading the matters ...", id="evidence-status", markup=False)
+        yield KeyText("Reading the matters ...", id="evidence-status", markup=False)
         yield Footer()
 
     def on_mount(self) -> None:

@@ -22,6 +22,7 @@ from textual.widgets import DataTable, Footer, Header, Input, ProgressBar, Selec
 from exhibits.sources import MatterPdf, matter_names, matter_pdfs
 from exhibits.stamp import Progress
 from tui.widgets.chambers_screen import ChambersScreen
+from tui.widgets.key_text import KeyText
 
 ACTIONS = [("Bates production", "stamp"), ("Binder with Bates", "bind-bates"), ("Binder", "bind")]
 
@@ -91,7 +92,7 @@ class ExhibitsScreen(ChambersScreen):
             )
         with Vertical(id="exhibits-run"):
             yield ProgressBar(total=1, id="exhibits-progress", show_eta=False)  # 0%, still: a bar that waits
-            yield Static("", id="exhibits-status", markup=False)
+            yield KeyText("", id="exhibits-status", markup=False)
         yield Footer()
 
     def on_mount(self) -> None:

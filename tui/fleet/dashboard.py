@@ -43,6 +43,7 @@ from backends.fleet.telemetry import HostTelemetry, TelemetrySource
 from tui.fleet.cards import BackendLine, BoardCard, HostGroup
 from tui.fleet.detail import DetailScreen, served_models
 from tui.widgets.chambers_screen import ChambersScreen
+from tui.widgets.key_text import KeyText
 from tui.widgets.screens import ErrorScreen
 from workspace.config import MIN_REFRESH_S, Board, Config
 from workspace.errors import ChambersError
@@ -153,7 +154,7 @@ class DashboardScreen(ChambersScreen):
                 yield HostGroup(host, group_id=f"host-{_slug(host)}")
             if any(not b.board for b in self.config.backends):
                 yield HostGroup(UNPINNED, group_id="host-unpinned")
-        yield Static("", id="fleet-status")
+        yield KeyText("", id="fleet-status")
         yield Footer()
 
     async def on_mount(self) -> None:

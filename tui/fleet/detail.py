@@ -20,6 +20,7 @@ from backends.fleet.profiles import profiles_from_config
 from backends.fleet.servers import ServerSample
 from backends.fleet.store import StoredResult
 from backends.fleet.telemetry import GpuProcess, HostTelemetry
+from tui.widgets.key_text import KeyText
 from workspace.config import Backend, Board, Config
 from workspace.errors import ChambersError
 
@@ -141,7 +142,7 @@ class DetailScreen(ModalScreen[None]):
             yield Static(f"{self.board.name}", id="detail-title")
             with VerticalScroll(id="detail-scroll"):
                 yield Static(self.text, id="detail-text", markup=False)
-            yield Static("Esc closes this view.", id="detail-foot")
+            yield KeyText("Esc closes this view.", id="detail-foot")
 
     def action_close(self) -> None:
         self.dismiss()

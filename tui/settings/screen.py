@@ -28,6 +28,7 @@ from textual.worker import Worker
 from backends.policy import check_backend, classify_url
 from themes import DEFAULT_THEME, THEMES
 from tui.widgets.chambers_screen import ChambersScreen
+from tui.widgets.key_text import KeyText
 from workspace.config import ROLES, Backend, Config
 from workspace.config_edit import (
     ConfigChangedOutside,
@@ -186,7 +187,7 @@ class SettingsScreen(ChambersScreen):
                 "your comments and layout stay as you wrote them.",
                 id="settings-file",
             )
-            yield Static("Nothing changed yet.", id="settings-status")
+            yield KeyText("Nothing changed yet.", id="settings-status")
         yield Footer()
 
     def on_mount(self) -> None:

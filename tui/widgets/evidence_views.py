@@ -17,6 +17,7 @@ from textual.widgets import Static
 
 from evidence.pages import DocumentEntry, PageView
 from evidence.search import HIGHLIGHT, SearchHit
+from tui.widgets.key_text import KeyText
 
 MATCH_STYLE = "bold reverse"  # the matched words, as the CLI shows them
 
@@ -105,7 +106,7 @@ class ReadingScreen(ModalScreen[int | None]):
             with VerticalScroll(id="reading-scroll"):
                 yield Static(self.body, id="reading-body", markup=False)
             steps = "n/p the next or previous page found, " if self.steps else ""
-            yield Static(f"Up/down scroll, {steps}Esc closes.", id="reading-foot")
+            yield KeyText(f"Up/down scroll, {steps}Esc closes.", id="reading-foot")
 
     def on_mount(self) -> None:
         self.query_one("#reading-scroll").focus()

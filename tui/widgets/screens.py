@@ -11,6 +11,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from tui.widgets.key_text import KeyText
 from workspace.errors import ChambersError
 
 
@@ -85,7 +86,7 @@ class HelpScreen(ModalScreen[None]):
             yield Static("Keys (up/down scroll)", id="help-title")
             with VerticalScroll(id="help-scroll"):
                 yield Static(text, id="help-keys")
-            yield Static("Esc or F1 closes this help.", id="help-foot")
+            yield KeyText("Esc or F1 closes this help.", id="help-foot")
 
     def on_mount(self) -> None:
         self.query_one("#help-scroll", VerticalScroll).focus()
