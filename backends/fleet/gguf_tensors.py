@@ -15,8 +15,6 @@ import struct
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-
 from workspace.errors import ChambersError
 
 _SCALAR = {0: 1, 1: 1, 2: 2, 3: 2, 4: 4, 5: 4, 6: 4, 7: 1, 10: 8, 11: 8, 12: 8}  # GGUF value type -> bytes
@@ -97,6 +95,8 @@ def _skip_strings(buf: mmap.mmap, off: int, count: int) -> int:
     stepped over in one move. A string of 256 bytes or more, or a stray zero run inside a string that
     reads as a prefix, ends a run; there the next prefix is read by hand, so the walk is exact whatever
     the strings hold."""
+    import numpy as np  # here, not at the top: the dashboard imports this module and never reads a table
+
     end = len(buf)
     while count:
         width = min(end - off, count * _STRING_GUESS + 64)
