@@ -4,7 +4,7 @@ gguf-py's ``GGUFReader`` turns every metadata value into numpy views, and a mode
 tens of thousands of strings: seconds per file. Planning needs only the tensor table, so the
 metadata is stepped over here, in the memory-mapped file, by its length prefixes alone, and the table
 after it is read. A string array's length prefixes are read in one numpy pass (``_skip_strings``):
-a step per string in Python took 25 ms on the tiny MoE's vocabulary and merges, against a
+a step per string in Python costs 25 ms on the tiny MoE's vocabulary and merges, against a
 llama-quantize run of a third of a second.
 """
 
