@@ -25,7 +25,7 @@ from tests.verify_wide.score import (
     score_part,
     wide_opinions_folder,
 )
-from tests.verify_wide.split import FIRST_SIX, heldout_names, recorded_heldout
+from tests.verify_wide.split import FIRST_SIX, drawn_heldout, heldout_names, recorded_heldout
 
 WIDE = wide_opinions_folder()
 requires_wide = pytest.mark.skipif(WIDE is None, reason=MISSING_REASON)
@@ -55,10 +55,13 @@ def test_sources_lists_every_file_with_its_commit_and_sha256() -> None:
 def test_held_back_part_is_a_third_and_follows_from_the_manifest() -> None:
     entries = load_manifest()
     names = [e["name"] for e in entries]
-    drawn = [e["name"] for e in entries if not e.get("tune_only")]
+    first = [e["name"] for e in entries if not e.get("tune_only") and "draw" not in e]
     recorded = recorded_heldout()
-    assert recorded == heldout_names(drawn)
-    assert 3 * len(recorded) >= len(drawn)
+    assert recorded == drawn_heldout(entries)
+    # the first draw still holds the same opinions, and the whole part is a third of every entry
+    assert set(heldout_names(first)) <= set(recorded)
+    assert 3 * len(recorded) >= len(names)
+    assert not {e["name"] for e in entries if e.get("tune_only") and e.get("draw")}
     assert not FIRST_SIX & set(recorded)
     assert not {e["name"] for e in entries if e.get("tune_only")} & set(recorded)
     assert len(part_entries("tune")) + len(part_entries("heldout")) == len(names)

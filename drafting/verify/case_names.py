@@ -338,3 +338,27 @@ def last_clause(plaintiff: str) -> str:
         else:
             break
     return ", ".join(keep)
+
+
+# Words an agency's initials pass over: the "and" of "Housing and Urban Development" (HUD).
+_CONNECTIVES = frozenset({"of", "and", "the", "for", "on", "in", "&"})
+_WRITTEN_ACRONYM = re.compile(r"\b[A-Z]{3,6}\b")
+
+
+def written_acronyms(name: str) -> set[str]:
+    """The words of a draft's party name written as initials in capitals ("HUD", "NLRB"), lower-cased."""
+    return {word.lower() for word in _WRITTEN_ACRONYM.findall(name)}
+
+
+def caption_acronyms(caption: str) -> frozenset[str]:
+    """The initials of every run of three to six words within one comma-separated part of a caption:
+    "Secretary, United States Department of Housing and Urban Development" gives "hud" (and "dhud",
+    "usdhud"), so a draft that names the agency by its initials names a party the caption holds."""
+    out: set[str] = set()
+    for part in re.split(r"[,;:()\[\]\n]", caption):
+        words = [w for w in re.findall(r"[A-Za-z][A-Za-z'’\-]*", part) if w.lower() not in _CONNECTIVES]
+        for start in range(len(words)):
+            for size in range(3, 7):
+                if start + size <= len(words):
+                    out.add("".join(w[0] for w in words[start : start + size]).lower())
+    return frozenset(out)

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from drafting.verify.authorities import Opinion
-from drafting.verify.case_names import full_word, plain_apostrophes
+from drafting.verify.case_names import caption_acronyms, full_word, plain_apostrophes, written_acronyms
 from drafting.verify.checks_record import make_flag, where
 from drafting.verify.extract_citations import known_reporter, party_words
 from drafting.verify.found import Found, could_hold, pin_page
@@ -123,8 +123,9 @@ def missing_parties(item: Found, opinion: Opinion) -> list[tuple[str, str]]:
     out = []
     for role in ("plaintiff", "defendant", "subject", "name"):
         name = item.fields.get(role, "")
-        words = distinctive(name)
-        if words and not all(word_in_caption(w, opinion.words) for w in words):
+        absent = [w for w in distinctive(name) if not word_in_caption(w, opinion.words)]
+        # an agency named by its initials ("Secretary, HUD") is the caption's words spelled out
+        if absent and not set(absent) <= written_acronyms(name) & caption_acronyms(opinion.caption):
             out.append((role, name))
     return out
 

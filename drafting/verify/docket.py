@@ -28,8 +28,9 @@ _CITED = re.compile(
 )
 # A district court may follow the number with its judges' initials in parentheses: "16-4465 (RMB-JS)".
 _JUDGES = r"(?:\s*\([A-Z]{2,4}(?:[-/ ][A-Z]{2,4})*x?\))?"
+# A slip opinion on pleading paper numbers its lines in the margin: "11     Docket No. 07-3018-cr".
 _OWN = re.compile(
-    rf"^\s*(?:Docket\s+)?(?:Nos?\.|NOS?\.|Docket Numbers?(?:\(s\))?:|Case No\.|Civil Action No\.|Civ\. No\.)\s*"
+    rf"^\s*(?:\d{{1,2}}\s+)?(?:Docket\s+)?(?:Nos?\.|NOS?\.|Docket Numbers?(?:\(s\))?:|Case No\.|Civil Action No\.|Civ\. No\.)\s*"
     rf"(?P<docket>{_DOCKET})\.?{_JUDGES}\s*(?:$|\s{{2,}}|\s+(?:Argued|Submitted|Decided|Filed))",
     re.M,
 )

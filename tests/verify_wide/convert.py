@@ -83,11 +83,14 @@ def _cap_text(element: ET.Element) -> list[str]:
 
 
 def cap_json(data: bytes, _arg: str) -> bytes:
-    """A Caselaw Access Project case (API JSON): its citations and short name, then the casebody."""
+    """A Caselaw Access Project case (API JSON): its citations and short name, then the casebody
+    (XML, HTML, or the text format's head matter and opinion texts)."""
     case = json.loads(data)
     head = [c["cite"] for c in case.get("citations", [])] + [case.get("name_abbreviation") or ""]
     body = case["casebody"]["data"]
-    if body.lstrip().startswith("<casebody") or body.lstrip().startswith("<?xml"):
+    if isinstance(body, dict):  # the API's text format: head matter, then each opinion's text
+        lines = [body.get("head_matter") or ""] + [opinion["text"] for opinion in body.get("opinions", [])]
+    elif body.lstrip().startswith("<casebody") or body.lstrip().startswith("<?xml"):
         lines = _cap_blocks(ET.fromstring(body))
     else:
         lines = [_html_text(body)]
@@ -161,6 +164,12 @@ def json_field(data: bytes, arg: str) -> bytes:
     return _lines(json.loads(data)[arg]).encode()
 
 
+def json_html(data: bytes, arg: str) -> bytes:
+    """One HTML field of a JSON record (``arg`` names it: a CourtListener opinion's ``html_lawbox``
+    or ``html``), read as ``html`` reads a web page; star pages (``*12``) are text and stay."""
+    return _lines(_html_text(json.loads(data)[arg])).encode()
+
+
 def none(data: bytes, _arg: str) -> bytes:
     return data
 
@@ -176,4 +185,5 @@ CONVERSIONS: dict[str, Callable[[bytes, str], bytes]] = {
     "ky_json": ky_json,
     "cl_tar": cl_tar,
     "json_field": json_field,
+    "json_html": json_html,
 }

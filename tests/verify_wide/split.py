@@ -6,6 +6,11 @@ that it is at least a third of the corpus it was drawn from; ``heldout.txt`` rec
 test checks that it still follows from the manifest. Opinions added later to widen the tune part are
 marked ``tune_only`` in the manifest: they are never drawn, so adding them cannot move an opinion that
 was read only as an aggregate into the tune part, nor one that was tuned on into the held-back part.
+
+Opinions added with ``"draw": 2`` in the manifest were drawn in a second draw, made before the
+verifier ever ran on them: ordered by the sha256 of the name, as many as bring the held-back part to
+a third of the whole corpus (every entry, ``tune_only`` ones included) go to it, the rest to tune.
+Neither draw moves an opinion the other placed.
 """
 
 from __future__ import annotations
@@ -31,10 +36,27 @@ def heldout_names(names: list[str]) -> list[str]:
     """The held-back opinions: ceil(n/3) of the names outside the first six, by sha256 of the name.
 
     ``names`` are the drawn names: the manifest's entries less those marked ``tune_only``."""
-    others = sorted(
-        (n for n in names if n not in FIRST_SIX), key=lambda n: hashlib.sha256(n.encode()).hexdigest()
-    )
+    others = _by_digest([n for n in names if n not in FIRST_SIX])
     return sorted(others[: math.ceil(len(names) / 3)])
+
+
+def _by_digest(names: list[str]) -> list[str]:
+    return sorted(names, key=lambda n: hashlib.sha256(n.encode()).hexdigest())
+
+
+def second_draw(names: list[str], first: list[str], total: int) -> list[str]:
+    """The second draw's held-back opinions: of ``names``, in sha256 order, enough that with the
+    ``first`` draw's they make at least a third of ``total``."""
+    wanted = max(0, math.ceil(total / 3) - len(first))
+    return sorted(_by_digest(names)[:wanted])
+
+
+def drawn_heldout(entries: list[dict]) -> list[str]:
+    """The whole held-back part as the manifest's entries draw it: the first draw over the entries
+    with no ``draw`` mark and no ``tune_only``, then the second draw over those marked ``"draw": 2``."""
+    first = heldout_names([e["name"] for e in entries if not e.get("tune_only") and "draw" not in e])
+    second = second_draw([e["name"] for e in entries if e.get("draw") == 2], first, len(entries))
+    return sorted(first + second)
 
 
 def recorded_heldout() -> list[str]:

@@ -1,0 +1,55 @@
+"""The wide corpus's conversions keep the source's words and page markers (tests/verify_wide/convert.py)."""
+
+from __future__ import annotations
+
+import json
+
+from tests.verify_wide.convert import CONVERSIONS
+
+# The head of Kinneary v. City of New York, 601 F.3d 151, as CourtListener's html_lawbox field holds it.
+LAWBOX = (
+    "<div>\n<center><b>601 F.3d 151 (2010)</b></center>\n<center><h1>Joseph KINNEARY, "
+    "Plaintiff-Appellee-Cross-Appellant,<br>\nv.<br>\nCITY OF NEW YORK, Defendants-Appellants."
+    '</h1></center>\n<p><span class="star-pagination">*152</span> Stephen Bergstein, Bergstein &amp; '
+    "Ullrich, Chester, N.Y., for Plaintiff-Appellee-Cross-Appellant.</p>"
+)
+
+
+def test_json_html_reads_the_named_field_as_a_page_and_keeps_its_star_pages() -> None:
+    record = json.dumps({"html_lawbox": LAWBOX, "plain_text": "not this"}).encode()
+    text = CONVERSIONS["json_html"](record, "html_lawbox").decode()
+    assert text.splitlines()[0] == "601 F.3d 151 (2010)"
+    assert "*152 Stephen Bergstein, Bergstein & Ullrich, Chester, N.Y." in text
+    assert "not this" not in text and "<" not in text
+
+
+def test_cap_json_reads_the_text_format_as_head_matter_then_each_opinion() -> None:
+    # People v. Bradley, 1 Cal. 3d 80, as the CAP API's text format gives it (cut short).
+    case = {
+        "citations": [{"type": "official", "cite": "1 Cal. 3d 80"}],
+        "name_abbreviation": "People v. Bradley",
+        "casebody": {
+            "data": {
+                "head_matter": "[Crim. No. 12806.\nTHE PEOPLE, Plaintiff and Respondent, v. DWIGHT WILBUR "
+                "BRADLEY, Defendant and Appellant.\nOct. 31, 1969.]",
+                "parties": ["THE PEOPLE v. BRADLEY"],
+                "opinions": [
+                    {
+                        "type": "majority",
+                        "author": "BURKE, J.",
+                        "text": "Opinion\nBURKE, J.\nA court, "
+                        "sitting without a jury, found defendant guilty.",
+                    },
+                    {
+                        "type": "dissent",
+                        "author": "TOBRINER, J.",
+                        "text": "TOBRINER, J.,\nConcurring and Dissenting.",
+                    },
+                ],
+            }
+        },
+    }
+    lines = CONVERSIONS["cap_json"](json.dumps(case).encode(), "").decode().splitlines()
+    assert lines[:3] == ["1 Cal. 3d 80", "People v. Bradley", "[Crim. No. 12806."]
+    assert lines.index("Oct. 31, 1969.]") < lines.index("BURKE, J.") < lines.index("TOBRINER, J.,")
+    assert "A court, sitting without a jury, found defendant guilty." in lines

@@ -1,0 +1,98 @@
+"""Rules found on the wide corpus's tune part, each on a short excerpt of the real opinion that showed it.
+
+A Second Circuit slip opinion on pleading paper numbers every line in the margin, its "Docket No." line
+too; a First Circuit caption names a cabinet department in full where a brief writes its initials.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from drafting.verify.case_names import caption_acronyms, written_acronyms
+from tests.support.verify_library import ingest_library, record_and_opinions, verify_text
+
+# United States v. Luna, No. 07-3018-cr (2d Cir. Oct. 16, 2008), its first page as the court's text.
+LUNA = """07-3018-cr
+USA v. Luna (USA)
+1
+2                            UNITED STATES COURT OF APPEALS
+3                                FOR THE SECOND CIRCUIT
+4
+7                                       August Term, 2007
+8
+9   (Argued: June 19, 2008                                            Decided: October 16, 2008)
+10
+11                                      Docket No. 07-3018-cr
+12
+15                                   UNITED STATES OF AMERICA ,
+16
+17                                                                                      Appellant,
+18
+19                                                v.
+20
+21                  WARREN HAWKINS, ALSO KNOWN AS PAUL, ALSO KNOWN AS HAWK,
+23                                                                            Defendant-Appellee,
+25         Alex Luna, Nicky Carrasquilla, also known as Nicky Gomez, Jose R. Adames, also
+36                                                                                    Defendants.
+"""
+# Astralis Condominium Ass'n v. Secretary, HUD, 620 F.3d 62 (1st Cir. 2010), as vendor text.
+ASTRALIS = """620 F.3d 62 (2010)
+ASTRALIS CONDOMINIUM ASSOCIATION, Petitioner, Cross-Respondent,
+v.
+SECRETARY, UNITED STATES DEPARTMENT OF HOUSING AND URBAN DEVELOPMENT, on Behalf of Carlos \
+García-Guillén and Sonia Vélez-Avilés, Respondent, Cross-Petitioner.
+Nos. 09-2497, 09-2589.
+United States Court of Appeals, First Circuit.
+Decided September 16, 2010.
+*64 SELYA, Circuit Judge.
+This case illustrates the point. The complainants filed an administrative claim against the \
+condominium association that controlled those spaces.
+"""
+
+
+@pytest.fixture(scope="module")
+def database(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("wide-rules")
+    record, opinions = record_and_opinions(root)
+    (opinions / "luna.txt").write_text(LUNA)
+    (opinions / "astralis.txt").write_text(ASTRALIS)
+    return ingest_library(root, record, opinions)
+
+
+def _verdicts(database: Path, tmp_path: Path, text: str) -> list[tuple[str, str]]:
+    report = verify_text(database, tmp_path, text)
+    return [(f.text, f.severity) for f in report.flags if f.kind == "case"]
+
+
+def test_a_docket_line_after_a_margin_line_number_is_the_opinion_s_own(
+    database: Path, tmp_path: Path
+) -> None:
+    flags = _verdicts(
+        database,
+        tmp_path,
+        "The order stands. United States v. Luna, No. 07-3018-cr (2d Cir. Oct. 16, 2008).\n\n"
+        "It does not. United States v. Luna, No. 07-3019-cr (2d Cir. Oct. 16, 2008).\n",
+    )
+    assert flags[0] == ("No. 07-3018-cr", "ok"), flags
+    assert flags[1][1] != "ok", flags
+
+
+def test_an_agency_named_by_its_initials_is_the_caption_s_department(database: Path, tmp_path: Path) -> None:
+    flags = _verdicts(
+        database,
+        tmp_path,
+        "Parking is a benefit. Astralis Condominium Ass'n v. Secretary, HUD, 620 F.3d 62 (1st Cir. 2010).\n\n"
+        "So it is. Astralis Condominium Ass'n v. Secretary, FTC, 620 F.3d 62 (1st Cir. 2010).\n",
+    )
+    assert flags[0][1] == "ok", flags
+    assert flags[1][1] == "block", flags
+
+
+def test_initials_run_over_words_within_one_part_of_the_caption_only() -> None:
+    caption = "SECRETARY, UNITED STATES DEPARTMENT OF HOUSING AND URBAN DEVELOPMENT, on Behalf of Carlos"
+    assert "hud" in caption_acronyms(caption) and "usdhud" in caption_acronyms(caption)
+    assert "shu" not in caption_acronyms(caption)  # "Secretary," ends its part
+    assert written_acronyms("Secretary, HUD") == {"hud"}
+    assert written_acronyms("Housing Authority") == set()
