@@ -1,7 +1,7 @@
 """The wide real-opinion corpus (tests/verify_wide): its record, its split, and the verifier on it.
 
-The corpus is at least 100 public-domain opinions (manifest.json lists them) that other repositories carry as test assets; SOURCES.md
-lists each, and ``python -m tests.verify_wide.assemble DIR`` builds the folder from fetched mirrors.
+The corpus is at least 100 public-domain opinions that other repositories carry as test assets;
+manifest.json and SOURCES.md list each, and ``python -m tests.verify_wide.assemble DIR`` builds the folder from fetched mirrors.
 The tests that need the files skip, with that reason, where the folder is absent.
 """
 
