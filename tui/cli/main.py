@@ -51,7 +51,7 @@ def _list_exit_codes(parser: argparse.ArgumentParser) -> None:
 
 def _clear_leftovers(paths: Paths) -> None:
     """A killed chambers' temporary config saves and half-trained adapters go at the next start."""
-    from corrections.adapters import adapters_dir
+    from corrections.adapter_folder import adapters_dir
     from workspace.leftovers import clear_leftovers
 
     clear_leftovers(paths.config_file, paths.data_dir, adapters_dir(paths.data_dir))
