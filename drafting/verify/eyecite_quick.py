@@ -51,6 +51,8 @@ from workspace.paths import write_atomically
 FORMAT = 2
 KINDS = ("reporters", "laws", "journals")
 DATE_FORMAT = "%Y-%m-%dT%H:%M:%S"  # how reporters-db writes start and end
+# the same form, which fromisoformat reads to the same datetime without strptime's import and parsing
+_ISO_DATE = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d")
 _WHITESPACE = re.compile(r"\s+")
 
 log = logging.getLogger(__name__)
@@ -378,6 +380,8 @@ def _dated(value: Any) -> Any:
         return value
     out = {k: _dated(v) for k, v in value.items()}
     for k in ("start", "end"):
-        if isinstance(out.get(k), str):
-            out[k] = datetime.strptime(out[k], DATE_FORMAT)
+        stamp = out.get(k)
+        if isinstance(stamp, str):
+            iso = _ISO_DATE.fullmatch(stamp) is not None
+            out[k] = datetime.fromisoformat(stamp) if iso else datetime.strptime(stamp, DATE_FORMAT)
     return out
