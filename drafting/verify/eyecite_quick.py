@@ -46,6 +46,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from drafting.verify.on_first_use import LXML, standing_in
 from workspace.paths import write_atomically
 
 FORMAT = 2
@@ -351,7 +352,8 @@ def _import_without_sources(
     regex_variables: dict[str, Any], courts: list[dict[str, str]]
 ) -> types.ModuleType:
     """Import eyecite over a stand-in reporters-db with no sources (its tokenizer is built at import),
-    and a stand-in courts-db holding only the two fields of each court eyecite reads."""
+    and a stand-in courts-db holding only the two fields of each court eyecite reads; lxml is imported
+    only if something in it is used (see on_first_use)."""
     courts_stand_in = types.ModuleType("courts_db")
     courts_stand_in.courts = courts  # type: ignore[attr-defined]
     stand_in = types.ModuleType("reporters_db")
@@ -364,7 +366,8 @@ def _import_without_sources(
         del installed["courts_db"]  # already loaded in full: eyecite reads the real one
     sys.modules.update(installed)
     try:
-        import eyecite.tokenizers
+        with standing_in(LXML):  # for HTML, never given here
+            import eyecite.tokenizers
     finally:
         # anyone importing reporters-db or courts-db later gets the real one
         for name in [*installed, "reporters_db.utils"]:
