@@ -2,8 +2,9 @@
 
 Importing eyecite builds a tokenizer for all of reporters-db (about 2,500 reporters, laws and
 journals): most of the start-up of ``chambers verify``, though a draft cites a handful. So the
-first run groups the sources once into plain JSON in the user cache folder, named after the
-installed data files (an upgrade makes a new file). A group holds the sources that share a regex
+first run groups the sources once into JSON in the user cache folder, named after the installed
+data files (an upgrade makes a new file): a line of the groups, then a line of each group's sources,
+which a process decodes only for the groups its texts need. A group holds the sources that share a regex
 with each other, with the strings a text must contain for any of its regexes to match: the strings
 eyecite's own Aho-Corasick filter looks for. A later process imports eyecite with no sources and
 builds, per text, the extractors of the groups whose strings the text contains (and of the few
@@ -46,10 +47,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from drafting.verify.eyecite_groups_file import check_sources, read_groups, write_groups
 from drafting.verify.on_first_use import LXML, standing_in
-from workspace.paths import write_atomically
 
-FORMAT = 2
+FORMAT = 3
 KINDS = ("reporters", "laws", "journals")
 DATE_FORMAT = "%Y-%m-%dT%H:%M:%S"  # how reporters-db writes start and end
 # the same form, which fromisoformat reads to the same datetime without strptime's import and parsing
@@ -108,13 +109,13 @@ def _lean_eyecite() -> _LeanEyecite | None:
         return None
     cache = _Settings.folder / f"eyecite-groups-{_installed_key()}.json"
     try:
-        data = json.loads(cache.read_text(encoding="utf-8"))
+        data, sources = read_groups(cache)
         if data.get("format") != FORMAT:
             raise ValueError(f"format {data.get('format')}")
         if data.get("lean") is False:  # this eyecite does not hold what the adapter relies on
             _Settings.folder = None
             return None
-        _Settings.lean = _LeanEyecite(data)
+        _Settings.lean = _LeanEyecite(data, sources)
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         # first run (or a damaged file): eyecite in full for this process, and the groups for the next
         log.info("eyecite groups not read from %s (%s); building them", cache, exc)
@@ -128,7 +129,7 @@ def _lean_eyecite() -> _LeanEyecite | None:
         else:
             log.warning("eyecite starts in full in every process: %s", problem)
             record = {"format": FORMAT, "lean": False, "reason": problem}
-        write_atomically(cache, json.dumps(record).encode("utf-8"))
+        write_groups(cache, record)
     return _Settings.lean
 
 
@@ -246,13 +247,13 @@ def build_groups(tokenizers: types.ModuleType) -> dict[str, Any]:
 
 
 class _LeanEyecite:
-    def __init__(self, data: dict[str, Any]) -> None:
+    def __init__(self, data: dict[str, Any], sources: list[str]) -> None:
         import ahocorasick
 
         self.groups: list[dict[str, Any]] = data["groups"]
         self.reporter_names: list[str] = data["reporter_names"]
-        if any(not isinstance(g.get("sources"), list) for g in self.groups):
-            raise ValueError("a group without its sources")  # read now, before eyecite is imported
+        check_sources(self.groups, sources)  # now, before eyecite is imported
+        self.sources = sources  # each decoded when a text first needs its group
         self.always = {i for i, g in enumerate(self.groups) if g["always"]}
         self.filter = ahocorasick.Automaton()
         owners: dict[str, list[int]] = {}
@@ -292,7 +293,7 @@ class _LeanEyecite:
         No regex is shared between groups, so each group's extractors are built once and kept (with
         the regexes they have compiled) however many groups later texts add.
         """
-        chosen = sorted((s for g in groups for s in self.groups[g]["sources"]), key=lambda s: s[0])
+        chosen = sorted((s for g in groups for s in json.loads(self.sources[g])), key=lambda s: s[0])
         subset: dict[str, dict[str, list[Any]]] = {kind: {} for kind in KINDS}
         for _, kind, key, entry in chosen:
             subset[kind].setdefault(key, []).append(_dated(entry))
