@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from corrections import store
+from corrections.adapter_folder import adapters_dir as adapters_dir  # the registry's callers name it here
 from corrections.errors import CorrectionsError
 from corrections.model import AdapterRecord
 
@@ -21,10 +22,6 @@ class AdapterNotFound(CorrectionsError):
 
 class AdapterExists(CorrectionsError):
     title = "An adapter of that name already exists"
-
-
-def adapters_dir(data_dir: Path) -> Path:
-    return data_dir / "adapters"
 
 
 def register(db_path: Path, record: AdapterRecord) -> int:

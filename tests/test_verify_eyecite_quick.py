@@ -170,3 +170,41 @@ def test_an_eyecite_unfit_for_the_adapter_is_used_in_full(tmp_path: Path) -> Non
     assert not unfit["lean"]
     assert unfit["found"] == json.loads(json.dumps(_described([FORMS])))
     assert json.loads((cache / f"eyecite-groups-{_installed_key()}.json").read_text()) == record  # kept
+
+
+UNUSED_LXML_PROBE = """
+import json, sys
+from pathlib import Path
+from drafting.verify import eyecite_quick
+eyecite_quick.quick_start(Path(sys.argv[1]))
+found = [c.matched_text() for c in eyecite_quick.get_citations(sys.argv[2])]
+lean, loaded = eyecite_quick._Settings.lean is not None, "lxml.etree" in sys.modules
+from eyecite import clean_text, utils
+cleaned = clean_text("<p>Roe v. Doe, <i>12 S.W.2d 34</i></p>", ["html", "all_whitespace"])
+balanced = [utils.is_balanced_html("<b>x</b>"), utils.is_balanced_html("<b>x")]
+import lxml.etree
+real = type(lxml.etree.fromstring("<a/>")).__name__
+print(json.dumps({"lean": lean, "loaded": loaded, "found": found, "cleaned": cleaned, "balanced": balanced,
+                  "real": real}))
+"""
+
+
+def test_lean_eyecite_leaves_lxml_unloaded_until_something_in_it_is_used(tmp_path: Path) -> None:
+    """eyecite imports lxml for HTML; a lean process finding citations in plain text never loads it, and
+    eyecite's HTML cleaning and markup check, used later in that process, work as in full eyecite."""
+    from eyecite import clean_text, utils
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    cache = tmp_path / "cache"
+    argv = [sys.executable, "-c", UNUSED_LXML_PROBE, str(cache), FORMS]
+    subprocess.run(argv, env=env, capture_output=True, check=True)  # the first run writes the groups
+    done = json.loads(subprocess.run(argv, env=env, capture_output=True, text=True, check=True).stdout)
+    assert done["lean"] and not done["loaded"]
+    assert done["found"] == [c.matched_text() for c in get_citations(FORMS)]
+    assert done["cleaned"] == clean_text("<p>Roe v. Doe, <i>12 S.W.2d 34</i></p>", ["html", "all_whitespace"])
+    assert (
+        done["balanced"]
+        == [utils.is_balanced_html("<b>x</b>"), utils.is_balanced_html("<b>x")]
+        == [True, False]
+    )
+    assert done["real"] == "_Element"

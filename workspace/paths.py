@@ -18,8 +18,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-import platformdirs
-
 APP_NAME = "chambers"
 
 
@@ -39,6 +37,8 @@ class Paths:
         if home:
             root = Path(home).expanduser()
             return cls(config_file=root / "config.toml", data_dir=root / "data")
+        import platformdirs  # here, not at the top: a start with CHAMBERS_HOME set (tests, scripts) never needs it
+
         return cls(
             config_file=Path(platformdirs.user_config_dir(APP_NAME)) / "config.toml",
             data_dir=Path(platformdirs.user_data_dir(APP_NAME)),
@@ -50,6 +50,8 @@ def cache_dir() -> Path:
     override = os.environ.get("CHAMBERS_CACHE_DIR")
     if override:
         return Path(override).expanduser()
+    import platformdirs
+
     return Path(platformdirs.user_cache_dir(APP_NAME))
 
 

@@ -11,9 +11,6 @@ from __future__ import annotations
 
 import re
 
-from rapidfuzz import fuzz
-from rapidfuzz.distance import Levenshtein
-
 from drafting.verify.authorities import Opinion
 from drafting.verify.checks_record import make_flag
 from drafting.verify.found import Found
@@ -97,6 +94,10 @@ def _label(key: str, first: int, last: int) -> str:
 
 def _not_verbatim(item: Found, parts: list[str], opinion: Opinion) -> Flag:
     """No exact match: a scan's broken spacing warns; a changed word blocks, showing the passage."""
+    # rapidfuzz (all of its metrics load with it) only once an exact look has failed
+    from rapidfuzz import fuzz
+    from rapidfuzz.distance import Levenshtein
+
     text = opinion.reading.text
     needle = " ".join(parts)
     found = fuzz.partial_ratio_alignment(needle, text, score_cutoff=60)

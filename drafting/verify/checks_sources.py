@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import re
 
-from rapidfuzz import fuzz
-
 from drafting.verify.authorities import Opinion
 from drafting.verify.checks_quotes import opinion_for, quotation_of_opinion
 from drafting.verify.checks_record import (
@@ -44,6 +42,8 @@ def _exact(parts: list[str], pages: list[Page]) -> Page | None:
 
 
 def _best_fuzzy(parts: list[str], pages: list[Page]) -> tuple[float, Page | None, str]:
+    from rapidfuzz import fuzz  # loaded (all of its metrics with it) only once an exact look has failed
+
     needle = " ".join(parts)
     best: tuple[float, Page | None, str] = (0.0, None, "")
     for page in pages:

@@ -2,8 +2,9 @@
 
 Importing eyecite builds a tokenizer for all of reporters-db (about 2,500 reporters, laws and
 journals): most of the start-up of ``chambers verify``, though a draft cites a handful. So the
-first run groups the sources once into plain JSON in the user cache folder, named after the
-installed data files (an upgrade makes a new file). A group holds the sources that share a regex
+first run groups the sources once into JSON in the user cache folder, named after the installed
+data files (an upgrade makes a new file): a line of the groups, then a line of each group's sources,
+which a process decodes only for the groups its texts need. A group holds the sources that share a regex
 with each other, with the strings a text must contain for any of its regexes to match: the strings
 eyecite's own Aho-Corasick filter looks for. A later process imports eyecite with no sources and
 builds, per text, the extractors of the groups whose strings the text contains (and of the few
@@ -46,11 +47,14 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from workspace.paths import write_atomically
+from drafting.verify.eyecite_groups_file import check_sources, read_groups, write_groups
+from drafting.verify.on_first_use import LXML, standing_in
 
-FORMAT = 2
+FORMAT = 3
 KINDS = ("reporters", "laws", "journals")
 DATE_FORMAT = "%Y-%m-%dT%H:%M:%S"  # how reporters-db writes start and end
+# the same form, which fromisoformat reads to the same datetime without strptime's import and parsing
+_ISO_DATE = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d")
 _WHITESPACE = re.compile(r"\s+")
 
 log = logging.getLogger(__name__)
@@ -105,13 +109,13 @@ def _lean_eyecite() -> _LeanEyecite | None:
         return None
     cache = _Settings.folder / f"eyecite-groups-{_installed_key()}.json"
     try:
-        data = json.loads(cache.read_text(encoding="utf-8"))
+        data, sources = read_groups(cache)
         if data.get("format") != FORMAT:
             raise ValueError(f"format {data.get('format')}")
         if data.get("lean") is False:  # this eyecite does not hold what the adapter relies on
             _Settings.folder = None
             return None
-        _Settings.lean = _LeanEyecite(data)
+        _Settings.lean = _LeanEyecite(data, sources)
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         # first run (or a damaged file): eyecite in full for this process, and the groups for the next
         log.info("eyecite groups not read from %s (%s); building them", cache, exc)
@@ -125,7 +129,7 @@ def _lean_eyecite() -> _LeanEyecite | None:
         else:
             log.warning("eyecite starts in full in every process: %s", problem)
             record = {"format": FORMAT, "lean": False, "reason": problem}
-        write_atomically(cache, json.dumps(record).encode("utf-8"))
+        write_groups(cache, record)
     return _Settings.lean
 
 
@@ -243,13 +247,13 @@ def build_groups(tokenizers: types.ModuleType) -> dict[str, Any]:
 
 
 class _LeanEyecite:
-    def __init__(self, data: dict[str, Any]) -> None:
+    def __init__(self, data: dict[str, Any], sources: list[str]) -> None:
         import ahocorasick
 
         self.groups: list[dict[str, Any]] = data["groups"]
         self.reporter_names: list[str] = data["reporter_names"]
-        if any(not isinstance(g.get("sources"), list) for g in self.groups):
-            raise ValueError("a group without its sources")  # read now, before eyecite is imported
+        check_sources(self.groups, sources)  # now, before eyecite is imported
+        self.sources = sources  # each decoded when a text first needs its group
         self.always = {i for i, g in enumerate(self.groups) if g["always"]}
         self.filter = ahocorasick.Automaton()
         owners: dict[str, list[int]] = {}
@@ -289,7 +293,7 @@ class _LeanEyecite:
         No regex is shared between groups, so each group's extractors are built once and kept (with
         the regexes they have compiled) however many groups later texts add.
         """
-        chosen = sorted((s for g in groups for s in self.groups[g]["sources"]), key=lambda s: s[0])
+        chosen = sorted((s for g in groups for s in json.loads(self.sources[g])), key=lambda s: s[0])
         subset: dict[str, dict[str, list[Any]]] = {kind: {} for kind in KINDS}
         for _, kind, key, entry in chosen:
             subset[kind].setdefault(key, []).append(_dated(entry))
@@ -349,7 +353,8 @@ def _import_without_sources(
     regex_variables: dict[str, Any], courts: list[dict[str, str]]
 ) -> types.ModuleType:
     """Import eyecite over a stand-in reporters-db with no sources (its tokenizer is built at import),
-    and a stand-in courts-db holding only the two fields of each court eyecite reads."""
+    and a stand-in courts-db holding only the two fields of each court eyecite reads; lxml is imported
+    only if something in it is used (see on_first_use)."""
     courts_stand_in = types.ModuleType("courts_db")
     courts_stand_in.courts = courts  # type: ignore[attr-defined]
     stand_in = types.ModuleType("reporters_db")
@@ -362,7 +367,8 @@ def _import_without_sources(
         del installed["courts_db"]  # already loaded in full: eyecite reads the real one
     sys.modules.update(installed)
     try:
-        import eyecite.tokenizers
+        with standing_in(LXML):  # for HTML, never given here
+            import eyecite.tokenizers
     finally:
         # anyone importing reporters-db or courts-db later gets the real one
         for name in [*installed, "reporters_db.utils"]:
@@ -378,6 +384,8 @@ def _dated(value: Any) -> Any:
         return value
     out = {k: _dated(v) for k, v in value.items()}
     for k in ("start", "end"):
-        if isinstance(out.get(k), str):
-            out[k] = datetime.strptime(out[k], DATE_FORMAT)
+        stamp = out.get(k)
+        if isinstance(stamp, str):
+            iso = _ISO_DATE.fullmatch(stamp) is not None
+            out[k] = datetime.fromisoformat(stamp) if iso else datetime.strptime(stamp, DATE_FORMAT)
     return out

@@ -12,15 +12,20 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from types import ModuleType
+from typing import NoReturn
 
 from tui.cli import exit_codes
-from tui.cli.registry import MODULES
+from tui.cli.registry import COMMANDS, MODULES
 from workspace.errors import ChambersError
 from workspace.paths import Paths
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+def build_parser(
+    modules: Sequence[ModuleType] = MODULES,
+    parser_class: type[argparse.ArgumentParser] = argparse.ArgumentParser,
+) -> argparse.ArgumentParser:
+    parser = parser_class(
         prog="chambers",
         description="Drafting workstation for local models.",
         epilog=exit_codes.HELP,
@@ -32,7 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="leave the mouse to the terminal, for its own text selection (or set mouse = false in [ui])",
     )
     sub = parser.add_subparsers(dest="command")
-    for module in MODULES:
+    for module in modules:
         module.register(sub)
     _list_exit_codes(parser)
     return parser
@@ -51,14 +56,42 @@ def _list_exit_codes(parser: argparse.ArgumentParser) -> None:
 
 def _clear_leftovers(paths: Paths) -> None:
     """A killed chambers' temporary config saves and half-trained adapters go at the next start."""
-    from corrections.adapters import adapters_dir
+    from corrections.adapter_folder import adapters_dir
     from workspace.leftovers import clear_leftovers
 
     clear_leftovers(paths.config_file, paths.data_dir, adapters_dir(paths.data_dir))
 
 
+class _Unsure(Exception):
+    """The parser of one command met something it cannot answer as the full parser would."""
+
+
+class _OneCommandParser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise _Unsure(message)
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """``build_parser().parse_args(argv)``, read by the named command's parser alone where that is the same.
+
+    Building every command's parser is a cost every start pays, though a run names one command. Its
+    parser alone reads the same namespace from the same words; anything it would refuse (a typo, an
+    unknown option), and any top-level option but --no-mouse, goes to the full parser, whose message and
+    usage line (listing every command) are the ones shown. A command's --help is its own parser's.
+    """
+    words = list(sys.argv[1:] if argv is None else argv)
+    first = next((i for i, word in enumerate(words) if word != "--no-mouse"), len(words))
+    module = COMMANDS.get(words[first]) if first < len(words) else None
+    if module is not None:
+        try:
+            return build_parser([module], _OneCommandParser).parse_args(words)
+        except _Unsure:
+            pass
+    return build_parser().parse_args(words)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = parse_args(argv)
     paths = Paths.from_environment()
     _clear_leftovers(paths)
     try:
