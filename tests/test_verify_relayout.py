@@ -19,10 +19,14 @@ from pathlib import Path
 import pytest
 
 from drafting.verify import load_matter_index, verify_with
+from drafting.verify.checks_quotes import scan_defects_only
 from drafting.verify.library import add_citations
+from drafting.verify.opinion_text import read_opinion
+from drafting.verify.sources import Page
 from evidence.ingest import ingest_matter
 from evidence.matters import create_matter
 from tests.support.relayout import layouts
+from tests.support.verify_library import ingest_library, record_and_opinions, verify_text
 from tests.verify_wide.assemble import load_manifest
 from tests.verify_wide.generate import extra_drafts, opinion_drafts
 from tests.verify_wide.score import verdict_of
@@ -163,3 +167,63 @@ def test_every_layout_reaches_the_original_verdicts(
         if laid[key][0] != original[key][0]
     ]
     assert not changed, "\n".join(changed)
+
+
+def _pages(text: str) -> list[Page]:
+    return [Page(0, 0, 0, "opinion.txt", "opinion.txt", "opinion", 1, None, text, "")]
+
+
+def test_bare_bracketed_numbers_are_pages_only_where_they_run_as_the_reporters_pages_do() -> None:
+    paged = "10 F.4th 100\nThe first page [101] runs on to the second [102] and the third.\n"
+    reading = read_opinion(_pages(paged), ("10 F.4th 100",))
+    assert reading.series["10 F.4th 100"].numbers == [101, 102]
+    assert "first page runs on to the second and the third" in reading.text
+    notes = "10 F.4th 100\nAs held [1] and again [2], see Roe, 5 A.D.3d 240 [2009]; Doe [1986].\n"
+    reading = read_opinion(_pages(notes), ("10 F.4th 100",))  # footnote calls and New York's years
+    assert "10 F.4th 100" not in reading.series
+    assert "as held 1 and again 2" in reading.text and "2009" in reading.text
+
+
+LONG = (
+    "the statute of limitations on a claim of defamation runs from the first publication, and the court "
+    "has repeatedly held that a later posting which is not materially changed is no new publication"
+)
+
+
+@pytest.mark.parametrize(
+    ("quoted", "source", "excused"),
+    [
+        ("the court repeatedly held", "the court rpea tedly held", True),  # split, a letter dropped
+        ("the court repeatedly held", "the court repea tedly held", True),
+        ("the cross-appeal is moot", "the crossappeal is moot", True),  # spacing only
+        ("the court was bound here", "the court is bound here", False),  # a changed word, no split
+        ("a court repeatedly held", "the court repea tedly held", False),  # a changed word beside a split
+        (LONG.replace("is", "was"), LONG.replace("repeatedly", "repea tedly"), False),  # within four edits
+        ("the court repeatedly held", "the court rep ortedly held", False),  # a split word, but another
+    ],
+)
+def test_a_scan_defect_excuses_a_split_word_never_a_changed_one(
+    quoted: str, source: str, excused: bool
+) -> None:
+    assert scan_defects_only(quoted, source) is excused
+
+
+def test_a_quotation_a_scan_broke_is_still_held_to_its_page(tmp_path: Path) -> None:
+    record, opinions = record_and_opinions(tmp_path)
+    (opinions / "alpha-v-beta.txt").write_text(
+        "ALPHA CO. v. BETA CORP.\n10 F.4th 100 (2d Cir. 2021)\nThe first page says the contract is void.\n"
+        "[10 F.4th 101]\nThe second page says damages are owed.\n[10 F.4th 102]\n"
+        "The third page holds that the court rpea tedly declined to award them.\n"
+    )
+    database = ingest_library(tmp_path, record, opinions)
+    quote = "\u201cthe court repeatedly declined to award them\u201d"
+    flags = {}
+    for pin in (102, 101):
+        report = verify_text(
+            database,
+            tmp_path,
+            f"It held {quote} Alpha Co. v. Beta Corp., 10 F.4th 100, {pin} (2d Cir. 2021).\n",
+        )
+        flags[pin] = next(f for f in report.flags if f.kind == "quotation")
+    assert (flags[102].severity, flags[102].verdict) == ("warn", "verified")
+    assert flags[101].severity == "block" and "page 102" in flags[101].message, flags[101].message

@@ -2,7 +2,7 @@
 
 Vendors and courts print page boundaries in many ways: a bracketed parallel-page line
 (``[148 A.3d 443]``, or ``[945 N.E.2d 485 , 920 N.Y.S.2d 292]`` where two break together), star pages (``*484``, ``**291``: one star per reporter, in the order the
-citations are given), "Page 587" lines, and paragraph numbers (``¶ 37``) in public-domain
+citations are given; Lexis brackets them, ``[*484]``), bare bracketed pages (``[484]``), "Page 587" lines, and paragraph numbers (``¶ 37``) in public-domain
 opinions. Courts' PDFs add running heads and footers to every page ("- 12 -", "Cite as:", ECF
 stamps). None of these is part of the opinion's words, so a quotation that runs across one must
 still be found: they are taken out of the text, and each page marker is kept as a boundary, so
@@ -31,6 +31,10 @@ _PAGE_IN_GROUP = re.compile(r"(\d{1,4})\s+([A-Z][A-Za-z0-9.' ]{0,25}?)\s*(\d{1,5
 # word, then a space ("be*760 cause"), so the word is joined again around it.
 _STAR = re.compile(r"(?<![\d*])(\*{1,3})(\d{1,5})\b")
 _SPLIT_BY_STAR = re.compile(r"(?<=[a-z])\*{1,3}\d{1,5} (?=[a-z])")
+# A bare bracketed number ("[12]", as some reprints print a page) is also how footnote calls and New
+# York's citation years ("[2009]") are printed, so it is a page marker only where such numbers run
+# through the copy as a reporter's pages do (see _bare_pages).
+_BARE = re.compile(r"\[(\d{1,5})\]")
 _PAGE_LINE = re.compile(r"^[ \t]*Page[ \t]+(\d{1,5})[ \t]*$", re.M)
 _PARAGRAPH = re.compile(r"^[ \t]*¶[ \t]*(\d{1,4})\b", re.M)
 # Running heads and footers that need no repetition to be known: slip-page numbers ("- 12 -",
@@ -93,6 +97,7 @@ def read_opinion(pages: list[Page], citations: tuple[str, ...]) -> OpinionText:
     lines = [page.text.splitlines() for page in pages]
     shapes = [[_DIGITS.sub("#", line.strip()) for line in page_lines] for page_lines in lines]
     heads = _running_heads([shape for page_shapes in shapes for shape in page_shapes])
+    bare = _bare_pages(pages, citations)
     pieces: list[str] = []
     pdf_offsets: list[int] = []
     markers: list[tuple[int, str, int, str]] = []  # (offset, kind, number, key-or-stars)
@@ -103,7 +108,7 @@ def read_opinion(pages: list[Page], citations: tuple[str, ...]) -> OpinionText:
             stripped = line.strip()
             if not stripped:
                 continue
-            line, found = _take_markers(line)
+            line, found = _take_markers(line, bare)
             if not found and (line_shape in heads or _HEAD_LINE.fullmatch(stripped)):
                 continue
             for kind, number, label, at in found:
@@ -126,7 +131,18 @@ def read_opinion(pages: list[Page], citations: tuple[str, ...]) -> OpinionText:
     return OpinionText(text, _series(markers, citations), pdf_offsets)
 
 
-def _take_markers(line: str) -> tuple[str, list[tuple[str, int, str, int]]]:
+def _bare_pages(pages: list[Page], citations: tuple[str, ...]) -> bool:
+    """Whether the copy's bare bracketed numbers are its pages: most of them rise in order, from
+    a page just after a citation's first. Footnote calls start at [1], which no page marker marks."""
+    numbers = [int(m[1]) for page in pages if "[" in page.text for m in _BARE.finditer(page.text)]
+    run = _in_order(list(enumerate(numbers)))
+    if len(run) < 2 or run[0][1] < 2:
+        return False
+    firsts = [int(key.rsplit(" ", 1)[1]) for key in citations if key.rsplit(" ", 1)[-1].isdigit()]
+    return any(first <= run[0][1] <= first + MAX_FIRST_GAP for first in firsts)
+
+
+def _take_markers(line: str, bare: bool = False) -> tuple[str, list[tuple[str, int, str, int]]]:
     """The line without its page markers, and each marker: kind, page, label, where it stood."""
     found: list[tuple[str, int, str, int]] = []
     # Each marker holds a character most lines lack; a line without it is not searched for that marker.
@@ -142,6 +158,8 @@ def _take_markers(line: str) -> tuple[str, list[tuple[str, int, str, int]]]:
     out: list[str] = []
     last = 0
     markers = [*_BRACKETS.finditer(line), *_BRACKET.finditer(line), *_STAR.finditer(line)]
+    if bare:
+        markers += _BARE.finditer(line)
     for m in sorted(markers, key=lambda m: m.start()):
         if m.start() < last:
             continue
@@ -152,6 +170,8 @@ def _take_markers(line: str) -> tuple[str, list[tuple[str, int, str, int]]]:
                 found.append(("bracket", int(page[3]), f"{page[1]} {_squash(page[2])}", at))
         elif m.re is _BRACKET:
             found.append(("bracket", int(m[3]), f"{m[1]} {_squash(m[2])}", at))
+        elif m.re is _BARE:
+            found.append(("bare", int(m[1]), "", at))
         else:
             found.append(("star", int(m[2]), m[1], at))
         last = m.end() + (m.re is _STAR and bool(_SPLIT_BY_STAR.match(line, m.start())))  # "be*760 cause"
@@ -201,7 +221,7 @@ def _series(markers: list[tuple[int, str, int, str]], citations: tuple[str, ...]
             out[key] = Series(int(first), [o for o, _ in own], [n for _, n in own])
     runs: dict[str, list[tuple[int, int]]] = {}
     for offset, kind, number, label in markers:
-        if kind in ("star", "page"):
+        if kind in ("star", "page", "bare"):
             runs.setdefault(f"{kind}{label}", []).append((offset, number))
     for name, run in sorted(runs.items()):
         run = _in_order(run)
