@@ -23,6 +23,7 @@ from drafting.verify.checks_quotes import scan_defects_only
 from drafting.verify.library import add_citations
 from drafting.verify.opinion_text import read_opinion
 from drafting.verify.sources import Page
+from drafting.verify.text import normalize_for_match
 from evidence.ingest import ingest_matter
 from evidence.matters import create_matter
 from tests.support.relayout import layouts
@@ -67,6 +68,9 @@ LAYOUTS = (
     "form-feeds",
     "pdf",
     "pdf-star",
+    "pdf-split-word",
+    "pdf-pleading-paper",
+    "pdf-two-pages-parties",
 )
 Key = tuple[str, int, str]  # draft, item's start, its category
 
@@ -103,8 +107,12 @@ def verdicts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[Key, tu
     folders: dict[str, Path] = {}
     for name, path in present.items():
         entry, text = manifest[name], path.read_text(encoding="utf-8")
-        drafts += opinion_drafts(entry, text, PER_OPINION) + extra_drafts(entry, text, PER_OPINION)
-        for layout, data in layouts(entry, text).items():
+        made = opinion_drafts(entry, text, PER_OPINION) + extra_drafts(entry, text, PER_OPINION)
+        drafts += made
+        quoted = [
+            i.text.strip("\u201c\u201d") for d in made for i in d.items or [] if i.category.endswith("quote")
+        ]
+        for layout, data in layouts(entry, text, quoted).items():
             folder = folders.setdefault(layout, root / "layouts" / layout)
             folder.mkdir(parents=True, exist_ok=True)
             target = folder / _file_name(name, data)
@@ -227,3 +235,33 @@ def test_a_quotation_a_scan_broke_is_still_held_to_its_page(tmp_path: Path) -> N
         flags[pin] = next(f for f in report.flags if f.kind == "quotation")
     assert (flags[102].severity, flags[102].verdict) == ("warn", "verified")
     assert flags[101].severity == "block" and "page 102" in flags[101].message, flags[101].message
+
+
+def _sheets(*texts: str) -> list[Page]:
+    return [Page(i, i, 0, "order.pdf", "order.pdf", "order", i + 1, None, t, "") for i, t in enumerate(texts)]
+
+
+def test_a_short_orders_footer_and_party_head_printed_once_are_not_its_words() -> None:
+    reading = read_opinion(
+        _sheets(
+            "ALPHA CO. v. BETA CORP.\nThe court finds that the con-\nPage 1 of 2\n",
+            "ALPHA v. BETA\ntract was void from the start.\nPage 2 of 2\n",
+        ),
+        (),
+    )
+    assert "the court finds that the contract was void from the start" in reading.text
+    assert reading.text.startswith("alpha co. v. beta corp.")  # the caption on the first page stays
+
+
+@pytest.mark.parametrize(
+    ("top", "head"),
+    [
+        ("ALPHA v. BETA", True),
+        ("Alpha Co. v. Beta Corp., Inc.", True),
+        ("In Alpha v. Beta, the court held that the contract", False),
+        ("the court held in Alpha v. Beta that", False),
+    ],
+)
+def test_only_a_page_top_that_names_the_case_is_a_running_head(top: str, head: bool) -> None:
+    reading = read_opinion(_sheets("First page of the order.\n", f"{top}\nThe order is affirmed.\n"), ())
+    assert (normalize_for_match(top) not in reading.text) is head

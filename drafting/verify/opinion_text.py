@@ -38,9 +38,11 @@ _BARE = re.compile(r"\[(\d{1,5})\]")
 _PAGE_LINE = re.compile(r"^[ \t]*Page[ \t]+(\d{1,5})[ \t]*$", re.M)
 _PARAGRAPH = re.compile(r"^[ \t]*¶[ \t]*(\d{1,4})\b", re.M)
 # Running heads and footers that need no repetition to be known: slip-page numbers ("- 12 -",
-# a bare number), "Cite as:" heads, and the ECF stamp of every page of a filed document.
+# a bare number, "Page 3 of 20"), "Cite as:" heads, and the ECF stamp of every page of a filed
+# document. A short order prints each only once or twice, too few times to tell by repetition.
 _HEAD_LINE = re.compile(
-    r"^[ \t]*(?:-[ \t]*\d{1,4}[ \t]*-|\d{1,4}|Cite as:.*|Case:?[ \t]+\S+.*Document:?.*|"
+    r"^[ \t]*(?:-[ \t]*\d{1,4}[ \t]*-|\d{1,4}|Page[ \t]+\d{1,4}[ \t]+of[ \t]+\d{1,4}|Cite as:.*|"
+    r"Case:?[ \t]+\S+.*Document:?.*|"
     r"(?:Appellate )?Case:?[ \t]+\d.*Page:?[ \t]*\d+.*)[ \t]*$",
     re.M,
 )
@@ -102,11 +104,12 @@ def read_opinion(pages: list[Page], citations: tuple[str, ...]) -> OpinionText:
     pdf_offsets: list[int] = []
     markers: list[tuple[int, str, int, str]] = []  # (offset, kind, number, key-or-stars)
     length = 0
-    for page_lines, page_shapes in zip(lines, shapes, strict=True):
+    for number, (page_lines, page_shapes) in enumerate(zip(lines, shapes, strict=True)):
         pdf_offsets.append(length)
-        for line, line_shape in zip(page_lines, page_shapes, strict=True):
+        top = next((i for i, line in enumerate(page_lines) if line.strip()), -1) if number else -1
+        for at, (line, line_shape) in enumerate(zip(page_lines, page_shapes, strict=True)):
             stripped = line.strip()
-            if not stripped:
+            if not stripped or (at == top and _names_the_case(stripped)):
                 continue
             line, found = _take_markers(line, bare)
             if not found and (line_shape in heads or _HEAD_LINE.fullmatch(stripped)):
@@ -129,6 +132,21 @@ def read_opinion(pages: list[Page], citations: tuple[str, ...]) -> OpinionText:
             length += len(norm)
     text = "".join(pieces)
     return OpinionText(text, _series(markers, citations), pdf_offsets)
+
+
+_VERSUS_WORD = re.compile(r"\s(?:v\.|V\.|vs\.|VS\.)\s")
+HEAD_WORDS = 12
+
+
+def _names_the_case(line: str) -> bool:
+    """ "PETRO-LUBRICANT v. ADELMAN", "Smith v. Jones, Inc.": the parties' names over a page after the
+    first, printed on every page (so only once in a two-page order); prose that cites a case at a
+    page's top ("In Smith v. Jones, the court held") has words in lower case."""
+    words = line.split()
+    if not _VERSUS_WORD.search(line) or len(words) > HEAD_WORDS:
+        return False
+    lower = [w for w in words if w[0].islower() and w not in ("v.", "vs.", "ex", "rel.", "of", "and", "the")]
+    return not lower
 
 
 def _bare_pages(pages: list[Page], citations: tuple[str, ...]) -> bool:

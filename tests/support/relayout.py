@@ -12,9 +12,10 @@ page any word is on, so the verifier must reach the same verdicts on every layou
 
 from __future__ import annotations
 
+import itertools
 import re
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pymupdf
@@ -143,10 +144,14 @@ class Sheets:
     footer: str = ""
     first_head: bool = True  # courts often leave the first page's running head off
     separator: str = "\n"
-    lines: int = SHEET_LINES
+    lines: int = SHEET_LINES  # 0: sheets end only at ``cuts``
+    cuts: tuple[int, ...] = ()  # more sheet ends: after these lines (inside quoted sentences)
 
     def sheets(self, lines: list[str]) -> list[list[str]]:
-        chunks = [lines[at : at + self.lines] for at in range(0, len(lines), self.lines)]
+        ends = set(range(self.lines, len(lines), self.lines)) if self.lines else set()
+        ends |= {cut + 1 for cut in self.cuts if 0 <= cut < len(lines) - 1}
+        bounds = [0, *sorted(ends), len(lines)]
+        chunks = [lines[a:b] for a, b in itertools.pairwise(bounds)]
         out = []
         for index, chunk in enumerate(chunks, start=1):
             fill = {"sheet": index, "sheets": len(chunks)}
@@ -159,9 +164,32 @@ class Sheets:
         return self.separator.join("\n".join(sheet) for sheet in self.sheets(lines)) + "\n"
 
 
-def pdf_bytes(sheets: list[list[str]]) -> bytes:
+def cuts_inside(lines: list[str], sentences: Sequence[str]) -> tuple[int, ...]:
+    """The line after which each of ``sentences`` continues on the next line: a sheet that ends there
+    puts its footer, and the next sheet's heads, inside the sentence."""
+    joined, starts = "", []
+    for line in lines:
+        if joined.endswith("-") and joined[-2:-1].isalpha() and line[:1].isalpha():
+            joined = joined[:-1]  # a word the wrap broke reads whole, as the verifier reads it
+        elif joined:
+            joined += " "
+        starts.append(len(joined))
+        joined += line
+    cuts = []
+    for sentence in sentences:
+        at = joined.find(sentence)
+        if at < 0:
+            continue
+        first = max(i for i, start in enumerate(starts) if start <= at)
+        if first + 1 < len(starts) and starts[first + 1] < at + len(sentence):
+            cuts.append(first)
+    return tuple(sorted(set(cuts)))
+
+
+def pdf_bytes(sheets: list[list[str]], *, numbered: bool = False) -> bytes:
     """A PDF with one page per sheet and a text layer (every character, curly quotes included),
-    each page as wide as its longest line needs."""
+    each page as wide as its longest line needs; ``numbered``: on pleading paper, each line's
+    number in the left margin, as California's courts print their orders."""
     doc = pymupdf.open()
     font = pymupdf.Font("cour")
     for sheet in sheets:
@@ -170,6 +198,8 @@ def pdf_bytes(sheets: list[list[str]]) -> bytes:
         writer = pymupdf.TextWriter(page.rect)
         for row, line in enumerate(sheet):
             writer.append((54, 40 + row * 16), line, font=font, fontsize=9)
+            if numbered and 0 < row < len(sheet) - 1:
+                writer.append((18, 40 + row * 16), f"{row:>2}", font=font, fontsize=9)
         writer.write_text(page)
     data = doc.tobytes()
     doc.close()
@@ -215,8 +245,16 @@ def _parallel_stars(text: str, cites: list[str], first: str, second: str) -> str
     return with_markers(again, second) if paged.pages and again.pages else None
 
 
-def layouts(entry: dict, text: str) -> dict[str, str | bytes]:
-    """The opinion of manifest ``entry`` (its file's ``text``) in every layout, by name; a PDF as bytes."""
+def _short_name(name: str) -> str:
+    """The running head's short form of a case name: each side's first word ("PETRO-LUBRICANT v. ADELMAN")."""
+    plaintiff, _, defendant = name.partition(" v. ")
+    sides = [side.split()[0].strip(",").upper() for side in (plaintiff, defendant) if side.split()]
+    return " v. ".join(sides) if len(sides) == 2 else name.upper()
+
+
+def layouts(entry: dict, text: str, quoted: Sequence[str] = ()) -> dict[str, str | bytes]:
+    """The opinion of manifest ``entry`` (its file's ``text``) in every layout, by name; a PDF as bytes.
+    A court's sheets end every SHEET_LINES lines and inside each of the ``quoted`` sentences."""
     cites = [c for c in entry["cites"] if re.fullmatch(r"\d+ .+ \d+", c)]
     paged = split_pages(text, cites[0]) if cites else Paged("", "", text, ())
     out: dict[str, str | bytes] = {"original": text}
@@ -237,26 +275,39 @@ def layouts(entry: dict, text: str) -> dict[str, str | bytes]:
     year = str(entry.get("year") or "2000")
     cite = (cites or entry["cites"] or ["1 U.S. 1"])[0]
     name = entry.get("case_name") or entry["what"].split(",")[0]
+    cuts = cuts_inside(lines, quoted)
     sheets = {
-        "footer-dash": Sheets(footer="- {sheet} -"),
-        "footer-bare": Sheets(footer="{sheet}"),
-        "footer-of": Sheets(footer="Page {sheet} of {sheets}"),
-        "head-cite": Sheets(heads=(f"Cite as: {cite} ({year})",), first_head=False),
-        "head-parties": Sheets(heads=(name.upper(),), first_head=False),
-        "head-court": Sheets(heads=(str(entry["court"]).upper(),), first_head=False),
-        "ecf": Sheets(heads=(ecf_stamp(year),)),
+        "footer-dash": Sheets(footer="- {sheet} -", cuts=cuts),
+        "footer-bare": Sheets(footer="{sheet}", cuts=cuts),
+        "footer-of": Sheets(footer="Page {sheet} of {sheets}", cuts=cuts),
+        "head-cite": Sheets(heads=(f"Cite as: {cite} ({year})",), first_head=False, cuts=cuts),
+        "head-parties": Sheets(heads=(name.upper(),), first_head=False, cuts=cuts),
+        "head-court": Sheets(heads=(str(entry["court"]).upper(),), first_head=False, cuts=cuts),
+        "ecf": Sheets(heads=(ecf_stamp(year),), cuts=cuts),
         "form-feeds": Sheets(
-            heads=(ecf_stamp(year), f"Cite as: {cite} ({year})"), footer="- {sheet} -", separator="\f"
+            heads=(ecf_stamp(year), f"Cite as: {cite} ({year})"),
+            footer="- {sheet} -",
+            separator="\f",
+            cuts=cuts,
         ),
+        # a short order: two sheets, so its footer is printed twice, too few times to tell by repetition
+        "two-sheets-footer-of": Sheets(footer="Page {sheet} of {sheets}", lines=0, cuts=cuts[:1]),
     }
     for key, layout in sheets.items():
         out[key] = layout.text(lines)
-    two = Sheets(footer="Page {sheet} of {sheets}", lines=len(lines) // 2 + 1)
-    out["two-sheets-footer-of"] = two.text(lines)
-    court = Sheets(heads=(ecf_stamp(year), f"Cite as: {cite} ({year})"), footer="- {sheet} -")
+    court = Sheets(heads=(ecf_stamp(year), f"Cite as: {cite} ({year})"), footer="- {sheet} -", cuts=cuts)
     out["pdf"] = pdf_bytes(court.sheets(lines))
-    starred = with_markers(paged, "star") if paged.pages else text
-    out["pdf-star"] = pdf_bytes(
-        court.sheets(head.splitlines() + wrapped(starred[len(head) :], hyphenate=True))
+    for key, form in (("pdf-star", "star"), ("pdf-split-word", "bracket-split-word")):
+        marked = with_markers(paged, form) if paged.pages else text
+        marked_lines = head.splitlines() + wrapped(marked[len(head) :], hyphenate=True)
+        out[key] = pdf_bytes(replace(court, cuts=cuts_inside(marked_lines, quoted)).sheets(marked_lines))
+    out["pdf-pleading-paper"] = pdf_bytes(court.sheets(lines), numbered=True)
+    # a two-page order whose second page is headed by the parties' names, printed that once
+    parties = Sheets(
+        heads=(_short_name(entry.get("case_name") or entry["what"]),),
+        first_head=False,
+        lines=0,
+        cuts=cuts[:1],
     )
+    out["pdf-two-pages-parties"] = pdf_bytes(parties.sheets(lines))
     return out
