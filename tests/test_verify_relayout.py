@@ -26,10 +26,10 @@ from drafting.verify.sources import Page
 from drafting.verify.text import normalize_for_match
 from evidence.ingest import ingest_matter
 from evidence.matters import create_matter
-from tests.support.relayout import layouts
+from tests.support.relayout import crossing_sentences, layouts, split_pages
 from tests.support.verify_library import ingest_library, record_and_opinions, verify_text
 from tests.verify_wide.assemble import load_manifest
-from tests.verify_wide.generate import extra_drafts, opinion_drafts
+from tests.verify_wide.generate import Draft, case_name, extra_drafts, opinion_drafts
 from tests.verify_wide.score import verdict_of
 from tests.verify_wide.split import recorded_heldout
 
@@ -87,6 +87,29 @@ def _file_name(name: str, data: str | bytes) -> str:
     return Path(name).stem + (".pdf" if isinstance(data, bytes) else ".txt")
 
 
+def _crossing_drafts(entry: dict, text: str) -> list[Draft]:
+    """Quotations of sentences a page break runs through, cited to either page (true) or to a page
+    they are not on (fabricated): the marker inside them, in whatever form, is not part of them."""
+    cite = entry["cites"][0]
+    draft, name, year = Draft(f"{Path(entry['name']).stem}.crossing"), case_name(entry), entry.get("year")
+    pages = sorted({n for n, _ in split_pages(text, cite).pages})
+    for start, end, sentence in crossing_sentences(text, cite):
+        other = next((p for p in pages if p not in (start, end)), None)
+        for pin, category in (
+            (start, "true-cross-quote"),
+            (end, "true-cross-end-quote"),
+            (other, "cross-page"),
+        ):
+            if pin is not None:
+                quote = f"\u201c{sentence}\u201d"
+                truth = "fabricated" if category == "cross-page" else "true"
+                draft.add(
+                    f"The court wrote that {quote} {name}, {cite}, {pin} ({year}).",
+                    [(category, truth, ("quotation",), quote, entry["name"], cite)],
+                )
+    return [draft] if draft.items else []
+
+
 @pytest.fixture(scope="module")
 def verdicts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[Key, tuple[str, str]]]:
     """Each layout's verdict (and message) on every generated item, the original's under "original"."""
@@ -108,6 +131,7 @@ def verdicts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[Key, tu
     for name, path in present.items():
         entry, text = manifest[name], path.read_text(encoding="utf-8")
         made = opinion_drafts(entry, text, PER_OPINION) + extra_drafts(entry, text, PER_OPINION)
+        made += _crossing_drafts(entry, text)
         drafts += made
         quoted = [
             i.text.strip("\u201c\u201d") for d in made for i in d.items or [] if i.category.endswith("quote")
@@ -155,6 +179,8 @@ def test_the_original_layout_gets_true_items_right_and_blocks_the_fabricated(
     fabricated one verified (a layout that agrees with the original agrees with the truth)."""
     original = verdicts["original"]
     assert len(original) >= 40
+    crossing = [verdict for key, (verdict, _) in original.items() if "cross" in key[2]]
+    assert len(crossing) >= 3 and "contradicted" in crossing and "verified" in crossing
     wrong = [
         (key, verdict)
         for key, (verdict, _) in original.items()

@@ -311,3 +311,26 @@ def layouts(entry: dict, text: str, quoted: Sequence[str] = ()) -> dict[str, str
     )
     out["pdf-two-pages-parties"] = pdf_bytes(parties.sheets(lines))
     return out
+
+
+_QUOTABLE = re.compile(r"[A-Z][A-Za-z0-9 ,;:'’()\-.]{40,400}[.]")
+
+
+def crossing_sentences(text: str, cite: str, most: int = 3) -> list[tuple[int, int, str]]:
+    """Sentences the page break runs through: (page it starts on, page it ends on, the sentence),
+    read from the file's own markers, so a quotation of one is on both pages."""
+    paged = split_pages(text, cite)
+    first = int(cite.rsplit(" ", 1)[1])
+    out: list[tuple[int, int, str]] = []
+    before, page = paged.head, first
+    for number, body in paged.pages:
+        lines, after = before.rstrip().splitlines(), body.lstrip().splitlines()
+        if _mid_sentence(before) and lines and after and first <= page < number:
+            tail = re.split(r"(?<=[.!?])\s+", lines[-1])[-1]
+            head = re.match(r".*?[.!?](?=\s|$)", after[0])
+            sentence = f"{tail.strip()} {head.group().strip()}" if head else ""
+            citing = " v. " in sentence or len(re.findall(r"\d", sentence)) > 4  # a citation in it
+            if _QUOTABLE.fullmatch(sentence) and not citing and text.count(tail) == 1:
+                out.append((page, number, sentence))
+        before, page = body, number
+    return out[:most]
