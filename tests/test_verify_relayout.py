@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from drafting.verify import load_matter_index, verify_with
+from drafting.verify.authorities import captions
 from drafting.verify.checks_quotes import scan_defects_only
 from drafting.verify.library import add_citations
 from drafting.verify.opinion_text import read_opinion
@@ -57,6 +58,7 @@ LAYOUTS = (
     "ocr-spacing",
     "wrapped",
     "wrapped-hyphen",
+    "wrapped-caption",
     "footer-dash",
     "footer-bare",
     "footer-of",
@@ -291,3 +293,12 @@ def test_a_short_orders_footer_and_party_head_printed_once_are_not_its_words() -
 def test_only_a_page_top_that_names_the_case_is_a_running_head(top: str, head: bool) -> None:
     reading = read_opinion(_sheets("First page of the order.\n", f"{top}\nThe order is affirmed.\n"), ())
     assert (normalize_for_match(top) not in reading.text) is head
+
+
+def test_a_party_name_a_pdf_wrapped_at_its_margin_stays_in_the_caption() -> None:
+    caption = (
+        "447 N.J.Super. 391\nPetro-Lubricant Testing Laboratories, Inc., and John Wintermute,\n"
+        "Plaintiffs-Appellants/Cross-Respondents,\nv.\nAsher Adelman, Defendant-Respondent.\n"
+    )
+    found = captions(_pages(caption), {"447 N.J.Super. 391"})
+    assert found and "Petro-Lubricant Testing Laboratories" in found[0], found

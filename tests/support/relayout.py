@@ -272,6 +272,7 @@ def layouts(entry: dict, text: str, quoted: Sequence[str] = ()) -> dict[str, str
     lines = head.splitlines() + wrapped(body, hyphenate=True)
     out["wrapped"] = "\n".join(head.splitlines() + wrapped(body)) + "\n"
     out["wrapped-hyphen"] = "\n".join(lines) + "\n"
+    out["wrapped-caption"] = "\n".join(wrapped(text)) + "\n"  # a court's PDF wraps its caption too
     year = str(entry.get("year") or "2000")
     cite = (cites or entry["cites"] or ["1 U.S. 1"])[0]
     name = entry.get("case_name") or entry["what"].split(",")[0]
