@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -92,7 +93,10 @@ def _file_name(name: str, data: str | bytes) -> str:
 def _crossing_drafts(entry: dict, text: str) -> list[Draft]:
     """Quotations of sentences a page break runs through, cited to either page (true) or to a page
     they are not on (fabricated): the marker inside them, in whatever form, is not part of them."""
-    cite = entry["cites"][0]
+    cites = [c for c in entry["cites"] if re.fullmatch(r"\d+ .+ \d+", c)]
+    if not cites:
+        return []
+    cite = cites[0]
     draft, name, year = Draft(f"{Path(entry['name']).stem}.crossing"), case_name(entry), entry.get("year")
     pages = sorted({n for n, _ in split_pages(text, cite).pages})
     for start, end, sentence in crossing_sentences(text, cite):
@@ -286,13 +290,17 @@ def test_a_short_orders_footer_and_party_head_printed_once_are_not_its_words() -
     [
         ("ALPHA v. BETA", True),
         ("Alpha Co. v. Beta Corp., Inc.", True),
+        ("IN RE EADY", True),
+        ("UNITED STATES BOARD OF TAX APPEALS", True),  # the court's name, as the first page prints it
+        ("UNITED STATES COURT OF FEDERAL CLAIMS", False),  # a heading the first page does not print
         ("In Alpha v. Beta, the court held that the contract", False),
         ("the court held in Alpha v. Beta that", False),
     ],
 )
 def test_only_a_page_top_that_names_the_case_is_a_running_head(top: str, head: bool) -> None:
-    reading = read_opinion(_sheets("First page of the order.\n", f"{top}\nThe order is affirmed.\n"), ())
-    assert (normalize_for_match(top) not in reading.text) is head
+    first = "United States Board of Tax Appeals\nFirst page of the order.\n"
+    reading = read_opinion(_sheets(first, f"{top}\nThe order is affirmed.\n"), ())
+    assert (normalize_for_match(top) not in reading.text[reading.pdf_offsets[1] :]) is head
 
 
 def test_a_party_name_a_pdf_wrapped_at_its_margin_stays_in_the_caption() -> None:
@@ -302,3 +310,10 @@ def test_a_party_name_a_pdf_wrapped_at_its_margin_stays_in_the_caption() -> None
     )
     found = captions(_pages(caption), {"447 N.J.Super. 391"})
     assert found and "Petro-Lubricant Testing Laboratories" in found[0], found
+
+
+def test_a_text_copys_form_feeds_are_its_pages_and_a_caption_skips_pleading_line_numbers() -> None:
+    text = "ALPHA CO. v. BETA CORP.\nThe court finds that the con-\n\fALPHA v. BETA\ntract was void.\n"
+    assert "finds that the contract was void" in read_opinion(_pages(text), ()).text
+    pleading = "1\nALPHA CO.,\n2\nPlaintiff,\n3\nv.\n4\nBETA CORP.,\n5\nDefendant.\n"
+    assert captions(_pages(pleading), set()) == ["ALPHA CO., Plaintiff, v. BETA CORP., Defendant."]

@@ -267,7 +267,7 @@ def _caption_lines(lines: list[str], at: int) -> list[int]:
         first = True
         while 0 <= index < len(lines) and len(chosen) < 12:
             line = lines[index]
-            if not line.strip():
+            if not line.strip() or line.strip().isdigit():  # a pleading paper's line number
                 index += step
                 continue
             if _NOT_CAPTION.match(line) or not (first or _caption_like(line) or _names_a_party(line, step)):

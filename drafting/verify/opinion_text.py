@@ -96,20 +96,21 @@ def _running_heads(shapes: list[str]) -> set[str]:
 
 def read_opinion(pages: list[Page], citations: tuple[str, ...]) -> OpinionText:
     """The opinion's text, and the page series of each of ``citations`` that the copy prints."""
-    lines = [page.text.splitlines() for page in pages]
+    lines, tops = _sheets(pages)
     shapes = [[_DIGITS.sub("#", line.strip()) for line in page_lines] for page_lines in lines]
+    first_lines = lines[0][:OPENING_LINES] if lines else []
+    opening = {_head_key(line) for line in first_lines if 2 < len(line.strip()) <= HEAD_LINE_CHARS}
     heads = _running_heads([shape for page_shapes in shapes for shape in page_shapes])
     bare = _bare_pages(pages, citations)
     pieces: list[str] = []
     pdf_offsets: list[int] = []
     markers: list[tuple[int, str, int, str]] = []  # (offset, kind, number, key-or-stars)
     length = 0
-    for number, (page_lines, page_shapes) in enumerate(zip(lines, shapes, strict=True)):
+    for page_lines, page_shapes, page_tops in zip(lines, shapes, tops, strict=True):
         pdf_offsets.append(length)
-        top = next((i for i, line in enumerate(page_lines) if line.strip()), -1) if number else -1
-        for at, (line, line_shape) in enumerate(zip(page_lines, page_shapes, strict=True)):
+        for index, (line, line_shape) in enumerate(zip(page_lines, page_shapes, strict=True)):
             stripped = line.strip()
-            if not stripped or (at == top and _names_the_case(stripped)):
+            if not stripped or (index in page_tops and _sheet_head(stripped, opening)):
                 continue
             line, found = _take_markers(line, bare)
             if not found and (line_shape in heads or _HEAD_LINE.fullmatch(stripped)):
@@ -134,19 +135,47 @@ def read_opinion(pages: list[Page], citations: tuple[str, ...]) -> OpinionText:
     return OpinionText(text, _series(markers, citations), pdf_offsets)
 
 
-_VERSUS_WORD = re.compile(r"\s(?:v\.|V\.|vs\.|VS\.)\s")
+_CASE_HEAD = re.compile(
+    r"\s(?:v\.|V\.|vs\.|VS\.)\s|^(?:In re|IN RE|In the Matter of|IN THE MATTER OF|Matter of|MATTER OF|"
+    r"Appeal of|APPEAL OF|Estate of|ESTATE OF|Ex parte|EX PARTE)\s"
+)
+_SMALL_WORDS = frozenset(["v.", "vs.", "ex", "rel.", "of", "and", "the", "for", "in", "re", "on", "at", "&"])
 HEAD_WORDS = 12
+OPENING_LINES = 40
 
 
-def _names_the_case(line: str) -> bool:
-    """ "PETRO-LUBRICANT v. ADELMAN", "Smith v. Jones, Inc.": the parties' names over a page after the
-    first, printed on every page (so only once in a two-page order); prose that cites a case at a
-    page's top ("In Smith v. Jones, the court held") has words in lower case."""
+def _head_key(line: str) -> str:
+    return re.sub(r"[^a-z#]+", " ", _DIGITS.sub("#", line).lower()).strip()
+
+
+def _sheet_head(line: str, opening: set[str]) -> bool:
+    """Whether the first line of a page after the first is its running head: a title-like line (no
+    word in lower case but the small ones) that names the case ("PETRO-LUBRICANT v. ADELMAN", "In re
+    Eady") or repeats a line the first page opens with (the court's name). A two-page order prints
+    it once, too few times to tell by repetition; prose at a page's top has words in lower case."""
     words = line.split()
-    if not _VERSUS_WORD.search(line) or len(words) > HEAD_WORDS:
+    if not 0 < len(words) <= HEAD_WORDS or any(w[0].islower() and w not in _SMALL_WORDS for w in words):
         return False
-    lower = [w for w in words if w[0].islower() and w not in ("v.", "vs.", "ex", "rel.", "of", "and", "the")]
-    return not lower
+    return bool(_CASE_HEAD.search(line)) or _head_key(line) in opening
+
+
+def _sheets(pages: list[Page]) -> tuple[list[list[str]], list[set[int]]]:
+    """Each page's lines, and which of them opens a printed page after the document's first: a PDF
+    page, or a sheet of a text whose pages a form feed separates (as pdftotext writes them)."""
+    lines: list[list[str]] = []
+    tops: list[set[int]] = []
+    for number, page in enumerate(pages):
+        page_lines: list[str] = []
+        page_tops: set[int] = set()
+        for sheet, text in enumerate(page.text.split("\f")):
+            sheet_lines = text.splitlines()
+            first = next((i for i, line in enumerate(sheet_lines) if line.strip()), None)
+            if first is not None and (number or sheet):
+                page_tops.add(len(page_lines) + first)
+            page_lines += sheet_lines
+        lines.append(page_lines)
+        tops.append(page_tops)
+    return lines, tops
 
 
 def _bare_pages(pages: list[Page], citations: tuple[str, ...]) -> bool:

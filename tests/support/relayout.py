@@ -281,9 +281,14 @@ def layouts(entry: dict, text: str, quoted: Sequence[str] = ()) -> dict[str, str
         "footer-dash": Sheets(footer="- {sheet} -", cuts=cuts),
         "footer-bare": Sheets(footer="{sheet}", cuts=cuts),
         "footer-of": Sheets(footer="Page {sheet} of {sheets}", cuts=cuts),
-        "head-cite": Sheets(heads=(f"Cite as: {cite} ({year})",), first_head=False, cuts=cuts),
-        "head-parties": Sheets(heads=(name.upper(),), first_head=False, cuts=cuts),
-        "head-court": Sheets(heads=(str(entry["court"]).upper(),), first_head=False, cuts=cuts),
+        # a text copy of a court's PDF separates its pages by form feeds, as pdftotext writes them
+        "head-cite": Sheets(
+            heads=(f"Cite as: {cite} ({year})",), first_head=False, cuts=cuts, separator="\f"
+        ),
+        "head-parties": Sheets(heads=(name.upper(),), first_head=False, cuts=cuts, separator="\f"),
+        "head-court": Sheets(
+            heads=(str(entry["court"]).upper(),), first_head=False, cuts=cuts, separator="\f"
+        ),
         "ecf": Sheets(heads=(ecf_stamp(year),), cuts=cuts),
         "form-feeds": Sheets(
             heads=(ecf_stamp(year), f"Cite as: {cite} ({year})"),
