@@ -317,3 +317,24 @@ def test_a_text_copys_form_feeds_are_its_pages_and_a_caption_skips_pleading_line
     assert "finds that the contract was void" in read_opinion(_pages(text), ()).text
     pleading = "1\nALPHA CO.,\n2\nPlaintiff,\n3\nv.\n4\nBETA CORP.,\n5\nDefendant.\n"
     assert captions(_pages(pleading), set()) == ["ALPHA CO., Plaintiff, v. BETA CORP., Defendant."]
+
+
+def test_an_uncited_quotation_a_page_break_runs_through_is_found_in_the_library(tmp_path: Path) -> None:
+    record, opinions = record_and_opinions(tmp_path)
+    (opinions / "alpha-v-beta.txt").write_text(
+        "ALPHA CO. v. BETA CORP.\n10 F.4th 100 (2d Cir. 2021)\nThe court held that the contract\n"
+        "[10 F.4th 101]\nwas void from the start.\n"
+    )
+    database = ingest_library(tmp_path, record, opinions)
+    report = verify_text(
+        database, tmp_path, "The contract failed: \u201cthe contract was void from the start.\u201d\n"
+    )
+    flag = next(f for f in report.flags if f.kind == "quotation")
+    assert flag.severity == "warn" and "authorities library" in flag.message, flag.message
+
+
+def test_a_page_marker_at_a_pages_top_is_never_taken_for_its_running_head() -> None:
+    reading = read_opinion(
+        _sheets("ALPHA v. BETA\n10 F.3d 210\n*211\nFirst.\n", "*212\nSecond.\n"), ("10 F.3d 210",)
+    )
+    assert reading.series["10 F.3d 210"].numbers == [211, 212]

@@ -53,6 +53,12 @@ def _spans(parts: list[str], text: str) -> list[tuple[int, int]]:
     return out
 
 
+def page_holding(parts: list[str], opinion: Opinion) -> Page | None:
+    """The file's page where the opinion's reading (markers and running heads out) holds the quotation."""
+    spans = _spans(parts, opinion.reading.text)
+    return _page(opinion, spans[0][0]) if spans else None
+
+
 def _page(opinion: Opinion, offset: int) -> Page:
     return opinion.pages[min(opinion.reading.pdf_page(offset), len(opinion.pages) - 1)]
 

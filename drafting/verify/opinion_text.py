@@ -110,10 +110,11 @@ def read_opinion(pages: list[Page], citations: tuple[str, ...]) -> OpinionText:
         pdf_offsets.append(length)
         for index, (line, line_shape) in enumerate(zip(page_lines, page_shapes, strict=True)):
             stripped = line.strip()
-            if not stripped or (index in page_tops and _sheet_head(stripped, opening)):
+            if not stripped:
                 continue
             line, found = _take_markers(line, bare)
-            if not found and (line_shape in heads or _HEAD_LINE.fullmatch(stripped)):
+            head = line_shape in heads or _HEAD_LINE.fullmatch(stripped)
+            if not found and (head or (index in page_tops and _sheet_head(stripped, opening))):
                 continue
             for kind, number, label, at in found:
                 markers.append(
@@ -156,7 +157,8 @@ def _sheet_head(line: str, opening: set[str]) -> bool:
     words = line.split()
     if not 0 < len(words) <= HEAD_WORDS or any(w[0].islower() and w not in _SMALL_WORDS for w in words):
         return False
-    return bool(_CASE_HEAD.search(line)) or _head_key(line) in opening
+    key = _head_key(line)
+    return bool(_CASE_HEAD.search(line)) or (sum(c.isalpha() for c in key) >= 3 and key in opening)
 
 
 def _sheets(pages: list[Page]) -> tuple[list[list[str]], list[set[int]]]:

@@ -20,7 +20,10 @@ from pathlib import Path
 
 import pymupdf
 
+from tests.verify_wide.generate import case_name
+
 SHEET_LINES = 40
+ECF_SINCE = 1996
 WIDTH = 72
 
 
@@ -43,7 +46,8 @@ def _marker(volume: str, reporter: str, *, brackets_only: bool) -> re.Pattern[st
 
 
 def split_pages(text: str, cite: str, *, brackets_only: bool = False) -> Paged:
-    """The opinion's pages in the reporter of ``cite`` ("447 N.J. Super. 391"), by its own markers."""
+    """The opinion's pages in the reporter of ``cite`` ("447 N.J. Super. 391"), by its own markers.
+    A bracket of several reporters' pages ("[945 N.E.2d 485 , 920 N.Y.S.2d 292]") is left as it is."""
     volume, reporter, _ = re.fullmatch(r"(\d+) (.+?) (\d+)", cite).groups()  # type: ignore[union-attr]
     pieces = _marker(volume, reporter, brackets_only=brackets_only).split(text)
     head = pieces[0]
@@ -249,7 +253,7 @@ def _short_name(name: str) -> str:
     """The running head's short form of a case name: each side's first word ("PETRO-LUBRICANT v. ADELMAN")."""
     plaintiff, _, defendant = name.partition(" v. ")
     sides = [side.split()[0].strip(",").upper() for side in (plaintiff, defendant) if side.split()]
-    return " v. ".join(sides) if len(sides) == 2 else name.upper()
+    return " v. ".join(sides) if len(sides) == 2 else name.split(",")[0].upper()
 
 
 def layouts(entry: dict, text: str, quoted: Sequence[str] = ()) -> dict[str, str | bytes]:
@@ -275,23 +279,23 @@ def layouts(entry: dict, text: str, quoted: Sequence[str] = ()) -> dict[str, str
     out["wrapped-caption"] = "\n".join(wrapped(text)) + "\n"  # a court's PDF wraps its caption too
     year = str(entry.get("year") or "2000")
     cite = (cites or entry["cites"] or ["1 U.S. 1"])[0]
-    name = entry.get("case_name") or entry["what"].split(",")[0]
+    name = case_name(entry)
+    # CM/ECF stamps a filed document's every page; an opinion from before it has none
+    stamp = (ecf_stamp(year),) if int(year) >= ECF_SINCE else ()
     cuts = cuts_inside(lines, quoted)
     sheets = {
         "footer-dash": Sheets(footer="- {sheet} -", cuts=cuts),
         "footer-bare": Sheets(footer="{sheet}", cuts=cuts),
         "footer-of": Sheets(footer="Page {sheet} of {sheets}", cuts=cuts),
         # a text copy of a court's PDF separates its pages by form feeds, as pdftotext writes them
-        "head-cite": Sheets(
-            heads=(f"Cite as: {cite} ({year})",), first_head=False, cuts=cuts, separator="\f"
-        ),
+        "head-cite": Sheets(heads=(f"Cite as: {cite}",), first_head=False, cuts=cuts, separator="\f"),
         "head-parties": Sheets(heads=(name.upper(),), first_head=False, cuts=cuts, separator="\f"),
         "head-court": Sheets(
             heads=(str(entry["court"]).upper(),), first_head=False, cuts=cuts, separator="\f"
         ),
-        "ecf": Sheets(heads=(ecf_stamp(year),), cuts=cuts),
+        "ecf": Sheets(heads=stamp, cuts=cuts),
         "form-feeds": Sheets(
-            heads=(ecf_stamp(year), f"Cite as: {cite} ({year})"),
+            heads=(*stamp, f"Cite as: {cite}"),
             footer="- {sheet} -",
             separator="\f",
             cuts=cuts,
@@ -301,16 +305,17 @@ def layouts(entry: dict, text: str, quoted: Sequence[str] = ()) -> dict[str, str
     }
     for key, layout in sheets.items():
         out[key] = layout.text(lines)
-    court = Sheets(heads=(ecf_stamp(year), f"Cite as: {cite} ({year})"), footer="- {sheet} -", cuts=cuts)
+    court = Sheets(heads=(*stamp, f"Cite as: {cite}"), footer="- {sheet} -", cuts=cuts)
     out["pdf"] = pdf_bytes(court.sheets(lines))
     for key, form in (("pdf-star", "star"), ("pdf-split-word", "bracket-split-word")):
         marked = with_markers(paged, form) if paged.pages else text
-        marked_lines = head.splitlines() + wrapped(marked[len(head) :], hyphenate=True)
+        cut = len(head.rstrip())  # a marker's line may have taken the head's last line break
+        marked_lines = marked[:cut].splitlines() + wrapped(marked[cut:], hyphenate=True)
         out[key] = pdf_bytes(replace(court, cuts=cuts_inside(marked_lines, quoted)).sheets(marked_lines))
     out["pdf-pleading-paper"] = pdf_bytes(court.sheets(lines), numbered=True)
     # a two-page order whose second page is headed by the parties' names, printed that once
     parties = Sheets(
-        heads=(_short_name(entry.get("case_name") or entry["what"]),),
+        heads=(_short_name(name if " v. " in name else str(entry["what"])),),
         first_head=False,
         lines=0,
         cuts=cuts[:1],
