@@ -4,9 +4,12 @@ A few real opinions (the shared real corpus, and tune-part opinions of the wide 
 assembled; never a held-back one) are printed again by tests/support/relayout.py with their page
 boundaries in other forms (``*N``, ``[*N]``, ``[N]``, "Page N" lines, bracketed lines, a break
 inside a hyphenated word, parallel pages as ``*N``/``**N``) and inside a court's sheets (wrapped and
-hyphenated lines, slip-page footers, running heads, ECF stamps, form feeds, a real PDF). No layout
-changes a word or the page a word is on, so each true and fabricated item generated from the
-original file (tests/verify_wide/generate.py) must get the verdict it gets on the original.
+hyphenated lines, slip-page footers, running heads, ECF stamps, form feeds, a real PDF, pleading
+paper), with a scan's split words, or with the caption wrapped too. No layout changes a word or the
+page a word is on, so each true and fabricated item generated from the original file
+(tests/verify_wide/generate.py), and quotations of sentences a page break runs through, must get
+the verdict they get on the original. The sheets end inside the quoted sentences, so every head
+and footer lies where it can break a quotation. Below them, the rules the layouts called for.
 """
 
 from __future__ import annotations
