@@ -341,3 +341,10 @@ def test_a_page_marker_at_a_pages_top_is_never_taken_for_its_running_head() -> N
         _sheets("ALPHA v. BETA\n10 F.3d 210\n*211\nFirst.\n", "*212\nSecond.\n"), ("10 F.3d 210",)
     )
     assert reading.series["10 F.3d 210"].numbers == [211, 212]
+
+
+def test_a_bracketed_page_a_line_end_broke_in_two_is_still_a_page() -> None:
+    text = "58 Va.App. 244\nThe first page says that the document was only an [58 Va.App.\n250] authentication.\n"
+    reading = read_opinion(_pages(text), ("58 Va.App. 244",))
+    assert reading.series["58 Va.App. 244"].numbers == [250]
+    assert "was only an authentication" in reading.text

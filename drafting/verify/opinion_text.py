@@ -161,6 +161,23 @@ def _sheet_head(line: str, opening: set[str]) -> bool:
     return bool(_CASE_HEAD.search(line)) or (sum(c.isalpha() for c in key) >= 3 and key in opening)
 
 
+# A bracketed page a printed line's end broke in two: "... only an [58 Va.App." / "250] authentication".
+_OPEN_BRACKET = re.compile(r"\[\s*\d{1,4}\s+[A-Z][A-Za-z0-9.' ]{0,25}$")
+_CLOSE_BRACKET = re.compile(r"^\s*\d{1,5}\s*\]")
+
+
+def _rejoin_brackets(lines: list[str]) -> list[str]:
+    out: list[str] = []
+    for line in lines:
+        # a pleading paper's line number may come between the halves
+        at = len(out) - 2 if len(out) >= 2 and out[-1].strip().isdigit() else len(out) - 1
+        if at >= 0 and _CLOSE_BRACKET.match(line) and _OPEN_BRACKET.search(out[at].rstrip()):
+            out[at] = f"{out[at].rstrip()} {line.lstrip()}"
+        else:
+            out.append(line)
+    return out
+
+
 def _sheets(pages: list[Page]) -> tuple[list[list[str]], list[set[int]]]:
     """Each page's lines, and which of them opens a printed page after the document's first: a PDF
     page, or a sheet of a text whose pages a form feed separates (as pdftotext writes them)."""
@@ -170,7 +187,7 @@ def _sheets(pages: list[Page]) -> tuple[list[list[str]], list[set[int]]]:
         page_lines: list[str] = []
         page_tops: set[int] = set()
         for sheet, text in enumerate(page.text.split("\f")):
-            sheet_lines = text.splitlines()
+            sheet_lines = _rejoin_brackets(text.splitlines())
             first = next((i for i, line in enumerate(sheet_lines) if line.strip()), None)
             if first is not None and (number or sheet):
                 page_tops.add(len(page_lines) + first)
