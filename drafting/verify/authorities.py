@@ -267,7 +267,7 @@ def _caption_lines(lines: list[str], at: int) -> list[int]:
         first = True
         while 0 <= index < len(lines) and len(chosen) < 12:
             line = lines[index]
-            if not line.strip():
+            if not line.strip() or line.strip().isdigit():  # a pleading paper's line number
                 index += step
                 continue
             if _NOT_CAPTION.match(line) or not (first or _caption_like(line) or _names_a_party(line, step)):
@@ -303,9 +303,14 @@ def _parties_after_the_court_below(lines: list[str], at: int) -> list[int]:
 _COURT_BELOW = re.compile(r"\b(?:APPEAL FROM|HONORABLE|JUDGE|ACTION NO|CIRCUIT COURT|DISTRICT COURT)\b")
 
 
+NAME_LINE_CHARS = 80  # a printed line: a court's PDF wraps a long party name at its margin
+
+
 def _names_a_party(line: str, step: int) -> bool:
-    """ "Vanessa St. Pierre," above its "Plaintiff—Appellant,": a short name line, ending in its comma."""
-    return step < 0 and len(line.strip()) <= 60 and line.rstrip().endswith(",") and not _is_prose(line)
+    """ "Vanessa St. Pierre," above its "Plaintiff—Appellant,": a name line, ending in its comma; or
+    "Petro-Lubricant Testing Laboratories, Inc., and John Wintermute," where a PDF wrapped the name."""
+    short = len(line.strip()) <= NAME_LINE_CHARS
+    return step < 0 and short and line.rstrip().endswith(",") and not _is_prose(line)
 
 
 def _caption_like(line: str) -> bool:

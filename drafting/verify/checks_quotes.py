@@ -10,6 +10,8 @@ a block: the quotation's letters are all there, only the source's spacing broke.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from difflib import SequenceMatcher
 
 from drafting.verify.authorities import Opinion
 from drafting.verify.checks_record import make_flag
@@ -48,6 +50,12 @@ def _spans(parts: list[str], text: str) -> list[tuple[int, int]]:
     return out
 
 
+def page_holding(parts: list[str], opinion: Opinion) -> Page | None:
+    """The file's page where the opinion's reading (markers and running heads out) holds the quotation."""
+    spans = _spans(parts, opinion.reading.text)
+    return _page(opinion, spans[0][0]) if spans else None
+
+
 def _page(opinion: Opinion, offset: int) -> Page:
     return opinion.pages[min(opinion.reading.pdf_page(offset), len(opinion.pages) - 1)]
 
@@ -55,19 +63,27 @@ def _page(opinion: Opinion, offset: int) -> Page:
 def quotation_of_opinion(item: Found, parts: list[str], cite: Found, opinion: Opinion) -> Flag:
     reading = opinion.reading
     spans = _spans(parts, reading.text)
+    scanned: Scanned | None = None
     if not spans:
-        return _not_verbatim(item, parts, opinion)
+        found = _not_verbatim(item, parts, opinion)
+        if isinstance(found, Flag):
+            return found
+        scanned, spans = found, [(found.start, found.end)]
     pin = cited_pin(cite)
     key = key_for(cite, opinion)
     series = reading.series.get(key)
     if pin is None or series is None:
         page = _page(opinion, spans[0][0])
+        if scanned is not None:
+            return _scan_flag(item, opinion, scanned)
         return make_flag(item, "ok", f"Quoted exactly from the opinion ({opinion.file}).", [page], parts[0])
     number, _ = pin
     found_on: list[tuple[int, int]] = []
     for start, end in spans:
         first, last = series.page_at(start), series.page_at(max(start, end - 1))
         if first <= number <= last:
+            if scanned is not None:
+                return _scan_flag(item, opinion, scanned)
             return make_flag(
                 item,
                 "ok",
@@ -77,10 +93,12 @@ def quotation_of_opinion(item: Found, parts: list[str], cite: Found, opinion: Op
             )
         found_on.append((first, last))
     first, last = found_on[0]
+    # a scan's broken word excuses the spacing, never the page: the pin is held to the same rule
     return make_flag(
         item,
         "block",
-        f"Quoted exactly, but the words are on {_label(key, first, last)} of {key}, not at the cited "
+        f"{'Quoted exactly' if scanned is None else 'The words match but for a scan defect'}, but the words are "
+        f"on {_label(key, first, last)} of {key}, not at the cited "
         f"{'¶' if is_neutral(key) else 'page'} {number}: correct the pin cite ({opinion.file}).",
         [_page(opinion, spans[0][0])],
         parts[0],
@@ -92,11 +110,59 @@ def _label(key: str, first: int, last: int) -> str:
     return f"{mark} {first}" if first == last else f"{mark}s {first}-{last}"
 
 
-def _not_verbatim(item: Found, parts: list[str], opinion: Opinion) -> Flag:
-    """No exact match: a scan's broken spacing warns; a changed word blocks, showing the passage."""
+@dataclass(frozen=True)
+class Scanned:
+    """Where the opinion holds the quotation's words but for a scan's broken spacing."""
+
+    start: int
+    end: int
+    passage: str
+    score: float
+
+
+def scan_defects_only(quoted: str, passage: str) -> bool:
+    """Whether ``passage`` is ``quoted`` with only a scan's defects: a word the scan split ("rpea tedly"),
+    with at most a letter dropped or doubled in it, or punctuation and spacing. Each differing run of
+    words is judged on its own, so a changed word beside a split one ("is" for "was") is never excused."""
+    from rapidfuzz.distance import Levenshtein  # rapidfuzz loads only once an exact look has failed
+
+    said, read = _WORD.findall(quoted), _WORD.findall(passage)
+    if "".join(said) == "".join(read):
+        return True
+    runs = SequenceMatcher(None, said, read, autojunk=False).get_opcodes()
+    for at, (tag, i1, i2, j1, j2) in enumerate(runs):
+        if tag == "equal" or (tag == "insert" and at in (0, len(runs) - 1)):
+            continue  # the source's words around the quotation are not part of it
+        quote_letters, source_letters = "".join(said[i1:i2]), "".join(read[j1:j2])
+        if quote_letters == source_letters:
+            continue  # the same letters, spaced otherwise
+        if i2 - i1 < 1 or j2 - j1 <= i2 - i1:
+            return False  # no word of the source split here: a word was changed, added or left out
+        if Levenshtein.distance(quote_letters, source_letters) > max(
+            1, len(quote_letters) // OCR_EDITS_PER_CHARS
+        ):
+            return False
+    return True
+
+
+def _scan_flag(item: Found, opinion: Opinion, scanned: Scanned) -> Flag:
+    return make_flag(
+        item,
+        "warn",
+        "The words match the opinion; only punctuation or spacing differs, or a scan broke a word "
+        f'in the source: {opinion.file} reads "{scanned.passage}".',
+        [_page(opinion, scanned.start)],
+        scanned.passage,
+        score=round(scanned.score, 1),
+        verdict="verified",
+    )
+
+
+def _not_verbatim(item: Found, parts: list[str], opinion: Opinion) -> Flag | Scanned:
+    """No exact match: where a scan's broken spacing explains it, the passage; else the block,
+    showing the closest passage."""
     # rapidfuzz (all of its metrics load with it) only once an exact look has failed
     from rapidfuzz import fuzz
-    from rapidfuzz.distance import Levenshtein
 
     text = opinion.reading.text
     needle = " ".join(parts)
@@ -105,24 +171,15 @@ def _not_verbatim(item: Found, parts: list[str], opinion: Opinion) -> Flag:
         return make_flag(
             item, "block", f"The quotation is not in the cited opinion ({opinion.key}, {opinion.file})."
         )
+    start, end = found.dest_start, found.dest_end
+    while start > 0 and text[start - 1].isalnum():  # the alignment may cut a word: read it whole
+        start -= 1
+    while end < len(text) and text[end].isalnum():
+        end += 1
+    if scan_defects_only(needle, text[start:end]):
+        return Scanned(start, end, text[start:end], found.score)
     passage = text[found.dest_start : found.dest_end]
     page = _page(opinion, found.dest_start)
-    squeezed_quote, squeezed_source = "".join(_WORD.findall(needle)), "".join(_WORD.findall(passage))
-    edits = Levenshtein.distance(squeezed_quote, squeezed_source)
-    split = len(_WORD.findall(passage)) > len(_WORD.findall(needle))
-    if squeezed_quote == squeezed_source or (
-        split and edits <= max(1, len(squeezed_quote) // OCR_EDITS_PER_CHARS)
-    ):
-        return make_flag(
-            item,
-            "warn",
-            "The words match the opinion; only punctuation or spacing differs, or a scan broke a word "
-            f'in the source: {opinion.file} reads "{passage}".',
-            [page],
-            passage,
-            score=round(found.score, 1),
-            verdict="verified",
-        )
     return make_flag(
         item,
         "block",

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from drafting.verify.authorities import Opinion
-from drafting.verify.checks_quotes import opinion_for, quotation_of_opinion
+from drafting.verify.checks_quotes import opinion_for, page_holding, quotation_of_opinion
 from drafting.verify.checks_record import (
     deposition_excerpt,
     make_flag,
@@ -88,6 +88,10 @@ def check_quotation(
         return make_flag(item, "ok", f"Quoted exactly from {where(page)}.", [page], parts[0])
     if pinned is None and item.pin is None and library is not None:
         page = library.find_exact(parts[0]) if len(parts) == 1 else _exact(parts, library.pages)
+        if page is None and opinions:
+            # a page break, running head or page marker inside the words: they are in its reading
+            each = {id(o): o for o in opinions.values()}.values()  # one per opinion, not per citation
+            page = next((held for o in each if (held := page_holding(parts, o)) is not None), None)
         if page is not None:
             return make_flag(
                 item,

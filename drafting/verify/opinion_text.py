@@ -2,7 +2,7 @@
 
 Vendors and courts print page boundaries in many ways: a bracketed parallel-page line
 (``[148 A.3d 443]``, or ``[945 N.E.2d 485 , 920 N.Y.S.2d 292]`` where two break together), star pages (``*484``, ``**291``: one star per reporter, in the order the
-citations are given), "Page 587" lines, and paragraph numbers (``¶ 37``) in public-domain
+citations are given; Lexis brackets them, ``[*484]``), bare bracketed pages (``[484]``), "Page 587" lines, and paragraph numbers (``¶ 37``) in public-domain
 opinions. Courts' PDFs add running heads and footers to every page ("- 12 -", "Cite as:", ECF
 stamps). None of these is part of the opinion's words, so a quotation that runs across one must
 still be found: they are taken out of the text, and each page marker is kept as a boundary, so
@@ -31,12 +31,18 @@ _PAGE_IN_GROUP = re.compile(r"(\d{1,4})\s+([A-Z][A-Za-z0-9.' ]{0,25}?)\s*(\d{1,5
 # word, then a space ("be*760 cause"), so the word is joined again around it.
 _STAR = re.compile(r"(?<![\d*])(\*{1,3})(\d{1,5})\b")
 _SPLIT_BY_STAR = re.compile(r"(?<=[a-z])\*{1,3}\d{1,5} (?=[a-z])")
+# A bare bracketed number ("[12]", as some reprints print a page) is also how footnote calls and New
+# York's citation years ("[2009]") are printed, so it is a page marker only where such numbers run
+# through the copy as a reporter's pages do (see _bare_pages).
+_BARE = re.compile(r"\[(\d{1,5})\]")
 _PAGE_LINE = re.compile(r"^[ \t]*Page[ \t]+(\d{1,5})[ \t]*$", re.M)
 _PARAGRAPH = re.compile(r"^[ \t]*¶[ \t]*(\d{1,4})\b", re.M)
 # Running heads and footers that need no repetition to be known: slip-page numbers ("- 12 -",
-# a bare number), "Cite as:" heads, and the ECF stamp of every page of a filed document.
+# a bare number, "Page 3 of 20"), "Cite as:" heads, and the ECF stamp of every page of a filed
+# document. A short order prints each only once or twice, too few times to tell by repetition.
 _HEAD_LINE = re.compile(
-    r"^[ \t]*(?:-[ \t]*\d{1,4}[ \t]*-|\d{1,4}|Cite as:.*|Case:?[ \t]+\S+.*Document:?.*|"
+    r"^[ \t]*(?:-[ \t]*\d{1,4}[ \t]*-|\d{1,4}|Page[ \t]+\d{1,4}[ \t]+of[ \t]+\d{1,4}|Cite as:.*|"
+    r"Case:?[ \t]+\S+.*Document:?.*|"
     r"(?:Appellate )?Case:?[ \t]+\d.*Page:?[ \t]*\d+.*)[ \t]*$",
     re.M,
 )
@@ -90,21 +96,25 @@ def _running_heads(shapes: list[str]) -> set[str]:
 
 def read_opinion(pages: list[Page], citations: tuple[str, ...]) -> OpinionText:
     """The opinion's text, and the page series of each of ``citations`` that the copy prints."""
-    lines = [page.text.splitlines() for page in pages]
+    lines, tops = _sheets(pages)
     shapes = [[_DIGITS.sub("#", line.strip()) for line in page_lines] for page_lines in lines]
+    first_lines = lines[0][:OPENING_LINES] if lines else []
+    opening = {_head_key(line) for line in first_lines if 2 < len(line.strip()) <= HEAD_LINE_CHARS}
     heads = _running_heads([shape for page_shapes in shapes for shape in page_shapes])
+    bare = _bare_pages(pages, citations)
     pieces: list[str] = []
     pdf_offsets: list[int] = []
     markers: list[tuple[int, str, int, str]] = []  # (offset, kind, number, key-or-stars)
     length = 0
-    for page_lines, page_shapes in zip(lines, shapes, strict=True):
+    for page_lines, page_shapes, page_tops in zip(lines, shapes, tops, strict=True):
         pdf_offsets.append(length)
-        for line, line_shape in zip(page_lines, page_shapes, strict=True):
+        for index, (line, line_shape) in enumerate(zip(page_lines, page_shapes, strict=True)):
             stripped = line.strip()
             if not stripped:
                 continue
-            line, found = _take_markers(line)
-            if not found and (line_shape in heads or _HEAD_LINE.fullmatch(stripped)):
+            line, found = _take_markers(line, bare)
+            head = line_shape in heads or _HEAD_LINE.fullmatch(stripped)
+            if not found and (head or (index in page_tops and _sheet_head(stripped, opening))):
                 continue
             for kind, number, label, at in found:
                 markers.append(
@@ -126,7 +136,79 @@ def read_opinion(pages: list[Page], citations: tuple[str, ...]) -> OpinionText:
     return OpinionText(text, _series(markers, citations), pdf_offsets)
 
 
-def _take_markers(line: str) -> tuple[str, list[tuple[str, int, str, int]]]:
+_CASE_HEAD = re.compile(
+    r"\s(?:v\.|V\.|vs\.|VS\.)\s|^(?:In re|IN RE|In the Matter of|IN THE MATTER OF|Matter of|MATTER OF|"
+    r"Appeal of|APPEAL OF|Estate of|ESTATE OF|Ex parte|EX PARTE)\s"
+)
+_SMALL_WORDS = frozenset(["v.", "vs.", "ex", "rel.", "of", "and", "the", "for", "in", "re", "on", "at", "&"])
+HEAD_WORDS = 12
+OPENING_LINES = 40
+
+
+def _head_key(line: str) -> str:
+    return re.sub(r"[^a-z#]+", " ", _DIGITS.sub("#", line).lower()).strip()
+
+
+def _sheet_head(line: str, opening: set[str]) -> bool:
+    """Whether the first line of a page after the first is its running head: a title-like line (no
+    word in lower case but the small ones) that names the case ("PETRO-LUBRICANT v. ADELMAN", "In re
+    Eady") or repeats a line the first page opens with (the court's name). A two-page order prints
+    it once, too few times to tell by repetition; prose at a page's top has words in lower case."""
+    words = line.split()
+    if not 0 < len(words) <= HEAD_WORDS or any(w[0].islower() and w not in _SMALL_WORDS for w in words):
+        return False
+    key = _head_key(line)
+    return bool(_CASE_HEAD.search(line)) or (sum(c.isalpha() for c in key) >= 3 and key in opening)
+
+
+# A bracketed page a printed line's end broke in two: "... only an [58 Va.App." / "250] authentication".
+_OPEN_BRACKET = re.compile(r"\[\s*\d{1,4}\s+[A-Z][A-Za-z0-9.' ]{0,25}$")
+_CLOSE_BRACKET = re.compile(r"^\s*\d{1,5}\s*\]")
+
+
+def _rejoin_brackets(lines: list[str]) -> list[str]:
+    out: list[str] = []
+    for line in lines:
+        # a pleading paper's line number may come between the halves
+        at = len(out) - 2 if len(out) >= 2 and out[-1].strip().isdigit() else len(out) - 1
+        if at >= 0 and _CLOSE_BRACKET.match(line) and _OPEN_BRACKET.search(out[at].rstrip()):
+            out[at] = f"{out[at].rstrip()} {line.lstrip()}"
+        else:
+            out.append(line)
+    return out
+
+
+def _sheets(pages: list[Page]) -> tuple[list[list[str]], list[set[int]]]:
+    """Each page's lines, and which of them opens a printed page after the document's first: a PDF
+    page, or a sheet of a text whose pages a form feed separates (as pdftotext writes them)."""
+    lines: list[list[str]] = []
+    tops: list[set[int]] = []
+    for number, page in enumerate(pages):
+        page_lines: list[str] = []
+        page_tops: set[int] = set()
+        for sheet, text in enumerate(page.text.split("\f")):
+            sheet_lines = _rejoin_brackets(text.splitlines())
+            first = next((i for i, line in enumerate(sheet_lines) if line.strip()), None)
+            if first is not None and (number or sheet):
+                page_tops.add(len(page_lines) + first)
+            page_lines += sheet_lines
+        lines.append(page_lines)
+        tops.append(page_tops)
+    return lines, tops
+
+
+def _bare_pages(pages: list[Page], citations: tuple[str, ...]) -> bool:
+    """Whether the copy's bare bracketed numbers are its pages: most of them rise in order, from
+    a page just after a citation's first. Footnote calls start at [1], which no page marker marks."""
+    numbers = [int(m[1]) for page in pages if "[" in page.text for m in _BARE.finditer(page.text)]
+    run = _in_order(list(enumerate(numbers)))
+    if len(run) < 2 or run[0][1] < 2:
+        return False
+    firsts = [int(key.rsplit(" ", 1)[1]) for key in citations if key.rsplit(" ", 1)[-1].isdigit()]
+    return any(first <= run[0][1] <= first + MAX_FIRST_GAP for first in firsts)
+
+
+def _take_markers(line: str, bare: bool = False) -> tuple[str, list[tuple[str, int, str, int]]]:
     """The line without its page markers, and each marker: kind, page, label, where it stood."""
     found: list[tuple[str, int, str, int]] = []
     # Each marker holds a character most lines lack; a line without it is not searched for that marker.
@@ -142,6 +224,8 @@ def _take_markers(line: str) -> tuple[str, list[tuple[str, int, str, int]]]:
     out: list[str] = []
     last = 0
     markers = [*_BRACKETS.finditer(line), *_BRACKET.finditer(line), *_STAR.finditer(line)]
+    if bare:
+        markers += _BARE.finditer(line)
     for m in sorted(markers, key=lambda m: m.start()):
         if m.start() < last:
             continue
@@ -152,6 +236,8 @@ def _take_markers(line: str) -> tuple[str, list[tuple[str, int, str, int]]]:
                 found.append(("bracket", int(page[3]), f"{page[1]} {_squash(page[2])}", at))
         elif m.re is _BRACKET:
             found.append(("bracket", int(m[3]), f"{m[1]} {_squash(m[2])}", at))
+        elif m.re is _BARE:
+            found.append(("bare", int(m[1]), "", at))
         else:
             found.append(("star", int(m[2]), m[1], at))
         last = m.end() + (m.re is _STAR and bool(_SPLIT_BY_STAR.match(line, m.start())))  # "be*760 cause"
@@ -201,7 +287,7 @@ def _series(markers: list[tuple[int, str, int, str]], citations: tuple[str, ...]
             out[key] = Series(int(first), [o for o, _ in own], [n for _, n in own])
     runs: dict[str, list[tuple[int, int]]] = {}
     for offset, kind, number, label in markers:
-        if kind in ("star", "page"):
+        if kind in ("star", "page", "bare"):
             runs.setdefault(f"{kind}{label}", []).append((offset, number))
     for name, run in sorted(runs.items()):
         run = _in_order(run)
