@@ -149,12 +149,16 @@ class DemoFirstScreen(PromptScreen):
         self.call_after_refresh(self.greet)
 
     def greet(self) -> None:
+        # The adapter he trained is named here: at 80 columns the board card cuts it off behind the roles.
+        adapters = ", ".join(ref.name for backend in self.config.backends for ref in backend.lora)
+        serving = f" + adapter {adapters}" if adapters else ""
         if self.app.screen is not self:  # the fleet dashboard is shown over this screen
             # In the header, not a toast: a toast covers a board card for as long as it shows.
-            self.app.screen.sub_title = "demo: F4 drafts, F1 keys"
+            self.app.screen.sub_title = f"demo{serving}: F4 drafts, F1 keys"
         else:
             self.notify(
-                "F4 opens the drafting screen on the sample matter, with a guide. F1 lists every key.",
+                (f"Every request carries adapter {adapters}. " if adapters else "")
+                + "F4 opens the drafting screen on the sample matter, with a guide. F1 lists every key.",
                 title="chambers demo",
                 timeout=15,
             )
