@@ -27,9 +27,12 @@ from workspace.paths import Paths
 DEMO_ROLES = ("router", "gate", "drafter", "heavy", "reviewer", "extractor")
 
 
-def demo_config(url: str, file: str, *, weights: str | None = None, adapter: str | None = None) -> Config:
+def demo_config(
+    url: str, file: str, *, weights: str | None = None, adapter: str | None = None, max_tokens: int = 512
+) -> Config:
     """The demo's config: one backend for every role on the local server. ``weights`` is the GGUF that
-    server loads (the base ``train`` needs), ``adapter`` the trained adapter its requests carry."""
+    server loads (the base ``train`` needs), ``adapter`` the trained adapter its requests carry,
+    ``max_tokens`` the longest draft it asks for."""
     backend = Backend(
         name=DEMO_BACKEND,
         kind="llamacpp",
@@ -38,7 +41,7 @@ def demo_config(url: str, file: str, *, weights: str | None = None, adapter: str
         model=DEMO_MODEL,
         board="board-a",  # the live demo server shown on the recorded installation's workhorse board
         sampling=Sampling(
-            temperature=0.7, top_p=0.95, top_k=40, min_p=0.01, repeat_penalty=1.2, max_tokens=512
+            temperature=0.7, top_p=0.95, top_k=40, min_p=0.01, repeat_penalty=1.2, max_tokens=max_tokens
         ),
         weights=weights,
         lora=(LoraRef(adapter),) if adapter else (),
