@@ -154,10 +154,11 @@ class DemoFirstScreen(PromptScreen):
     def greet(self) -> None:
         # The adapter he trained is named here: at 80 columns the board card cuts it off behind the roles.
         adapters = ", ".join(ref.name for backend in self.config.backends for ref in backend.lora)
-        serving = f" + adapter {adapters}" if adapters else ""
+        # At 80 columns the header has no room for both the adapter and F1 (the footer shows F1 Help).
+        greeting = f"demo + adapter {adapters}: F4 drafts" if adapters else "demo: F4 drafts, F1 keys"
         if self.app.screen is not self:  # the fleet dashboard is shown over this screen
             # In the header, not a toast: a toast covers a board card for as long as it shows.
-            self.app.screen.sub_title = f"demo{serving}: F4 drafts, F1 keys"
+            self.app.screen.sub_title = greeting
         else:
             self.notify(
                 (f"Every request carries adapter {adapters}. " if adapters else "")
