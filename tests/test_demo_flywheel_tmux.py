@@ -36,7 +36,6 @@ pytestmark = pytest.mark.timeout(1500)
 REPO = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 PROMPT = re.compile(r"flywheel\$ *\n*\Z")  # the shell's prompt as the pane's last line: the program ended
-ADAPTER = "flywheel-v1"
 EDIT = "Dear Calder Refrigeration, pay $84,000 within 14 days."
 
 
@@ -106,7 +105,7 @@ def test_the_demo_flywheel_by_keys_at_80x24(
         if not drafting.search(gate := pane.capture()):
             keep("gate", gate)
             pane.keys("C-o")
-            pane.wait_for("Why go on although the gate found no basis?", 30)
+            pane.wait_for("Your reason (recorded with the run)", 30)  # a long question scrolls above it
             pane.write("The invoice and the delivery records support the demand.")
             pane.keys("Enter")
         keep("running", pane.wait_for(drafting, 600, step=1))
@@ -138,35 +137,36 @@ def test_the_demo_flywheel_by_keys_at_80x24(
 
         # Train: t opens the dialog; a name of his own, Enter starts, the steps show as they go.
         pane.keys("t")
-        pane.wait_for("drafter-20", 30)  # the name it offers, the role's and the day's, in its focused field
-        pane.keys("C-u")  # the cursor is at its end
-        pane.write(ADAPTER)
-        keep("train dialog", pane.wait_for(f"▊  {ADAPTER} ", 30))
+        # He keeps the name it offers (the role's and the day's): Enter starts.
+        offered = re.compile(r"▊  (drafter-\d{8}) ")
+        found = offered.search(keep("train dialog", pane.wait_for(offered, 30)))
+        assert found is not None
+        adapter = found.group(1)
         pane.keys("Enter")
         training = keep("training", pane.wait_for(re.compile(r"step \d+/\d+ +loss \d"), 600, step=1))
         assert "Training on" in training and "pairs" in training
-        trained = keep("trained", pane.wait_for(f"Adapter '{ADAPTER}':", 900, step=1))
-        steps = re.search(rf"Adapter '{ADAPTER}': (\d+) steps", trained)
-        assert steps is not None and f"chambers demo --adapter {ADAPTER}" in trained
+        trained = keep("trained", pane.wait_for(f"Adapter '{adapter}':", 900, step=1))
+        steps = re.search(rf"Adapter '{adapter}': (\d+) steps", trained)
+        assert steps is not None and f"chambers demo --adapter {adapter}" in trained
         pane.keys("Escape")
-        pane.wait_for(f"Adapter '{ADAPTER}' trained", 30)
+        pane.wait_for(f"Adapter '{adapter}' trained", 30)
 
         # Serve: quit, and start the demo again with the adapter on its server.
         pane.keys("C-q")
         pane.wait_for(PROMPT, 60)
-        pane.write(f"clear; chambers demo --max-tokens 96 --adapter {ADAPTER}")
+        pane.write(f"clear; chambers demo --max-tokens 96 --adapter {adapter}")
         pane.keys("Enter")
-        served = keep("served", pane.wait_for(f"adapter {ADAPTER}: F4 drafts", 300))
+        served = keep("served", pane.wait_for(f"adapter {adapter}: F4 drafts", 300))
         assert "demo-smollm2" in served
         loaded = served_adapters(isolated_home / "config.toml")
-        record = get_adapter(isolated_home / "data" / "chambers.sqlite3", ADAPTER)
+        record = get_adapter(isolated_home / "data" / "chambers.sqlite3", adapter)
         assert [a["path"] for a in loaded] == [record.file], loaded
 
         # Eval: in a second terminal, against the served demo; eight-token answers keep it short.
         second = pane.new_window("bash --norc --noprofile", env=env, cwd=home)
         pane.show(second)
         pane.wait_for(PROMPT, 30)
-        pane.write(f"chambers eval --role drafter --adapter {ADAPTER} --max-tokens 8")
+        pane.write(f"chambers eval --role drafter --adapter {adapter} --max-tokens 8")
         pane.keys("Enter")
         scored = keep("eval", pane.wait_for(PROMPT, 600, step=1))
         assert "Lower edit ratio" in scored and re.search(r"\ball +\d+ +\d\.\d{3} → \d\.\d{3}", scored), (
@@ -178,7 +178,7 @@ def test_the_demo_flywheel_by_keys_at_80x24(
         pane.keys("F5")
         pane.wait_for("Pairs (x exclude", 30)
         pane.keys("s")
-        stats = keep("stats", pane.wait_for(re.compile(rf"{ADAPTER} +\d+ +\d+ +\d\.\d{{3}} → "), 60))
+        stats = keep("stats", pane.wait_for(re.compile(rf"{adapter} +\d+ +\d+ +\d\.\d{{3}} → "), 60))
         assert "Adapters (held-out pairs" in stats
         pane.keys("C-q")
         pane.wait_for(PROMPT, 60)
@@ -193,7 +193,7 @@ def test_the_demo_flywheel_by_keys_at_80x24(
     mine = [p for p in list_pairs(db) if p.id == pair_id]
     assert len(mine) == 1 and mine[0].trigger != SAMPLE_TRIGGER
     assert mine[0].final.startswith(EDIT) and not mine[0].draft.startswith(EDIT)
-    record = get_adapter(db, ADAPTER)
+    record = get_adapter(db, adapter)
     assert Path(record.file).is_file() and file_sha256(Path(record.file)) == record.file_sha256
     assert record.base_sha256 == file_sha256(demo_model), "trained on the demo's own model"
     assert pair_id in record.train_pair_ids + record.held_out_pair_ids
