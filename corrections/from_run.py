@@ -29,7 +29,7 @@ def capture_from_run(
     if stage is None:
         raise CorrectionsError(
             f"Run {run.id} has no finished draft, so there is no model draft to pair with your text. "
-            "Finish (or resume) the run, then accept the draft.",
+            f"Resume it (`chambers runs resume {run.id}`) or draft it again, then accept the draft.",
             title="Correction not saved: no finished draft",
         )
     carried: dict[int, list[SourceRef]] = {}

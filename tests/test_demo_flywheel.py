@@ -53,6 +53,14 @@ def test_the_demo_config_carries_the_adapter_it_serves(tmp_path: Path) -> None:
     assert [ref.name for ref in parsed.backend_for_role("drafter").lora] == ["demo-v1"]
 
 
+def test_the_demo_config_asks_for_drafts_as_long_as_it_is_told(tmp_path: Path) -> None:
+    default = parse_config(tomllib.loads(demo_config_text(demo_config("http://127.0.0.1:1", "c.toml"))), "d")
+    short = demo_config("http://127.0.0.1:1", str(tmp_path / "c.toml"), max_tokens=96)
+    parsed = parse_config(tomllib.loads(demo_config_text(short)), "demo")
+    assert default.backend_for_role("drafter").sampling.max_tokens == 512
+    assert parsed.backend_for_role("drafter").sampling.max_tokens == 96
+
+
 def test_the_starter_config_carries_a_commented_launch_profile() -> None:
     text = starter_config_text()
     assert "# [[profiles]]" in text

@@ -27,9 +27,12 @@ from workspace.paths import Paths
 DEMO_ROLES = ("router", "gate", "drafter", "heavy", "reviewer", "extractor")
 
 
-def demo_config(url: str, file: str, *, weights: str | None = None, adapter: str | None = None) -> Config:
+def demo_config(
+    url: str, file: str, *, weights: str | None = None, adapter: str | None = None, max_tokens: int = 512
+) -> Config:
     """The demo's config: one backend for every role on the local server. ``weights`` is the GGUF that
-    server loads (the base ``train`` needs), ``adapter`` the trained adapter its requests carry."""
+    server loads (the base ``train`` needs), ``adapter`` the trained adapter its requests carry,
+    ``max_tokens`` the longest draft it asks for."""
     backend = Backend(
         name=DEMO_BACKEND,
         kind="llamacpp",
@@ -38,7 +41,7 @@ def demo_config(url: str, file: str, *, weights: str | None = None, adapter: str
         model=DEMO_MODEL,
         board="board-a",  # the live demo server shown on the recorded installation's workhorse board
         sampling=Sampling(
-            temperature=0.7, top_p=0.95, top_k=40, min_p=0.01, repeat_penalty=1.2, max_tokens=512
+            temperature=0.7, top_p=0.95, top_k=40, min_p=0.01, repeat_penalty=1.2, max_tokens=max_tokens
         ),
         weights=weights,
         lora=(LoraRef(adapter),) if adapter else (),
@@ -149,12 +152,17 @@ class DemoFirstScreen(PromptScreen):
         self.call_after_refresh(self.greet)
 
     def greet(self) -> None:
+        # The adapter he trained is named here: at 80 columns the board card cuts it off behind the roles.
+        adapters = ", ".join(ref.name for backend in self.config.backends for ref in backend.lora)
+        # At 80 columns the header has no room for both the adapter and F1 (the footer shows F1 Help).
+        greeting = f"demo + adapter {adapters}: F4 drafts" if adapters else "demo: F4 drafts, F1 keys"
         if self.app.screen is not self:  # the fleet dashboard is shown over this screen
             # In the header, not a toast: a toast covers a board card for as long as it shows.
-            self.app.screen.sub_title = "demo: F4 drafts, F1 keys"
+            self.app.screen.sub_title = greeting
         else:
             self.notify(
-                "F4 opens the drafting screen on the sample matter, with a guide. F1 lists every key.",
+                (f"Every request carries adapter {adapters}. " if adapters else "")
+                + "F4 opens the drafting screen on the sample matter, with a guide. F1 lists every key.",
                 title="chambers demo",
                 timeout=15,
             )

@@ -28,6 +28,13 @@ def register(sub: Any) -> None:
         metavar="NAME",
         help="serve this trained adapter (chambers adapters list) on the demo server; every request carries it",
     )
+    demo.add_argument(
+        "--max-tokens",
+        type=int,
+        default=512,
+        metavar="N",
+        help="the longest draft the demo's model writes (default 512; fewer is quicker on a slow CPU)",
+    )
     demo.set_defaults(handler=cmd_demo)
     local = sub.add_parser("local-server", help="the bundled llama-server for the demo and tests")
     local.add_argument("action", choices=["prepare"], help="build or find llama-server and the demo model")
@@ -169,7 +176,13 @@ def cmd_demo(args: argparse.Namespace, paths: Paths) -> int:
         f"Starting llama-server on {server.url} ..." + (f" with adapter '{args.adapter}'" if lora else "")
     )
     with server:
-        config = demo_config(server.url, str(paths.config_file), weights=str(model), adapter=args.adapter)
+        config = demo_config(
+            server.url,
+            str(paths.config_file),
+            weights=str(model),
+            adapter=args.adapter,
+            max_tokens=args.max_tokens,
+        )
         config = replace(config, ui=_kept_ui(paths))
         write_atomically(paths.config_file, demo_config_text(config).encode("utf-8"))
         progress(f"Demo config written to {paths.config_file}")

@@ -30,6 +30,20 @@ if TYPE_CHECKING:
     pass
 
 
+def stopped_line(run: Run) -> str:
+    """The status of a run stopped before its end (Ctrl+X, or the app closed). F8 pairs only a finished
+    draft, so the line says whether the draft itself was finished (a later stage was stopped) or cut off."""
+    if run.completed("draft") is not None:
+        return (
+            f"Run {run.id} was stopped after its draft was finished (the stages after it did not run): "
+            "Ctrl+T edits it, F8 accepts it."
+        )
+    return (
+        f"Run {run.id} was stopped before it finished: the partial draft is kept and shown. "
+        "Ctrl+T edits it, Ctrl+G drafts anew (F8 accepts only a finished draft)."
+    )
+
+
 class FinishBar(DraftingPart):
     """Redline, accept, export; empty (no rows) until a pair's labels are asked for."""
 

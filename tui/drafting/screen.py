@@ -37,7 +37,7 @@ from drafting.runs import Run
 from drafting.session import DraftingSession
 from tui.drafting.dialogs import ReasonScreen, gate_question
 from tui.drafting.editor import DraftEditor
-from tui.drafting.finish_bar import FinishBar
+from tui.drafting.finish_bar import FinishBar, stopped_line
 from tui.drafting.flag_pane import FlagPane
 from tui.drafting.flags import FlagList, Wrap
 from tui.drafting.parts import Reached, Status
@@ -294,10 +294,7 @@ class DraftingScreen(ChambersScreen):
         elif run.status == "stopped":
             self.set_status("The gate found no basis. Ctrl+O goes on anyway with a written reason.")
         elif run.status in ("cancelled", "interrupted"):  # Ctrl+X, or the app closed while it wrote
-            self.set_status(
-                f"Run {run.id} was stopped before it finished: the partial draft is kept and shown. "
-                "Ctrl+T edits it, Ctrl+G drafts anew."
-            )
+            self.set_status(stopped_line(run))
         elif run.status == "completed":
             blocking = sum(f.blocking for f in flags)
             self.set_status(
