@@ -1,7 +1,9 @@
 """Rules found on the wide corpus's tune part, each on a short excerpt of the real opinion that showed it.
 
 A Second Circuit slip opinion on pleading paper numbers every line in the margin, its "Docket No." line
-too; a First Circuit caption names a cabinet department in full where a brief writes its initials.
+too; a First Circuit caption names a cabinet department in full where a brief writes its initials; a
+district court's sentence holds a record cite ("Compl. (Doc. 30))", "(Leg. Defs.' Br."), so a quotation
+of it runs over what reads as a sentence's end, and its citation comes only after it closes.
 """
 
 from __future__ import annotations
@@ -50,6 +52,20 @@ Decided September 16, 2010.
 This case illustrates the point. The complainants filed an administrative claim against the \
 condominium association that controlled those spaces.
 """
+# Democracy N.C. v. N.C. State Bd. of Elections, 590 F. Supp. 3d 850 (M.D.N.C. 2022), as the vendor prints it.
+DEMOCRACY = """590 F.Supp.3d 850
+DEMOCRACY NORTH CAROLINA, the League of Women Voters of North Carolina, and Walter Hutchins, Plaintiffs,
+v.
+The NORTH CAROLINA STATE BOARD OF ELECTIONS, Damon Circosta, in his official capacity as Chair, Defendants.
+Date: March 10, 2022
+[590 F.Supp.3d 860]
+Following the passage of H.B. 1169, Plaintiffs filed a Second Amended Complaint, (Second Am. Compl. \
+(Doc. 30)), and an amended motion for a preliminary injunction, (Doc. 31). This court held an evidentiary \
+hearing and oral argument from July 20 through July 22, 2020.
+[590 F.Supp.3d 868]
+Defendants argue Plaintiff Hutchins lacks standing to bring a Section 208 claim. (Leg. Defs.' Br. \
+(Doc. 210) at 22-23; State Board Defs.' Br. (Doc. 212) at 19.)
+"""
 
 
 @pytest.fixture(scope="module")
@@ -58,6 +74,7 @@ def database(tmp_path_factory: pytest.TempPathFactory) -> Path:
     record, opinions = record_and_opinions(root)
     (opinions / "luna.txt").write_text(LUNA)
     (opinions / "astralis.txt").write_text(ASTRALIS)
+    (opinions / "democracy.txt").write_text(DEMOCRACY)
     return ingest_library(root, record, opinions)
 
 
@@ -96,3 +113,26 @@ def test_initials_run_over_words_within_one_part_of_the_caption_only() -> None:
     assert "shu" not in caption_acronyms(caption)  # "Secretary," ends its part
     assert written_acronyms("Secretary, HUD") == {"hud"}
     assert written_acronyms("Housing Authority") == set()
+
+
+@pytest.mark.parametrize(
+    "quoted",
+    [
+        "Compl. (Doc. 30)), and an amended motion for a preliminary injunction, (Doc. 31).",
+        "Defendants argue Plaintiff Hutchins lacks standing to bring a Section 208 claim. (Leg.",
+    ],
+)
+def test_a_quotation_over_a_record_cite_s_period_is_the_citation_s_after_it(
+    database: Path, tmp_path: Path, quoted: str
+) -> None:
+    pin = 860 if "Doc. 30" in quoted else 868
+    cite = "Democracy N.C. v. N.C. State Bd. of Elections, 590 F. Supp. 3d 850"
+    report = verify_text(
+        database,
+        tmp_path,
+        f"The court wrote that \u201c{quoted}\u201d {cite}, {pin} (2022).\n\n"
+        f"The court wrote that \u201c{quoted}\u201d {cite}, 850 (2022).\n",
+    )
+    quotes = [(f.severity, f.verdict, f.message) for f in report.flags if f.kind == "quotation"]
+    assert [q[1] for q in quotes] == ["verified", "contradicted"], quotes
+    assert "not at the cited page 850" in quotes[1][2], quotes
