@@ -67,6 +67,7 @@ The log says ". . . … …" (ABC0000005).
 Congress's approval makes a compact federal law. Tarrant Reg'l Water Dist. v. Herrmann, 569 U.S. 614 (2013).
 The Court said that "a congressionally approved compact, as a federal law, pre-empts any state law." Tarrant, 569 U.S. at 627.
 It added that "each compact must be read as a contract between sovereigns." Id. at 628.
+It said "a congressionally approved compact, as a federal law, pre-empts any state law." Tarrant Reg'l Water Dist. v. Herrmann, 569 U.S. 614 (2013).
 The Court wrote "We hold that Tarrant's claims lack merit." The holding came in 2012. Tarrant Reg'l Water Dist. v. Herrmann, 569 U.S. 614 (2012).
 The caption differs in Zicherman v. Korean Air Lines Co., 984 F.3d 21 (1st Cir. 2020). Zicherman, 984 F.3d at 25.
 A bare cite: 984 F.3d 21. Varghese v. China S. Airlines Co., 925 F.3d 1339 (11th Cir. 2019). Id. at 1345.

@@ -3,7 +3,8 @@
 A Second Circuit slip opinion on pleading paper numbers every line in the margin, its "Docket No." line
 too; a First Circuit caption names a cabinet department in full where a brief writes its initials; a
 district court's sentence holds a record cite ("Compl. (Doc. 30))", "(Leg. Defs.' Br."), so a quotation
-of it runs over what reads as a sentence's end, and its citation comes only after it closes.
+of it runs over what reads as a sentence's end, and its citation comes only after it closes; a copy
+that prints no page numbers holds a quotation's words but cannot say on which page they are.
 """
 
 from __future__ import annotations
@@ -66,6 +67,16 @@ hearing and oral argument from July 20 through July 22, 2020.
 Defendants argue Plaintiff Hutchins lacks standing to bring a Section 208 claim. (Leg. Defs.' Br. \
 (Doc. 210) at 22-23; State Board Defs.' Br. (Doc. 212) at 19.)
 """
+# Town of Merrimac v. Village of Merrimac, 753 N.W.2d 552 (Wis. Ct. App. 2008), Fastcase text: no page marker.
+MERRIMAC = """753 N.W.2d 552
+2008 WI App 98
+TOWN OF MERRIMAC, Plaintiff-Appellant,
+
+The question before us is whether WIS. STAT. § 66.0217(11)(c) bars a town from contesting in court a \
+particular type of annexation, namely, a direct annexation by unanimous approval under § 66.0217(2). \
+We agree with the circuit court that § 66.0217(11)(c) bars the Town's suit and that the Town may not \
+obtain review of the annexation by the common law writ of certiorari. Accordingly, we affirm the circuit court.
+"""
 
 
 @pytest.fixture(scope="module")
@@ -75,6 +86,7 @@ def database(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (opinions / "luna.txt").write_text(LUNA)
     (opinions / "astralis.txt").write_text(ASTRALIS)
     (opinions / "democracy.txt").write_text(DEMOCRACY)
+    (opinions / "merrimac.txt").write_text(MERRIMAC)
     return ingest_library(root, record, opinions)
 
 
@@ -136,3 +148,20 @@ def test_a_quotation_over_a_record_cite_s_period_is_the_citation_s_after_it(
     quotes = [(f.severity, f.verdict, f.message) for f in report.flags if f.kind == "quotation"]
     assert [q[1] for q in quotes] == ["verified", "contradicted"], quotes
     assert "not at the cited page 850" in quotes[1][2], quotes
+
+
+def test_a_quotation_of_a_copy_with_no_page_numbers_is_unverifiable_at_a_later_page(
+    database: Path, tmp_path: Path
+) -> None:
+    quoted = "Accordingly, we affirm the circuit court."
+    cite = "Town of Merrimac v. Village of Merrimac, 753 N.W.2d 552"
+    report = verify_text(
+        database,
+        tmp_path,
+        f"The court held that \u201c{quoted}\u201d {cite}, 552 (Wis. Ct. App. 2008).\n\n"
+        f"The court held that \u201c{quoted}\u201d {cite}, 557 (Wis. Ct. App. 2008).\n",
+    )
+    quotes = [(f.verdict, f.reason, f.message) for f in report.flags if f.kind == "quotation"]
+    assert quotes[0][0] == "verified", quotes  # its first page: every copy holds that one
+    assert quotes[1][:2] == ("unverifiable", "no-page-numbers"), quotes
+    assert "page 557 cannot be checked" in quotes[1][2], quotes
