@@ -75,6 +75,7 @@ It said "tolling applies to every claim." Varghese, 925 F.3d at 1345.
 A slip opinion says "the Chapel stumbles at the first step." Smith v. Jones, 12 Fake Rptr. 34 (2001).
 Matter of Z-Z-O-, 26 I&N Dec. 586 (BIA 2015). Other authority, 123 F.4th at 456. Doe v. Roe, 3 U.S. 3 (1790).
 The Board agreed in In re Smith, 26 I&N Dec. 586 (BIA 2015).
+A caption names one party in Town of Merrimac v. Village of Merrimac, 753 N.W.2d 552 (Wis. Ct. App. 2008).
 "We hold that Tarrant's claims lack merit."
 The compact's history is at Tarrant, 569 U.S. at 600.
 The contract fell in Alpha Co. v. Beta Corp., 10 F.4th 100, 105 (2d Cir. 2021). See Alpha Co., 10 F.4th at 107.
@@ -129,6 +130,9 @@ def matter(tmp_path_factory: pytest.TempPathFactory) -> Path:
         shutil.copy((OPINIONS or Path("missing")) / name, opinions / name)
     (opinions / "title-42.txt").write_text("42 U.S.C. 1983. Every person who, under color of any statute ...")
     (opinions / "matter-of-z-z-o.txt").write_text("Matter of Z-Z-O-, Respondent\n\nDecided by Board. Asylum.")
+    (opinions / "merrimac.txt").write_text(  # a caption cut after its first party
+        "753 N.W.2d 552\n2008 WI App 98\nTOWN OF MERRIMAC, Plaintiff-Appellant,\n\nWe affirm the circuit court.\n"
+    )
     (opinions / "alpha-v-beta.txt").write_text(  # a vendor text with bracketed page markers
         "ALPHA CO. v. BETA CORP.\n10 F.4th 100 (2d Cir. 2021)\nThe first page says the contract is void.\n"
         "[10 F.4th 101]\nThe second page says damages are owed.\n[10 F.4th 102]\nThe rpea tedly third page ends it.\n"

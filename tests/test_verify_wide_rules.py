@@ -4,7 +4,8 @@ A Second Circuit slip opinion on pleading paper numbers every line in the margin
 too; a First Circuit caption names a cabinet department in full where a brief writes its initials; a
 district court's sentence holds a record cite ("Compl. (Doc. 30))", "(Leg. Defs.' Br."), so a quotation
 of it runs over what reads as a sentence's end, and its citation comes only after it closes; a copy
-that prints no page numbers holds a quotation's words but cannot say on which page they are.
+that prints no page numbers holds a quotation's words but cannot say on which page they are; a caption cut
+after its first party ("TOWN OF MERRIMAC, Plaintiff-Appellant,") still holds a draft's plaintiff to it.
 """
 
 from __future__ import annotations
@@ -165,3 +166,19 @@ def test_a_quotation_of_a_copy_with_no_page_numbers_is_unverifiable_at_a_later_p
     assert quotes[0][0] == "verified", quotes  # its first page: every copy holds that one
     assert quotes[1][:2] == ("unverifiable", "no-page-numbers"), quotes
     assert "page 557 cannot be checked" in quotes[1][2], quotes
+
+
+def test_a_caption_cut_after_its_first_party_holds_the_plaintiff_to_it(
+    database: Path, tmp_path: Path
+) -> None:
+    report = verify_text(
+        database,
+        tmp_path,
+        "Annexation stands. Town of Merrimac v. Village of Merrimac, 753 N.W.2d 552 (Wis. Ct. App. 2008).\n\n"
+        "It stands. Hargrove Logistics, Inc. v. Village of Merrimac, 753 N.W.2d 552 (Wis. Ct. App. 2008).\n\n"
+        "So it does. Town of Merrimac v. Village of Merrimac, 753 N.W.2d 552 (Wis. Ct. App. 2011).\n",
+    )
+    cases = [(f.verdict, f.message) for f in report.flags if f.kind == "case"]
+    assert cases[0][0] == "unverifiable" and "names only 'TOWN OF MERRIMAC'" in cases[0][1], cases
+    assert cases[1][0] == "contradicted" and "Hargrove" in cases[1][1], cases
+    assert cases[2][0] == "contradicted" and "decided in 2008" in cases[2][1], cases
