@@ -85,6 +85,7 @@ It said the "repeatedly third page ends it." Alpha Co., 10 F.4th at 102.
 It said "the second page says damages are waived." Alpha Co., 10 F.4th at 101.
 It said "quantum chromodynamics governs every lease of farmland." Alpha Co., 10 F.4th at 101.
 The dates differ in Gamma LLC v. Delta Inc., 11 F.4th 200 (2d Cir. 2021).
+It noted "Nothing here says when. The parties filed nothing further." Gamma LLC, 11 F.4th at 201.
 An opinion added without its citation: Delta Corp. v. Omega LLC, 15 F.4th 300 (2d Cir. 2021).
 No opinion begins inside another: Alpha Co. v. Beta Corp., 10 F.4th 101 (2d Cir. 2021).
 A decision's own date is no record fact: Alpha Co. v. Beta Corp., 10 F.4th 100 (2d Cir. Mar. 3, 2021).
@@ -139,7 +140,8 @@ def matter(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
     (opinions / "delta-v-omega.txt").write_text("DELTA CORP. v. OMEGA LLC\nThe judgment is affirmed.\n")
     (opinions / "gamma-v-delta.txt").write_text(
-        "GAMMA LLC v. DELTA INC.\n11 F.4th 200\nNothing here says when.\n"
+        "GAMMA LLC v. DELTA INC.\n11 F.4th 200\nNothing here says when. The parties filed nothing further.\n"
+        "*203 The judgment is affirmed in every part.\n*204 So ordered by the panel today.\n"  # a late first marker
     )
     (opinions / "per-curiam.txt").write_text("Per curiam. The judgment below is affirmed.")
     database = root / "chambers.sqlite3"

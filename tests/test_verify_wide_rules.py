@@ -182,3 +182,17 @@ def test_a_caption_cut_after_its_first_party_holds_the_plaintiff_to_it(
     assert cases[0][0] == "unverifiable" and "names only 'TOWN OF MERRIMAC'" in cases[0][1], cases
     assert cases[1][0] == "contradicted" and "Hargrove" in cases[1][1], cases
     assert cases[2][0] == "contradicted" and "decided in 2008" in cases[2][1], cases
+
+
+@pytest.mark.parametrize(("pin", "verdict"), [(62, "verified"), (63, "unverifiable"), (65, "contradicted")])
+def test_words_before_a_late_first_marker_are_on_one_of_the_pages_before_it(
+    database: Path, tmp_path: Path, pin: int, verdict: str
+) -> None:
+    report = verify_text(
+        database,
+        tmp_path,
+        "The petition came in time: \u201cUnited States Court of Appeals, First Circuit. Decided September 16, 2010.\u201d "
+        f"Astralis Condominium Ass'n v. Secretary, HUD, 620 F.3d 62, {pin} (1st Cir. 2010).\n",
+    )
+    quotes = [(f.verdict, f.message) for f in report.flags if f.kind == "quotation"]
+    assert quotes[0][0] == verdict, quotes

@@ -106,6 +106,18 @@ def quotation_of_opinion(item: Found, parts: list[str], cite: Found, opinion: Op
                 parts[0],
             )
         found_on.append((first, last))
+        if first < number <= series.unmarked_to(start):
+            return make_flag(
+                item,
+                "warn",
+                f"The words are in {key} before its first page marker, on one of pages {first}-"
+                f"{series.unmarked_to(start)}: this copy cannot tell whether page {number} is theirs "
+                f"({opinion.file}).",
+                [_page(opinion, start)],
+                parts[0],
+                verdict="unverifiable",
+                reason="no-page-numbers",
+            )
     first, last = found_on[0]
     # a scan's broken word excuses the spacing, never the page: the pin is held to the same rule
     return make_flag(
