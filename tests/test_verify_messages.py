@@ -67,6 +67,7 @@ The log says ". . . … …" (ABC0000005).
 Congress's approval makes a compact federal law. Tarrant Reg'l Water Dist. v. Herrmann, 569 U.S. 614 (2013).
 The Court said that "a congressionally approved compact, as a federal law, pre-empts any state law." Tarrant, 569 U.S. at 627.
 It added that "each compact must be read as a contract between sovereigns." Id. at 628.
+It said "a congressionally approved compact, as a federal law, pre-empts any state law." Tarrant Reg'l Water Dist. v. Herrmann, 569 U.S. 614 (2013).
 The Court wrote "We hold that Tarrant's claims lack merit." The holding came in 2012. Tarrant Reg'l Water Dist. v. Herrmann, 569 U.S. 614 (2012).
 The caption differs in Zicherman v. Korean Air Lines Co., 984 F.3d 21 (1st Cir. 2020). Zicherman, 984 F.3d at 25.
 A bare cite: 984 F.3d 21. Varghese v. China S. Airlines Co., 925 F.3d 1339 (11th Cir. 2019). Id. at 1345.
@@ -74,6 +75,7 @@ It said "tolling applies to every claim." Varghese, 925 F.3d at 1345.
 A slip opinion says "the Chapel stumbles at the first step." Smith v. Jones, 12 Fake Rptr. 34 (2001).
 Matter of Z-Z-O-, 26 I&N Dec. 586 (BIA 2015). Other authority, 123 F.4th at 456. Doe v. Roe, 3 U.S. 3 (1790).
 The Board agreed in In re Smith, 26 I&N Dec. 586 (BIA 2015).
+A caption names one party in Town of Merrimac v. Village of Merrimac, 753 N.W.2d 552 (Wis. Ct. App. 2008).
 "We hold that Tarrant's claims lack merit."
 The compact's history is at Tarrant, 569 U.S. at 600.
 The contract fell in Alpha Co. v. Beta Corp., 10 F.4th 100, 105 (2d Cir. 2021). See Alpha Co., 10 F.4th at 107.
@@ -83,6 +85,7 @@ It said the "repeatedly third page ends it." Alpha Co., 10 F.4th at 102.
 It said "the second page says damages are waived." Alpha Co., 10 F.4th at 101.
 It said "quantum chromodynamics governs every lease of farmland." Alpha Co., 10 F.4th at 101.
 The dates differ in Gamma LLC v. Delta Inc., 11 F.4th 200 (2d Cir. 2021).
+It noted "Nothing here says when. The parties filed nothing further." Gamma LLC, 11 F.4th at 201.
 An opinion added without its citation: Delta Corp. v. Omega LLC, 15 F.4th 300 (2d Cir. 2021).
 No opinion begins inside another: Alpha Co. v. Beta Corp., 10 F.4th 101 (2d Cir. 2021).
 A decision's own date is no record fact: Alpha Co. v. Beta Corp., 10 F.4th 100 (2d Cir. Mar. 3, 2021).
@@ -128,13 +131,17 @@ def matter(tmp_path_factory: pytest.TempPathFactory) -> Path:
         shutil.copy((OPINIONS or Path("missing")) / name, opinions / name)
     (opinions / "title-42.txt").write_text("42 U.S.C. 1983. Every person who, under color of any statute ...")
     (opinions / "matter-of-z-z-o.txt").write_text("Matter of Z-Z-O-, Respondent\n\nDecided by Board. Asylum.")
+    (opinions / "merrimac.txt").write_text(  # a caption cut after its first party
+        "753 N.W.2d 552\n2008 WI App 98\nTOWN OF MERRIMAC, Plaintiff-Appellant,\n\nWe affirm the circuit court.\n"
+    )
     (opinions / "alpha-v-beta.txt").write_text(  # a vendor text with bracketed page markers
         "ALPHA CO. v. BETA CORP.\n10 F.4th 100 (2d Cir. 2021)\nThe first page says the contract is void.\n"
         "[10 F.4th 101]\nThe second page says damages are owed.\n[10 F.4th 102]\nThe rpea tedly third page ends it.\n"
     )
     (opinions / "delta-v-omega.txt").write_text("DELTA CORP. v. OMEGA LLC\nThe judgment is affirmed.\n")
     (opinions / "gamma-v-delta.txt").write_text(
-        "GAMMA LLC v. DELTA INC.\n11 F.4th 200\nNothing here says when.\n"
+        "GAMMA LLC v. DELTA INC.\n11 F.4th 200\nNothing here says when. The parties filed nothing further.\n"
+        "*203 The judgment is affirmed in every part.\n*204 So ordered by the panel today.\n"  # a late first marker
     )
     (opinions / "per-curiam.txt").write_text("Per curiam. The judgment below is affirmed.")
     database = root / "chambers.sqlite3"

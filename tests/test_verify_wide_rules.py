@@ -1,7 +1,11 @@
 """Rules found on the wide corpus's tune part, each on a short excerpt of the real opinion that showed it.
 
 A Second Circuit slip opinion on pleading paper numbers every line in the margin, its "Docket No." line
-too; a First Circuit caption names a cabinet department in full where a brief writes its initials.
+too; a First Circuit caption names a cabinet department in full where a brief writes its initials; a
+district court's sentence holds a record cite ("Compl. (Doc. 30))", "(Leg. Defs.' Br."), so a quotation
+of it runs over what reads as a sentence's end, and its citation comes only after it closes; a copy
+that prints no page numbers holds a quotation's words but cannot say on which page they are; a caption cut
+after its first party ("TOWN OF MERRIMAC, Plaintiff-Appellant,") still holds a draft's plaintiff to it.
 """
 
 from __future__ import annotations
@@ -50,6 +54,30 @@ Decided September 16, 2010.
 This case illustrates the point. The complainants filed an administrative claim against the \
 condominium association that controlled those spaces.
 """
+# Democracy N.C. v. N.C. State Bd. of Elections, 590 F. Supp. 3d 850 (M.D.N.C. 2022), as the vendor prints it.
+DEMOCRACY = """590 F.Supp.3d 850
+DEMOCRACY NORTH CAROLINA, the League of Women Voters of North Carolina, and Walter Hutchins, Plaintiffs,
+v.
+The NORTH CAROLINA STATE BOARD OF ELECTIONS, Damon Circosta, in his official capacity as Chair, Defendants.
+Date: March 10, 2022
+[590 F.Supp.3d 860]
+Following the passage of H.B. 1169, Plaintiffs filed a Second Amended Complaint, (Second Am. Compl. \
+(Doc. 30)), and an amended motion for a preliminary injunction, (Doc. 31). This court held an evidentiary \
+hearing and oral argument from July 20 through July 22, 2020.
+[590 F.Supp.3d 868]
+Defendants argue Plaintiff Hutchins lacks standing to bring a Section 208 claim. (Leg. Defs.' Br. \
+(Doc. 210) at 22-23; State Board Defs.' Br. (Doc. 212) at 19.)
+"""
+# Town of Merrimac v. Village of Merrimac, 753 N.W.2d 552 (Wis. Ct. App. 2008), Fastcase text: no page marker.
+MERRIMAC = """753 N.W.2d 552
+2008 WI App 98
+TOWN OF MERRIMAC, Plaintiff-Appellant,
+
+The question before us is whether WIS. STAT. § 66.0217(11)(c) bars a town from contesting in court a \
+particular type of annexation, namely, a direct annexation by unanimous approval under § 66.0217(2). \
+We agree with the circuit court that § 66.0217(11)(c) bars the Town's suit and that the Town may not \
+obtain review of the annexation by the common law writ of certiorari. Accordingly, we affirm the circuit court.
+"""
 
 
 @pytest.fixture(scope="module")
@@ -58,6 +86,8 @@ def database(tmp_path_factory: pytest.TempPathFactory) -> Path:
     record, opinions = record_and_opinions(root)
     (opinions / "luna.txt").write_text(LUNA)
     (opinions / "astralis.txt").write_text(ASTRALIS)
+    (opinions / "democracy.txt").write_text(DEMOCRACY)
+    (opinions / "merrimac.txt").write_text(MERRIMAC)
     return ingest_library(root, record, opinions)
 
 
@@ -96,3 +126,73 @@ def test_initials_run_over_words_within_one_part_of_the_caption_only() -> None:
     assert "shu" not in caption_acronyms(caption)  # "Secretary," ends its part
     assert written_acronyms("Secretary, HUD") == {"hud"}
     assert written_acronyms("Housing Authority") == set()
+
+
+@pytest.mark.parametrize(
+    "quoted",
+    [
+        "Compl. (Doc. 30)), and an amended motion for a preliminary injunction, (Doc. 31).",
+        "Defendants argue Plaintiff Hutchins lacks standing to bring a Section 208 claim. (Leg.",
+    ],
+)
+def test_a_quotation_over_a_record_cite_s_period_is_the_citation_s_after_it(
+    database: Path, tmp_path: Path, quoted: str
+) -> None:
+    pin = 860 if "Doc. 30" in quoted else 868
+    cite = "Democracy N.C. v. N.C. State Bd. of Elections, 590 F. Supp. 3d 850"
+    report = verify_text(
+        database,
+        tmp_path,
+        f"The court wrote that \u201c{quoted}\u201d {cite}, {pin} (2022).\n\n"
+        f"The court wrote that \u201c{quoted}\u201d {cite}, 850 (2022).\n",
+    )
+    quotes = [(f.severity, f.verdict, f.message) for f in report.flags if f.kind == "quotation"]
+    assert [q[1] for q in quotes] == ["verified", "contradicted"], quotes
+    assert "not at the cited page 850" in quotes[1][2], quotes
+
+
+def test_a_quotation_of_a_copy_with_no_page_numbers_is_unverifiable_at_a_later_page(
+    database: Path, tmp_path: Path
+) -> None:
+    quoted = "Accordingly, we affirm the circuit court."
+    cite = "Town of Merrimac v. Village of Merrimac, 753 N.W.2d 552"
+    report = verify_text(
+        database,
+        tmp_path,
+        f"The court held that \u201c{quoted}\u201d {cite}, 552 (Wis. Ct. App. 2008).\n\n"
+        f"The court held that \u201c{quoted}\u201d {cite}, 557 (Wis. Ct. App. 2008).\n",
+    )
+    quotes = [(f.verdict, f.reason, f.message) for f in report.flags if f.kind == "quotation"]
+    assert quotes[0][0] == "verified", quotes  # its first page: every copy holds that one
+    assert quotes[1][:2] == ("unverifiable", "no-page-numbers"), quotes
+    assert "page 557 cannot be checked" in quotes[1][2], quotes
+
+
+def test_a_caption_cut_after_its_first_party_holds_the_plaintiff_to_it(
+    database: Path, tmp_path: Path
+) -> None:
+    report = verify_text(
+        database,
+        tmp_path,
+        "Annexation stands. Town of Merrimac v. Village of Merrimac, 753 N.W.2d 552 (Wis. Ct. App. 2008).\n\n"
+        "It stands. Hargrove Logistics, Inc. v. Village of Merrimac, 753 N.W.2d 552 (Wis. Ct. App. 2008).\n\n"
+        "So it does. Town of Merrimac v. Village of Merrimac, 753 N.W.2d 552 (Wis. Ct. App. 2011).\n",
+    )
+    cases = [(f.verdict, f.message) for f in report.flags if f.kind == "case"]
+    assert cases[0][0] == "unverifiable" and "names only 'TOWN OF MERRIMAC'" in cases[0][1], cases
+    assert cases[1][0] == "contradicted" and "Hargrove" in cases[1][1], cases
+    assert cases[2][0] == "contradicted" and "decided in 2008" in cases[2][1], cases
+
+
+@pytest.mark.parametrize(("pin", "verdict"), [(62, "verified"), (63, "unverifiable"), (65, "contradicted")])
+def test_words_before_a_late_first_marker_are_on_one_of_the_pages_before_it(
+    database: Path, tmp_path: Path, pin: int, verdict: str
+) -> None:
+    report = verify_text(
+        database,
+        tmp_path,
+        "The petition came in time: \u201cUnited States Court of Appeals, First Circuit. Decided September 16, 2010.\u201d "
+        f"Astralis Condominium Ass'n v. Secretary, HUD, 620 F.3d 62, {pin} (1st Cir. 2010).\n",
+    )
+    quotes = [(f.verdict, f.message) for f in report.flags if f.kind == "quotation"]
+    assert quotes[0][0] == verdict, quotes

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from drafting.verify.case_names import plain_apostrophes
+from drafting.verify.case_names import lone_party, plain_apostrophes
 from drafting.verify.extract_citations import extract_citations
 from drafting.verify.reporter_heads import head_citations
 from drafting.verify.sources import MatterSources, Page, cite_key
@@ -121,6 +121,7 @@ class Opinion:
     words: frozenset[str]  # the caption's words, lower case (for the party check)
     year: str  # the year printed or given with its citation, "" when none
     pages: tuple[Page, ...]
+    first_party_only: bool = False  # the copy's caption names its first party alone: the rest is unread
 
     @property
     def file(self) -> str:
@@ -371,16 +372,18 @@ def index_opinions(
             continue
         keys = {c.key for c in cites}
         blocks = captions(pages, keys)
+        lone = "" if blocks else lone_party(pages[0].text)
         # a public-domain citation's volume is its year ("2022-NCSC-1"), or else the file's date line
         neutral = next((m[1] for c in cites if (m := _NEUTRAL_VOLUME.match(c.key))), "")
         year = next((c.year for c in cites if c.year), "") or neutral or decision_year(pages)
         opinion = Opinion(
             key=cites[0].key,
             citations=tuple(c.key for c in cites),
-            caption=blocks[0] if blocks else "",
-            words=caption_words(" ".join(blocks)),
+            caption=blocks[0] if blocks else lone,
+            words=caption_words(" ".join(blocks) or lone),
             year=year,
             pages=tuple(pages),
+            first_party_only=bool(lone),
         )
         for cite in cites:
             if cite.key in opinions and opinions[cite.key].pages[0].document_id != pages[0].document_id:

@@ -362,3 +362,19 @@ def caption_acronyms(caption: str) -> frozenset[str]:
                 if start + size <= len(words):
                     out.add("".join(w[0] for w in words[start : start + size]).lower())
     return frozenset(out)
+
+
+# A copy whose caption was cut after its first party prints that party with its role and no "v.":
+# "TOWN OF MERRIMAC, Plaintiff-Appellant," alone above the opinion.
+_LONE_PARTY = re.compile(
+    r"^[ \t]*(?P<name>[^,\n]{2,80}(?:,[ \t]*(?:Inc|LLC|Ltd|Co|Corp)\.?)?),[ \t]*"
+    r"(?:Plaintiffs?|Petitioners?|Appellants?)(?:[-\u2013\u2014 ](?:Appellants?|Appellees?|Respondents?))?,?[ \t]*$",
+    re.M,
+)
+LONE_PARTY_LINES = 12
+
+
+def lone_party(text: str) -> str:
+    """The first party of a copy whose caption names no other (see ``_LONE_PARTY``); else ""."""
+    found = _LONE_PARTY.search("\n".join(text.splitlines()[:LONE_PARTY_LINES]))
+    return found["name"].strip() if found else ""

@@ -121,7 +121,7 @@ def word_in_caption(word: str, caption: frozenset[str]) -> bool:
 def missing_parties(item: Found, opinion: Opinion) -> list[tuple[str, str]]:
     """(role, name) of each party named in the draft whose distinctive words are not all in the caption."""
     out = []
-    for role in ("plaintiff", "defendant", "subject", "name"):
+    for role in ("plaintiff",) if opinion.first_party_only else ("plaintiff", "defendant", "subject", "name"):
         name = item.fields.get(role, "")
         absent = [w for w in distinctive(name) if not word_in_caption(w, opinion.words)]
         # an agency named by its initials ("Secretary, HUD") is the caption's words spelled out
@@ -233,6 +233,17 @@ def check_case(item: Found, opinions: dict[str, Opinion] | None, uncited: Sequen
             normalized=key,
             verdict="contradicted" if contradicted else "unverifiable",
             reason="" if contradicted else "no-page-numbers",
+        )
+    if opinion.first_party_only and named:
+        return make_flag(
+            item,
+            "warn",
+            f"{key} is in your library ({opinion.file}), but its caption names only {opinion.caption!r}: "
+            "the other party cannot be compared.",
+            [page],
+            normalized=key,
+            verdict="unverifiable",
+            reason="not-checkable",
         )
     if year and not opinion.year:
         return make_flag(

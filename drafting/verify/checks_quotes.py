@@ -72,6 +72,20 @@ def quotation_of_opinion(item: Found, parts: list[str], cite: Found, opinion: Op
     pin = cited_pin(cite)
     key = key_for(cite, opinion)
     series = reading.series.get(key)
+    if pin is not None and series is None and not _first_page(key, pin[0]):
+        # the words are the opinion's, but with no page numbers printed for this citation the
+        # page they are cited to can be neither confirmed nor denied
+        return make_flag(
+            item,
+            "warn",
+            f"{'The words match but for a scan defect' if scanned else 'Quoted exactly'}, but this copy of "
+            f"{key} prints no {'paragraph' if pin[1] or is_neutral(key) else 'page'} numbers, so "
+            f"{'¶' if pin[1] or is_neutral(key) else 'page'} {pin[0]} cannot be checked ({opinion.file}).",
+            [_page(opinion, spans[0][0])],
+            parts[0],
+            verdict="unverifiable",
+            reason="no-page-numbers",
+        )
     if pin is None or series is None:
         page = _page(opinion, spans[0][0])
         if scanned is not None:
@@ -92,6 +106,18 @@ def quotation_of_opinion(item: Found, parts: list[str], cite: Found, opinion: Op
                 parts[0],
             )
         found_on.append((first, last))
+        if first < number <= series.unmarked_to(start):
+            return make_flag(
+                item,
+                "warn",
+                f"The words are in {key} before its first page marker, on one of pages {first}-"
+                f"{series.unmarked_to(start)}: this copy cannot tell whether page {number} is theirs "
+                f"({opinion.file}).",
+                [_page(opinion, start)],
+                parts[0],
+                verdict="unverifiable",
+                reason="no-page-numbers",
+            )
     first, last = found_on[0]
     # a scan's broken word excuses the spacing, never the page: the pin is held to the same rule
     return make_flag(
@@ -103,6 +129,12 @@ def quotation_of_opinion(item: Found, parts: list[str], cite: Found, opinion: Op
         [_page(opinion, spans[0][0])],
         parts[0],
     )
+
+
+def _first_page(key: str, number: int) -> bool:
+    """Whether ``number`` is the cited opinion's first page, the one page every copy holds."""
+    first = key.rsplit(" ", 1)[-1]
+    return first.isdigit() and not is_neutral(key) and number == int(first)
 
 
 def _label(key: str, first: int, last: int) -> str:

@@ -44,8 +44,10 @@ def link(
     for item in items:
         if item.kind not in PINNED_KINDS:
             continue
-        index = _sentence_of(sentences, item.start)
-        s_start, s_end = sentences[index]
+        s_start = sentences[_sentence_of(sentences, item.start)][0]
+        # a quotation of several sentences ("claim. (Leg. Defs.' Br.") is cited after it closes
+        index = _sentence_of(sentences, _last_word(text, item) if item.kind == "quotation" else item.start)
+        s_end = sentences[index][1]
         later = [c for c in cites if item.end <= c.start < s_end]
         if item.kind == "quotation":
             later = [c for c in later if not _quote_between(text, item.end, c.start)]
@@ -73,6 +75,15 @@ _CITATION_OPENING = re.compile(
 def _opens_citation_sentence(lead: str) -> bool:
     """The words before a sentence's first citation are only a signal and a case name: it is a citation sentence."""
     return bool(_CITATION_OPENING.match(lead))
+
+
+def _last_word(text: str, item: Found) -> int:
+    """Where a quotation's words end, before its closing marks: inside its last sentence, as
+    the closing mark after a sentence's period lies between two sentences."""
+    at = item.end - 1
+    while at > item.start and text[at] in "\"”’')]":
+        at -= 1
+    return at
 
 
 def _quote_between(text: str, start: int, end: int) -> bool:

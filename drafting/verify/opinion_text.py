@@ -70,6 +70,13 @@ class Series:
         at = bisect.bisect_right(self.offsets, offset) - 1
         return self.first if at < 0 else self.numbers[at]
 
+    def unmarked_to(self, offset: int) -> int:
+        """The last page the text at ``offset`` may lie on: before a first marker that comes pages after
+        the first ("*64" in 620 F.3d 62, a vendor's skipped headnotes), any page up to the marker's."""
+        if self.offsets and offset < self.offsets[0]:
+            return max(self.first, self.numbers[0] - 1)
+        return self.page_at(offset)
+
 
 @dataclass
 class OpinionText:
