@@ -56,7 +56,7 @@ def _described(texts: list[str]) -> list[Any]:
                 type(c).__name__,
                 list(c.span()),
                 c.matched_text(),
-                sorted(getattr(c, "all_editions", []) and [e.short_name for e in c.all_editions]),
+                sorted(e.short_name for e in getattr(c, "all_editions", None) or []),
                 dict(c.groups or {}),
                 {k: v for k, v in vars(c.metadata).items() if isinstance(v, (str, type(None)))},
             ]
