@@ -75,7 +75,7 @@ def _wide(tune_failures: Path | None) -> None:
             and rates["no_verdict"] == 0
         )
         print(f"{'PASS' if met else 'MISS'} wide {score.line()}")
-        for row in score.table():
+        for row in score.table() + score.reason_lines():
             print(row)
         with tempfile.TemporaryDirectory() as tmp:
             keyed = score_keyed_part(Path(tmp), folder, part)

@@ -61,6 +61,7 @@ class PartScore:
     verdicts: list[tuple[Item, str, str]] = field(default_factory=list)  # item, verdict, message
     held: set[str] = field(default_factory=set)
     indexed: dict[str, tuple[tuple[str, ...], str]] = field(default_factory=dict)  # file: citations, reason
+    unverifiable_reasons: Counter[tuple[str, str]] = field(default_factory=Counter)  # (truth, reason)
 
     def counts(self) -> dict[tuple[str, str], Counter[str]]:
         out: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
@@ -107,6 +108,19 @@ class PartScore:
                 if counter[v]
             )
             rows.append(f"  {truth:10} {category:11} {total:5}: {cells}")
+        return rows
+
+    def reason_lines(self) -> list[str]:
+        """How many items of each truth were left unverifiable for each named reason: figures only,
+        so the held-back part can be read this way without reading its items."""
+        rows = []
+        for truth in ("true", "fabricated"):
+            counts = {r: n for (t, r), n in self.unverifiable_reasons.items() if t == truth}
+            if counts:
+                cells = ", ".join(
+                    f"{r or 'unnamed'} {n}" for r, n in sorted(counts.items(), key=lambda x: (-x[1], x[0]))
+                )
+                rows.append(f"  {truth:10} unverifiable, by reason: {cells}")
         return rows
 
     def canonical(self) -> str:
@@ -185,7 +199,10 @@ def score_drafts(database_file: Path, drafts: list[Draft], part: str, opinions: 
             ]
             over.sort(key=lambda f: (item.kinds.index(f.kind), abs(f.start - item.start)))
             if over:
-                score.verdicts.append((item, verdict_of(over[0]), over[0].message))
+                verdict = verdict_of(over[0])
+                score.verdicts.append((item, verdict, over[0].message))
+                if verdict == "unverifiable":
+                    score.unverifiable_reasons[(item.truth, over[0].reason)] += 1
             else:
                 score.verdicts.append((item, "none", ""))
             if _norm_slot(item.slot) in held:
