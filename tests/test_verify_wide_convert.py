@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from drafting.verify.authorities import parse_citation
 from tests.verify_wide.convert import CONVERSIONS
 
 # The head of Kinneary v. City of New York, 601 F.3d 151, as CourtListener's html_lawbox field holds it.
@@ -53,3 +54,26 @@ def test_cap_json_reads_the_text_format_as_head_matter_then_each_opinion() -> No
     assert lines[:3] == ["1 Cal. 3d 80", "People v. Bradley", "[Crim. No. 12806."]
     assert lines.index("Oct. 31, 1969.]") < lines.index("BURKE, J.") < lines.index("TOBRINER, J.,")
     assert "A court, sitting without a jury, found defendant guilty." in lines
+
+
+def test_cap_json_cites_the_case_with_the_year_of_its_decision_date() -> None:
+    # A made-up record shaped as CAP gives one: an old report's casebody prints no date, and the
+    # record's decision_date is the only one the file holds.
+    case = {
+        "decision_date": "1845-12-01",
+        "citations": [
+            {"type": "official", "cite": "3 Ill. 100"},
+            {"type": "parallel", "cite": "3 Scam. 100"},
+        ],
+        "name_abbreviation": "Doe v. Roe",
+        "casebody": {
+            "data": "<casebody><opinion><p>Opinion of the Court by <page-number>*101</page-number>"
+            "Justice Roe.</p></opinion></casebody>"
+        },
+    }
+    lines = CONVERSIONS["cap_json"](json.dumps(case).encode(), "").decode().splitlines()
+    assert lines[:3] == ["3 Ill. 100 (1845)", "3 Scam. 100 (1845)", "Doe v. Roe"]
+    own = parse_citation(lines[0])
+    assert own is not None and own.year == "1845"
+    undated = CONVERSIONS["cap_json"](json.dumps({**case, "decision_date": None}).encode(), "").decode()
+    assert undated.splitlines()[0] == "3 Ill. 100"

@@ -84,9 +84,15 @@ def _cap_text(element: ET.Element) -> list[str]:
 
 def cap_json(data: bytes, _arg: str) -> bytes:
     """A Caselaw Access Project case (API JSON): its citations and short name, then the casebody
-    (XML, HTML, or the text format's head matter and opinion texts)."""
+    (XML, HTML, or the text format's head matter and opinion texts).
+
+    Each citation is followed by the year of the record's ``decision_date``, "3 Ill. 100 (1845)", as
+    CAP cites the case: an old report's casebody often prints no date at all, and the record's date
+    is part of the file as much as its citations are."""
     case = json.loads(data)
-    head = [c["cite"] for c in case.get("citations", [])] + [case.get("name_abbreviation") or ""]
+    year = re.match(r"\d{4}", case.get("decision_date") or "")
+    suffix = f" ({year[0]})" if year else ""
+    head = [c["cite"] + suffix for c in case.get("citations", [])] + [case.get("name_abbreviation") or ""]
     body = case["casebody"]["data"]
     if isinstance(body, dict):  # the API's text format: head matter, then each opinion's text
         lines = [body.get("head_matter") or ""] + [opinion["text"] for opinion in body.get("opinions", [])]
