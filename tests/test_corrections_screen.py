@@ -75,6 +75,20 @@ async def test_browse_a_pair_as_a_redline_and_filter(isolated_home: Path) -> Non
         assert not isinstance(app.screen, CorrectionsScreen)
 
 
+async def test_a_status_line_too_long_for_80_columns_wraps_rather_than_lose_its_end(
+    isolated_home: Path,
+) -> None:
+    app = seeded_app(isolated_home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_corrections(pilot)
+        screen.set_status(
+            "Adapter 'drafter-20261203' trained; s shows it once `chambers eval` has scored it."
+        )
+        await settle(pilot)
+        assert screen.query_one("#corrections-status").size.height == 2
+        assert screen.query_one("#corrections-list").size.height > 10  # the list keeps the room it had
+
+
 async def test_exclude_and_delete_with_confirmation(isolated_home: Path) -> None:
     app = seeded_app(isolated_home)
     db = isolated_home / "data" / "chambers.sqlite3"
