@@ -158,18 +158,18 @@ def test_the_installed_eyecite_holds_what_the_adapter_relies_on() -> None:
 def test_an_eyecite_unfit_for_the_adapter_is_used_in_full(tmp_path: Path) -> None:
     """What the first run records for an eyecite that lacks a part the adapter relies on: every
     later process then uses eyecite in full, and finds what eyecite finds."""
-    from drafting.verify.eyecite_quick import FORMAT, _installed_key
+    from drafting.verify.eyecite_quick import FORMAT, installed_key
 
     texts_file = tmp_path / "texts.json"
     texts_file.write_text(json.dumps([FORMS]))
     cache = tmp_path / "cache"
     cache.mkdir()
     record = {"format": FORMAT, "lean": False, "reason": "eyecite.tokenizers has no EXTRACTORS collection"}
-    (cache / f"eyecite-groups-{_installed_key()}.json").write_text(json.dumps(record))
+    (cache / f"eyecite-groups-{installed_key()}.json").write_text(json.dumps(record))
     unfit = _probe(cache, texts_file)
     assert not unfit["lean"]
     assert unfit["found"] == json.loads(json.dumps(_described([FORMS])))
-    assert json.loads((cache / f"eyecite-groups-{_installed_key()}.json").read_text()) == record  # kept
+    assert json.loads((cache / f"eyecite-groups-{installed_key()}.json").read_text()) == record  # kept
 
 
 UNUSED_LXML_PROBE = """

@@ -107,7 +107,7 @@ def _lean_eyecite() -> _LeanEyecite | None:
     if "eyecite" in sys.modules:  # imported in full by someone else: use that
         _Settings.folder = None
         return None
-    cache = _Settings.folder / f"eyecite-groups-{_installed_key()}.json"
+    cache = _Settings.folder / f"eyecite-groups-{installed_key()}.json"
     try:
         data, sources = read_groups(cache)
         if data.get("format") != FORMAT:
@@ -163,7 +163,7 @@ def contract_problem(tokenizers: types.ModuleType, helpers: types.ModuleType) ->
     return None
 
 
-def _installed_key() -> str:
+def installed_key() -> str:
     """Names the installed eyecite and reporters-db by their files, without importing them."""
     parts = [str(FORMAT)]
     for package, names in (("eyecite", ["tokenizers.py", "regexes.py"]), ("reporters_db", [])):
@@ -180,7 +180,7 @@ def _installed_key() -> str:
 
 def _reporters_db_folder() -> Path:
     spec = importlib.util.find_spec("reporters_db")
-    assert spec is not None and spec.submodule_search_locations  # checked by _installed_key
+    assert spec is not None and spec.submodule_search_locations  # checked by installed_key
     return Path(next(iter(spec.submodule_search_locations)))
 
 

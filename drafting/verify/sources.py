@@ -17,10 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from drafting.verify import index_cache
 from drafting.verify.dates import find_dates
 from drafting.verify.extract_record import find_money
 from drafting.verify.text import normalize_for_match
-from evidence.index.store import matching_page_ids, matter_pages
+from evidence.index.store import IndexedPage, matching_page_ids, matter_pages
 
 _FTS_WORD = re.compile(r"[a-z0-9]+")
 PHRASE_PAGES = 500
@@ -152,8 +153,7 @@ def load_sources(
     sources.productions = sorted((prefix, int(first), int(last)) for prefix, first, last in productions)
     pieces: list[str] = []
     position = 0
-    for row in rows:
-        text = row.text
+    for row, (norm, dates, identifiers, amounts) in zip(rows, _pages_reading(rows), strict=True):
         name = Path(row.path).name + (f" ({row.part})" if row.part else "")
         page = Page(
             index=len(sources.pages),
@@ -164,8 +164,8 @@ def load_sources(
             title=row.title,
             page_no=row.page_no,
             bates=row.bates,
-            text=text,
-            norm=normalize_for_match(text),
+            text=row.text,
+            norm=norm,
             sha256=row.sha256,
         )
         sources.pages.append(page)
@@ -173,21 +173,45 @@ def load_sources(
         sources.documents[page.document_id].append(page)
         if row.bates_prefix is not None and row.bates_number is not None:
             sources.bates[(row.bates_prefix, row.bates_number)] = page
-        year = int(row.doc_date[:4]) if row.doc_date and row.doc_date[:4].isdigit() else None
-        for found in find_dates(text, default_year=year):
-            if found.iso:
-                sources.dates[found.iso].append(page.index)
-                if len(found.iso) == 10:
-                    sources.dates[found.iso[:7]].append(page.index)
-        for token in _IDENTIFIER.finditer(text):
-            sources.identifiers.setdefault((token[1], token[2]), page.index)
-        for cents in find_money(text):
+        for iso in dates:
+            sources.dates[iso].append(page.index)
+            if len(iso) == 10:
+                sources.dates[iso[:7]].append(page.index)
+        for prefix, digits in identifiers:
+            sources.identifiers.setdefault((prefix, digits), page.index)
+        for cents in amounts:
             sources.amounts[cents].append(page.index)
         sources.starts.append(position)
         pieces.append(page.norm)
         position += len(page.norm) + 3
     sources.corpus = " | ".join(pieces)
     return sources
+
+
+PageReading = tuple[str, list[str], list[list[str]], list[int]]  # norm, ISO dates, identifiers, cents
+
+
+def _page_reading(row: IndexedPage) -> PageReading:
+    """What the checks look up on a page: its text normalized for matching, its dates (the document's
+    year for those printed without one), identifiers such as "BEN-000123", and amounts in cents."""
+    text = row.text
+    year = int(row.doc_date[:4]) if row.doc_date and row.doc_date[:4].isdigit() else None
+    dates = [found.iso for found in find_dates(text, default_year=year) if found.iso]
+    identifiers = [[token[1], token[2]] for token in _IDENTIFIER.finditer(text)]
+    return normalize_for_match(text), dates, identifiers, find_money(text)
+
+
+def _pages_reading(rows: list[IndexedPage]) -> list[PageReading]:
+    """Each page's reading, kept between runs where the process keeps them (see ``index_cache``)."""
+    if not index_cache.enabled():
+        return [_page_reading(row) for row in rows]
+    digest = index_cache.digest_of(["pages", *(f"{row.doc_date}\0{row.text}" for row in rows)])
+    kept = index_cache.load("pages", digest)
+    if isinstance(kept, list) and len(kept) == len(rows):
+        return [(norm, dates, identifiers, amounts) for norm, dates, identifiers, amounts in kept]
+    reading = [_page_reading(row) for row in rows]
+    index_cache.store("pages", digest, reading)
+    return reading
 
 
 def lines_of(page: Page) -> list[str]:

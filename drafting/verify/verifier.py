@@ -11,14 +11,14 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from drafting.verify.authorities import Opinion, Unindexed, index_opinions
+from drafting.verify.authorities import Opinion, Unindexed
 from drafting.verify.check_table import Checking, check_one, is_dependent
 from drafting.verify.checks_cases import missing_parties
-from drafting.verify.docket import index_dockets, uncited_opinions
 from drafting.verify.errors import VerifyError
 from drafting.verify.extract_citations import extract_citations, party_words
 from drafting.verify.extract_record import extract_record
 from drafting.verify.found import Found, could_hold, link, not_record_facts, pin_page
+from drafting.verify.library_reading import read_library
 from drafting.verify.model import Flag, Report, sort_flags
 from drafting.verify.pins import is_neutral
 from drafting.verify.sources import MatterSources, cite_key, load_sources
@@ -41,10 +41,8 @@ def load_library(database_file: Path, name: str) -> Library:
     from drafting.verify.library import given_citations
 
     sources = load_sources(database_file, name)
-    opinions, unindexed = index_opinions(sources, given_citations(database_file, name))
-    return Library(
-        sources, opinions, unindexed, index_dockets(sources, opinions), uncited_opinions(sources, opinions)
-    )
+    opinions, unindexed, dockets, uncited = read_library(sources, given_citations(database_file, name))
+    return Library(sources, opinions, unindexed, dockets, uncited)
 
 
 def extract(draft: str, prefixes: frozenset[str], opinions: dict[str, Opinion] | None = None) -> list[Found]:

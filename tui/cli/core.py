@@ -134,6 +134,7 @@ def cmd_demo(args: argparse.Namespace, paths: Paths) -> int:
         ensure_llama_server,
     )
     from corrections.sample_pairs import add_sample_pairs
+    from drafting.verify.index_cache import keep_in
     from evidence.guard import check_output
     from evidence.sample_matter import SAMPLE_MATTER
     from tui.app import create_app, mouse_wanted
@@ -149,6 +150,7 @@ def cmd_demo(args: argparse.Namespace, paths: Paths) -> int:
         demo_config_text,
     )
     from tui.widgets.demo_tour import DemoTour
+    from workspace.paths import cache_dir
 
     def progress(message: str) -> None:
         print(message, flush=True)
@@ -187,6 +189,7 @@ def cmd_demo(args: argparse.Namespace, paths: Paths) -> int:
         write_atomically(paths.config_file, demo_config_text(config).encode("utf-8"))
         progress(f"Demo config written to {paths.config_file}")
         app = create_app(config, paths.database_file, first_screen=partial(DemoFirstScreen, tour=DemoTour()))
+        keep_in(cache_dir())  # the verifier's reading of the sample matter, kept between demos
         app.run(mouse=mouse_wanted(config, args.no_mouse))
     return 0
 

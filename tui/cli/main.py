@@ -127,10 +127,13 @@ def _reader_went_away() -> int:
 
 
 def cmd_workstation(paths: Paths, *, no_mouse: bool = False) -> int:
+    from drafting.verify.index_cache import keep_in
     from tui.app import create_app, mouse_wanted
     from workspace.config import load_config
+    from workspace.paths import cache_dir
 
     config = load_config(paths.config_file)
+    keep_in(cache_dir())  # the first verify of a session reads an unchanged library as the last left it
     create_app(config, paths.database_file).run(mouse=mouse_wanted(config, no_mouse))
     return 0
 

@@ -64,6 +64,7 @@ def cmd_verify(args: argparse.Namespace, paths: Paths) -> int:
     )
     from drafting.verify.errors import OverrideError
     from drafting.verify.eyecite_quick import quick_start
+    from drafting.verify.index_cache import keep_in
     from drafting.verify.verifier import read_draft
     from exhibits.registry import issued_productions
     from workspace.paths import cache_dir
@@ -75,6 +76,7 @@ def cmd_verify(args: argparse.Namespace, paths: Paths) -> int:
             f"There is no matter named '{args.matter}' (no chambers database yet). Create one with `chambers matter new {args.matter} --sources DIR`."
         )
     quick_start(cache_dir())  # a one-shot process: eyecite builds only the reporters the texts need
+    keep_in(cache_dir())  # and reads an unchanged library as the last run left it, not anew
     if args.report:
         from evidence.guard import check_output
 
