@@ -1,6 +1,7 @@
-"""The verifier's reading of a matter and its library, kept between runs (drafting/verify/index_cache.py),
-on the real opinions of tests/verify_real: the same reports with it cold, warm and without it, a new
-reading when the library changes, and a kept file that cannot be read is read anew."""
+"""The verifier's reading of an authorities library, kept between runs (drafting/verify/index_cache.py),
+on the real opinions of tests/verify_real: the same reports with it cold, warm and without it, never
+a copy of the client's record, a new reading when the library changes, and a kept file that cannot
+be read is read anew."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from drafting.verify import index_cache, library_reading, sources, verify_draft
+from evidence.index.store import IndexedPage
 from evidence.ingest import ingest_matter
 from tests.support.verify_real_corpus import RealCorpus, build_real_corpus, requires_opinions
 
@@ -50,11 +52,22 @@ def test_a_kept_reading_gives_the_reports_of_a_reading_made_anew(
     anew = _reports(corpus)
     index_cache.keep_in(kept.parent)
     cold = _reports(corpus)
-    # the record matter's pages, the library's pages, and the library's index
-    assert sorted(p.name.split("-")[0] for p in kept.glob("*.json")) == ["library", "pages", "pages"]
+    # the library's pages and its index; never the client's record
+    assert sorted(p.name.split("-")[0] for p in kept.glob("*.json")) == ["library", "pages"]
+    record_text = "\n".join(p.norm for p in sources.load_sources(corpus.database_file, corpus.matter).pages)
+    assert record_text[:200] and all(record_text[:200] not in p.read_text() for p in kept.glob("*.json"))
+    library_documents = set(sources.load_sources(corpus.database_file, corpus.library).documents)
+    read: list[int] = []
+    page_reading = sources._page_reading
+
+    def counted(row: IndexedPage) -> sources.PageReading:
+        read.append(row.document_id)
+        return page_reading(row)
+
     monkeypatch.setattr(library_reading, "index_opinions", _never)
-    monkeypatch.setattr(sources, "_page_reading", _never)
+    monkeypatch.setattr(sources, "_page_reading", counted)
     warm = _reports(corpus)
+    assert read and not set(read) & library_documents  # the record's pages are read, the library's kept
     assert anew == cold == warm
 
 

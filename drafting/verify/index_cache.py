@@ -1,4 +1,4 @@
-"""The verifier's reading of a matter or library, kept between runs.
+"""The verifier's reading of an authorities library, kept between runs.
 
 Reading a library of a hundred opinions costs seconds, each time `chambers verify` starts: every
 page normalized for matching and searched for dates, every opinion's head read by eyecite for its
@@ -10,6 +10,7 @@ file added, a citation given or an upgrade each make a new digest, so a stale re
 used. A file that cannot be read (cut short, corrupt, another layout) is read anew, and rewritten.
 
 Only derived data is kept, as JSON: the page texts themselves are read from the database each time.
+Only a library of opinions is kept so, never a client's record (see ``load_sources``).
 """
 
 from __future__ import annotations

@@ -141,19 +141,22 @@ class MatterSources:
 
 
 def load_sources(
-    database_file: Path, matter_name: str, productions: Sequence[ProductionRange] = ()
+    database_file: Path, matter_name: str, productions: Sequence[ProductionRange] = (), *, keep: bool = False
 ) -> MatterSources:
     """Read the matter's pages (as evidence ingested them) into the verifier's indexes.
 
     ``productions`` are the exhibits room's issued production ranges of the matter, passed in by the
-    caller: the verifier reads no other room's tables.
+    caller: the verifier reads no other room's tables. ``keep`` lets the pages' reading be kept
+    between runs (see ``index_cache``): for a library of opinions, never for a client's record, whose
+    text must not outlive a deletion or a redaction in a copy the evidence room does not know of.
     """
     matter, rows = matter_pages(database_file, matter_name)
     sources = MatterSources(name=matter.name, matter_id=matter.id, database_file=database_file)
     sources.productions = sorted((prefix, int(first), int(last)) for prefix, first, last in productions)
     pieces: list[str] = []
     position = 0
-    for row, (norm, dates, identifiers, amounts) in zip(rows, _pages_reading(rows), strict=True):
+    readings = _pages_reading(rows) if keep else [_page_reading(row) for row in rows]
+    for row, (norm, dates, identifiers, amounts) in zip(rows, readings, strict=True):
         name = Path(row.path).name + (f" ({row.part})" if row.part else "")
         page = Page(
             index=len(sources.pages),

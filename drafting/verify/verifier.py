@@ -40,7 +40,7 @@ class Library:
 def load_library(database_file: Path, name: str) -> Library:
     from drafting.verify.library import given_citations
 
-    sources = load_sources(database_file, name)
+    sources = load_sources(database_file, name, keep=True)
     opinions, unindexed, dockets, uncited = read_library(sources, given_citations(database_file, name))
     return Library(sources, opinions, unindexed, dockets, uncited)
 
