@@ -227,6 +227,32 @@ def test_bare_bracketed_numbers_are_pages_only_where_they_run_as_the_reporters_p
     assert "as held 1 and again 2" in reading.text and "2009" in reading.text
 
 
+def test_a_footnote_printed_after_the_last_page_lies_on_the_page_its_star_names() -> None:
+    # In re Marriage of Lyle, 199 Wash. App. 629, as the CAP conversion prints it (cut short): the
+    # judges' line of page 634 out of place at the top, the body's pages 630-634, then the footnotes,
+    # each opening with the star of the page it stands on.
+    text = (
+        "199 Wash. App. 629 (2017)\n*634 Fearing, C.J., and Korsmo, J., concur.\n*630 Pennell, J.\n"
+        "The judge may act on a motion for revision. *631 The petition was supported. *632 It was "
+        "remanded. *633 The judge may issue findings. *634 The grounds were shown.\n"
+        "*632 1 The constitution states commissioners are empowered to act.\n"
+        "*633 2 Prior to modification, neither parent had been obliged to make support payments.\n"
+        "A third note, on the same page as the second.\n"
+    )
+    reading = read_opinion(_pages(text), ("199 Wash. App. 629",))
+    series = reading.series["199 Wash. App. 629"]
+    assert series.page_at(reading.text.index("the grounds were shown")) == 634
+    assert series.page_at(reading.text.index("1 the constitution states")) == 632
+    assert series.page_at(reading.text.index("2 prior to modification")) == 633
+    assert series.page_at(reading.text.index("a third note")) == 633
+    assert series.page_at(reading.text.index("fearing")) == 629  # a judges' line out of place stays out
+    assert series.last == 634
+    # a star out of order in the body, a footnote call, is no page
+    body = "10 F.4th 100\nFirst. *101 Second *102 third, as in note *1 and *103 fourth.\n*3 A note.\n"
+    series = read_opinion(_pages(body), ("10 F.4th 100",)).series["10 F.4th 100"]
+    assert series.numbers == [101, 102, 103]
+
+
 LONG = (
     "the statute of limitations on a claim of defamation runs from the first publication, and the court "
     "has repeatedly held that a later posting which is not materially changed is no new publication"

@@ -112,6 +112,7 @@ def read_opinion(pages: list[Page], citations: tuple[str, ...]) -> OpinionText:
     pieces: list[str] = []
     pdf_offsets: list[int] = []
     markers: list[tuple[int, str, int, str]] = []  # (offset, kind, number, key-or-stars)
+    line_starts: set[int] = set()  # the offsets of the markers that open their line
     length = 0
     for page_lines, page_shapes, page_tops in zip(lines, shapes, tops, strict=True):
         pdf_offsets.append(length)
@@ -124,9 +125,10 @@ def read_opinion(pages: list[Page], citations: tuple[str, ...]) -> OpinionText:
             if not found and (head or (index in page_tops and _sheet_head(stripped, opening))):
                 continue
             for kind, number, label, at in found:
-                markers.append(
-                    (length + len(normalize_for_match(line[:at])) + (1 if length else 0), kind, number, label)
-                )
+                offset = length + len(normalize_for_match(line[:at])) + (1 if length else 0)
+                markers.append((offset, kind, number, label))
+                if not line[:at].strip():
+                    line_starts.add(offset)
             norm = normalize_for_match(line)
             if not norm:
                 continue
@@ -140,7 +142,7 @@ def read_opinion(pages: list[Page], citations: tuple[str, ...]) -> OpinionText:
             pieces.append(norm)
             length += len(norm)
     text = "".join(pieces)
-    return OpinionText(text, _series(markers, citations), pdf_offsets)
+    return OpinionText(text, _series(markers, citations, line_starts), pdf_offsets)
 
 
 _CASE_HEAD = re.compile(
@@ -281,7 +283,25 @@ def _in_order(run: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return kept if len(kept) * 10 >= len(run) * 6 else []
 
 
-def _series(markers: list[tuple[int, str, int, str]], citations: tuple[str, ...]) -> dict[str, Series]:
+def _end_notes(
+    whole: list[tuple[int, int]], run: list[tuple[int, int]], line_starts: frozenset[int] | set[int]
+) -> list[tuple[int, int]]:
+    """The footnotes a copy prints after the opinion's last page, each opening with the star of the page
+    it stands on ("*633 2 Prior to modification, ..." after "*634"): their words lie on that page.
+
+    Only a star that opens its line, after the run's last page and within its pages, is one: a star
+    out of order in the body is a judges' line or a footnote call, and stays out."""
+    if not run:
+        return []
+    end, low, high = run[-1][0], run[0][1], run[-1][1]
+    return [(o, n) for o, n in whole if o > end and o in line_starts and low <= n <= high]
+
+
+def _series(
+    markers: list[tuple[int, str, int, str]],
+    citations: tuple[str, ...],
+    line_starts: frozenset[int] | set[int] = frozenset(),
+) -> dict[str, Series]:
     """Each citation's page series: bracket markers by volume and reporter; star, "Page" and ¶ runs
     by the citation whose first page they follow."""
     out: dict[str, Series] = {}
@@ -296,8 +316,8 @@ def _series(markers: list[tuple[int, str, int, str]], citations: tuple[str, ...]
     for offset, kind, number, label in markers:
         if kind in ("star", "page", "bare"):
             runs.setdefault(f"{kind}{label}", []).append((offset, number))
-    for name, run in sorted(runs.items()):
-        run = _in_order(run)
+    for name, whole in sorted(runs.items()):
+        run = _in_order(whole)
         if not run:
             continue  # not a run of pages: footnote stars, a list
         numbers = [n for _, n in run]
@@ -313,7 +333,8 @@ def _series(markers: list[tuple[int, str, int, str]], citations: tuple[str, ...]
         if fits:
             stars = len(name) - len("star") if name.startswith("star") else 1
             key = fits[0][1] if len(fits) < stars else [k for _, k in fits][stars - 1]
-            out[key] = Series(int(key.rsplit(" ", 1)[1]), [o for o, _ in run], numbers)
+            paged = run + _end_notes(whole, run, line_starts) if name.startswith("star") else run
+            out[key] = Series(int(key.rsplit(" ", 1)[1]), [o for o, _ in paged], [n for _, n in paged])
     paragraphs = [(o, n) for o, kind, n, _ in markers if kind == "para"]
     if len(paragraphs) >= 2:
         for key, slot, _ in parsed:
