@@ -208,3 +208,22 @@ def test_lean_eyecite_leaves_lxml_unloaded_until_something_in_it_is_used(tmp_pat
         == [True, False]
     )
     assert done["real"] == "_Element"
+
+
+def test_the_court_lookup_over_a_table_answers_as_eyecites_own_on_every_court() -> None:
+    import courts_db
+    import eyecite.helpers
+
+    from drafting.verify.eyecite_quick import court_by_paren
+
+    own = eyecite.helpers.get_court_by_paren
+    table = court_by_paren(courts_db.courts)
+    asked = {"", " ", "(", "9th Cir.", "S.D.N.Y.", "N.J. Super. Ct. App. Div.", "Tex. App.", "Ga.", "Ill."}
+    for court in courts_db.courts:
+        string = court["citation_string"]
+        asked.update(
+            {string, string.upper(), string.replace(" ", ""), string[: len(string) // 2], string + "."}
+        )
+    assert len(asked) > 2000
+    differing = [paren for paren in sorted(asked) if table(paren) != own(paren)]
+    assert not differing, differing[:10]
