@@ -27,6 +27,18 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return home
 
 
+@pytest.fixture(autouse=True)
+def no_kept_readings() -> Iterator[None]:
+    """A command run in-process (`verify`, `authorities`) opts the process into keeping the verifier's
+    readings, as the one-shot CLI does; every test starts without, whatever ran before it."""
+    yield
+    import sys
+
+    index_cache = sys.modules.get("drafting.verify.index_cache")
+    if index_cache is not None:
+        index_cache.keep_in(None)
+
+
 @pytest.fixture(scope="session")
 def llama_server_binary() -> Path:
     """The real llama-server; the suite fails (never skips) when it cannot be had."""

@@ -9,12 +9,13 @@ from pathlib import Path
 import pytest
 from textual.widgets import Select, Static, TextArea
 
+from drafting.runs import Run, StageRecord
 from tests.support.pipeline_setup import demo_database
 from tests.test_workstation_drafting import OPTIONS, planted_run, settle
 from tests.test_workstation_editing import config, replace_in_editor, until
 from tui.app import create_app
 from tui.demo import DemoFirstScreen, DemoGuide
-from tui.drafting.screen import DraftingScreen
+from tui.drafting.screen import DraftingScreen, guide_step
 from tui.widgets.demo_tour import DEMO_INSTRUCTIONS, DEMO_TASK, DemoTour
 
 
@@ -108,6 +109,35 @@ def test_the_guide_line_follows_the_run_itself() -> None:
     assert tour.advance("accepted").startswith("Demo 6/6")
     assert tour.advance("run-started").startswith("Demo: the run is going"), "a second run is followed too"
     assert tour.advance("run-completed").startswith("Demo 2/6")
+
+
+def test_a_run_cancelled_after_its_draft_was_finished_guides_to_editing_it_not_drafting_again() -> None:
+    def run(status: str, *stages: tuple[str, str]) -> Run:
+        records = [
+            StageRecord(i, 1, i, stage, None, None, None, None, None, [], "", {}, done, "2026-12-03T00:00:00")
+            for i, (stage, done) in enumerate(stages)
+        ]
+        return Run(
+            1,
+            "2026-12-03T00:00:00",
+            "m",
+            DEMO_TASK,
+            "x",
+            "drafter",
+            ["route", "draft", "review"],
+            status,
+            stages=records,
+        )
+
+    review_skipped = run("cancelled", ("route", "completed"), ("draft", "completed"), ("review", "cancelled"))
+    cut_off = run("cancelled", ("route", "completed"), ("draft", "cancelled"))
+    assert guide_step(review_skipped) == "run-completed"
+    assert guide_step(cut_off) == "run-ended"
+    assert guide_step(run("failed", ("route", "failed"))) == "run-ended"
+    assert guide_step(run("completed")) == "run-completed" and guide_step(run("created")) is None
+    tour = DemoTour()
+    tour.advance("run-started")
+    assert tour.advance(guide_step(review_skipped) or "").startswith("Demo 2/6: Ctrl+T edits the draft")
 
 
 def test_the_guides_planted_line_and_its_fix_teach_a_true_citation(db: Path) -> None:

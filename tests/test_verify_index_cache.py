@@ -88,10 +88,11 @@ def test_a_library_ingested_again_with_another_opinion_is_read_anew(tmp_path: Pa
         return [f.verdict for f in report.flags if f.kind == "case"]
 
     assert verdicts() == ["unverifiable"]  # not in the library, and that reading is kept
+    readings = len(list(kept.glob("library-*.json")))
     shutil.move(aside, library_folder / PETRO)
     ingest_matter(corpus.database_file, corpus.library, tessdata=None)
     assert verdicts() == ["verified"]
-    assert len(list(kept.glob("library-*.json"))) == 2
+    assert len(list(kept.glob("library-*.json"))) == readings + 1
 
 
 def test_a_kept_reading_that_cannot_be_read_is_read_anew(corpus: RealCorpus, kept: Path) -> None:
@@ -101,3 +102,25 @@ def test_a_kept_reading_that_cannot_be_read_is_read_anew(corpus: RealCorpus, kep
     assert _reports(corpus) == first
     for path in kept.glob("*.json"):
         assert json.loads(path.read_bytes())["format"] == index_cache.FORMAT  # and written whole again
+
+
+def test_authorities_add_and_list_keep_the_reading_the_next_verify_uses(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tui.cli.main import main
+
+    home = tmp_path / "home"
+    (home / "data").mkdir(parents=True)
+    corpus = build_real_corpus(home / "data")
+    monkeypatch.setenv("CHAMBERS_HOME", str(home))
+    monkeypatch.setenv("CHAMBERS_CACHE_DIR", str(tmp_path / "cache"))
+    petro = home / "data" / "opinions" / PETRO
+    assert main(["authorities", "add", str(petro), "--library", corpus.library]) == 0
+    assert list((tmp_path / "cache" / "verify").glob("library-*.json"))
+    monkeypatch.setattr(library_reading, "index_opinions", _never)
+    draft = tmp_path / "draft.md"
+    draft.write_text(
+        "The claim is barred. Petro-Lubricant Testing Labs., Inc. v. Adelman, 148 A.3d 441 (N.J. 2016).\n"
+    )
+    assert main(["verify", str(draft), "--matter", corpus.matter, "--authorities", corpus.library]) == 0
+    assert main(["authorities", "list", "--library", corpus.library]) in (0, 1)  # 1: a file not indexed

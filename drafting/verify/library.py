@@ -12,9 +12,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from drafting.verify.authorities import index_opinions, parse_citation
+from drafting.verify.authorities import parse_citation
 from drafting.verify.errors import VerifyError
-from drafting.verify.sources import load_sources
 from drafting.verify.store import add_given_citations, stored_citations
 from evidence.index.store import load_matter, matter_id, readable_pages_of_file
 from workspace.digest import file_sha256
@@ -88,8 +87,10 @@ def add_citations(database_file: Path, library: str, file: Path, cites: list[str
 
 def list_authorities(database_file: Path, library: str) -> list[Authority]:
     """Every opinion in the library with its citations and caption; the ones not indexed with the reason."""
-    sources = load_sources(database_file, library)
-    opinions, unindexed = index_opinions(sources, given_citations(database_file, library))
+    from drafting.verify.verifier import load_library
+
+    read = load_library(database_file, library)  # as verify reads it, and kept for it where kept
+    sources, opinions, unindexed = read.sources, read.opinions, read.unindexed
     out: dict[str, Authority] = {}
     for opinion in opinions.values():
         out.setdefault(

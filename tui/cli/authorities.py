@@ -81,8 +81,14 @@ def cmd_list(args: argparse.Namespace, paths: Paths) -> int:
 
 def _show(paths: Paths, name: str, only: str | None = None) -> int:
     """Print the library's opinions; 1 when one shown is not indexed (so a script notices)."""
+    from drafting.verify.eyecite_quick import quick_start
+    from drafting.verify.index_cache import keep_in
     from drafting.verify.library import list_authorities
+    from workspace.paths import cache_dir
 
+    # read as `chambers verify` reads it, and kept, so the verify after an add does not read it again
+    quick_start(cache_dir())
+    keep_in(cache_dir())
     authorities = list_authorities(paths.database_file, name)
     shown = [a for a in authorities if only is None or a.file == only]
     indexed = [a for a in shown if a.citations]

@@ -52,6 +52,18 @@ from workspace.config import Config
 from workspace.errors import ChambersError
 
 
+def guide_step(run: Run) -> str | None:
+    """The step of the drafting loop a run shown again has reached, for the guide line: completed,
+    stopped by the gate, or ended (failed, refused or cancelled). A run cancelled after its draft was
+    finished (the review skipped) reached the draft: the guide goes on to editing it, not to drafting
+    again."""
+    if run.status in ("completed", "stopped"):
+        return f"run-{run.status}"
+    if run.status == "created":
+        return None
+    return "run-completed" if run.completed("draft") is not None else "run-ended"
+
+
 class DraftingScreen(ChambersScreen):
     """Matter, task and instructions in; the pipeline strip, the streamed draft and its flags out."""
 
@@ -278,10 +290,9 @@ class DraftingScreen(ChambersScreen):
             self.query_one(FlagList).focus()
         if loaded.marked is not None:
             workspace.marked.show(run.draft, loaded.marked, loaded.rows)
-        if run.status in ("completed", "stopped"):
-            self.reached(f"run-{run.status}")
-        elif run.status != "created":
-            self.reached("run-ended")  # failed, refused or cancelled: the guide says so, not the step before
+        step = guide_step(run)
+        if step is not None:
+            self.reached(step)
         if loaded.marked is None and saved is None:  # stopped before its verification: the draft it reached
             workspace.show_stored(run.draft)
         if saved is not None:
