@@ -30,7 +30,7 @@ KEEP = 8  # readings kept per kind; the oldest go first (each library edit leave
 
 
 class _Settings:
-    folder: Path | None = None  # None: nothing is kept (the default; tests and the TUI opt in)
+    folder: Path | None = None  # None: nothing is kept (the default; the CLI, workstation and demo opt in)
     code: str | None = None
 
 

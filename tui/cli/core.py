@@ -189,7 +189,7 @@ def cmd_demo(args: argparse.Namespace, paths: Paths) -> int:
         write_atomically(paths.config_file, demo_config_text(config).encode("utf-8"))
         progress(f"Demo config written to {paths.config_file}")
         app = create_app(config, paths.database_file, first_screen=partial(DemoFirstScreen, tour=DemoTour()))
-        keep_in(cache_dir())  # the verifier's reading of the sample matter, kept between demos
+        keep_in(cache_dir())  # the verifier's reading of the sample matter's opinions, kept between demos
         app.run(mouse=mouse_wanted(config, args.no_mouse))
     return 0
 
