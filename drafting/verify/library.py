@@ -11,12 +11,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from drafting.verify.authorities import parse_citation
 from drafting.verify.errors import VerifyError
 from drafting.verify.store import add_given_citations, stored_citations
 from evidence.index.store import load_matter, matter_id, readable_pages_of_file
 from workspace.digest import file_sha256
+
+if TYPE_CHECKING:
+    from drafting.verify.verifier import Library
 
 
 @dataclass(frozen=True)
@@ -89,15 +93,18 @@ def list_authorities(database_file: Path, library: str) -> list[Authority]:
     """Every opinion in the library with its citations and caption; the ones not indexed with the reason."""
     from drafting.verify.verifier import load_library
 
-    read = load_library(database_file, library)  # as verify reads it, and kept for it where kept
-    sources, opinions, unindexed = read.sources, read.opinions, read.unindexed
+    return authorities_of(load_library(database_file, library))  # as verify reads it, and kept for it
+
+
+def authorities_of(read: Library) -> list[Authority]:
+    """The opinions of a library already read, as ``list_authorities`` gives them."""
     out: dict[str, Authority] = {}
-    for opinion in opinions.values():
+    for opinion in read.opinions.values():
         out.setdefault(
             opinion.file, Authority(opinion.file, opinion.pages[0].path, opinion.citations, opinion.caption)
         )
-    reasons = {u.file: u.reason for u in unindexed}
-    for pages in sources.documents.values():
+    reasons = {u.file: u.reason for u in read.unindexed}
+    for pages in read.sources.documents.values():
         name = pages[0].file
         if name not in out:
             out[name] = Authority(name, pages[0].path, (), "", reasons.get(name, "not indexed"))

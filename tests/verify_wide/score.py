@@ -16,6 +16,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from drafting.verify.library import Authority
 from drafting.verify.model import Flag
 from tests.verify_wide.assemble import load_manifest
 from tests.verify_wide.generate import Draft, Item, generate
@@ -166,11 +167,9 @@ def _add_attorney_citations(database_file: Path, library: Path) -> None:
             add_citations(database_file, "wide-authorities", library / name, cites)
 
 
-def _held_slots(database_file: Path) -> set[str]:
-    from drafting.verify.library import list_authorities
-
+def _held_slots(authorities: list[Authority]) -> set[str]:
     held = set()
-    for authority in list_authorities(database_file, "wide-authorities"):
+    for authority in authorities:
         for cite in authority.citations:
             held.add(" ".join(cite.replace(".", ". ").split()).replace(". ", ".").lower())
     return held
@@ -182,15 +181,14 @@ def _norm_slot(slot: str) -> str:
 
 def score_drafts(database_file: Path, drafts: list[Draft], part: str, opinions: int) -> PartScore:
     from drafting.verify import load_matter_index, verify_with
+    from drafting.verify.library import authorities_of
 
     index = load_matter_index(database_file, "wide", "wide-authorities")
-    from drafting.verify.library import list_authorities
-
-    held = _held_slots(database_file)
+    assert index.library is not None
+    authorities = authorities_of(index.library)  # the library verify reads, not a second reading of it
+    held = _held_slots(authorities)
     score = PartScore(part, opinions, len(drafts))
-    score.indexed = {
-        a.file: (a.citations, a.reason) for a in list_authorities(database_file, "wide-authorities")
-    }
+    score.indexed = {a.file: (a.citations, a.reason) for a in authorities}
     for draft in drafts:
         report = verify_with(database_file, draft.text, draft.name + ".md", index)
         for item in draft.items or []:
