@@ -24,19 +24,13 @@ def read_library(sources: MatterSources, given: dict[str, list[str]]) -> Reading
     """The library's opinions, unindexed files, docket numbers and uncited opinions."""
     if not index_cache.enabled():
         return _read(sources, given)
-    digest = index_cache.digest_of(
-        [
-            "library",
-            json.dumps(given, sort_keys=True),
-            *(
-                json.dumps(
-                    [p.index, p.page_id, p.document_id, p.file, p.path, p.title, p.page_no, p.bates, p.sha256]
-                )
-                + p.text
-                for p in sources.pages
-            ),
-        ]
-    )
+    # the pages' texts through the digest their own reading was kept under, where it was: hashed once
+    texts = [sources.text_digest] if sources.text_digest else [p.text for p in sources.pages]
+    places = [
+        [p.index, p.page_id, p.document_id, p.file, p.path, p.title, p.page_no, p.bates, p.sha256]
+        for p in sources.pages
+    ]
+    digest = index_cache.digest_of(["library", json.dumps(given, sort_keys=True), json.dumps(places), *texts])
     kept = index_cache.load("library", digest)
     if kept is not None:
         try:

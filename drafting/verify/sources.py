@@ -62,6 +62,7 @@ class MatterSources:
     _prefixes: frozenset[str] | None = None
     _transcripts: dict[str, list[list[Page]]] = field(default_factory=dict)
     transcript_cache: dict[int, Any] = field(default_factory=dict)  # document id -> its read transcript
+    text_digest: str = ""  # of every page's text, where the pages' reading is kept (see index_cache)
 
     def highest_bates(self, prefix: str) -> int:
         """The last number issued under ``prefix``, by a stamped page or the exhibits room's production log."""
@@ -155,7 +156,13 @@ def load_sources(
     sources.productions = sorted((prefix, int(first), int(last)) for prefix, first, last in productions)
     pieces: list[str] = []
     position = 0
-    readings = _pages_reading(rows) if keep else [_page_reading(row) for row in rows]
+    if keep and index_cache.enabled():
+        sources.text_digest = index_cache.digest_of(
+            ["pages", *(f"{row.doc_date}\0{row.text}" for row in rows)]
+        )
+        readings = _kept_pages_reading(rows, sources.text_digest)
+    else:
+        readings = [_page_reading(row) for row in rows]
     for row, (norm, dates, identifiers, amounts) in zip(rows, readings, strict=True):
         name = Path(row.path).name + (f" ({row.part})" if row.part else "")
         page = Page(
@@ -204,11 +211,8 @@ def _page_reading(row: IndexedPage) -> PageReading:
     return normalize_for_match(text), dates, identifiers, find_money(text)
 
 
-def _pages_reading(rows: list[IndexedPage]) -> list[PageReading]:
-    """Each page's reading, kept between runs where the process keeps them (see ``index_cache``)."""
-    if not index_cache.enabled():
-        return [_page_reading(row) for row in rows]
-    digest = index_cache.digest_of(["pages", *(f"{row.doc_date}\0{row.text}" for row in rows)])
+def _kept_pages_reading(rows: list[IndexedPage], digest: str) -> list[PageReading]:
+    """Each page's reading as a run kept it under ``digest`` (of the pages' texts), else read and kept."""
     kept = index_cache.load("pages", digest)
     if isinstance(kept, list) and len(kept) == len(rows):
         return [(norm, dates, identifiers, amounts) for norm, dates, identifiers, amounts in kept]
