@@ -348,7 +348,7 @@ def against_library(runs: int) -> None:
         )
         anew_cpu: list[float] = []
 
-        def read_anew() -> float:  # what every run cost before the reading was kept
+        def read_anew() -> float:  # a run with no reading kept: the whole library is read
             shutil.rmtree(home / "cache" / "verify", ignore_errors=True)
             return _run_seconds(verify, env, anew_cpu)
 
