@@ -10,7 +10,8 @@ was read only as an aggregate into the tune part, nor one that was tuned on into
 Opinions added with ``"draw": 2`` in the manifest were drawn in a second draw, made before the
 verifier ever ran on them: ordered by the sha256 of the name, as many as bring the held-back part to
 a third of the whole corpus (every entry, ``tune_only`` ones included) go to it, the rest to tune.
-Neither draw moves an opinion the other placed.
+Opinions added with ``"draw": 3`` (``lawbox_draw.py``) were drawn the same way in a third draw, over
+the first two draws' held-back opinions. No draw moves an opinion an earlier one placed.
 """
 
 from __future__ import annotations
@@ -44,19 +45,22 @@ def _by_digest(names: list[str]) -> list[str]:
     return sorted(names, key=lambda n: hashlib.sha256(n.encode()).hexdigest())
 
 
-def second_draw(names: list[str], first: list[str], total: int) -> list[str]:
-    """The second draw's held-back opinions: of ``names``, in sha256 order, enough that with the
-    ``first`` draw's they make at least a third of ``total``."""
-    wanted = max(0, math.ceil(total / 3) - len(first))
+def later_draw(names: list[str], earlier: list[str], total: int) -> list[str]:
+    """A later draw's held-back opinions: of ``names``, in sha256 order, enough that with the
+    ``earlier`` draws' they make at least a third of ``total``."""
+    wanted = max(0, math.ceil(total / 3) - len(earlier))
     return sorted(_by_digest(names)[:wanted])
 
 
 def drawn_heldout(entries: list[dict]) -> list[str]:
     """The whole held-back part as the manifest's entries draw it: the first draw over the entries
-    with no ``draw`` mark and no ``tune_only``, then the second draw over those marked ``"draw": 2``."""
-    first = heldout_names([e["name"] for e in entries if not e.get("tune_only") and "draw" not in e])
-    second = second_draw([e["name"] for e in entries if e.get("draw") == 2], first, len(entries))
-    return sorted(first + second)
+    with no ``draw`` mark and no ``tune_only``, then each later draw over the entries it marks, in
+    turn, as many as keep the part a third of the entries of that draw and those before it."""
+    held = heldout_names([e["name"] for e in entries if not e.get("tune_only") and "draw" not in e])
+    for draw in sorted({e["draw"] for e in entries if "draw" in e}):
+        so_far = [e for e in entries if e.get("draw", 0) <= draw]
+        held += later_draw([e["name"] for e in entries if e.get("draw") == draw], held, len(so_far))
+    return sorted(held)
 
 
 def recorded_heldout() -> list[str]:
