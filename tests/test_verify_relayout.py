@@ -253,6 +253,26 @@ def test_a_footnote_printed_after_the_last_page_lies_on_the_page_its_star_names(
     assert series.numbers == [101, 102, 103]
 
 
+def test_a_star_after_at_in_a_citation_is_a_pin_into_another_opinion_not_a_page() -> None:
+    # Bingham v. Massachusetts, 616 F.3d 1 (1st Cir. 2010), as vendor text (cut short): its own star
+    # pages run *2 to *4, among Westlaw pins of the district court's unpaged rulings.
+    text = (
+        "616 F.3d 1 (2010)\n*2 LYNCH, Chief Judge.\n"
+        "The district court dismissed the suit, Bingham v. Massachusetts (Bingham I), No. 08-11770, "
+        "2009 WL 1259963, at *1-2 (D.Mass. May 6, 2009), and affirmed that, 2009 WL 1886128, at *2. "
+        "We do not reach the Eleventh Amendment issues, nor *3 do we reach any other. See Bingham I, "
+        "at *1. Id. at *1. The proprietors included *4 Indians who had improved the land.\n"
+    )
+    reading = read_opinion(_pages(text), ("616 F.3d 1",))
+    series = reading.series["616 F.3d 1"]
+    assert series.numbers == [2, 3, 4]
+    assert "2009 wl 1259963, at 1-2" in reading.text  # the pin stays, its star normalized away
+    assert series.page_at(reading.text.index("indians who had improved")) == 4
+    # a page break after the word "at" in a sentence is still a page
+    plain = "10 F.4th 100\nThe court looked at *101 the evidence and at *102 the record.\n"
+    assert read_opinion(_pages(plain), ("10 F.4th 100",)).series["10 F.4th 100"].numbers == [101, 102]
+
+
 LONG = (
     "the statute of limitations on a claim of defamation runs from the first publication, and the court "
     "has repeatedly held that a later posting which is not materially changed is no new publication"

@@ -5,7 +5,9 @@ too; a First Circuit caption names a cabinet department in full where a brief wr
 district court's sentence holds a record cite ("Compl. (Doc. 30))", "(Leg. Defs.' Br."), so a quotation
 of it runs over what reads as a sentence's end, and its citation comes only after it closes; a copy
 that prints no page numbers holds a quotation's words but cannot say on which page they are; a caption cut
-after its first party ("TOWN OF MERRIMAC, Plaintiff-Appellant,") still holds a draft's plaintiff to it.
+after its first party ("TOWN OF MERRIMAC, Plaintiff-Appellant,") still holds a draft's plaintiff to it;
+a First Circuit caption prints its parties' names with their accents ("RIVERA-MARTÍNEZ"), which briefs
+and reporters' indexes drop, and names a society in full where the case is known by its initials.
 """
 
 from __future__ import annotations
@@ -78,6 +80,29 @@ particular type of annexation, namely, a direct annexation by unanimous approval
 We agree with the circuit court that § 66.0217(11)(c) bars the Town's suit and that the Town may not \
 obtain review of the annexation by the common law writ of certiorari. Accordingly, we affirm the circuit court.
 """
+# United States v. Rivera-Martínez, 607 F.3d 283 (1st Cir. 2010), and Latin American Music Co. v.
+# ASCAP, 629 F.3d 262 (1st Cir. 2010), their heads as vendor text.
+RIVERA = """607 F.3d 283 (2010)
+UNITED STATES of America, Appellee,
+v.
+Robin Eddie RIVERA-MARTÍNEZ, Defendant, Appellant.
+No. 08-1874.
+United States Court of Appeals, First Circuit.
+Decided June 9, 2010.
+*285 SELYA, Circuit Judge.
+The defendant pleaded guilty to a firearms charge and appeals his sentence.
+"""
+LAMCO = """629 F.3d 262 (2010)
+LATIN AMERICAN MUSIC COMPANY, d/b/a Asociación de Compositores y Editores de Música Latinoamericana \
+(ACEMLA), Plaintiffs, Appellants,
+v.
+AMERICAN SOCIETY OF COMPOSERS AUTHORS AND PUBLISHERS, Defendant, Appellee.
+No. 08-1498.
+United States Court of Appeals, First Circuit.
+Decided December 28, 2010.
+*263 PER CURIAM.
+In this copyright case, plaintiff has filed its second motion for reconsideration.
+"""
 
 
 @pytest.fixture(scope="module")
@@ -88,6 +113,8 @@ def database(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (opinions / "astralis.txt").write_text(ASTRALIS)
     (opinions / "democracy.txt").write_text(DEMOCRACY)
     (opinions / "merrimac.txt").write_text(MERRIMAC)
+    (opinions / "rivera.txt").write_text(RIVERA)
+    (opinions / "lamco.txt").write_text(LAMCO)
     return ingest_library(root, record, opinions)
 
 
@@ -118,6 +145,31 @@ def test_an_agency_named_by_its_initials_is_the_caption_s_department(database: P
     )
     assert flags[0][1] == "ok", flags
     assert flags[1][1] == "block", flags
+
+
+@pytest.mark.parametrize("written", ["Rivera Martinez", "Rivera-Martinez", "Rivera-Martínez", "RIVERA-MARTÍNEZ"])
+def test_a_name_matches_its_caption_with_or_without_accents_and_hyphens(
+    database: Path, tmp_path: Path, written: str
+) -> None:
+    flags = _verdicts(
+        database,
+        tmp_path,
+        f"The sentence stands. United States v. {written}, 607 F.3d 283 (1st Cir. 2010).\n\n"
+        "It does not. United States v. Rivera Marquez, 607 F.3d 283 (1st Cir. 2010).\n",
+    )
+    assert flags[0] == ("607 F.3d 283", "ok"), flags
+    assert flags[1][1] == "block", flags
+
+
+def test_initials_in_any_case_name_the_society_the_caption_spells_out(database: Path, tmp_path: Path) -> None:
+    flags = _verdicts(
+        database,
+        tmp_path,
+        "Fees were awarded. Latin American Music Co. v. ASCAP, 629 F.3d 262 (1st Cir. 2010).\n\n"
+        "Again. Latin American Music Co. v. Ascap, 629 F.3d 262 (1st Cir. 2010).\n\n"
+        "Not so. Latin American Music Co. v. BMI, 629 F.3d 262 (1st Cir. 2010).\n",
+    )
+    assert [severity for _, severity in flags] == ["ok", "ok", "block"], flags
 
 
 def test_initials_run_over_words_within_one_part_of_the_caption_only() -> None:

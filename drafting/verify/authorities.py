@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from drafting.verify.case_names import lone_party, plain_apostrophes
+from drafting.verify.case_names import lone_party, plain_letters
 from drafting.verify.extract_citations import extract_citations
 from drafting.verify.reporter_heads import head_citations
 from drafting.verify.sources import MatterSources, Page, cite_key
@@ -343,7 +343,7 @@ _INITIALS = re.compile(r"\b(?:[a-z]\.\s?){2,}")
 
 def caption_words(text: str) -> frozenset[str]:
     """The caption's words, and its initials run together ("K.N.C." is also "knc", as drafts write it)."""
-    text = plain_apostrophes(text.lower())
+    text = plain_letters(text.lower())
     initials = {re.sub(r"[.\s]", "", m.group()) for m in _INITIALS.finditer(text)}
     return frozenset(CAPTION_WORD.findall(text)) | initials
 

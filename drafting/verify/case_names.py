@@ -9,6 +9,7 @@ read as the full word before they are compared.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 # Table T6: words in case names.
 CASE_NAME_WORDS: dict[str, str] = {
@@ -317,9 +318,13 @@ def relator(name: str) -> str:
 _APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "ʻ": "'", "`": "'", "´": "'", "ʼ": "'"})
 
 
-def plain_apostrophes(text: str) -> str:
-    """ "HAWAI‘I" and "Hawai'i" alike: every apostrophe and okina as one."""
-    return text.translate(_APOSTROPHES)
+def plain_letters(text: str) -> str:
+    """ "HAWAI‘I" and "Hawai'i", "DÍAZ-GARCÍA" and "Diaz-Garcia" alike: every apostrophe and okina as
+    one, and every letter without its accent, as drafts, slugs and reporters' indexes write names."""
+    text = text.translate(_APOSTROPHES)
+    if text.isascii():
+        return text
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
 
 
 _SUFFIX = re.compile(
@@ -342,11 +347,13 @@ def last_clause(plaintiff: str) -> str:
 
 # Words an agency's initials pass over: the "and" of "Housing and Urban Development" (HUD).
 _CONNECTIVES = frozenset({"of", "and", "the", "for", "on", "in", "&"})
-_WRITTEN_ACRONYM = re.compile(r"\b[A-Z]{3,6}\b")
+# Initials are written in capitals ("HUD", "NLRB") but not always: a case name taken from a slug or
+# typed in haste reads "Ascap"; what makes the word initials is that the caption's words give them.
+_WRITTEN_ACRONYM = re.compile(r"\b[A-Za-z]{3,6}\b")
 
 
 def written_acronyms(name: str) -> set[str]:
-    """The words of a draft's party name written as initials in capitals ("HUD", "NLRB"), lower-cased."""
+    """The words of a draft's party name that may be initials ("HUD", "NLRB", "Ascap"), lower-cased."""
     return {word.lower() for word in _WRITTEN_ACRONYM.findall(name)}
 
 

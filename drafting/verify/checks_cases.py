@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from drafting.verify.authorities import Opinion
-from drafting.verify.case_names import caption_acronyms, full_word, plain_apostrophes, written_acronyms
+from drafting.verify.case_names import caption_acronyms, full_word, plain_letters, written_acronyms
 from drafting.verify.checks_record import make_flag, where
 from drafting.verify.extract_citations import known_reporter, party_words
 from drafting.verify.found import Found, could_hold, pin_page
@@ -65,7 +65,7 @@ _GENERIC = frozenset(
 
 def distinctive(name: str) -> list[str]:
     # "Z-Z-O-": initials joined by hyphens are as many one-letter words, which tell nothing apart
-    words = party_words(plain_apostrophes(name).replace("-", " "))
+    words = party_words(plain_letters(name).replace("-", " "))
     return [w for w in words if w.rstrip(".") not in _GENERIC]
 
 

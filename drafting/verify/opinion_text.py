@@ -31,6 +31,11 @@ _PAGE_IN_GROUP = re.compile(r"(\d{1,4})\s+([A-Z][A-Za-z0-9.' ]{0,25}?)\s*(\d{1,5
 # word, then a space ("be*760 cause"), so the word is joined again around it.
 _STAR = re.compile(r"(?<![\d*])(\*{1,3})(\d{1,5})\b")
 _SPLIT_BY_STAR = re.compile(r"(?<=[a-z])\*{1,3}\d{1,5} (?=[a-z])")
+# A star after "at" in a citation is a pin into another court's unpaged opinion, not this copy's page:
+# "2009 WL 1259963, at *1-2", "Id. at *19", "supra, at **3". A page break that falls after the word
+# "at" in a sentence ("looked at *23 the evidence") has no comma or "Id." before it.
+_PIN_STAR = re.compile(r"(?:,|\b[Ii]d\.|\b(?:WL|LEXIS)\s+\d+)\s*at\s+$")
+PIN_STAR_LOOKBACK = 24
 # A bare bracketed number ("[12]", as some reprints print a page) is also how footnote calls and New
 # York's citation years ("[2009]") are printed, so it is a page marker only where such numbers run
 # through the copy as a reporter's pages do (see _bare_pages).
@@ -238,6 +243,8 @@ def _take_markers(line: str, bare: bool = False) -> tuple[str, list[tuple[str, i
     for m in sorted(markers, key=lambda m: m.start()):
         if m.start() < last:
             continue
+        if m.re is _STAR and _PIN_STAR.search(line, max(0, m.start() - PIN_STAR_LOOKBACK), m.start()):
+            continue  # the words of a citation, which stay in the text
         out.append(line[last : m.start()])
         at = len("".join(out))
         if m.re is _BRACKETS:
