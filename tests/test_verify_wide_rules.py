@@ -103,6 +103,19 @@ Decided December 28, 2010.
 *263 PER CURIAM.
 In this copyright case, plaintiff has filed its second motion for reconsideration.
 """
+# United States ex rel. Poteet v. Bahler Medical, Inc., 619 F.3d 104 (1st Cir. 2010), as vendor text.
+POTEET = """619 F.3d 104 (2010)
+UNITED STATES ex rel. Jacqueline Kay POTEET and John Doe, Plaintiffs, Appellants,
+v.
+BAHLER MEDICAL, INC., et al., Defendants, Appellees,
+No. 09-1728.
+United States Court of Appeals, First Circuit.
+Decided September 8, 2010.
+*106 HOWARD, Circuit Judge.
+The False Claims Act (FCA) allows private persons to file qui tam actions on behalf of the United States \
+against persons or entities who knowingly submit false claims to the federal government. 31 *107 U.S.C. \
+§ 3730. In 2007, Jacqueline Kay Poteet brought a qui tam action.
+"""
 
 
 @pytest.fixture(scope="module")
@@ -115,6 +128,7 @@ def database(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (opinions / "merrimac.txt").write_text(MERRIMAC)
     (opinions / "rivera.txt").write_text(RIVERA)
     (opinions / "lamco.txt").write_text(LAMCO)
+    (opinions / "poteet.txt").write_text(POTEET)
     return ingest_library(root, record, opinions)
 
 
@@ -170,6 +184,25 @@ def test_initials_in_any_case_name_the_society_the_caption_spells_out(database: 
         "Not so. Latin American Music Co. v. BMI, 629 F.3d 262 (1st Cir. 2010).\n",
     )
     assert [severity for _, severity in flags] == ["ok", "ok", "block"], flags
+
+
+@pytest.mark.parametrize(("pin", "severity"), [(106, "ok"), (107, "block")])
+def test_a_quotation_is_checked_against_a_citation_whose_name_holds_ex_rel(
+    database: Path, tmp_path: Path, pin: int, severity: str
+) -> None:
+    quote = (
+        "\u201cThe False Claims Act (FCA) allows private persons to file qui tam actions on behalf of the "
+        "United States against persons or entities who knowingly submit false claims to the federal "
+        "government.\u201d"
+    )
+    report = verify_text(
+        database,
+        tmp_path,
+        f"The court wrote that {quote} United States ex rel. Poteet v. Bahler Medical, Inc., 619 F.3d 104, "
+        f"{pin} (1st Cir. 2010).\n",
+    )
+    (quotation,) = [f for f in report.flags if f.kind == "quotation"]
+    assert quotation.severity == severity, quotation.message  # never "no citation given"
 
 
 def test_initials_run_over_words_within_one_part_of_the_caption_only() -> None:

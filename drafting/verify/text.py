@@ -27,6 +27,7 @@ _ABBREVIATIONS = frozenset(
         "vs",
         "dep",
         "ex",
+        "rel",  # "State ex rel. Cooper": the relator's name follows
         "exs",
         "exh",
         "id",

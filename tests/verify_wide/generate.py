@@ -101,8 +101,9 @@ def _marker_pattern(volume: str, reporter: str) -> re.Pattern[str]:
     # a bracket may hold parallel pages that break at one place: "[920 N.Y.S.2d 298 , 16 N.Y.3d 283]"
     return re.compile(
         rf"\[(?:[^\]\[]{{0,40}}?[,;]\s*)?{volume}\s?{squeezed}\s(\d+)\s*(?:[,;][^\]\[]{{0,40}})?\]"
-        # a star after ", at" or "Id. at" is a pin into another court's opinion ("2009 WL 1259963, at *2")
-        rf"|(?<!\*)(?<!, at )(?<![Ii]d\. at )\*{{1,3}}(\d+)\b|^Page (\d+)$",
+        # a star after ", at", "Id. at" or a Westlaw number's "at" is a pin into another court's opinion
+        # ("2009 WL 1259963, at *2", "2004 WL 1852966 at *37")
+        rf"|(?<!\*)(?<!, at )(?<![Ii]d\. at )(?<!\d at )\*{{1,3}}(\d+)\b|^Page (\d+)$",
         re.MULTILINE,
     )
 
