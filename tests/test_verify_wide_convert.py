@@ -6,6 +6,7 @@ import json
 
 from drafting.verify.authorities import parse_citation
 from tests.verify_wide.convert import CONVERSIONS
+from tests.verify_wide.lawbox_draw import case_name_from_slug
 
 # The head of Kinneary v. City of New York, 601 F.3d 151, as CourtListener's html_lawbox field holds it.
 LAWBOX = (
@@ -77,3 +78,16 @@ def test_cap_json_cites_the_case_with_the_year_of_its_decision_date() -> None:
     assert own is not None and own.year == "1845"
     undated = CONVERSIONS["cap_json"](json.dumps({**case, "decision_date": None}).encode(), "").decode()
     assert undated.splitlines()[0] == "3 Ill. 100"
+
+
+def test_the_third_draw_names_each_case_from_its_slug_as_names_are_written() -> None:
+    assert (
+        case_name_from_slug("odonnell-v-boggs", "Richard O'DONNELL, Plaintiff, v. BOGGS")
+        == "O'Donnell v. Boggs"
+    )
+    assert case_name_from_slug("in-re-handy", "In re HANDY") == "In re Handy"
+    assert case_name_from_slug("us-ex-rel-loughren-v-unum-group", "") == "U.S. ex rel. Loughren v. Unum Group"
+    assert (
+        case_name_from_slug("r-b-transp-llc-v-us-dept-of-labor", "")
+        == "R B Transp. LLC v. U.S. Dep't of Labor"
+    )

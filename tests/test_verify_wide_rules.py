@@ -161,7 +161,9 @@ def test_an_agency_named_by_its_initials_is_the_caption_s_department(database: P
     assert flags[1][1] == "block", flags
 
 
-@pytest.mark.parametrize("written", ["Rivera Martinez", "Rivera-Martinez", "Rivera-Martínez", "RIVERA-MARTÍNEZ"])
+@pytest.mark.parametrize(
+    "written", ["Rivera Martinez", "Rivera-Martinez", "Rivera-Martínez", "RIVERA-MARTÍNEZ"]
+)
 def test_a_name_matches_its_caption_with_or_without_accents_and_hyphens(
     database: Path, tmp_path: Path, written: str
 ) -> None:
