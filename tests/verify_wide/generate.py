@@ -127,12 +127,16 @@ def paged_sentences(text: str, volume: str, reporter: str, first: int) -> tuple[
                 if number and first <= int(number) <= first + 400:
                     page = int(number)
                     last = max(last, page)
-    # A sentence printed twice (a headnote repeating the opinion) has no one page: leave it out.
+    # A sentence printed twice (a headnote repeating the opinion) has no one page: leave it out. The
+    # count ignores case, as a quotation's check does: "The court held" is also in "... that the court held".
     counts: dict[str, int] = {}
     for _, sentence in out:
         counts[sentence] = counts.get(sentence, 0) + 1
+    lowered = text.lower()
     return [
-        (page, sentence) for page, sentence in out if counts[sentence] == 1 and text.count(sentence) == 1
+        (page, sentence)
+        for page, sentence in out
+        if counts[sentence] == 1 and lowered.count(sentence.lower()) == 1
     ], last
 
 
