@@ -273,6 +273,18 @@ def test_a_star_after_at_in_a_citation_is_a_pin_into_another_opinion_not_a_page(
     assert read_opinion(_pages(plain), ("10 F.4th 100",)).series["10 F.4th 100"].numbers == [101, 102]
 
 
+def test_a_bracketed_citation_of_another_case_in_the_same_volume_is_no_page() -> None:
+    # United States v. Welch, 15 F.3d 1202 (1st Cir. 1993), as public.resource.org prints it: no page
+    # markers of its own, and its citations of Sepulveda, in the same volume, in brackets.
+    text = (
+        "15 F.3d 1202\nCYR, Circuit Judge.\nSee United States v. Sepulveda, (1st Cir.1993) [15 F.3d 1161] "
+        "(affirming convictions); see also United States v. Sepulveda (1st Cir.1993) [15 F.3d 1216].\n"
+    )
+    assert "15 F.3d 1202" not in read_opinion(_pages(text), ("15 F.3d 1202",)).series
+    paged = "15 F.3d 1202\nFirst words. [15 F.3d 1203] Second page. [15 F.3d 1204] Third page.\n"
+    assert read_opinion(_pages(paged), ("15 F.3d 1202",)).series["15 F.3d 1202"].numbers == [1203, 1204]
+
+
 LONG = (
     "the statute of limitations on a claim of defamation runs from the first publication, and the court "
     "has repeatedly held that a later posting which is not materially changed is no new publication"

@@ -7,7 +7,9 @@ of it runs over what reads as a sentence's end, and its citation comes only afte
 that prints no page numbers holds a quotation's words but cannot say on which page they are; a caption cut
 after its first party ("TOWN OF MERRIMAC, Plaintiff-Appellant,") still holds a draft's plaintiff to it;
 a First Circuit caption prints its parties' names with their accents ("RIVERA-MARTÍNEZ"), which briefs
-and reporters' indexes drop, and names a society in full where the case is known by its initials.
+and reporters' indexes drop, and names a society in full where the case is known by its initials;
+a public.resource.org copy wraps a party's name over two printed lines ("... Colonial Drive Realty" /
+"Trust, Plaintiff, Appellant,"), and a brief may write a contraction without its apostrophe ("Intl").
 """
 
 from __future__ import annotations
@@ -116,6 +118,33 @@ The False Claims Act (FCA) allows private persons to file qui tam actions on beh
 against persons or entities who knowingly submit false claims to the federal government. 31 *107 U.S.C. \
 § 3730. In 2007, Jacqueline Kay Poteet brought a qui tam action.
 """
+# Licari v. Ferruzzi, 22 F.3d 344 (1st Cir. 1994), and Diaz v. Seafarers International Union, 13 F.3d 454
+# (1st Cir. 1993), their heads as public.resource.org prints them, with no page markers.
+LICARI = """22 F.3d 344
+28 Fed.R.Serv.3d 1472
+Arthur J. LICARI, as he is Trustee of Colonial Drive Realty
+Trust, Plaintiff, Appellant,
+v.
+Joseph FERRUZZI, Patrick J. McNally, Stanley I. Bornstein,
+Kenneth J. Savoie, William E. Bingham, Catherine
+Lefebvre, Elizabeth Ware and the Town of
+Ipswich, Defendants, Appellees.
+No. 93-2047.
+United States Court of Appeals,
+First Circuit.
+Decided April 28, 1994.
+The plaintiff appeals from the dismissal of his complaint.
+"""
+SEAFARERS = """13 F.3d 454
+Domingo DIAZ, et al., Plaintiffs, Appellants,
+v.
+SEAFARERS INTERNATIONAL UNION, et al., Defendants, Appellees.
+No. 93-1488.
+United States Court of Appeals,
+First Circuit.
+Decided Jan. 7, 1994.
+The union members appeal from the dismissal of their suit.
+"""
 
 
 @pytest.fixture(scope="module")
@@ -129,6 +158,8 @@ def database(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (opinions / "rivera.txt").write_text(RIVERA)
     (opinions / "lamco.txt").write_text(LAMCO)
     (opinions / "poteet.txt").write_text(POTEET)
+    (opinions / "licari.txt").write_text(LICARI)
+    (opinions / "seafarers.txt").write_text(SEAFARERS)
     return ingest_library(root, record, opinions)
 
 
@@ -205,6 +236,29 @@ def test_a_quotation_is_checked_against_a_citation_whose_name_holds_ex_rel(
     )
     (quotation,) = [f for f in report.flags if f.kind == "quotation"]
     assert quotation.severity == severity, quotation.message  # never "no citation given"
+
+
+def test_a_party_name_wrapped_over_two_printed_lines_is_read_whole(database: Path, tmp_path: Path) -> None:
+    flags = _verdicts(
+        database,
+        tmp_path,
+        "The complaint fails. Licari v. Ferruzzi, 22 F.3d 344 (1st Cir. 1994).\n\n"
+        "So it does. Licari v. Savoie, 22 F.3d 344 (1st Cir. 1994).\n\n"
+        "Not here. Hargrove v. Ferruzzi, 22 F.3d 344 (1st Cir. 1994).\n",
+    )
+    assert [severity for _, severity in flags] == ["ok", "ok", "block"], flags
+
+
+@pytest.mark.parametrize(("written", "severity"), [("Intl", "ok"), ("Int'l", "ok"), ("Inst", "block")])
+def test_a_contraction_without_its_apostrophe_is_the_caption_s_word(
+    database: Path, tmp_path: Path, written: str, severity: str
+) -> None:
+    flags = _verdicts(
+        database,
+        tmp_path,
+        f"The claim was late. Diaz v. Seafarers {written} Union, 13 F.3d 454 (1st Cir. 1994).\n",
+    )
+    assert flags == [("13 F.3d 454", severity)], flags
 
 
 def test_initials_run_over_words_within_one_part_of_the_caption_only() -> None:

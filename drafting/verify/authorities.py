@@ -271,7 +271,9 @@ def _caption_lines(lines: list[str], at: int) -> list[int]:
             if not line.strip() or line.strip().isdigit():  # a pleading paper's line number
                 index += step
                 continue
-            if _NOT_CAPTION.match(line) or not (first or _caption_like(line) or _names_a_party(line, step)):
+            if _NOT_CAPTION.match(line) or not (
+                first or _caption_like(line) or _names_a_party(line, step) or _wraps_on(lines, index, step)
+            ):
                 break
             chosen.append(index)
             first = False
@@ -312,6 +314,25 @@ def _names_a_party(line: str, step: int) -> bool:
     "Petro-Lubricant Testing Laboratories, Inc., and John Wintermute," where a PDF wrapped the name."""
     short = len(line.strip()) <= NAME_LINE_CHARS
     return step < 0 and short and line.rstrip().endswith(",") and not _is_prose(line)
+
+
+_LINE_ENDS_MID_NAME = re.compile(r"[A-Za-z,&'’-]$")
+
+
+def _wraps_on(lines: list[str], index: int, step: int) -> bool:
+    """A party's name wrapped over printed lines ("Arthur J. LICARI, as he is Trustee of Colonial Drive
+    Realty" / "Trust, Plaintiff, Appellant,"): going up, a short line that stops mid-name above the
+    caption's line; going down, a short line below one that stopped mid-name."""
+    line, nearer = lines[index].strip(), lines[index - step].strip()
+    above, below = (line, nearer) if step < 0 else (nearer, line)
+    return (
+        bool(_LINE_ENDS_MID_NAME.search(above))
+        and not above.endswith(("v.", "vs."))
+        and len(line) <= NAME_LINE_CHARS
+        and not _is_prose(line)
+        and bool(below)
+        and not _NOT_CAPTION.match(below)
+    )
 
 
 def _caption_like(line: str) -> bool:

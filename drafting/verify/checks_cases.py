@@ -100,6 +100,18 @@ _CONTRACTIONS = {
 }
 
 
+CONTRACTION_LETTERS = 4  # "Doe" is no contraction of "donate": three letters fit too many words
+
+
+def _contracts(short: str, word: str) -> bool:
+    """Whether ``short`` keeps the first and last letters of ``word`` and others of it in order, as a
+    contraction does ("intl" of "international", "dept" of "department")."""
+    if short[0] != word[0] or short[-1] != word[-1]:
+        return False
+    letters = iter(word[1:-1])
+    return all(letter in letters for letter in short[1:-1])
+
+
 def word_in_caption(word: str, caption: frozenset[str]) -> bool:
     """Whether a party's word is in the caption, as written or as its abbreviation stands for."""
     word = word.lower().rstrip(".")
@@ -114,6 +126,8 @@ def word_in_caption(word: str, caption: frozenset[str]) -> bool:
         return any(w.startswith(head) and w.endswith(tail) and len(w) > len(word) for w in caption)
     if any(w.startswith(word) for w in caption if len(w) > len(word)) and len(word) >= 2:
         return True  # Univ. -> university, Tex. -> texas, Dist. -> district
+    if len(word) >= CONTRACTION_LETTERS and any(_contracts(word, w) for w in caption if len(w) > len(word)):
+        return True  # "Intl", "Natl", "Dept", "Labr": a contraction written without its apostrophe
     # "Airlines" for "Air Lines", "Northgate" for "North Gate": a word the caption writes as two.
     return any(word.startswith(w) and word[len(w) :] in caption for w in caption if 1 < len(w) < len(word))
 

@@ -58,6 +58,7 @@ _NAME_STOP = frozenset(
         "company",
         "corporation",
         "systems",
+        "etc",  # "Rowe, etc.": the roles a caption runs on with, no one's name
     ]
 )
 

@@ -108,6 +108,9 @@ def _marker_pattern(volume: str, reporter: str) -> re.Pattern[str]:
     )
 
 
+PAGE_STEP = 12  # the most pages one marker may move on from the last, as a vendor skips headnotes
+
+
 def paged_sentences(text: str, volume: str, reporter: str, first: int) -> tuple[list[tuple[int, str]], int]:
     """Sentences that lie wholly on one page, each with that page, and the last page seen."""
     out: list[tuple[int, str]] = []
@@ -124,7 +127,9 @@ def paged_sentences(text: str, volume: str, reporter: str, first: int) -> tuple[
                     out.append((page, sentence))
             if index + 3 < len(pieces):
                 number = next((g for g in pieces[index + 1 : index + 4] if g), None)
-                if number and first <= int(number) <= first + 400:
+                # a page runs on from the one before it; a number far past it ("[15 F.3d 1216]" in a copy
+                # of 15 F.3d 1202) is a citation of another case in the same volume
+                if number and first <= int(number) <= min(first + 400, page + PAGE_STEP):
                     page = int(number)
                     last = max(last, page)
     # A sentence printed twice (a headnote repeating the opinion) has no one page: leave it out. The
