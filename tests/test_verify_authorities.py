@@ -58,6 +58,15 @@ def test_a_slip_opinion_never_takes_a_cited_case_for_its_own_citation() -> None:
         ("See United States v. Detroit Timber & Lumber Co., 200 U. S. 321, 337.\n", "slip.pdf", []),
         ("656 F. 3d 1222, affirmed.\n", "slip.pdf", []),
         ("e.g., Alabama v. North Carolina, 560 U. S. 330, ___. Many compacts\n", "slip.pdf", []),
+        # First Circuit slip texts whose body lines a citation of another case happens to end
+        (
+            "and we affirmed.  United States v. Blanco, 888 F.2d  907 (1st\nCir. 1989).   Cf.  Iaea v.  Sunn,  "
+            "800 F.2d  861 (9th  Cir.  1986)\n",
+            "slip.txt",
+            [],
+        ),
+        ("May 1, 1985).   Thereafter, in Cok v. Cosentino, 876 F.2d 1\n", "slip.txt", []),
+        ("U.S. BANK N.A. v. SMITH, 512 F.3d 210 (9th Cir. 2008)\n", "n.pdf", ["512 F.3d 210"]),
     ],
 )
 def test_own_citation_from_header_lines_cite_as_and_metadata(

@@ -41,6 +41,11 @@ _SIGNAL = re.compile(
 _NEUTRAL_SHAPE = r"\b(?:19|20)\d\d-[A-Z][A-Za-z]{1,5}-\d{1,6}\b"  # "2022-NCSC-1", "2021-Ohio-1234"
 # "(1st)" in Illinois' public-domain form: "2018 IL App (1st) 152522"
 _CITE_SHAPE = re.compile(rf"\b\d{{1,4}}\s+[A-Z][A-Za-z0-9.'&()\s]{{0,24}}?\s+\d{{1,7}}\b|{_NEUTRAL_SHAPE}")
+# A caption line opens with its parties. A line of the body wrapped so that a citation ends it has the
+# end of an earlier citation or a signal before the name: "1989).  Cf.  Iaea v.  Sunn,  800 F.2d  861".
+_RUNS_ON_FROM_A_SENTENCE = re.compile(
+    r"\)\.\s|(?:^|[.;:)]\s+)(?:See|see|Cf\.|cf\.|Accord|But see|E\.g\.|Compare|accord)(?:,|\s)"
+)
 _ENDS_IN_CITE = re.compile(
     rf"(?:\d{{1,4}}\s+[A-Z][A-Za-z0-9.' &()]{{0,30}}?\s+\d{{1,7}}(?:-[A-Z])?|{_NEUTRAL_SHAPE})"
     r"\s*(?:\([^()]*\))?\W{0,3}$"
@@ -180,6 +185,8 @@ def own_citations(pages: list[Page]) -> list[OwnCitation]:
             before = body[: item.start].strip().rstrip(",").strip()
             if not labelled and before and not _names_a_caption(before) and not _ends_citation(before):
                 continue  # words before it: part of a sentence
+            if not labelled and _RUNS_ON_FROM_A_SENTENCE.search(before):
+                continue  # "1989). Cf. Iaea v. Sunn, 800 F.2d 861": a body line that cites another case
             year = _YEAR.search(body[item.end :])
             key = cite_key(item.fields["volume"], item.fields["reporter"], item.fields["page"])
             if all(c.key != key for c in found):
