@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from drafting.verify.case_names import caption_acronyms, written_acronyms
+from drafting.verify.checks_cases import word_in_caption
 from tests.support.verify_library import ingest_library, record_and_opinions, verify_text
 
 # United States v. Luna, No. 07-3018-cr (2d Cir. Oct. 16, 2008), its first page as the court's text.
@@ -337,3 +338,12 @@ def test_words_before_a_late_first_marker_are_on_one_of_the_pages_before_it(
     )
     quotes = [(f.verdict, f.message) for f in report.flags if f.kind == "quotation"]
     assert quotes[0][0] == verdict, quotes
+
+
+def test_a_party_s_word_in_the_plural_or_the_singular_is_the_caption_s() -> None:
+    # Rector v. Department of Correction, No. 10-1079 (1st Cir.), as a brief may name the department
+    caption = frozenset({"eugene", "rector", "department", "of", "correction"})
+    assert word_in_caption("corrections", caption)
+    assert word_in_caption("departments", caption)
+    assert not word_in_caption("corrector", caption)
+    assert word_in_caption("rectors", caption) and not word_in_caption("rectory", caption)
