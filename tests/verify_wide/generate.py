@@ -252,8 +252,11 @@ LEADS = ("See", "See also", "Cf.", "First,", "Moreover,", "Accord", "But see")
 
 
 def _joined_sentences(text: str) -> list[str]:
-    """Sentences of a text without page markers, its lines joined, none broken by a line-end hyphen."""
-    joined = " ".join(line.strip() for line in text.splitlines() if line.strip())
+    """Sentences of a text without page markers, its lines joined, none broken by a line-end hyphen.
+    A line that is only a number is a slip page's number or a margin's line number, not the court's words."""
+    joined = " ".join(
+        line.strip() for line in text.splitlines() if line.strip() and not line.strip().isdigit()
+    )
     return [s for s in re.split(r"(?<=[.!?])\s+(?=[A-Z])", joined) if _quotable(s) and "- " not in s]
 
 
