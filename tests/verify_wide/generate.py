@@ -253,11 +253,15 @@ LEADS = ("See", "See also", "Cf.", "First,", "Moreover,", "Accord", "But see")
 
 def _joined_sentences(text: str) -> list[str]:
     """Sentences of a text without page markers, its lines joined, none broken by a line-end hyphen.
-    A line that is only a number is a slip page's number or a margin's line number, not the court's words."""
-    joined = " ".join(
-        line.strip() for line in text.splitlines() if line.strip() and not line.strip().isdigit()
-    )
-    return [s for s in re.split(r"(?<=[.!?])\s+(?=[A-Z])", joined) if _quotable(s) and "- " not in s]
+
+    A line that is only a number is a slip page's number or a margin's line number: a page may end
+    there, with its footer, so no sentence runs over it; the piece after it continues one."""
+    out: list[str] = []
+    for index, chunk in enumerate(re.split(r"\n[ \t]*\d+[ \t]*(?=\n)", text)):
+        joined = " ".join(line.strip() for line in chunk.splitlines() if line.strip())
+        pieces = re.split(r"(?<=[.!?])\s+(?=[A-Z])", joined)
+        out += [s for s in pieces[1 if index else 0 :] if _quotable(s) and "- " not in s]
+    return out
 
 
 def _paragraph_sentences(text: str) -> list[tuple[str, str]]:
