@@ -67,6 +67,20 @@ def test_a_slip_opinion_never_takes_a_cited_case_for_its_own_citation() -> None:
         ),
         ("May 1, 1985).   Thereafter, in Cok v. Cosentino, 876 F.2d 1\n", "slip.txt", []),
         ("U.S. BANK N.A. v. SMITH, 512 F.3d 210 (9th Cir. 2008)\n", "n.pdf", ["512 F.3d 210"]),
+        # Columbia XML's tags as line breaks put a cited case's parts on lines of their own, after prose
+        (
+            "The matter of alimony is entrusted to the discretion of the trial court and is not set aside.\n"
+            "Trammell v.\nTrammell\n,\n589 So.2d 743\n(Ala.Civ.App. 1991).\n",
+            "x.txt",
+            [],
+        ),
+        ("2d Dept.: 102 A.D.3d 885, 958 N.Y.S.2d 206 (Kings)\n", "x.txt", []),  # the decision below
+        (
+            "This opinion is uncorrected and subject to revision before publication in the Official Reports.\n"
+            "Feliciano v Seabrook\n2020 NY Slip Op 50753(U)\nDecided on June 11, 2020\n",
+            "x.txt",
+            ["2020 NYSlipOp 50753(U)"],
+        ),
     ],
 )
 def test_own_citation_from_header_lines_cite_as_and_metadata(

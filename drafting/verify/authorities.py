@@ -35,7 +35,8 @@ _CITE_LABEL = re.compile(r"^\s*(?:Cite as:?|Citations?(?: Numbers?)?:|Reported a
 _SIGNAL = re.compile(
     r"^\s*(?:See|see|Cf\.|cf\.|Accord|But|E\.g\.|Compare|quoting|citing|Distinguished|Declined|Called|"
     r"Abrogated|Superseded|Overruled|Cited|Followed|Affirmed by|Reversed by|Vacated by|Reversed and|Questioned|"
-    r"Disagreed|Criticized|Limited|Appeal|Certiorari|Cert\.|Rehearing|On remand|Prior History|Subsequent History)",
+    r"Disagreed|Criticized|Limited|Appeal|Certiorari|Cert\.|Rehearing|On remand|Prior History|Subsequent History|"
+    r"\d+(?:st|nd|rd|d|th) Dep(?:artmen)?t\.?:)",  # "2d Dept.: 102 A.D.3d 885": the decision below
     re.I,
 )
 _NEUTRAL_SHAPE = r"\b(?:19|20)\d\d-[A-Z][A-Za-z]{1,5}-\d{1,6}\b"  # "2022-NCSC-1", "2021-Ohio-1234"
@@ -168,10 +169,16 @@ def own_citations(pages: list[Page]) -> list[OwnCitation]:
     """The citations an opinion gives for itself: labelled lines, then lines that are only citations."""
     found: list[OwnCitation] = []
     lines = [pages[0].title] + [line for p in pages[:HEAD_PAGES] for line in p.text[:HEAD_CHARS].splitlines()]
+    after_prose = False  # the head matter, where an opinion names itself, ends where its prose begins
     for line in lines:
+        if _is_prose(line):
+            after_prose = True
         if not _CITE_SHAPE.search(line) or _SIGNAL.match(line):
             continue
         labelled = bool(_CITE_LABEL.match(line))
+        if after_prose and not labelled and not re.search(r"\b(?:19|20)\d\d\b", line):
+            continue  # "Trammell v. / Trammell / , / 589 So.2d 743": the body cites another case
+        # (a line with a year may hold a public-domain citation, which the head may print after prose)
         if not labelled and not _ENDS_IN_CITE.search(line):
             continue  # a cheap look first: an own citation ends its line (eyecite is dear, lines many)
         body = _CITE_LABEL.sub("", line).strip()
@@ -189,12 +196,22 @@ def own_citations(pages: list[Page]) -> list[OwnCitation]:
                 continue  # "1989). Cf. Iaea v. Sunn, 800 F.2d 861": a body line that cites another case
             year = _YEAR.search(body[item.end :])
             key = cite_key(item.fields["volume"], item.fields["reporter"], item.fields["page"])
+            if after_prose and not labelled and not _own_public_domain(key):
+                continue  # a public-domain citation may follow a slip's notice of its own publication
             if all(c.key != key for c in found):
                 found.append(OwnCitation(key, year[1] if year else ""))
     for key in head_citations(pages, HEAD_PAGES, HEAD_CHARS):  # a bound volume's running head
         if all(c.key != key for c in found):
             found.append(OwnCitation(key, ""))
     return found
+
+
+_PUBLIC_DOMAIN_KEY = re.compile(r"^(?:19|20)\d\d [A-Z][^.\s]* \d+(?:\([A-Z]\))?$")
+
+
+def _own_public_domain(key: str) -> bool:
+    """ "2026 NYSlipOp 01932", "2018 WI 11": a court's own citation by year, never a database's (WL, LEXIS)."""
+    return bool(_PUBLIC_DOMAIN_KEY.match(key)) and not re.search(r"\b(?:WL|LEXIS)\b", key)
 
 
 def _names_a_caption(before: str) -> bool:
