@@ -117,7 +117,7 @@ def word_in_caption(word: str, caption: frozenset[str]) -> bool:
     word = word.lower().rstrip(".")
     if word in caption or _CONTRACTIONS.get(word) in caption:
         return True
-    if word.endswith("s") and word[:-1] in caption or f"{word}s" in caption:
+    if (word.endswith("s") and word[:-1] in caption) or f"{word}s" in caption:
         return True  # "Department of Corrections" for the caption's "DEPARTMENT OF CORRECTION"
     full = full_word(word)  # either side may abbreviate: "Mgmt." in the draft, "Reg'l" in the caption
     expanded = {full_word(w) for w in caption}
