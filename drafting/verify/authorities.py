@@ -176,9 +176,10 @@ def own_citations(pages: list[Page]) -> list[OwnCitation]:
         if not _CITE_SHAPE.search(line) or _SIGNAL.match(line):
             continue
         labelled = bool(_CITE_LABEL.match(line))
+        # "Trammell v. / Trammell / , / 589 So.2d 743" after prose: the body cites another case. Only a line
+        # with a year goes on, as it may hold the court's public-domain citation (see below).
         if after_prose and not labelled and not re.search(r"\b(?:19|20)\d\d\b", line):
-            continue  # "Trammell v. / Trammell / , / 589 So.2d 743": the body cites another case
-        # (a line with a year may hold a public-domain citation, which the head may print after prose)
+            continue
         if not labelled and not _ENDS_IN_CITE.search(line):
             continue  # a cheap look first: an own citation ends its line (eyecite is dear, lines many)
         body = _CITE_LABEL.sub("", line).strip()
