@@ -171,8 +171,7 @@ def own_citations(pages: list[Page]) -> list[OwnCitation]:
     lines = [pages[0].title] + [line for p in pages[:HEAD_PAGES] for line in p.text[:HEAD_CHARS].splitlines()]
     after_prose = False  # the head matter, where an opinion names itself, ends where its prose begins
     for line in lines:
-        if _is_prose(line):
-            after_prose = True
+        after_prose = after_prose or _is_prose(line)
         if not _CITE_SHAPE.search(line) or _SIGNAL.match(line):
             continue
         labelled = bool(_CITE_LABEL.match(line))

@@ -316,19 +316,16 @@ def _series(
     for key, slot, first in parsed:
         if not first.isdigit():
             continue
+        start = int(first)
+        # a bracketed citation of another case in the same volume ("[15 F.3d 1161]") is no page of this
+        # one: its pages run from the first, as a star run's do
         own = [
             (o, n)
             for o, kind, n, label in markers
-            if kind == "bracket"
-            and _same_slot(label, slot)
-            and int(first) <= n < int(first) + MAX_REPORTER_PAGES
+            if kind == "bracket" and _same_slot(label, slot) and start <= n < start + MAX_REPORTER_PAGES
         ]
-        # a bracketed citation of another case in the same volume ("[15 F.3d 1161]") is no page of this
-        # one: its pages run from the first, as a star run's do
-        if own and own[0][1] > int(first) + MAX_FIRST_GAP:
-            own = []
-        if own:
-            out[key] = Series(int(first), [o for o, _ in own], [n for _, n in own])
+        if own and own[0][1] <= start + MAX_FIRST_GAP:
+            out[key] = Series(start, [o for o, _ in own], [n for _, n in own])
     runs: dict[str, list[tuple[int, int]]] = {}
     for offset, kind, number, label in markers:
         if kind in ("star", "page", "bare"):

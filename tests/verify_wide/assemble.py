@@ -36,8 +36,13 @@ def load_manifest() -> list[dict]:
     return json.loads(MANIFEST.read_text())
 
 
+def mirror_of(repo: str, mirrors: Path = MIRRORS) -> Path:
+    """The bare git directory the ``fetch`` tool brings ``repo`` into."""
+    return mirrors / repo.replace("/", "+") / "repo"
+
+
 def source_bytes(entry: dict, mirrors: Path) -> bytes:
-    git_dir = mirrors / entry["repo"].replace("/", "+") / "repo"
+    git_dir = mirror_of(entry["repo"], mirrors)
     if not git_dir.is_dir():
         raise AssembleError(
             f"{entry['name']}: no mirror of {entry['repo']} at {git_dir}; fetch github:{entry['repo']} first"

@@ -16,6 +16,9 @@ Each entry is marked ``"draw": 3``; ``split.py`` then sends as many of them to t
 keep it a third of the corpus. Run from the repo root; it prints the entries as JSON::
 
     python -m tests.verify_wide.lawbox_draw COUNT
+
+The manifest's 60 were printed by ``COUNT`` 60 before they were added; run now, it skips them as
+already in the corpus and prints the next records in the same order.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ import re
 import subprocess
 import sys
 
-from tests.verify_wide.assemble import MIRRORS, load_manifest
+from tests.verify_wide.assemble import load_manifest, mirror_of
 from tests.verify_wide.convert import json_html
 
 REPO = "chansooligans/Federal-Appellate-Court-Opinions-Text-Analysis"
@@ -83,8 +86,7 @@ _LOWER = {"of", "the", "and", "for", "in", "on", "to", "de", "del", "la", "ex", 
 
 
 def _git(*args: str) -> bytes:
-    git_dir = MIRRORS / REPO.replace("/", "+") / "repo"
-    return subprocess.run(["git", "-C", str(git_dir), *args], capture_output=True, check=True).stdout
+    return subprocess.run(["git", "-C", str(mirror_of(REPO)), *args], capture_output=True, check=True).stdout
 
 
 def case_name_from_slug(slug: str, caption: str) -> str:
