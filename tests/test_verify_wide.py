@@ -8,13 +8,16 @@ The tests that need the files skip, with that reason, where the folder is absent
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
-from tests.verify_wide.assemble import load_manifest
+from tests.verify_wide import assemble as assemble_module
+from tests.verify_wide.assemble import AssembleError, assemble_placed, load_manifest
+from tests.verify_wide.convert import json_html
 from tests.verify_wide.generate import generate
 from tests.verify_wide.keyed import DRAFTS, score_keyed_part
 from tests.verify_wide.score import (
@@ -74,6 +77,53 @@ def test_assembled_files_are_the_ones_listed() -> None:
     for entry in load_manifest():
         digest = hashlib.sha256((WIDE / entry["name"]).read_bytes()).hexdigest()
         assert digest in listed, f"{entry['name']}: {digest} is not the sha256 SOURCES.md lists"
+        assert digest == entry["assembled_sha256"], entry["name"]
+
+
+def test_placed_files_are_found_by_their_digest_under_any_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whoever places the corpus may keep the sources' own names and folders, or place the files
+    already converted: each is found by its sha256, a source is converted, and what is found nowhere
+    is named."""
+    record = json.dumps({"html": "<p>Smith v. Jones</p><p>*12 The court held.</p>"}).encode()
+    converted = json_html(record, "html")
+    pdf = b"%PDF-1.4 placed as it is"
+
+    def entry(name: str, source: bytes, assembled: bytes, convert: str) -> dict:
+        digest = hashlib.sha256
+        return {
+            "name": name,
+            "sha256": digest(source).hexdigest(),
+            "convert": convert,
+            "arg": "html",
+            "assembled_sha256": digest(assembled).hexdigest(),
+        }
+
+    entries = [
+        entry("smith-v-jones.txt", record, converted, "json_html"),
+        entry("placed-converted.txt", b"{}", converted + b"\n", "json_html"),
+        entry("a-pdf.pdf", pdf, pdf, "none"),
+        entry("never-placed.txt", b"nowhere", b"nowhere", "none"),
+    ]
+    monkeypatch.setattr(assemble_module, "load_manifest", lambda: entries)
+    placed = tmp_path / "shared" / "freelawproject+courtlistener" / "cl" / "tests"
+    placed.mkdir(parents=True)
+    (placed / "record-123.json").write_bytes(record)
+    (placed / "vector-pdf.pdf").write_bytes(pdf)
+    (tmp_path / "shared" / "already.txt").write_bytes(converted + b"\n")
+    out = tmp_path / "corpus"
+
+    assert assemble_placed(out, [tmp_path / "shared"]) == ["never-placed.txt"]
+    assert (out / "smith-v-jones.txt").read_bytes() == converted
+    assert (out / "placed-converted.txt").read_bytes() == converted + b"\n"
+    assert (out / "a-pdf.pdf").read_bytes() == pdf
+    assert not (out / "never-placed.txt").exists()
+
+    entries[0]["assembled_sha256"] = hashlib.sha256(b"other bytes").hexdigest()
+    (out / "smith-v-jones.txt").unlink()
+    with pytest.raises(AssembleError, match=r"smith-v-jones\.txt"):
+        assemble_placed(out, [tmp_path / "shared"])
 
 
 @requires_wide

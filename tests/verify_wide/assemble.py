@@ -10,6 +10,10 @@ rename, into the output folder under its corpus name. Run from the repo root::
     python -m tests.verify_wide.assemble OUT_FOLDER [--mirrors DIR]
 
 It stops on the first file whose mirror is missing or whose bytes differ from the manifest.
+
+Where the files were placed rather than fetched (``../shared/corpus/``, under any names and folders),
+``assemble_placed`` finds each one by its sha256, as the corpus file or as its source, and writes the
+corpus from them.
 """
 
 from __future__ import annotations
@@ -74,12 +78,55 @@ def assemble(out: Path, mirrors: Path = MIRRORS) -> dict[str, str]:
     written: dict[str, str] = {}
     for entry in load_manifest():
         data = assembled(entry, mirrors)
-        target = out / entry["name"]
-        temp = target.with_name(f".{target.name}.tmp")
-        temp.write_bytes(data)
-        os.replace(temp, target)
+        _written(out / entry["name"], data)
         written[entry["name"]] = hashlib.sha256(data).hexdigest()
     return written
+
+
+def _digests(roots: list[Path]) -> dict[str, Path]:
+    found: dict[str, Path] = {}
+    for root in roots:
+        for path in sorted(root.rglob("*")) if root.is_dir() else []:
+            if path.is_file() and not path.name.startswith("."):
+                found.setdefault(hashlib.sha256(path.read_bytes()).hexdigest(), path)
+    return found
+
+
+def _written(target: Path, data: bytes) -> None:
+    temp = target.with_name(f".{target.name}.tmp")
+    temp.write_bytes(data)
+    os.replace(temp, target)
+
+
+def assemble_placed(out: Path, roots: list[Path]) -> list[str]:
+    """Write into ``out`` every corpus file that lies somewhere under ``roots``, as itself (its
+    assembled sha256) or as its source (the manifest's sha256, converted here); returns the names of
+    those found nowhere. A file already in ``out`` with the right digest is kept."""
+    entries = load_manifest()
+    out.mkdir(parents=True, exist_ok=True)
+    wanted = [e for e in entries if not _holds(out / e["name"], e["assembled_sha256"])]
+    if not wanted:
+        return []
+    placed = _digests(roots)
+    missing = []
+    for entry in wanted:
+        if entry["assembled_sha256"] in placed:
+            _written(out / entry["name"], placed[entry["assembled_sha256"]].read_bytes())
+        elif entry["sha256"] in placed:
+            data = CONVERSIONS[entry["convert"]](placed[entry["sha256"]].read_bytes(), entry.get("arg", ""))
+            if hashlib.sha256(data).hexdigest() != entry["assembled_sha256"]:
+                raise AssembleError(
+                    f"{entry['name']}: {placed[entry['sha256']]} converts to other bytes than the manifest's; "
+                    "this checkout's conversion is not the one the corpus was assembled with"
+                )
+            _written(out / entry["name"], data)
+        else:
+            missing.append(entry["name"])
+    return missing
+
+
+def _holds(path: Path, digest: str) -> bool:
+    return path.is_file() and hashlib.sha256(path.read_bytes()).hexdigest() == digest
 
 
 def main(argv: list[str] | None = None) -> int:

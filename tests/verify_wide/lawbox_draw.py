@@ -137,6 +137,7 @@ def entry_for(path: str) -> dict | None:
         "path": path,
         "commit": COMMIT,
         "sha256": hashlib.sha256(data).hexdigest(),
+        "assembled_sha256": hashlib.sha256(text).hexdigest(),
         "convert": "json_html",
         "arg": "html_lawbox",
         "court": f"United States Court of Appeals for the {circuit} Circuit",

@@ -18,22 +18,29 @@ from pathlib import Path
 
 from drafting.verify.library import Authority
 from drafting.verify.model import Flag
-from tests.verify_wide.assemble import load_manifest
+from tests.verify_wide.assemble import assemble_placed, load_manifest
 from tests.verify_wide.generate import Draft, Item, generate
 from tests.verify_wide.split import recorded_heldout
 
 FABRICATED_IN_HELD_SLOT = ("party", "year", "pin-range", "word", "quote-page")
 
 
+REPO_ROOT = Path(__file__).resolve().parents[2]
+SHARED_CORPUS = REPO_ROOT.parent / "shared" / "corpus"
+PLACED_CACHE = REPO_ROOT / "build" / "verify_wide_opinions"
+
+
 def wide_opinions_folder() -> Path | None:
     """The assembled wide corpus: ``$CHAMBERS_REAL_OPINIONS`` or ``../shared/corpus/verify_real/opinions``,
-    whichever holds every file the manifest lists."""
+    whichever holds every file the manifest lists; else the corpus assembled (into ``build/``) from the
+    files placed anywhere under ``../shared/corpus/``, found by their sha256, if every one is there."""
     named = os.environ.get("CHAMBERS_REAL_OPINIONS")
-    shared = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "verify_real" / "opinions"
     names = [e["name"] for e in load_manifest()]
-    for folder in (Path(named) if named else None, shared):
+    for folder in (Path(named) if named else None, SHARED_CORPUS / "verify_real" / "opinions"):
         if folder is not None and all((folder / n).is_file() for n in names):
             return folder
+    if SHARED_CORPUS.is_dir() and not assemble_placed(PLACED_CACHE, [SHARED_CORPUS]):
+        return PLACED_CACHE
     return None
 
 
