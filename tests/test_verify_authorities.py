@@ -75,6 +75,24 @@ def test_a_slip_opinion_never_takes_a_cited_case_for_its_own_citation() -> None:
             [],
         ),
         ("2d Dept.: 102 A.D.3d 885, 958 N.Y.S.2d 206 (Kings)\n", "x.txt", []),  # the decision below
+        # a slip typed in a narrow column: no line of its prose has a sentence's words, two running on do
+        (
+            "No. 93-1519\nMARY SEUFERT FISCHER,\nPlaintiff, Appellant,\nv.\nPHILLIP A. ROLLINS,\n"
+            "Per Curiam.   Plaintiff has appealed  from an order\n"
+            "denying  in forma  pauperis status.    The appeal  is timely.\n"
+            "for damages  against state court judges.   Stump v. Sparkman,\n"
+            "435  U.S. 349  (1978); Pierson  v. Ray,  386 U.S.  547 (1967)\n"
+            "1 United States v. Barker Steel Co., Inc., 774 F. Supp. 65\n",
+            "slip.txt",
+            [],
+        ),
+        (  # its own citation over the counsel's short lines is still its own
+            "GOLDEN INVESTMENT CORP. v. CHRONIAK\n981 F.2d 16 (1st Cir. 1993)\n"
+            "Peter S. Wright, Jr.  with whom Wright & Cherry were on brief  for\nappellees.\n"
+            "Cyr,  Circuit  Judge.   Appellants  Armand  Roberts and\n",
+            "slip.txt",
+            ["981 F.2d 16"],
+        ),
         (
             "This opinion is uncorrected and subject to revision before publication in the Official Reports.\n"
             "Feliciano v Seabrook\n2020 NY Slip Op 50753(U)\nDecided on June 11, 2020\n",

@@ -18,7 +18,7 @@ import pytest
 from tests.verify_wide import assemble as assemble_module
 from tests.verify_wide.assemble import AssembleError, assemble_placed, load_manifest
 from tests.verify_wide.convert import json_html
-from tests.verify_wide.generate import generate
+from tests.verify_wide.generate import _joined_sentences, generate
 from tests.verify_wide.keyed import DRAFTS, score_keyed_part
 from tests.verify_wide.score import (
     MISSING_REASON,
@@ -231,3 +231,16 @@ def test_hand_written_drafts_meet_the_targets(part: str, tmp_path: Path) -> None
     assert rates["true_contradicted"] <= 0.01
     assert rates["true_unverifiable"] <= 0.05
     assert rates["no_verdict"] == 0
+
+
+def test_generator_never_quotes_a_caption_in_capitals() -> None:
+    """A slip deciding several dockets repeats its caption over each; a brief quotes the court's
+    prose, never those lines, so the generator's true quotations are prose only."""
+    text = (
+        "No. 92-1121\nTHOMAS PUGLIESE,\nPlaintiff, Appellee,\nv.\n"
+        "GOLDEN INVESTMENT CORP. and ARMAND ROBERTS,\nDefendants, Appellants.\n"
+        "We affirm the district court judgment and remand for reconsideration of the fee application.\n"
+    )
+    assert _joined_sentences(text) == [
+        "We affirm the district court judgment and remand for reconsideration of the fee application."
+    ]

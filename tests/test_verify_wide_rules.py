@@ -9,7 +9,8 @@ after its first party ("TOWN OF MERRIMAC, Plaintiff-Appellant,") still holds a d
 a First Circuit caption prints its parties' names with their accents ("RIVERA-MARTÍNEZ"), which briefs
 and reporters' indexes drop, and names a society in full where the case is known by its initials;
 a public.resource.org copy wraps a party's name over two printed lines ("... Colonial Drive Realty" /
-"Trust, Plaintiff, Appellant,"), and a brief may write a contraction without its apostrophe ("Intl").
+"Trust, Plaintiff, Appellant,"), and a brief may write a contraction without its apostrophe ("Intl"),
+initials without their periods ("FD Rich" for F.D. RICH, "FV" for F/V) and a state as table T10 does ("Me.").
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from drafting.verify.authorities import caption_words
 from drafting.verify.case_names import caption_acronyms, written_acronyms
 from drafting.verify.checks_cases import word_in_caption
 from tests.support.verify_library import ingest_library, record_and_opinions, verify_text
@@ -347,3 +349,20 @@ def test_a_party_s_word_in_the_plural_or_the_singular_is_the_caption_s() -> None
     assert word_in_caption("departments", caption)
     assert not word_in_caption("corrector", caption)
     assert word_in_caption("rectors", caption) and not word_in_caption("rectory", caption)
+
+
+def test_initials_without_their_periods_are_the_caption_s_and_v_is_no_initial() -> None:
+    # Losacco v. F.D. Rich Construction Co., No. 92-1886, and Bielunas v. F/V Misty Dawn, Inc.,
+    # No. 09-2048 (1st Cir.), their captions as the slip texts print them; briefs write "FD", "FV"
+    losacco = caption_words("FRANK X. LOSACCO, Plaintiff, Appellant, v. F.D. RICH CONSTRUCTION CO., INC.")
+    assert word_in_caption("fd", losacco) and "vfd" not in losacco
+    assert not word_in_caption("fg", losacco)
+    bielunas = caption_words("WOJCIECH BIELUNAS, Plaintiff, Appellee, v. F/V MISTY DAWN, INC., Defendant.")
+    assert word_in_caption("fv", bielunas) and not word_in_caption("fw", bielunas)
+
+
+def test_a_state_abbreviated_as_the_bluebook_does_is_the_caption_s_state() -> None:
+    # United States ex rel. S. Prawer & Co. v. Fleet Bank of Maine, No. 93-1766 (1st Cir.)
+    caption = caption_words("UNITED STATES OF AMERICA, EX REL. S. PRAWER AND COMPANY v. FLEET BANK OF MAINE")
+    assert word_in_caption("me.", caption)
+    assert not word_in_caption("mo.", caption) and not word_in_caption("md.", caption)

@@ -170,8 +170,17 @@ def own_citations(pages: list[Page]) -> list[OwnCitation]:
     found: list[OwnCitation] = []
     lines = [pages[0].title] + [line for p in pages[:HEAD_PAGES] for line in p.text[:HEAD_CHARS].splitlines()]
     after_prose = False  # the head matter, where an opinion names itself, ends where its prose begins
+    previous_words = 0
     for line in lines:
-        after_prose = after_prose or _is_prose(line)
+        words = _prose_words(line)
+        # a slip typed in a narrow column ("denying  in forma  pauperis status.") has short lines: its
+        # prose begins where two lines running on have a sentence's words between them
+        after_prose = (
+            after_prose
+            or words >= PROSE_WORDS
+            or (min(words, previous_words) >= 3 and words + previous_words >= PROSE_WORDS)
+        )
+        previous_words = words
         if not _CITE_SHAPE.search(line) or _SIGNAL.match(line):
             continue
         labelled = bool(_CITE_LABEL.match(line))
@@ -270,9 +279,13 @@ _CAPTION_SMALL_WORDS = frozenset(
 PROSE_WORDS = 8  # a caption line has a few small words ("and", "ex rel."); a sentence has many
 
 
+def _prose_words(line: str) -> int:
+    return sum(w not in _CAPTION_SMALL_WORDS for w in _PROSE_WORD.findall(line))
+
+
 def _is_prose(line: str) -> bool:
     """A sentence of the opinion's body (a text with a paragraph to a line): "against" in it is no caption."""
-    return sum(w not in _CAPTION_SMALL_WORDS for w in _PROSE_WORD.findall(line)) >= PROSE_WORDS
+    return _prose_words(line) >= PROSE_WORDS
 
 
 _NOT_CAPTION = re.compile(
@@ -383,13 +396,16 @@ def _cites_another(after: str, own_keys: set[str]) -> bool:
 CAPTION_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 
 
-_INITIALS = re.compile(r"\b(?:[a-z]\.\s?){2,}")
+_INITIALS = re.compile(r"\b[a-z](?:(?:\.\s?|/)[a-z]\b)+")
 
 
 def caption_words(text: str) -> frozenset[str]:
-    """The caption's words, and its initials run together ("K.N.C." is also "knc", as drafts write it)."""
+    """The caption's words, and its initials run together ("K.N.C." is also "knc", "F/V" is "fv", as
+    drafts write them). The "v." between the parties is no initial: "v. F.D. RICH" gives "fd"."""
     text = plain_letters(text.lower())
-    initials = {re.sub(r"[.\s]", "", m.group()) for m in _INITIALS.finditer(text)}
+    initials = {
+        re.sub(r"[./\s]", "", m.group()) for side in _VERSUS.split(text) for m in _INITIALS.finditer(side)
+    }
     return frozenset(CAPTION_WORD.findall(text)) | initials
 
 

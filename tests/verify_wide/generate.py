@@ -145,9 +145,17 @@ def paged_sentences(text: str, volume: str, reporter: str, first: int) -> tuple[
     ], last
 
 
+def _in_capitals(sentence: str) -> bool:
+    """ "GOLDEN INVESTMENT CORP. and ARMAND ROBERTS, Defendants, Appellants.": a caption's words, which
+    a brief never quotes; a slip repeats them over each docket it decides."""
+    words = re.findall(r"[A-Za-z]{2,}", sentence)
+    return 3 * sum(w.isupper() for w in words) >= len(words)
+
+
 def _quotable(sentence: str) -> bool:
     return (
         60 <= len(sentence) <= 220
+        and not _in_capitals(sentence)
         and sentence.endswith(".")
         and re.fullmatch(r"[A-Za-z0-9 ,;:'’()\-.]+", sentence) is not None
         and len(re.findall(r"\d", sentence)) <= 4
