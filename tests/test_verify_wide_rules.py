@@ -366,3 +366,74 @@ def test_a_state_abbreviated_as_the_bluebook_does_is_the_caption_s_state() -> No
     caption = caption_words("UNITED STATES OF AMERICA, EX REL. S. PRAWER AND COMPANY v. FLEET BANK OF MAINE")
     assert word_in_caption("me.", caption)
     assert not word_in_caption("mo.", caption) and not word_in_caption("md.", caption)
+
+
+# Opinions cited by opinions (First Circuit, CourtListener's copies): a court's own citing sentences,
+# as real a draft as there is. Their quotations sit in parentheticals after the case they quote, are
+# altered in brackets, and follow straight marks that an earlier stray mark must not turn inside out.
+FCA = (
+    "The False Claims Act (FCA) allows private persons to file qui tam actions on behalf of the United States"
+)
+POTEET_CITE = "United States ex rel. Poteet v. Bahler Medical, Inc., 619 F.3d 104"
+
+
+def _quotation_verdicts(database: Path, tmp_path: Path, text: str) -> list[tuple[str, str]]:
+    report = verify_text(database, tmp_path, text)
+    return [(f.verdict, f.message) for f in report.flags if f.kind == "quotation"]
+
+
+def test_a_parenthetical_quotation_is_of_the_case_before_it_not_the_next_one(
+    database: Path, tmp_path: Path
+) -> None:
+    # United States v. Ramos, 629 F.3d 60 (1st Cir. 2010), quoting Florida v. J.L. in a parenthetical
+    others = "\u201cWe do not say, for example, that a report of a person carrying a bomb need bear the indicia\u201d"
+    ((verdict, message),) = _quotation_verdicts(
+        database,
+        tmp_path,
+        f"See Florida v. J.L., 529 U.S. 266, 273-74 (2000) ({others}); {POTEET_CITE}, 106 (1st Cir. 2010).\n",
+    )
+    assert verdict == "unverifiable" and "529 U.S. 266" in message, message  # J.L. is not in the library
+    ((verdict, message),) = _quotation_verdicts(
+        database,
+        tmp_path,
+        f"See {POTEET_CITE}, 106 (1st Cir. 2010) (\u201c{FCA}\u201d); Licari v. Ferruzzi, 22 F.3d 344.\n",
+    )
+    assert verdict == "verified", message
+    ((verdict, message),) = _quotation_verdicts(
+        database, tmp_path, f"See {POTEET_CITE}, 106 (1st Cir. 2010) (\u201c{FCA} and others\u201d).\n"
+    )
+    assert verdict == "contradicted", message
+
+
+@pytest.mark.parametrize(
+    ("quote", "verdict"),
+    [
+        (
+            "[T]he False Claims Act (FCA) allow[s] private persons to file qui tam actions on behalf of the [government]",
+            "verified",
+        ),
+        (
+            "The False Claims Act (FCA) allows private persons to file qui tam actions on behalf of the government",
+            "contradicted",
+        ),
+    ],
+)
+def test_words_altered_in_brackets_are_a_gap_in_the_quotation(
+    database: Path, tmp_path: Path, quote: str, verdict: str
+) -> None:
+    ((found, message),) = _quotation_verdicts(
+        database, tmp_path, f"The court wrote that \u201c{quote}.\u201d {POTEET_CITE}, 106 (1st Cir. 2010).\n"
+    )
+    assert found == verdict, message
+
+
+def test_a_stray_straight_mark_does_not_turn_later_quotations_inside_out(
+    database: Path, tmp_path: Path
+) -> None:
+    report = verify_text(
+        database,
+        tmp_path,
+        f'The relator\'s pipe was 12" wide. The court wrote that "{FCA}." {POTEET_CITE}, 106 (1st Cir. 2010).\n',
+    )
+    quotations = [f for f in report.flags if f.kind == "quotation"]
+    assert [(f.text, f.verdict) for f in quotations] == [(f'"{FCA}."', "verified")]

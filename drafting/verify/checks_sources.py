@@ -31,10 +31,15 @@ from drafting.verify.text import normalize_for_match
 NEAR_MATCH = 96.0  # partial-ratio score from which a quotation counts as nearly exact (warn)
 _WORD = re.compile(r"[a-z0-9]+")
 _ELLIPSIS = re.compile(r"\s*(?:\.\s?\.\s?\.|…)\s*")
+# An alteration in brackets stands for words or letters of the source that the quotation changed:
+# "indulg[e]" for "indulging", "the benefit of [the] doubt" for "of any doubt", "[sic]". It is a gap,
+# as an ellipsis is, but for one capital or small letter opening a word ("[T]he"), which is that word.
+_ALTERATION = re.compile(r"(?<![A-Za-z])\[([A-Za-z])\](?=[A-Za-z])|\[[^\[\]]{0,40}\]")
 
 
 def quote_parts(quote: str) -> list[str]:
-    return [p for p in (normalize_for_match(part).strip(" .,;:") for part in _ELLIPSIS.split(quote)) if p]
+    pieces = _ALTERATION.sub(lambda m: m[1] or " ... ", quote)
+    return [p for p in (normalize_for_match(part).strip(" .,;:") for part in _ELLIPSIS.split(pieces)) if p]
 
 
 def _exact(parts: list[str], pages: list[Page]) -> Page | None:

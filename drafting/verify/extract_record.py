@@ -59,7 +59,10 @@ _MONEY = re.compile(
     r"\$\s?(?P<whole>\d{1,3}(?:,\d{3})+|\d+)(?:\.(?P<cents>\d{2}))?(?:\s+(?P<scale>million|billion|thousand)\b)?",
     re.I,
 )
-_QUOTE = re.compile(r"\"(?P<q1>[^\"]{3,}?)\"|“(?P<q2>[^”]{3,}?)”")
+# A straight mark opens a quotation only where one can open (not after a word or a closing mark) and
+# closes it only after a word or a mark: an odd mark earlier in a draft ('12" pipe') then does not
+# turn every later quotation inside out, the words between two quotations taken for one.
+_QUOTE = re.compile(r"(?<![\w.,;:!?)\]\"])\"(?=\S)(?P<q1>[^\"]{3,}?)(?<=\S)\"(?!\w)|“(?P<q2>[^”]{3,}?)”")
 _SCALE = {"thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000}
 MIN_QUOTE_WORDS = 3
 ID_CITE = re.compile(r"\b[Ii]d\.(?:\s+at\s+(?P<pin>\d+(?::\d+)?))?")

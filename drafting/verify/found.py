@@ -45,6 +45,15 @@ def link(
         if item.kind not in PINNED_KINDS:
             continue
         s_start = sentences[_sentence_of(sentences, item.start)][0]
+        opened = _open_parenthesis(text, s_start, item.start) if item.kind == "quotation" else None
+        if opened is not None:
+            # '529 U.S. 266, 273-74 (2000) ("We do not say ...")': a parenthetical's quotation is of
+            # the authority it follows. Where that is no citation read here (an advisory committee's
+            # note), no citation beyond the parenthetical's close is its source either.
+            before = [c for c in cites if c.end <= opened and _PINS_THEN_PAREN.match(text, c.end, opened)]
+            inside = [c for c in cites if item.end <= c.start < _closing(text, opened)]
+            item.pin = before[-1] if before else (inside[0] if inside else None)
+            continue
         # a quotation of several sentences ("claim. (Leg. Defs.' Br.") is cited after it closes
         index = _sentence_of(sentences, _last_word(text, item) if item.kind == "quotation" else item.start)
         s_end = sentences[index][1]
@@ -84,6 +93,33 @@ def _last_word(text: str, item: Found) -> int:
     while at > item.start and text[at] in "\"”’')]":
         at -= 1
     return at
+
+
+# After a citation, before the parenthetical that explains it: its pins, parallel citations, court and year.
+_PINS_THEN_PAREN = re.compile(
+    r"(?:,\s*(?:at\s+)?[¶*]*\s*\d+(?:[-–]\d+)?(?:\s*(?:&\s*)?nn?\.\s?\d+(?:[-–]\d+)?)?)*"
+    r"(?:,\s*\d+\s+[A-Z][\w.\s]{0,20}?\s+\d+(?:,\s*\d+(?:[-–]\d+)?)*)*\s*(?:\([^()]{0,80}\)\s*)?$"
+)
+
+
+def _open_parenthesis(text: str, start: int, end: int) -> int | None:
+    """Where the parenthesis that is still open at ``end`` opened, within the sentence from ``start``."""
+    opened: list[int] = []
+    for at in range(start, end):
+        if text[at] == "(":
+            opened.append(at)
+        elif text[at] == ")" and opened:
+            opened.pop()
+    return opened[-1] if opened else None
+
+
+def _closing(text: str, opened: int) -> int:
+    depth = 0
+    for at in range(opened, len(text)):
+        depth += {"(": 1, ")": -1}.get(text[at], 0)
+        if depth == 0:
+            return at
+    return len(text)
 
 
 def _quote_between(text: str, start: int, end: int) -> bool:
