@@ -437,3 +437,23 @@ def test_a_stray_straight_mark_does_not_turn_later_quotations_inside_out(
     )
     quotations = [f for f in report.flags if f.kind == "quotation"]
     assert [(f.text, f.verdict) for f in quotations] == [(f'"{FCA}."', "verified")]
+
+
+@pytest.mark.parametrize(
+    ("pin", "verdict"),
+    [
+        ("105 n.1", "unverifiable"),
+        ("105", "contradicted"),
+        ("107 n.1", "contradicted"),
+        ("106 n.1", "verified"),
+    ],
+)
+def test_a_footnote_s_quotation_on_a_later_page_of_the_copy_cannot_be_placed(
+    database: Path, tmp_path: Path, pin: str, verdict: str
+) -> None:
+    # United States v. Manor, 633 F.3d 11 (1st Cir. 2011), quoting "613 F.3d 18, 25 n. 2" of a copy
+    # that prints its footnotes after its last page
+    ((found, message),) = _quotation_verdicts(
+        database, tmp_path, f"The court noted that \u201c{FCA}.\u201d {POTEET_CITE}, {pin} (1st Cir. 2010).\n"
+    )
+    assert found == verdict, message

@@ -119,6 +119,21 @@ def quotation_of_opinion(item: Found, parts: list[str], cite: Found, opinion: Op
                 reason="no-page-numbers",
             )
     first, last = found_on[0]
+    footnote = cite.fields.get("footnote", "")
+    if footnote and first > number:
+        # a vendor's copy prints the footnotes after the opinion's last page, or lets a long one run
+        # on: a footnote of the cited page may stand on a later page of the copy
+        return make_flag(
+            item,
+            "warn",
+            f"The words are in {key}, on {_label(key, first, last)} of this copy, which may print footnote "
+            f"{footnote} of page {number} there: this copy cannot tell whether they are that footnote's "
+            f"({opinion.file}).",
+            [_page(opinion, spans[0][0])],
+            parts[0],
+            verdict="unverifiable",
+            reason="no-page-numbers",
+        )
     # a scan's broken word excuses the spacing, never the page: the pin is held to the same rule
     return make_flag(
         item,

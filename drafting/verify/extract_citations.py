@@ -16,7 +16,7 @@ from typing import Any
 from drafting.verify.case_names import is_opening, last_clause, single_party, strip_opening
 from drafting.verify.docket_key import docket_key
 from drafting.verify.found import Found
-from drafting.verify.pin_text import pin_after
+from drafting.verify.pin_text import footnote_after, pin_after
 
 _CASE_SHAPE = re.compile(
     r"\b(?P<volume>\d{1,4}) (?P<reporter>[A-Z][A-Za-z0-9.' ]{0,24}?\.?) (?P<page>\d{1,5})"
@@ -295,6 +295,8 @@ def _eyecite_citations(text: str, items: list[Found], taken: list[tuple[int, int
             plaintiff, defendant = _parties(text, start, (meta.plaintiff or "", meta.defendant or ""))
             fields = {"form": "full", "year": year_after(text, end), **_volume_reporter_page(cite)}
             fields["pin"] = pin_after(text, end)
+            if footnote := footnote_after(text, end):
+                fields["footnote"] = footnote
             fields |= {"plaintiff": plaintiff, "defendant": defendant, "subject": _subject(text, start)}
             if not (plaintiff or defendant or fields["subject"]):
                 fields["name"] = short_name(text, start)

@@ -17,3 +17,13 @@ def pin_after(text: str, end: int) -> str:
     if not match:
         return ""
     return ("¶ " if match[1] else "") + match[2]
+
+
+_FOOTNOTE = re.compile(r"\s*(?:&\s*)?nn?\.\s?(\d{1,3})")
+
+
+def footnote_after(text: str, end: int) -> str:
+    """The footnote a full citation's pin names ("25 n. 2" gives "2"), or "" where it names none."""
+    match = _FULL_PIN.match(text, end)
+    note = _FOOTNOTE.match(text, match.end()) if match else None
+    return note[1] if note else ""
