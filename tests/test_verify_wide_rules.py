@@ -22,6 +22,7 @@ import pytest
 from drafting.verify.authorities import caption_words
 from drafting.verify.case_names import caption_acronyms, written_acronyms
 from drafting.verify.checks_cases import word_in_caption
+from drafting.verify.checks_sources import quote_parts
 from tests.support.verify_library import ingest_library, record_and_opinions, verify_text
 
 # United States v. Luna, No. 07-3018-cr (2d Cir. Oct. 16, 2008), its first page as the court's text.
@@ -457,3 +458,17 @@ def test_a_footnote_s_quotation_on_a_later_page_of_the_copy_cannot_be_placed(
         database, tmp_path, f"The court noted that \u201c{FCA}.\u201d {POTEET_CITE}, {pin} (1st Cir. 2010).\n"
     )
     assert found == verdict, message
+
+
+def test_a_nested_quotation_s_single_marks_at_a_part_s_ends_are_no_words() -> None:
+    # Kirwan v. Spencer, 631 F.3d 582 (1st Cir. 2011), quoting Young v. Murphy, 615 F.3d 59, 64-65, whose
+    # own quotation the source prints in double marks
+    parts = quote_parts(
+        "warranted . . . if the court adjudicated it under a standard that `is at least as protective of the "
+        "defendant's rights as its federal counterpart.'"
+    )
+    assert parts == [
+        "warranted",
+        "if the court adjudicated it under a standard that is at least as protective of the defendant's rights "
+        "as its federal counterpart",
+    ]
