@@ -23,6 +23,7 @@ from drafting.verify.authorities import caption_words
 from drafting.verify.case_names import caption_acronyms, written_acronyms
 from drafting.verify.checks_cases import word_in_caption
 from drafting.verify.checks_sources import quote_parts
+from drafting.verify.text import normalize_for_match
 from tests.support.verify_library import ingest_library, record_and_opinions, verify_text
 
 # United States v. Luna, No. 07-3018-cr (2d Cir. Oct. 16, 2008), its first page as the court's text.
@@ -149,6 +150,19 @@ First Circuit.
 Decided Jan. 7, 1994.
 The union members appeal from the dismissal of their suit.
 """
+# United States v. 789 Cases of Latex Surgeon Gloves, 13 F.3d 12 (1st Cir. 1993), as public.resource.org
+# prints it (here with the star page its reporter gives the sentence).
+GLOVES = """13 F.3d 12
+UNITED STATES of America, Plaintiff, Appellee,
+v.
+789 CASES OF LATEX SURGEON GLOVES, Defendant, Appellee.
+No. 93-1327.
+United States Court of Appeals,
+First Circuit.
+Decided Dec. 28, 1993.
+*14 Under the principle that a post-judgment motion asking the court to change its disposition solely \
+because of legal error must be brought under Rule 59(e) within the rule's 10-day period, the motion was late.
+"""
 
 
 @pytest.fixture(scope="module")
@@ -164,6 +178,7 @@ def database(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (opinions / "poteet.txt").write_text(POTEET)
     (opinions / "licari.txt").write_text(LICARI)
     (opinions / "seafarers.txt").write_text(SEAFARERS)
+    (opinions / "gloves.txt").write_text(GLOVES)
     return ingest_library(root, record, opinions)
 
 
@@ -472,3 +487,28 @@ def test_a_nested_quotation_s_single_marks_at_a_part_s_ends_are_no_words() -> No
         "if the court adjudicated it under a standard that is at least as protective of the defendant's rights "
         "as its federal counterpart",
     ]
+
+
+def test_a_quotation_spaced_otherwise_is_not_read_with_the_word_before_it(
+    database: Path, tmp_path: Path
+) -> None:
+    # Acevedo-Villalobos v. Hernandez, 22 F.3d 384 (1st Cir. 1994), quoting the Gloves case's "a post-judgment
+    # motion" as "[A] post judgment motion": the source's "a" is no part of the quotation
+    quote = (
+        "[A] post judgment motion asking the court to change its disposition solely because of legal error "
+        "must be brought under Rule 59(e)."
+    )
+    ((verdict, message),) = _quotation_verdicts(
+        database,
+        tmp_path,
+        f"See United States v. 789 Cases of Latex Surgeon Gloves, 13 F.3d 12, 14 (1st Cir. 1993) (\u201c{quote}\u201d).\n",
+    )
+    assert verdict == "verified", message
+
+
+def test_a_nested_quotation_in_single_marks_reads_as_the_source_s_double_ones() -> None:
+    # United States v. Nunez, 19 F.3d 719 (1st Cir. 1994), quoting United States v. Olivier-Diaz, 13 F.3d 1, 5
+    assert normalize_for_match("cannot be 'clear' or 'obvious' unless") == normalize_for_match(
+        "cannot be \u201cclear\u201d or \u201cobvious\u201d unless"
+    )
+    assert normalize_for_match("the court's ruling") != normalize_for_match("the courts ruling")

@@ -219,9 +219,11 @@ def _not_verbatim(item: Found, parts: list[str], opinion: Opinion) -> Flag | Sca
             item, "block", f"The quotation is not in the cited opinion ({opinion.key}, {opinion.file})."
         )
     start, end = found.dest_start, found.dest_end
-    while start > 0 and text[start - 1].isalnum():  # the alignment may cut a word: read it whole
+    # the alignment may cut a word: read it whole, but take no word it did not reach into (the "a"
+    # before a quotation that opens "[A] post judgment motion")
+    while 0 < start < len(text) and text[start].isalnum() and text[start - 1].isalnum():
         start -= 1
-    while end < len(text) and text[end].isalnum():
+    while 0 < end < len(text) and text[end - 1].isalnum() and text[end].isalnum():
         end += 1
     if scan_defects_only(needle, text[start:end]):
         return Scanned(start, end, text[start:end], found.score)

@@ -301,6 +301,11 @@ def join_layout(text: str) -> str:
     return _LAYOUT_HYPHEN.sub("", text)
 
 
+# A single mark that is no apostrophe (none of its sides a letter or digit) is a nested quotation's:
+# "cannot be 'clear'" in a brief is the source's "cannot be “clear”".
+_QUOTE_MARK = re.compile(r"(?<![a-z0-9])'|'(?![a-z0-9])")
+
+
 # Each run of other characters, whitespace included, becomes one space. A lone space already is one,
 # so it is left unmatched: an opinion's words are mostly single spaces apart, and each match costs.
 _NON_WORD_RUN = re.compile(r"[^a-z0-9$%.,;:'\-]{2,}|[^a-z0-9$%.,;:'\- ]")
@@ -327,4 +332,6 @@ def normalize_for_match(text: str) -> str:
     text = text.lower()
     if "-" in text:
         text = _WORD_HYPHEN.sub("", text)
+    if "'" in text:
+        text = _QUOTE_MARK.sub(" ", text)
     return _NON_WORD_RUN.sub(" ", text).strip()
