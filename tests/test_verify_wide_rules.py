@@ -512,3 +512,25 @@ def test_a_nested_quotation_in_single_marks_reads_as_the_source_s_double_ones() 
         "cannot be \u201cclear\u201d or \u201cobvious\u201d unless"
     )
     assert normalize_for_match("the court's ruling") != normalize_for_match("the courts ruling")
+
+
+def test_a_statute_s_quotation_and_the_id_after_it_are_the_statute_s_not_the_case_s(
+    database: Path, tmp_path: Path
+) -> None:
+    # United States v. Welch, 15 F.3d 1202 (1st Cir. 1993): the FJDA quoted, cited, then "Id."
+    report = verify_text(
+        database,
+        tmp_path,
+        f"The Act reaches qui tam suits. {POTEET_CITE}, 106 (1st Cir. 2010). A juvenile is \u201ca person who "
+        "has not attained his eighteenth birthday.\u201d 18 U.S.C. \u00a7 5031. Delinquency is \u201cthe "
+        "violation of a law of the United States committed by a person.\u201d Id.\n\n"
+        f"The Act reaches qui tam suits. {POTEET_CITE}, 106 (1st Cir. 2010) (construing 31 U.S.C. \u00a7 3730). "
+        "Id. at 106.\n",
+    )
+    verdicts = [(f.kind, f.verdict, f.reason) for f in report.flags if f.kind in ("quotation", "id")]
+    assert verdicts == [
+        ("quotation", "unverifiable", "not-checkable"),  # never "no citation given" against the record
+        ("quotation", "unverifiable", "not-checkable"),  # nor the words of the Poteet opinion
+        ("id", "unverifiable", "not-checkable"),
+        ("id", "verified", ""),  # a statute in the case's parenthetical: the Id. is still the case's
+    ], [(f.kind, f.verdict, f.message) for f in report.flags]

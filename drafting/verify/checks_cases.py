@@ -333,6 +333,14 @@ def check_dependent(item: Found, verdict: Flag | None, opinion: Opinion | None =
             "A short form whose full citation is not earlier in the draft; it cannot be checked.",
         )
     note = f"{label} of {item.refers_to.text}"
+    if item.refers_to.kind == "statute":  # "Id. § 5032" after "18 U.S.C. § 5031": the statute's verdict
+        return make_flag(
+            item,
+            verdict.severity,
+            f"{note}: {verdict.message}",
+            verdict=verdict.verdict,
+            reason=verdict.reason,
+        )
     if _pin_before_first_page(item, item.refers_to):
         return make_flag(
             item,
@@ -391,6 +399,7 @@ def check_statute(item: Found, library: MatterSources | None) -> Flag:
         "warn",
         "Statute not checked: its text is not in your authorities library.",
         normalized=item.fields["key"],
+        reason="not-checkable",
     )
 
 

@@ -74,6 +74,8 @@ def check_quotation(
         return _quotation_of_opinion(item, parts, item.pin, opinions, dockets)
     if target is not None and target.kind == "deposition":
         return _quotation_of_testimony(item, parts, target, sources)
+    if target is not None and target.kind == "statute":
+        return _quotation_of_statute(item, parts, target, library)
     pinned = pinned_pages(item.pin, sources)
     if pinned:
         page = _exact(parts, pinned)
@@ -149,6 +151,23 @@ def _fuzzy_verdict(
             score=round(score, 1),
         )
     return make_flag(item, "block", f"{lead}: {found}.", [page], passage, score=round(score, 1))
+
+
+def _quotation_of_statute(
+    item: Found, parts: list[str], statute: Found, library: MatterSources | None
+) -> Flag:
+    """A statute's words, checked where the library holds its text; never against the record or an opinion."""
+    page = _exact(parts, library.pages) if library is not None else None
+    if page is not None:
+        return make_flag(item, "ok", f"Quoted exactly from {where(page)} ({statute.text}).", [page], parts[0])
+    return make_flag(
+        item,
+        "warn",
+        f"A quotation of {statute.text}, whose text is not in your authorities library: the words cannot be "
+        "checked. Add the statute's text to the library, or acknowledge this item.",
+        verdict="unverifiable",
+        reason="not-checkable",
+    )
 
 
 def _quotation_of_testimony(item: Found, parts: list[str], cite: Found, sources: MatterSources) -> Flag:

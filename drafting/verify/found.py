@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from drafting.verify.model import Kind
 
-RECORD_KINDS = ("bates", "deposition", "exhibit", "case", "id")
+RECORD_KINDS = ("bates", "deposition", "exhibit", "case", "id", "statute")  # what a statement may rest on
 PINNED_KINDS = ("date", "amount", "quotation")
 
 
@@ -41,6 +41,13 @@ def link(
     break, is not the source of a quotation.
     """
     cites = sorted((i for i in items if i.kind in RECORD_KINDS), key=lambda i: i.start)
+    for statute in (c for c in cites if c.kind == "statute"):
+        # "Smith, 1 F.3d 2, 3 (interpreting 18 U.S.C. § 5031). Id. at 4.": a statute in a case's
+        # parenthetical explains the case; the Id. after it is the case's
+        s_start = sentences[_sentence_of(sentences, statute.start)][0]
+        opened = _open_parenthesis(text, s_start, statute.start)
+        if opened is not None and any(c.kind == "case" and s_start <= c.end <= opened for c in cites):
+            statute.fields["in_parenthetical"] = "1"
     for item in items:
         if item.kind not in PINNED_KINDS:
             continue
@@ -166,9 +173,9 @@ def not_record_facts(items: list[Found], text: str) -> list[Found]:
             m = _PARENTHETICAL.match(text, item.end)
             if m:
                 owners.append((item.end, m.end(), item))
-        elif item.kind == "quotation" and item.pin is not None and item.pin.kind in ("case", "id"):
+        elif item.kind == "quotation" and item.pin is not None and item.pin.kind in ("case", "id", "statute"):
             target = item.pin.refers_to if item.pin.kind == "id" else item.pin
-            if target is None or target.kind == "case":
+            if target is None or target.kind in ("case", "statute"):
                 owners.append((item.start, item.end, item))
     for i in items:
         if i.kind in ("date", "amount"):

@@ -25,7 +25,7 @@ from drafting.verify.sources import MatterSources, cite_key, load_sources
 from drafting.verify.text import sections, sentence_bounds
 
 MAX_DRAFT_BYTES = 20_000_000
-CITE_KINDS = ("case", "bates", "deposition", "exhibit")
+CITE_KINDS = ("case", "bates", "deposition", "exhibit", "statute")  # what an Id. may stand for
 
 
 @dataclass
@@ -88,7 +88,7 @@ def _resolve(items: list[Found], opinions: dict[str, Opinion]) -> None:
                 if last_cite is not None and last_cite.refers_to is not None
                 else _parallel_for_pin(item, last_cite, fulls, opinions)
             )
-        if item.kind in CITE_KINDS:
+        if item.kind in CITE_KINDS and not item.fields.get("in_parenthetical"):
             last_cite = item
 
 
