@@ -91,6 +91,9 @@ No opinion begins inside another: Alpha Co. v. Beta Corp., 10 F.4th 101 (2d Cir.
 A decision's own date is no record fact: Alpha Co. v. Beta Corp., 10 F.4th 100 (2d Cir. Mar. 3, 2021).
 
 Under 42 U.S.C. § 1983 and 28 U.S.C. § 1331 the court has jurisdiction.
+It reaches "Every person who, under color of any statute." 42 U.S.C. § 1983.
+It grants "original jurisdiction of all civil actions arising under the Constitution." 28 U.S.C. § 1331. Id.
+A footnote's words: "the second page says damages are owed." Alpha Co. v. Beta Corp., 10 F.4th 100, 100 n.1 (2d Cir. 2021).
 """
 NO_LIBRARY_DRAFT = "It arrived on June 12. The deposit was $777.00. Id. at 4. The flight left (ABC0000001). Tarrant Reg'l Water Dist. v. Herrmann, 569 U.S. 614 (2013)."
 
