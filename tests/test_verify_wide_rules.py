@@ -534,3 +534,13 @@ def test_a_statute_s_quotation_and_the_id_after_it_are_the_statute_s_not_the_cas
         ("id", "unverifiable", "not-checkable"),
         ("id", "verified", ""),  # a statute in the case's parenthetical: the Id. is still the case's
     ], [(f.kind, f.verdict, f.message) for f in report.flags]
+
+
+def test_a_statute_s_quotation_is_not_verified_by_an_opinion_that_never_prints_its_section(
+    database: Path, tmp_path: Path
+) -> None:
+    # the Poteet opinion holds these words but prints § 3730, never § 5031
+    ((verdict, message),) = _quotation_verdicts(
+        database, tmp_path, f"It says \u201c{FCA}.\u201d 18 U.S.C. \u00a7 5031.\n"
+    )
+    assert verdict == "unverifiable", message

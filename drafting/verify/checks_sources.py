@@ -156,8 +156,14 @@ def _fuzzy_verdict(
 def _quotation_of_statute(
     item: Found, parts: list[str], statute: Found, library: MatterSources | None
 ) -> Flag:
-    """A statute's words, checked where the library holds its text; never against the record or an opinion."""
-    page = _exact(parts, library.pages) if library is not None else None
+    """A statute's words, checked where the library holds its text; never against the record or an opinion.
+
+    A page counts only if it also prints the statute's section number: an opinion quoting other words
+    of the same law is no source for these."""
+    numbers = re.findall(r"\d+[a-z]?(?:-\d+)?", statute.fields.get("key", "") or statute.text.lower())
+    section = numbers[-1] if numbers else ""
+    pages = [p for p in library.pages if section and section in p.norm] if library is not None else []
+    page = _exact(parts, pages)
     if page is not None:
         return make_flag(item, "ok", f"Quoted exactly from {where(page)} ({statute.text}).", [page], parts[0])
     return make_flag(
