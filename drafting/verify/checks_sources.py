@@ -39,8 +39,7 @@ _ALTERATION = re.compile(r"(?<![A-Za-z])\[([A-Za-z])\](?=[A-Za-z])|\[[^\[\]]{0,4
 
 def quote_parts(quote: str) -> list[str]:
     pieces = _ALTERATION.sub(lambda m: m[1] or " ... ", quote)
-    # a nested quotation's single marks at a part's ends ("counterpart.'") are the source's double ones
-    return [p for p in (normalize_for_match(part).strip(" .,;:'") for part in _ELLIPSIS.split(pieces)) if p]
+    return [p for p in (normalize_for_match(part).strip(" .,;:") for part in _ELLIPSIS.split(pieces)) if p]
 
 
 def _exact(parts: list[str], pages: list[Page]) -> Page | None:
