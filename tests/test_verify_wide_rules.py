@@ -10,7 +10,8 @@ a First Circuit caption prints its parties' names with their accents ("RIVERA-MA
 and reporters' indexes drop, and names a society in full where the case is known by its initials;
 a public.resource.org copy wraps a party's name over two printed lines ("... Colonial Drive Realty" /
 "Trust, Plaintiff, Appellant,"), and a brief may write a contraction without its apostrophe ("Intl"),
-initials without their periods ("FD Rich" for F.D. RICH, "FV" for F/V) and a state as table T10 does ("Me.").
+initials without their periods ("FD Rich" for F.D. RICH, "FV" for F/V) and a state as table T10 does ("Me.");
+a slip names a party with one letter off ("Gerogarakos", "Commerical"), as briefs misspell names.
 """
 
 from __future__ import annotations
@@ -209,6 +210,37 @@ def test_an_agency_named_by_its_initials_is_the_caption_s_department(database: P
     )
     assert flags[0][1] == "ok", flags
     assert flags[1][1] == "block", flags
+
+
+@pytest.mark.parametrize(
+    ("name", "verdict"),
+    [
+        ("Astralis Condaminium Ass'n v. Secretary, HUD", "verified"),  # a letter changed
+        ("Astralis Condominuim Ass'n v. Secretary, HUD", "verified"),  # two letters swapped
+        ("Astralus Condaminium Ass'n v. Secretary, HUD", "contradicted"),  # two words misspelled
+        ("Ostralis Condominium Ass'n v. Secretary, HUD", "contradicted"),  # another first letter
+        ("Astralis Condominium Ass'n v. Secretary, HAD", "contradicted"),  # too short to be a slip
+    ],
+)
+def test_a_party_misspelled_by_one_slip_is_the_right_case_with_a_spelling_warning(
+    database: Path, tmp_path: Path, name: str, verdict: str
+) -> None:
+    report = verify_text(database, tmp_path, f"Parking is a benefit. {name}, 620 F.3d 62 (1st Cir. 2010).\n")
+    (flag,) = [f for f in report.flags if f.kind == "case"]
+    assert flag.verdict == verdict, flag.message
+    if verdict == "verified":
+        assert flag.severity == "warn" and '"condominium" there' in flag.message, flag.message
+
+
+def test_a_docket_citation_s_misspelled_party_is_a_spelling_warning(database: Path, tmp_path: Path) -> None:
+    report = verify_text(
+        database,
+        tmp_path,
+        "The order stands. United States v. Hawkens, No. 07-3018-cr (2d Cir. Oct. 16, 2008).\n",
+    )
+    (flag,) = [f for f in report.flags if f.kind == "case"]
+    assert (flag.severity, flag.verdict) == ("warn", "verified"), flag.message
+    assert 'spelled "hawkins"' in flag.message, flag.message
 
 
 @pytest.mark.parametrize(
@@ -544,3 +576,29 @@ def test_a_statute_s_quotation_is_not_verified_by_an_opinion_that_never_prints_i
         database, tmp_path, f"It says \u201c{FCA}.\u201d 18 U.S.C. \u00a7 5031.\n"
     )
     assert verdict == "unverifiable", message
+
+
+def test_an_id_after_a_transcript_or_guideline_cite_is_theirs_not_the_case_s(
+    database: Path, tmp_path: Path
+) -> None:
+    # United States v. Landry, 631 F.3d 597 (1st Cir. 2011): a case, then "Trial Tr. vol. II, 428.", then
+    # the Government's words cited "Id. at 440"; United States v. Rodriguez, 26 F.3d 4 (1st Cir. 1994):
+    # "U.S.S.G. Sec. 2L1.2 (Nov. 1990)", then "Id., comment (n. 3)"
+    report = verify_text(
+        database,
+        tmp_path,
+        f"The Act reaches qui tam suits. {POTEET_CITE}, 106 (1st Cir. 2010). The witness said so. Trial Tr. "
+        "vol. II, 428. The Government added that \u201cthe record of this matter is not cited here.\u201d "
+        "Id. at 440.\n\n"
+        f"The Act reaches qui tam suits. {POTEET_CITE}, 106 (1st Cir. 2010). The level rises by 16, U.S.S.G. "
+        "Sec. 2L1.2 (Nov. 1990), and more may follow. Id., comment (n. 3).\n\n"
+        f"The Act reaches qui tam suits. {POTEET_CITE}, 106 (1st Cir. 2010) (citing Tr. 45). Id. at 106.\n",
+    )
+    flags = [(f.kind, f.verdict, f.message) for f in report.flags if f.kind in ("quotation", "id")]
+    (quotation,) = [f for f in flags if f[0] == "quotation"]
+    assert quotation[1] == "verified" and "note.txt" in quotation[2], (
+        flags
+    )  # the record's words, not Poteet's
+    ids = [f for f in flags if f[0] == "id"]
+    assert [verdict for _, verdict, _ in ids] == ["unverifiable", "unverifiable", "verified"], flags
+    assert "'Trial Tr. vol. II, 428'" in ids[0][2] and "'U.S.S.G. Sec. 2L1.2'" in ids[1][2], flags

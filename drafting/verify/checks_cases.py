@@ -134,16 +134,75 @@ def word_in_caption(word: str, caption: frozenset[str]) -> bool:
     return any(word.startswith(w) and word[len(w) :] in caption for w in caption if 1 < len(w) < len(word))
 
 
-def missing_parties(item: Found, opinion: Opinion) -> list[tuple[str, str]]:
-    """(role, name) of each party named in the draft whose distinctive words are not all in the caption."""
+SLIP_LETTERS = 5  # a shorter word one letter off another is as likely a different name ("Lee", "Lea")
+
+
+def one_slip(word: str, other: str) -> bool:
+    """Whether ``word`` is ``other`` typed with one slip of the keys: a letter changed, dropped or
+    added, or two side by side swapped ("Twombley" for Twombly, "Commerical" for Commercial). The
+    first letter is kept, as a misspelled name keeps it; a name that differs there is another name."""
+    if word == other or word[:1] != other[:1] or min(len(word), len(other)) < SLIP_LETTERS:
+        return False
+    if len(word) == len(other):
+        differ = [i for i, (a, b) in enumerate(zip(word, other, strict=True)) if a != b]
+        swapped = len(differ) == 2 and differ[1] == differ[0] + 1 and word[differ[0]] == other[differ[1]]
+        return len(differ) == 1 or (swapped and word[differ[1]] == other[differ[0]])
+    shorter, longer = sorted((word, other), key=len)
+    return len(longer) == len(shorter) + 1 and any(
+        longer[:i] + longer[i + 1 :] == shorter for i in range(len(longer))
+    )
+
+
+def _absent(name: str, opinion: Opinion) -> list[str]:
+    absent = [w for w in distinctive(name) if not word_in_caption(w, opinion.words)]
+    # an agency named by its initials ("Secretary, HUD") is the caption's words spelled out
+    return [] if set(absent) <= written_acronyms(name) & caption_acronyms(opinion.caption) else absent
+
+
+def _roles(opinion: Opinion) -> tuple[str, ...]:
+    return ("plaintiff",) if opinion.first_party_only else ("plaintiff", "defendant", "subject", "name")
+
+
+def misspelled_words(item: Found, opinion: Opinion) -> list[tuple[str, str]]:
+    """(draft's word, caption's word) for each party whose one absent word is a caption word with one
+    slip: the right case with its name misspelled, which the attorney corrects, not a wrong case."""
     out = []
-    for role in ("plaintiff",) if opinion.first_party_only else ("plaintiff", "defendant", "subject", "name"):
+    for role in _roles(opinion):
+        absent = _absent(item.fields.get(role, ""), opinion)
+        if len(absent) == 1:
+            word = plain_letters(absent[0].lower()).rstrip(".")
+            near = sorted(w for w in opinion.words if one_slip(word, w))
+            if near:
+                out.append((absent[0], near[0]))
+    return out
+
+
+def missing_parties(item: Found, opinion: Opinion) -> list[tuple[str, str]]:
+    """(role, name) of each party named in the draft whose distinctive words are not all in the
+    caption, but for one word misspelled (``misspelled_words``)."""
+    slips = {word for word, _ in misspelled_words(item, opinion)}
+    out = []
+    for role in _roles(opinion):
         name = item.fields.get(role, "")
-        absent = [w for w in distinctive(name) if not word_in_caption(w, opinion.words)]
-        # an agency named by its initials ("Secretary, HUD") is the caption's words spelled out
-        if absent and not set(absent) <= written_acronyms(name) & caption_acronyms(opinion.caption):
+        if set(_absent(name, opinion)) - slips:
             out.append((role, name))
     return out
+
+
+def spelling_flag(item: Found, opinion: Opinion, page: Page, *, slot: str, key: str) -> Flag | None:
+    """The warning for a right citation whose party name is misspelled: the caption's spelling."""
+    slips = misspelled_words(item, opinion)
+    if not slips:
+        return None
+    spelled = "; ".join(f'"{word}" is spelled "{caption}" there' for word, caption in slips)
+    return make_flag(
+        item,
+        "warn",
+        f"Check the spelling: {slot} is {opinion.caption!r} ({opinion.file}); {spelled}.",
+        [page],
+        normalized=key,
+        verdict="verified",
+    )
 
 
 def wrong_name_or_year(
@@ -273,6 +332,9 @@ def check_case(item: Found, opinions: dict[str, Opinion] | None, uncited: Sequen
             verdict="unverifiable",
             reason="no-year",
         )
+    misspelled = spelling_flag(item, opinion, page, slot=key, key=key)
+    if misspelled is not None:
+        return misspelled
     if not named or not any(distinctive(n) for n in named.split(" v. ")):
         return make_flag(
             item,
@@ -325,6 +387,15 @@ def check_dependent(item: Found, verdict: Flag | None, opinion: Opinion | None =
     """A short form, supra or Id.: the verdict of the citation it stands for, never better."""
     label = "'Id.'" if item.kind == "id" else "A short form"
     if item.refers_to is None or verdict is None:
+        if item.kind == "id" and item.fields.get("stands_for"):
+            return make_flag(
+                item,
+                "warn",
+                f"'Id.' of {item.fields['stands_for']!r}, a record or guideline cite that chambers does not "
+                "read: check it against the record by hand, then acknowledge this item.",
+                verdict="unverifiable",
+                reason="not-checkable",
+            )
         if item.kind == "id":
             return make_flag(item, "warn", "'Id.' with no earlier citation to refer to.")
         return make_flag(

@@ -141,7 +141,7 @@ def opinion_for_docket(item: Found, dockets: dict[str, list[Opinion]]) -> Opinio
 
 def check_docket(item: Found, dockets: dict[str, list[Opinion]] | None) -> Flag:
     """The verdict of a docket-number citation: the library's opinion of that number, its caption and year."""
-    from drafting.verify.checks_cases import wrong_name_or_year
+    from drafting.verify.checks_cases import spelling_flag, wrong_name_or_year
     from drafting.verify.checks_record import make_flag
 
     key = f"No. {item.fields['docket']}"
@@ -185,6 +185,9 @@ def check_docket(item: Found, dockets: dict[str, list[Opinion]] | None) -> Flag:
             verdict="unverifiable",
             reason="no-year",
         )
+    misspelled = spelling_flag(item, opinion, page, slot=f"docket {key}", key=key)
+    if misspelled is not None:
+        return misspelled
     return make_flag(
         item,
         "ok",

@@ -23,6 +23,7 @@ from drafting.verify.model import Flag, Report, sort_flags
 from drafting.verify.pins import is_neutral
 from drafting.verify.sources import MatterSources, cite_key, load_sources
 from drafting.verify.text import sections, sentence_bounds
+from drafting.verify.unread_cites import unread_cite_between
 
 MAX_DRAFT_BYTES = 20_000_000
 CITE_KINDS = ("case", "bates", "deposition", "exhibit", "statute")  # what an Id. may stand for
@@ -58,7 +59,7 @@ def extract(draft: str, prefixes: frozenset[str], opinions: dict[str, Opinion] |
         for item in items:
             item.draft_start, item.draft_end = section.original(item.start, item.end)
         everything.extend(sorted(items, key=lambda i: (i.start, i.end)))
-    _resolve(everything, opinions or {})
+    _resolve(everything, opinions or {}, draft)
     return everything
 
 
@@ -72,10 +73,15 @@ def _drop_overlaps(items: list[Found]) -> list[Found]:
     ]
 
 
-def _resolve(items: list[Found], opinions: dict[str, Opinion]) -> None:
+def _resolve(items: list[Found], opinions: dict[str, Opinion], draft: str = "") -> None:
     fulls: list[Found] = []
     last_cite: Found | None = None
     for item in items:
+        if item.kind == "id" and last_cite is not None and draft:
+            unread = unread_cite_between(draft, last_cite.draft_end, item.draft_start)
+            if unread:  # "Trial Tr. 428. ... Id. at 440.": the transcript's Id., which no source here reads
+                item.fields["stands_for"] = unread
+                continue
         if item.kind == "case" and item.fields.get("form") == "full":
             fulls.append(item)
         elif item.kind == "case" and item.fields.get("form") == "short":
