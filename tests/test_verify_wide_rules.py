@@ -11,7 +11,9 @@ and reporters' indexes drop, and names a society in full where the case is known
 a public.resource.org copy wraps a party's name over two printed lines ("... Colonial Drive Realty" /
 "Trust, Plaintiff, Appellant,"), and a brief may write a contraction without its apostrophe ("Intl"),
 initials without their periods ("FD Rich" for F.D. RICH, "FV" for F/V) and a state as table T10 does ("Me.");
-a slip names a party with one letter off ("Gerogarakos", "Commerical"), as briefs misspell names.
+a slip names a party with one letter off ("Gerogarakos", "Commerical"), as briefs misspell names; and an
+opinion, as a brief, cites a transcript, the Sentencing Guidelines or a rule of court before an "Id." and
+quotes the Federal Rules and the Constitution as it quotes statutes.
 """
 
 from __future__ import annotations
@@ -601,4 +603,34 @@ def test_an_id_after_a_transcript_or_guideline_cite_is_theirs_not_the_case_s(
     )  # the record's words, not Poteet's
     ids = [f for f in flags if f[0] == "id"]
     assert [verdict for _, verdict, _ in ids] == ["unverifiable", "unverifiable", "verified"], flags
-    assert "'Trial Tr. vol. II, 428'" in ids[0][2] and "'U.S.S.G. Sec. 2L1.2'" in ids[1][2], flags
+    assert "'Trial Tr. vol. II, 428'" in ids[0][2] and "U.S.S.G. Sec. 2L1.2" in ids[1][2], flags
+
+
+def test_a_rule_of_court_s_quotation_and_the_id_after_it_rest_on_the_rule(
+    database: Path, tmp_path: Path
+) -> None:
+    # Downey v. Bob's Discount Furniture Holdings, Inc., 633 F.3d 1 (1st Cir. 2011), quoting Rule 26 and citing
+    # "Fed. R.Civ.P. 26(a)(2)(B)"; Harriman v. Hancock County, 627 F.3d 22 (1st Cir. 2010), "Fed.R.Civ.P. 26(e)(1)(A)"
+    report = verify_text(
+        database,
+        tmp_path,
+        f"The Act reaches qui tam suits. {POTEET_CITE}, 106 (1st Cir. 2010). A party must disclose \u201cthe "
+        "identity of any witness it may use at trial to present evidence.\u201d Fed. R.Civ.P. 26(a)(2)(A). It "
+        "must do so \u201cat the times and in the sequence that the court orders.\u201d Id. 26(a)(2)(D). The "
+        "Fourth Amendment protects \u201cthe right of the people to be secure in their persons.\u201d U.S. Const. "
+        "amend. IV.\n",
+    )
+    verdicts = [
+        (f.kind, f.text, f.verdict, f.reason)
+        for f in report.flags
+        if f.kind in ("quotation", "id", "statute")
+    ]
+    assert [(kind, verdict) for kind, _, verdict, _ in verdicts] == [
+        ("quotation", "unverifiable"),  # never "no citation given", nor Poteet's words
+        ("statute", "unverifiable"),
+        ("quotation", "unverifiable"),
+        ("id", "unverifiable"),  # the rule's, not the case's
+        ("quotation", "unverifiable"),
+        ("statute", "unverifiable"),
+    ], verdicts
+    assert {reason for *_, reason in verdicts} == {"not-checkable"}, verdicts

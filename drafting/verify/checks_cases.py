@@ -468,7 +468,7 @@ def check_statute(item: Found, library: MatterSources | None) -> Flag:
     return make_flag(
         item,
         "warn",
-        "Statute not checked: its text is not in your authorities library.",
+        f"Not checked: the text of {item.text} is not in your authorities library.",
         normalized=item.fields["key"],
         reason="not-checkable",
     )

@@ -160,8 +160,10 @@ def _quotation_of_statute(
     A page counts only if it also prints the statute's section number: an opinion quoting other words
     of the same law is no source for these."""
     numbers = re.findall(r"\d+[a-z]?(?:-\d+)?", statute.fields.get("key", "") or statute.text.lower())
-    section = numbers[-1] if numbers else ""
-    pages = [p for p in library.pages if section and section in p.norm] if library is not None else []
+    section = normalize_for_match(statute.fields.get("section") or (numbers[-1] if numbers else "")).strip()
+    # the number as a word of its own: "56" is not in "1956" or on page 560
+    printed = re.compile(rf"(?<![\w.]){re.escape(section)}(?![\w]|\.\d)") if section else None
+    pages = [p for p in library.pages if printed.search(p.norm)] if library is not None and printed else []
     page = _exact(parts, pages)
     if page is not None:
         return make_flag(item, "ok", f"Quoted exactly from {where(page)} ({statute.text}).", [page], parts[0])

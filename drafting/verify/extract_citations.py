@@ -35,6 +35,14 @@ _STATE_CODE = re.compile(
     r"\b(?P<code>(?:[A-Z][a-z]*\.\s?){1,4}(?:Code|Stat\.|Gen\. Laws|Comp\. Laws|Rev\. Stat\.)(?: Ann\.)?)"
     r"(?: [A-Z][a-z.]+)? ?§§? ?(?P<section>\d[\w.\-:]*\w)"
 )
+# Rules of court, the Sentencing Guidelines and the Constitution, which eyecite does not read: a brief
+# quotes them as often as statutes ("Fed. R. Civ. P. 56(a)", "U.S.S.G. § 2L1.2", "U.S. Const. amend. IV"),
+# and a quotation, or an Id., rests on them as on a statute.
+_COURT_RULE = re.compile(
+    r"\bFed\.\s?R\.\s?(?:Civ|Crim|App|Evid|Bankr)\.(?:\s?P\.)?\s?(?P<section>\d+(?:\.\d+)?)(?:\([A-Za-z0-9]{1,4}\))*"
+    r"|\bU\.\s?S\.\s?S\.\s?G\.\s?(?:§|[Ss]ec(?:tion|\.)?)\s?(?P<guideline>\d[A-Z]\d\.\d+)(?:\([A-Za-z0-9]{1,4}\))*"
+    r"|\bU\.\s?S\.\s?Const\.\s?(?:art\.\s?[IVX]+|amend\.\s?[IVXL]+)(?:,\s?§\s?\d+)?(?:,\s?cl\.\s?\d+)?"
+)
 _PARTY_SPLIT = re.compile(
     r"(?:(?<!\bInc)(?<!\bCo)(?<!\bCorp)(?<!\bLtd)(?<!\bBros)(?<!\bNo)(?<!\b[A-Z])\.|[;:()\"“”]"
     r"|\bSee\b|\bsee\b|\bIn\b|\bAlso\b|\balso\b|\b[Cc]f\.|\baccord\b)\s*"
@@ -270,11 +278,15 @@ def extract_citations(text: str) -> list[Found]:
             items.append(_neutral_item(text, m))
             taken.append((m.start(), m.end()))
     items.extend(cited_dockets(text, taken))
-    for pattern in (_STATUTE, _STATE_CODE) if "§" in text else (_STATUTE,):
+    patterns: tuple[re.Pattern[str], ...] = (_STATUTE, _STATE_CODE) if "§" in text else (_STATUTE,)
+    if "R." in text or "U.S." in text:
+        patterns += (_COURT_RULE,)
+    for pattern in patterns:
         for m in pattern.finditer(text):
             if _overlaps(taken, m.start(), m.end()):
                 continue
-            items.append(_statute_item(m.start(), m.end(), m.group()))
+            section = m.groupdict().get("section") or m.groupdict().get("guideline") or ""
+            items.append(_statute_item(m.start(), m.end(), m.group(), section))
             taken.append((m.start(), m.end()))
     return items
 
@@ -382,6 +394,7 @@ def _overlaps(taken: list[tuple[int, int]], start: int, end: int) -> bool:
     return any(s < end and start < e for s, e in taken)
 
 
-def _statute_item(start: int, end: int, cited: str) -> Found:
+def _statute_item(start: int, end: int, cited: str, section: str = "") -> Found:
+    """``section``: the number a page must print to be this law's text ("1983", "56", "2L1.2")."""
     key = re.sub(r"[\s§.]+", " ", cited).replace("Sec", "").replace("section", "").strip().lower()
-    return Found("statute", start, end, cited, {"key": re.sub(r"\s+", " ", key)})
+    return Found("statute", start, end, cited, {"key": re.sub(r"\s+", " ", key), "section": section})
