@@ -90,6 +90,7 @@ An opinion added without its citation: Delta Corp. v. Omega LLC, 15 F.4th 300 (2
 No opinion begins inside another: Alpha Co. v. Beta Corp., 10 F.4th 101 (2d Cir. 2021).
 A decision's own date is no record fact: Alpha Co. v. Beta Corp., 10 F.4th 100 (2d Cir. Mar. 3, 2021).
 A party misspelled: Alpah Co. v. Beta Corp., 10 F.4th 100 (2d Cir. 2021). The witness agreed. Trial Tr. 45. Id. at 46.
+Another court: Calvary Chapel of Bangor v. Mills, 984 F.3d 21 (2d Cir. 2020).
 
 Under 42 U.S.C. § 1983 and 28 U.S.C. § 1331 the court has jurisdiction.
 It reaches "Every person who, under color of any statute." 42 U.S.C. § 1983.

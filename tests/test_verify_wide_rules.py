@@ -26,6 +26,7 @@ from drafting.verify.authorities import caption_words
 from drafting.verify.case_names import caption_acronyms, written_acronyms
 from drafting.verify.checks_cases import word_in_caption
 from drafting.verify.checks_sources import quote_parts
+from drafting.verify.model import Flag
 from drafting.verify.text import normalize_for_match
 from tests.support.verify_library import ingest_library, record_and_opinions, verify_text
 
@@ -185,6 +186,12 @@ def database(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return ingest_library(root, record, opinions)
 
 
+def _case_flag(database: Path, tmp_path: Path, text: str) -> Flag:
+    """The one case citation's flag of ``text`` verified as a draft."""
+    (flag,) = [f for f in verify_text(database, tmp_path, text).flags if f.kind == "case"]
+    return flag
+
+
 def _verdicts(database: Path, tmp_path: Path, text: str) -> list[tuple[str, str]]:
     report = verify_text(database, tmp_path, text)
     return [(f.text, f.severity) for f in report.flags if f.kind == "case"]
@@ -227,20 +234,18 @@ def test_an_agency_named_by_its_initials_is_the_caption_s_department(database: P
 def test_a_party_misspelled_by_one_slip_is_the_right_case_with_a_spelling_warning(
     database: Path, tmp_path: Path, name: str, verdict: str
 ) -> None:
-    report = verify_text(database, tmp_path, f"Parking is a benefit. {name}, 620 F.3d 62 (1st Cir. 2010).\n")
-    (flag,) = [f for f in report.flags if f.kind == "case"]
+    flag = _case_flag(database, tmp_path, f"Parking is a benefit. {name}, 620 F.3d 62 (1st Cir. 2010).\n")
     assert flag.verdict == verdict, flag.message
     if verdict == "verified":
         assert flag.severity == "warn" and '"condominium" there' in flag.message, flag.message
 
 
 def test_a_docket_citation_s_misspelled_party_is_a_spelling_warning(database: Path, tmp_path: Path) -> None:
-    report = verify_text(
+    flag = _case_flag(
         database,
         tmp_path,
         "The order stands. United States v. Hawkens, No. 07-3018-cr (2d Cir. Oct. 16, 2008).\n",
     )
-    (flag,) = [f for f in report.flags if f.kind == "case"]
     assert (flag.severity, flag.verdict) == ("warn", "verified"), flag.message
     assert 'spelled "hawkins"' in flag.message, flag.message
 
@@ -634,3 +639,50 @@ def test_a_rule_of_court_s_quotation_and_the_id_after_it_rest_on_the_rule(
         ("statute", "unverifiable"),
     ], verdicts
     assert {reason for *_, reason in verdicts} == {"not-checkable"}, verdicts
+
+
+@pytest.mark.parametrize(
+    ("court", "verdict"),
+    [("1st Cir. 1993", "verified"), ("2d Cir. 1993", "contradicted"), ("D. Mass. 1993", "verified")],
+)
+def test_a_citation_to_another_circuit_than_the_head_names_is_contradicted(
+    database: Path, tmp_path: Path, court: str, verdict: str
+) -> None:
+    # the Gloves copy's head: "United States Court of Appeals, / First Circuit."; a district court's
+    # parenthetical names no circuit and is not compared
+    flag = _case_flag(
+        database,
+        tmp_path,
+        f"The motion was late. United States v. 789 Cases of Latex Surgeon Gloves, 13 F.3d 12, 14 ({court}).\n",
+    )
+    assert flag.verdict == verdict, flag.message
+    if verdict == "contradicted":
+        assert "Court of Appeals for the 1st Circuit, not the 2d Circuit" in flag.message, flag.message
+
+
+def test_a_docket_citation_s_circuit_is_the_one_its_pleading_paper_head_names(
+    database: Path, tmp_path: Path
+) -> None:
+    # the Luna slip's head runs "UNITED STATES COURT OF APPEALS" / "3  FOR THE SECOND CIRCUIT"
+    flags = _verdicts(
+        database,
+        tmp_path,
+        "The order stands. United States v. Hawkins, No. 07-3018-cr (2d Cir. Oct. 16, 2008).\n\n"
+        "It does not. United States v. Hawkins, No. 07-3018-cr (1st Cir. Oct. 16, 2008).\n",
+    )
+    assert [severity for _, severity in flags] == ["ok", "block"], flags
+
+
+def test_a_head_names_its_own_circuit_not_the_one_a_case_came_from() -> None:
+    from drafting.verify.circuits import circuit_of_head
+
+    assert circuit_of_head("United States Court of Appeals,\nFirst Circuit.\nDecided Dec. 28, 1993.") == "1st"
+    # a Supreme Court slip's head: "ON WRIT OF CERTIORARI TO THE UNITED STATES COURT OF APPEALS FOR THE TENTH CIRCUIT"
+    assert (
+        circuit_of_head("ON WRIT OF CERTIORARI TO THE UNITED STATES COURT OF APPEALS FOR THE TENTH CIRCUIT")
+        == ""
+    )
+    assert (
+        circuit_of_head("Court of Appeals for the Ninth Circuit; Court of Appeals for the Fifth Circuit")
+        == ""
+    )

@@ -134,6 +134,13 @@ class Opinion:
         return self.pages[0].file
 
     @cached_property
+    def circuit(self) -> str:
+        """The federal circuit ("1st", "D.C.") whose court of appeals its head names as its own, or ""."""
+        from drafting.verify.circuits import circuit_of_head
+
+        return circuit_of_head("\n".join(p.text for p in self.pages[:2]))  # it reads the head's first chars
+
+    @cached_property
     def reading(self) -> OpinionText:
         """Its text without page markers and running heads, and where each reporter page begins.
 

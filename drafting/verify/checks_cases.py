@@ -16,6 +16,7 @@ from dataclasses import replace
 from drafting.verify.authorities import Opinion
 from drafting.verify.case_names import caption_acronyms, full_word, plain_letters, written_acronyms
 from drafting.verify.checks_record import make_flag, where
+from drafting.verify.circuits import circuit_cited
 from drafting.verify.extract_citations import known_reporter, party_words
 from drafting.verify.found import Found, could_hold, pin_page
 from drafting.verify.model import Flag
@@ -225,6 +226,16 @@ def wrong_name_or_year(
     if year and opinion.year and year != opinion.year:
         return make_flag(
             item, "block", f"{decided} was decided in {opinion.year}, not {year}.", [page], normalized=key
+        )
+    circuit = item.fields.get("circuit") or circuit_cited(item.fields.get("court", ""))
+    if circuit and opinion.circuit and circuit != opinion.circuit:
+        return make_flag(
+            item,
+            "block",
+            f"{decided} was decided by the Court of Appeals for the {opinion.circuit} Circuit, not the "
+            f"{circuit} Circuit ({opinion.file}).",
+            [page],
+            normalized=key,
         )
     return None
 

@@ -103,6 +103,14 @@ def year_after(text: str, end: int) -> str:
     return match[1] if match else ""
 
 
+def circuit_after(text: str, end: int) -> str:
+    """The federal circuit in the parenthetical right after a citation ("9th" of "(9th Cir. 2008)"), or ""."""
+    from drafting.verify.circuits import circuit_cited
+
+    match = _YEAR_AFTER.match(text, end)
+    return circuit_cited(match[0]) if match else ""
+
+
 _PARALLEL_TAIL = re.compile(r"(?:,\s*\d{1,4}\s+[A-Z][A-Za-z0-9.' &]{0,24}?\s+\d{1,7}(?:,\s*\d+)?)+\s*$")
 # Inside a defendant's name there is no citation, no closed parenthetical, no sentence's end.
 _NOT_A_NAME = re.compile(r"\d{1,4}\s+[A-Z][A-Za-z0-9.' &]{0,24}?\s+\d|\)\.?\s|[a-z]{3,}[.:;]\s+[A-Z]")
@@ -263,6 +271,7 @@ def extract_citations(text: str) -> list[Found]:
                 {
                     "form": "full",
                     "year": year_after(text, m.end("page")),
+                    "circuit": circuit_after(text, m.end("page")),
                     "volume": m["volume"],
                     "reporter": _squash(m["reporter"]),
                     "page": m["page"],
@@ -305,7 +314,8 @@ def _eyecite_citations(text: str, items: list[Found], taken: list[tuple[int, int
         if isinstance(cite, FullCaseCitation):
             meta = cite.metadata
             plaintiff, defendant = _parties(text, start, (meta.plaintiff or "", meta.defendant or ""))
-            fields = {"form": "full", "year": year_after(text, end), **_volume_reporter_page(cite)}
+            fields = {"form": "full", "year": year_after(text, end), "circuit": circuit_after(text, end)}
+            fields |= _volume_reporter_page(cite)
             fields["pin"] = pin_after(text, end)
             if footnote := footnote_after(text, end):
                 fields["footnote"] = footnote
