@@ -4,7 +4,8 @@ A reporter slot (volume, reporter, page) that holds a real opinion proves nothin
 fabricated citations are often put on real slots. So every distinctive word of both parties
 named in the draft must be in the caption the opinion prints (abbreviations as the Bluebook
 makes them: "Univ." for University, "Reg'l" for Regional), or the citation blocks and the
-message shows what the slot really holds. Short forms, supra and Id. take the verdict of the
+message shows what the slot really holds; one word misspelled by a slip of the keys ("Twombley") is
+the right case with a spelling warning. Short forms, supra and Id. take the verdict of the
 citation they stand for: after a blocked citation they are never "ok".
 """
 
@@ -164,30 +165,33 @@ def _roles(opinion: Opinion) -> tuple[str, ...]:
     return ("plaintiff",) if opinion.first_party_only else ("plaintiff", "defendant", "subject", "name")
 
 
-def misspelled_words(item: Found, opinion: Opinion) -> list[tuple[str, str]]:
-    """(draft's word, caption's word) for each party whose one absent word is a caption word with one
-    slip: the right case with its name misspelled, which the attorney corrects, not a wrong case."""
-    out = []
+def _parties_against(item: Found, opinion: Opinion) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """(role, name) of each party the caption lacks, and (draft's word, caption's word) of each party
+    whose one absent word is a caption word with one slip: the right case misspelled, not a wrong one."""
+    missing, slips = [], []
     for role in _roles(opinion):
-        absent = _absent(item.fields.get(role, ""), opinion)
+        name = item.fields.get(role, "")
+        absent = _absent(name, opinion)
         if len(absent) == 1:
             word = plain_letters(absent[0].lower()).rstrip(".")
             near = sorted(w for w in opinion.words if one_slip(word, w))
             if near:
-                out.append((absent[0], near[0]))
-    return out
+                slips.append((absent[0], near[0]))
+                continue
+        if absent:
+            missing.append((role, name))
+    return missing, slips
+
+
+def misspelled_words(item: Found, opinion: Opinion) -> list[tuple[str, str]]:
+    """(draft's word, caption's word) for each party misspelled by one slip."""
+    return _parties_against(item, opinion)[1]
 
 
 def missing_parties(item: Found, opinion: Opinion) -> list[tuple[str, str]]:
     """(role, name) of each party named in the draft whose distinctive words are not all in the
     caption, but for one word misspelled (``misspelled_words``)."""
-    slips = {word for word, _ in misspelled_words(item, opinion)}
-    out = []
-    for role in _roles(opinion):
-        name = item.fields.get(role, "")
-        if set(_absent(name, opinion)) - slips:
-            out.append((role, name))
-    return out
+    return _parties_against(item, opinion)[0]
 
 
 def spelling_flag(item: Found, opinion: Opinion, page: Page, *, slot: str, key: str) -> Flag | None:
