@@ -46,6 +46,12 @@ def _calls_in_flight(db: Path, store: BatchStore, batch: int) -> list[tuple[int,
     return [(run.id, s.seq) for run in runs for s in run.stages if s.status == "running"]
 
 
+def _answers_streaming(db: Path, store: BatchStore, batch: int) -> list[tuple[int, int]]:
+    """(run, stage seq) of every model call whose answer has begun to come and not yet ended."""
+    runs = [RunStore(db).load(j.run_id) for j in store.jobs(batch) if j.state == "running" and j.run_id]
+    return [(r.id, s.seq) for r in runs for s in r.stages if s.status == "running" and s.role and s.output]
+
+
 async def test_twelve_jobs_from_a_csv_run_through_the_whole_pipeline_on_four_slots(
     db: Path, tmp_path: Path, llama_server_np4: LlamaServerProcess, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -194,11 +200,14 @@ async def test_stopping_keeps_the_jobs_in_flight_as_partial_runs_and_run_again_f
     batch = queue(db, tmp_path, 5)
     store = BatchStore(db)
     config = drafter_only(llama_server_np4.url, max_tokens=160)
+    # Each token saved as it comes, so the look below sees an answer mid-stream, not a stage that only
+    # runs code (a stop lets that finish) or a call whose first token has not come yet.
+    streaming = replace(OPTIONS, partial_every_s=0.0)
     running = asyncio.create_task(
-        BatchRunner(wire(config, db, options=replace(OPTIONS)), workstation=lambda: False).run("b")
+        BatchRunner(wire(config, db, options=streaming), workstation=lambda: False).run("b")
     )
-    while not (mid_call := _calls_in_flight(db, store, batch)):
-        await asyncio.sleep(0.05)
+    while not (mid_call := _answers_streaming(db, store, batch)):
+        await asyncio.sleep(0.02)
     running.cancel()  # at once: nothing else runs on the loop between the look and the cancel
     with pytest.raises(asyncio.CancelledError):
         await running
@@ -221,3 +230,28 @@ async def test_stopping_keeps_the_jobs_in_flight_as_partial_runs_and_run_again_f
     assert final.done == 5 and _runs(db) == 5
     for job in store.jobs(batch):
         assert job.attempts == (2 if job.id in {j.id for j in stopped} else 1)
+
+
+async def test_a_stop_that_comes_while_a_job_is_being_claimed_leaves_that_job_waiting_untried(
+    db: Path, tmp_path: Path, llama_server_np4: LlamaServerProcess
+) -> None:
+    """The claim's own thread asks for the stop, so it lands while the claim is still in flight."""
+    batch = queue(db, tmp_path, 2)
+    runner = BatchRunner(
+        wire(drafter_only(llama_server_np4.url, max_tokens=16), db, options=replace(OPTIONS)),
+        workstation=lambda: False,
+    )
+    loop = asyncio.get_running_loop()
+    claim = runner.store.claim
+
+    def claim_then_stop(batch_id: int, skip: tuple[int, ...] = ()) -> object:
+        job = claim(batch_id, skip)
+        loop.call_soon_threadsafe(running.cancel)
+        return job
+
+    runner.store.claim = claim_then_stop  # type: ignore[method-assign]
+    running = asyncio.create_task(runner.run("b"))
+    with pytest.raises(asyncio.CancelledError):
+        await running
+    jobs = BatchStore(db).jobs(batch)
+    assert [(j.state, j.attempts, j.run_id) for j in jobs] == [("queued", 0, None)] * 2

@@ -60,6 +60,7 @@ class _InFlight:
     urls: tuple[str, ...]
     started: float
     peak: int = 0  # the most batch jobs its server(s) held while it ran, itself included
+    began: bool = False  # its task ran its first step (a task cancelled before that never runs at all)
 
 
 @dataclass
@@ -127,6 +128,7 @@ class BatchRunner:
         per_url: dict[str, int] = {}
         session = _Session()
         note = ""
+        claiming: asyncio.Future[Job | None] | None = None
         try:
             while True:
                 head = await asyncio.to_thread(self.store.peek, batch_id)
@@ -140,7 +142,10 @@ class BatchRunner:
                     if full or (self.one_at_a_time and flying):
                         note = _why_full(full, open_now, self.servers) if full and not flying else ""
                         break
-                    job = await asyncio.to_thread(self.store.claim, batch_id)
+                    # Shielded: a stop that comes while the claim's thread works must still see its job.
+                    claiming = asyncio.ensure_future(asyncio.to_thread(self.store.claim, batch_id))
+                    job = await asyncio.shield(claiming)
+                    claiming = None
                     if job is None:
                         head = None
                         break
@@ -170,7 +175,19 @@ class BatchRunner:
                 task.cancel()
             if flying:
                 await asyncio.wait(flying)  # each records its run as cancelled, its job as partial
+            await asyncio.shield(self._let_go(claiming, list(flying.values())))
             raise
+
+    async def _let_go(self, claiming: asyncio.Future[Job | None] | None, flying: list[_InFlight]) -> None:
+        """The jobs a stop took before they began wait again, untried: a task cancelled before its first
+        step never reaches its own ``finally``, and a claim the stop interrupted still ends in its thread."""
+        untried = [entry.job for entry in flying if not entry.began]
+        if claiming is not None:
+            await asyncio.wait([claiming])
+            if not claiming.cancelled() and claiming.exception() is None and claiming.result() is not None:
+                untried.append(claiming.result())
+        for job in untried:
+            await asyncio.to_thread(self.store.unclaim, job.id)
 
     async def _know(self, backends: list[Backend]) -> None:
         unknown = [b for b in backends if b.url not in self.servers]
@@ -179,6 +196,7 @@ class BatchRunner:
 
     async def _job(self, entry: _InFlight, backends: dict[str, Backend]) -> int:
         """One job's run, to its end; returns the tokens it decoded. Its outcome is on the job whatever it is."""
+        entry.began = True
         job = entry.job
         first = next(iter(backends.values()), None)
         busy: int | None = None
