@@ -686,3 +686,23 @@ def test_a_head_names_its_own_circuit_not_the_one_a_case_came_from() -> None:
         circuit_of_head("Court of Appeals for the Ninth Circuit; Court of Appeals for the Fifth Circuit")
         == ""
     )
+
+
+def test_a_quotation_that_says_it_omits_citations_may_skip_the_source_s_citation_and_nothing_else(
+    database: Path, tmp_path: Path
+) -> None:
+    # The Poteet opinion cites 31 U.S.C. § 3730 between these two sentences, over a page break.
+    before = "to file qui tam actions on behalf of the United States against persons or entities who knowingly"
+    said = f"\u201c{before} submit false claims to the federal government. In 2007, Jacqueline Kay Poteet"
+    cite = f"{POTEET_CITE}, 106-07 (1st Cir. 2010)"
+    verdicts = _quotation_verdicts(
+        database,
+        tmp_path,
+        f"The Act says so. {said} brought a qui tam action.\u201d {cite} (citation omitted).\n\n"
+        f"The Act says so. {said} brought a qui tam action.\u201d {cite} (cleaned up).\n\n"
+        f"The Act says so. {said} brought a qui tam action.\u201d {cite}.\n\n"
+        f"The Act says so. \u201c{before} submit false claims to the federal government. Poteet brought a qui "
+        f"tam action.\u201d {cite} (cleaned up).\n",
+    )
+    assert [v for v, _ in verdicts] == ["verified", "verified", "contradicted", "contradicted"], verdicts
+    assert "but for the citations it says it omits" in verdicts[0][1] and "pages 106-107" in verdicts[0][1]

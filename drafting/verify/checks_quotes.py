@@ -17,6 +17,7 @@ from drafting.verify.authorities import Opinion
 from drafting.verify.checks_record import make_flag
 from drafting.verify.found import Found
 from drafting.verify.model import Flag
+from drafting.verify.omitted_citations import spans_past_citations
 from drafting.verify.pins import cited_pin, full_of, is_neutral, key_for
 from drafting.verify.sources import Page
 
@@ -63,6 +64,11 @@ def _page(opinion: Opinion, offset: int) -> Page:
 def quotation_of_opinion(item: Found, parts: list[str], cite: Found, opinion: Opinion) -> Flag:
     reading = opinion.reading
     spans = _spans(parts, reading.text)
+    quoted = "Quoted exactly"
+    if not spans and item.fields.get("omits_citations"):
+        head = " ".join(parts[0].split(" ")[:3])
+        spans = spans_past_citations(parts, reading.text, _occurrences(head, reading.text))
+        quoted = "Quoted exactly (but for the citations it says it omits)" if spans else quoted
     scanned: Scanned | None = None
     if not spans:
         found = _not_verbatim(item, parts, opinion)
@@ -78,7 +84,7 @@ def quotation_of_opinion(item: Found, parts: list[str], cite: Found, opinion: Op
         return make_flag(
             item,
             "warn",
-            f"{'The words match but for a scan defect' if scanned else 'Quoted exactly'}, but this copy of "
+            f"{'The words match but for a scan defect' if scanned else quoted}, but this copy of "
             f"{key} prints no {'paragraph' if pin[1] or is_neutral(key) else 'page'} numbers, so "
             f"{'¶' if pin[1] or is_neutral(key) else 'page'} {pin[0]} cannot be checked ({opinion.file}).",
             [_page(opinion, spans[0][0])],
@@ -90,7 +96,7 @@ def quotation_of_opinion(item: Found, parts: list[str], cite: Found, opinion: Op
         page = _page(opinion, spans[0][0])
         if scanned is not None:
             return _scan_flag(item, opinion, scanned)
-        return make_flag(item, "ok", f"Quoted exactly from the opinion ({opinion.file}).", [page], parts[0])
+        return make_flag(item, "ok", f"{quoted} from the opinion ({opinion.file}).", [page], parts[0])
     number, _ = pin
     found_on: list[tuple[int, int]] = []
     for start, end in spans:
@@ -101,7 +107,7 @@ def quotation_of_opinion(item: Found, parts: list[str], cite: Found, opinion: Op
             return make_flag(
                 item,
                 "ok",
-                f"Quoted exactly from {key}, {_label(key, first, last)}, as cited ({opinion.file}).",
+                f"{quoted} from {key}, {_label(key, first, last)}, as cited ({opinion.file}).",
                 [_page(opinion, start)],
                 parts[0],
             )
@@ -138,7 +144,7 @@ def quotation_of_opinion(item: Found, parts: list[str], cite: Found, opinion: Op
     return make_flag(
         item,
         "block",
-        f"{'Quoted exactly' if scanned is None else 'The words match but for a scan defect'}, but the words are "
+        f"{quoted if scanned is None else 'The words match but for a scan defect'}, but the words are "
         f"on {_label(key, first, last)} of {key}, not at the cited "
         f"{'¶' if is_neutral(key) else 'page'} {number}: correct the pin cite ({opinion.file}).",
         [_page(opinion, spans[0][0])],

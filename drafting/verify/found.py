@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 
 from drafting.verify.model import Kind
+from drafting.verify.omitted_citations import says_citations_omitted
 
 RECORD_KINDS = ("bates", "deposition", "exhibit", "case", "id", "statute")  # what a statement may rest on
 PINNED_KINDS = ("date", "amount", "quotation")
@@ -79,6 +80,20 @@ def link(
         earlier = [c for c in cites if s_start <= c.start and c.end <= item.start]
         if earlier:
             item.pin = earlier[-1]
+    _mark_omitted_citations(items, cites, text)
+
+
+def _mark_omitted_citations(items: list[Found], cites: list[Found], text: str) -> None:
+    """A quotation of a case whose citation says "(cleaned up)" or "(citations omitted)" after it, before
+    the next citation or quotation, may leave out the citations its source gives between its words."""
+    for item in items:
+        if item.kind != "quotation" or item.pin is None or item.pin.kind not in ("case", "id"):
+            continue
+        start = max(item.pin.end, item.end)
+        stop = min([start + 200, *(c.start for c in cites if c.start >= start)])
+        window = re.split(r"[\"“]|\n\n", text[start:stop], maxsplit=1)[0]
+        if says_citations_omitted(window):
+            item.fields["omits_citations"] = "1"
 
 
 _CITATION_OPENING = re.compile(
