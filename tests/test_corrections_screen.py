@@ -31,10 +31,17 @@ def seeded_app(home: Path) -> ChambersApp:
 
 
 async def settle(pilot: Any) -> None:
-    for _ in range(3):
-        await asyncio.gather(*(w.wait() for w in pilot.app.workers), return_exceptions=True)
-        await asyncio.gather(*(w.wait() for w in pilot.app.screen.workers), return_exceptions=True)
+    """Until the screen's loads have ended and what they started has ended too: on a loaded machine a
+    worker may start only after the first rounds (a highlighted row loads its redline), so a fixed count
+    of rounds can take a screenshot between two loads."""
+    quiet = 0
+    for _ in range(40):
+        busy = [w for w in (*pilot.app.workers, *pilot.app.screen.workers) if not w.is_finished]
+        await asyncio.gather(*(w.wait() for w in busy), return_exceptions=True)
         await pilot.pause()
+        quiet = 0 if busy else quiet + 1
+        if quiet >= 3:
+            return
 
 
 async def open_corrections(pilot: Any) -> CorrectionsScreen:

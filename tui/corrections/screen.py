@@ -137,6 +137,9 @@ class CorrectionsScreen(ChambersScreen):
     def _show_choices(self, models: list[str], tasks: list[str]) -> None:
         self.query_one("#corrections-model", Select).set_options((m, m) for m in models)
         self.query_one("#corrections-task", Select).set_options((t, t) for t in tasks)
+        # Drop-downs filled after the pairs are listed lay the screen out again, and the list kept the
+        # lines it drew before it had measured its rows, every column as narrow as its label.
+        self.query_one("#corrections-list", DataTable).refresh(layout=True)
 
     @on(Select.Changed)
     @on(Input.Submitted, "#corrections-min")
