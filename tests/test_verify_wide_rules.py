@@ -692,7 +692,9 @@ def test_a_quotation_that_says_it_omits_citations_may_skip_the_source_s_citation
     database: Path, tmp_path: Path
 ) -> None:
     # The Poteet opinion cites 31 U.S.C. § 3730 between these two sentences, over a page break.
-    before = "to file qui tam actions on behalf of the United States against persons or entities who knowingly"
+    before = (
+        "to file qui tam actions on behalf of the United States against persons or entities who knowingly"
+    )
     said = f"\u201c{before} submit false claims to the federal government. In 2007, Jacqueline Kay Poteet"
     cite = f"{POTEET_CITE}, 106-07 (1st Cir. 2010)"
     verdicts = _quotation_verdicts(
