@@ -184,8 +184,9 @@ class BatchRunner:
         untried = [entry.job for entry in flying if not entry.began]
         if claiming is not None:
             await asyncio.wait([claiming])
-            if not claiming.cancelled() and claiming.exception() is None and claiming.result() is not None:
-                untried.append(claiming.result())
+            claimed = None if claiming.cancelled() or claiming.exception() else claiming.result()
+            if claimed is not None:
+                untried.append(claimed)
         for job in untried:
             await asyncio.to_thread(self.store.unclaim, job.id)
 
