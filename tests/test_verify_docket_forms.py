@@ -18,7 +18,8 @@ import pymupdf
 import pytest
 
 from drafting.verify import verify_draft
-from drafting.verify.docket_key import docket_variants
+from drafting.verify.docket import cited_dockets
+from drafting.verify.docket_key import docket_key, docket_variants
 from tests.support.verify_library import ingest_library, record_and_opinions
 
 MINUTES_TEXT = """UNITED STATES DISTRICT COURT
@@ -227,3 +228,32 @@ def test_a_quotation_of_one_of_two_minute_orders_of_one_day_is_found_in_it(
     assert [f.verdict for f in quotes[:2]] == ["verified", "verified"], [f.message for f in quotes]
     assert quotes[2].verdict != "verified", quotes[2].message
     assert "No. 29-1" not in quotes[2].message and "No. 2:15-CV-08162" in quotes[2].message, quotes[2].message
+
+
+def test_a_case_number_cited_without_its_padding_or_in_the_new_york_form_is_the_stamp_s() -> None:
+    assert "12-CV-5708" in docket_variants("1:12-CV-05708-JSR")
+    assert docket_key("12 Civ. 5708") == "12-CV-5708" and docket_key("09 Cr. 1184") == "09-CR-1184"
+    assert "2022-SC-293" not in docket_variants("2022-SC-0293-DG")  # a state court's number keeps its zeros
+    text = (
+        "See Hostess Brands, Inc. v. Prudential, No. 12 Civ. 5708 (JSR), 2013 WL 1 (S.D.N.Y. Jan. 2, 2013). "
+        "Scanlon v. Lawson, Civ. No. 16-4465 (RMB-JS) (D.N.J. Mar. 9, 2020)."
+    )
+    assert [(f.fields["docket"], f.fields["court"]) for f in cited_dockets(text, [])] == [
+        ("12-CV-5708", "S.D.N.Y. Jan. 2, 2013"),
+        ("16-4465", "D.N.J. Mar. 9, 2020"),
+    ]
+
+
+def test_a_district_case_number_cited_without_its_zeros_finds_the_opinion(
+    database: Path, tmp_path: Path
+) -> None:
+    draft = tmp_path / "draft.md"
+    draft.write_text(
+        "The ruling stands. Kennis v. Metropolitan West Asset Management, LLC, No. 15-cv-8162 "
+        "(C.D. Cal. Oct. 25, 2018).\n\n"
+        "The ruling stands. Kennis v. Metropolitan West Asset Management, LLC, No. 15-cv-8163 "
+        "(C.D. Cal. Oct. 25, 2018).\n"
+    )
+    report = verify_draft(database, draft, "m", "m-authorities")
+    verdicts = [f.verdict for f in report.flags if f.kind == "case" and "No." in f.text]
+    assert verdicts == ["verified", "unverifiable"], [f.message for f in report.flags]

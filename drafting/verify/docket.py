@@ -19,15 +19,18 @@ from drafting.verify.model import Flag
 from drafting.verify.sources import MatterSources, Page
 
 # The Tax Court writes a case's kind after its number, apart: "19556-14S L" (small tax case, lien or levy).
-_DOCKET = r"[A-Z]{0,5}[- ]?\d[\dA-Za-z]*(?:[-–:][\dA-Za-z]+)*(?: [A-Z]{1,2}\b(?![.'’]?[A-Za-z]))?"
-# The label a docket number is cited and printed with: "No.", Virginia's "Record No.", "Civ. No.".
-_LABEL = r"(?:Record\s+|Civ(?:il)?\.?\s+(?:Action\s+)?)?Nos?\."
-_CITED = re.compile(
-    rf"\b{_LABEL}\s*(?P<docket>{_DOCKET})(?:,\s*(?:19|20)\d\d\s+WL\s+\d+)?(?:,\s*at\s+\*?\d+)?"
-    r"\s*\((?P<paren>[^()]{0,80}?(?P<year>(?:19|20)\d\d))\)"
+_DOCKET = (
+    r"(?:\d{2} (?:Civ|Cr|Crim)\. \d{1,6}\b"  # "12 Civ. 5708", as the New York districts cite their cases
+    r"|[A-Z]{0,5}[- ]?\d[\dA-Za-z]*(?:[-–:][\dA-Za-z]+)*(?: [A-Z]{1,2}\b(?![.'’]?[A-Za-z]))?)"
 )
 # A district court may follow the number with its judges' initials in parentheses: "16-4465 (RMB-JS)".
 _JUDGES = r"(?:\s*\([A-Z]{2,4}(?:[-/ ][A-Z]{2,4})*x?\))?"
+# The label a docket number is cited and printed with: "No.", Virginia's "Record No.", "Civ. No.".
+_LABEL = r"(?:Record\s+|Civ(?:il)?\.?\s+(?:Action\s+)?)?Nos?\."
+_CITED = re.compile(
+    rf"\b{_LABEL}\s*(?P<docket>{_DOCKET}){_JUDGES}(?:,\s*(?:19|20)\d\d\s+WL\s+\d+)?(?:,\s*at\s+\*?\d+)?"
+    r"\s*\((?P<paren>[^()]{0,80}?(?P<year>(?:19|20)\d\d))\)"
+)
 # A slip opinion on pleading paper numbers its lines in the margin: "11     Docket No. 07-3018-cr".
 _OWN = re.compile(
     rf"^\s*(?:\d{{1,2}}\s+)?(?:Docket\s+)?(?:Nos?\.|NOS?\.|Docket Numbers?(?:\(s\))?:|Case No\.|Civil Action No\.|Civ\. No\.)\s*"
