@@ -257,3 +257,23 @@ def test_a_district_case_number_cited_without_its_zeros_finds_the_opinion(
     report = verify_draft(database, draft, "m", "m-authorities")
     verdicts = [f.verdict for f in report.flags if f.kind == "case" and "No." in f.text]
     assert verdicts == ["verified", "unverifiable"], [f.message for f in report.flags]
+
+
+def test_a_docket_cited_to_another_district_is_another_case_not_in_the_library(
+    database: Path, tmp_path: Path
+) -> None:
+    draft = tmp_path / "draft.md"
+    draft.write_text(
+        "The motion failed. Manufacturing Automation & Software Systems, Inc. v. Hughes, No. 2:16-cv-08962 "
+        "(C.D. Cal. Jan. 15, 2019).\n\n"
+        "The motion failed. Manufacturing Automation & Software Systems, Inc. v. Hughes, No. 2:16-cv-08962 "
+        "(S.D.N.Y. Jan. 15, 2019).\n"
+    )
+    report = verify_draft(database, draft, "m", "m-authorities")
+    right, other = [f for f in report.flags if f.kind == "case" and "No." in f.text]
+    assert right.verdict == "verified", right.message
+    assert (other.verdict, other.reason) == ("unverifiable", "not-in-library"), other.message
+    assert (
+        "the Central District of California" in other.message
+        and "Southern District of New York" in other.message
+    )

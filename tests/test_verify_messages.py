@@ -91,6 +91,7 @@ No opinion begins inside another: Alpha Co. v. Beta Corp., 10 F.4th 101 (2d Cir.
 A decision's own date is no record fact: Alpha Co. v. Beta Corp., 10 F.4th 100 (2d Cir. Mar. 3, 2021).
 A party misspelled: Alpah Co. v. Beta Corp., 10 F.4th 100 (2d Cir. 2021). The witness agreed. Trial Tr. 45. Id. at 46.
 Another court: Calvary Chapel of Bangor v. Mills, 984 F.3d 21 (2d Cir. 2020).
+Another district: Epsilon Inc. v. Zeta LLC, 20 F. Supp. 3d 400 (S.D.N.Y. 2014).
 
 Under 42 U.S.C. § 1983 and 28 U.S.C. § 1331 the court has jurisdiction.
 It reaches "Every person who, under color of any statute." 42 U.S.C. § 1983.
@@ -149,6 +150,10 @@ def matter(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "*203 The judgment is affirmed in every part.\n*204 So ordered by the panel today.\n"  # a late first marker
     )
     (opinions / "per-curiam.txt").write_text("Per curiam. The judgment below is affirmed.")
+    (opinions / "epsilon-v-zeta.txt").write_text(  # a district court's head names its district
+        "UNITED STATES DISTRICT COURT\nCENTRAL DISTRICT OF CALIFORNIA\nEPSILON INC. v. ZETA LLC\n"
+        "20 F. Supp. 3d 400 (C.D. Cal. 2014)\nThe motion is denied.\n"
+    )
     database = root / "chambers.sqlite3"
     create_matter(database, "m", [record])
     create_matter(database, "m-authorities", [opinions])

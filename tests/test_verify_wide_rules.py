@@ -68,7 +68,8 @@ This case illustrates the point. The complainants filed an administrative claim 
 condominium association that controlled those spaces.
 """
 # Democracy N.C. v. N.C. State Bd. of Elections, 590 F. Supp. 3d 850 (M.D.N.C. 2022), as the vendor prints it.
-DEMOCRACY = """590 F.Supp.3d 850
+DEMOCRACY = """Court: U.S. District Court — Middle District of North Carolina
+590 F.Supp.3d 850
 DEMOCRACY NORTH CAROLINA, the League of Women Voters of North Carolina, and Walter Hutchins, Plaintiffs,
 v.
 The NORTH CAROLINA STATE BOARD OF ELECTIONS, Damon Circosta, in his official capacity as Chair, Defendants.
@@ -708,3 +709,19 @@ def test_a_quotation_that_says_it_omits_citations_may_skip_the_source_s_citation
     )
     assert [v for v, _ in verdicts] == ["verified", "verified", "contradicted", "contradicted"], verdicts
     assert "but for the citations it says it omits" in verdicts[0][1] and "pages 106-107" in verdicts[0][1]
+
+
+def test_a_citation_to_another_district_than_the_opinion_s_head_names_is_contradicted(
+    database: Path, tmp_path: Path
+) -> None:
+    cite = "Democracy N.C. v. N.C. State Bd. of Elections, 590 F. Supp. 3d 850"
+    flags = [
+        _case_flag(database, tmp_path, f"The court held so. {cite}, 860 (M.D.N.C. 2022).\n"),
+        _case_flag(database, tmp_path, f"The court held so. {cite}, 860 (E.D.N.C. 2022).\n"),
+        _case_flag(database, tmp_path, f"The court held so. {cite}, 860 (S.D.N.Y. 2022).\n"),
+        _case_flag(database, tmp_path, f"The court held so. {cite}, 860 (2022).\n"),
+    ]
+    assert [f.verdict for f in flags] == ["verified", "contradicted", "contradicted", "verified"], [
+        f.message for f in flags
+    ]
+    assert "Middle District of North Carolina, not the Eastern District of North Carolina" in flags[1].message

@@ -141,6 +141,13 @@ class Opinion:
         return circuit_of_head("\n".join(p.text for p in self.pages[:2]))  # it reads the head's first chars
 
     @cached_property
+    def district(self) -> str:
+        """The federal district ("c|california") whose court its head names as its own, or ""."""
+        from drafting.verify.districts import district_of_head
+
+        return district_of_head("\n".join(p.text for p in self.pages[:2]))
+
+    @cached_property
     def reading(self) -> OpinionText:
         """Its text without page markers and running heads, and where each reporter page begins.
 

@@ -18,6 +18,7 @@ from drafting.verify.authorities import Opinion
 from drafting.verify.case_names import caption_acronyms, full_word, plain_letters, written_acronyms
 from drafting.verify.checks_record import make_flag, where
 from drafting.verify.circuits import circuit_cited
+from drafting.verify.districts import district_cited, district_name
 from drafting.verify.extract_citations import known_reporter, party_words
 from drafting.verify.found import Found, could_hold, pin_page
 from drafting.verify.model import Flag
@@ -238,6 +239,16 @@ def wrong_name_or_year(
             "block",
             f"{decided} was decided by the Court of Appeals for the {opinion.circuit} Circuit, not the "
             f"{circuit} Circuit ({opinion.file}).",
+            [page],
+            normalized=key,
+        )
+    district = district_cited(item.fields.get("court", ""))
+    if district and opinion.district and district != opinion.district:
+        return make_flag(
+            item,
+            "block",
+            f"{decided} was decided by the District Court for {district_name(opinion.district)}, not "
+            f"{district_name(district)} ({opinion.file}).",
             [page],
             normalized=key,
         )

@@ -146,6 +146,7 @@ def check_docket(item: Found, dockets: dict[str, list[Opinion]] | None) -> Flag:
     """The verdict of a docket-number citation: the library's opinion of that number, its caption and year."""
     from drafting.verify.checks_cases import spelling_flag, wrong_name_or_year
     from drafting.verify.checks_record import make_flag
+    from drafting.verify.districts import district_cited, district_name
 
     key = f"No. {item.fields['docket']}"
     opinion = opinion_for_docket(item, dockets) if dockets is not None else None
@@ -160,6 +161,20 @@ def check_docket(item: Found, dockets: dict[str, list[Opinion]] | None) -> Flag:
             reason="not-in-library" if dockets is not None else "no-library",
         )
     page = opinion.pages[0]
+    cited = district_cited(item.fields.get("court", ""))
+    if cited and opinion.district and cited != opinion.district:
+        # Each district numbers its own cases: the same number in another district is another case.
+        return make_flag(
+            item,
+            "block",
+            f"Unverifiable: docket {key} in your authorities library is a case of {district_name(opinion.district)} "
+            f"({opinion.file}), not of {district_name(cited)}, so the case cited is not there. Add it with "
+            "`chambers authorities add FILE`, or acknowledge this item.",
+            [page],
+            normalized=key,
+            verdict="unverifiable",
+            reason="not-in-library",
+        )
     named = any(item.fields.get(role) for role in ("plaintiff", "defendant", "name"))
     if named and not opinion.words:  # as for a reporter citation: the parties cannot be compared
         return make_flag(

@@ -111,6 +111,12 @@ def circuit_after(text: str, end: int) -> str:
     return circuit_cited(match[0]) if match else ""
 
 
+def court_after(text: str, end: int) -> str:
+    """The parenthetical right after a citation ("(S.D.N.Y. 2012)"), where it gives a year, or ""."""
+    match = _YEAR_AFTER.match(text, end)
+    return match[0] if match else ""
+
+
 _PARALLEL_TAIL = re.compile(r"(?:,\s*\d{1,4}\s+[A-Z][A-Za-z0-9.' &]{0,24}?\s+\d{1,7}(?:,\s*\d+)?)+\s*$")
 # Inside a defendant's name there is no citation, no closed parenthetical, no sentence's end.
 _NOT_A_NAME = re.compile(r"\d{1,4}\s+[A-Z][A-Za-z0-9.' &]{0,24}?\s+\d|\)\.?\s|[a-z]{3,}[.:;]\s+[A-Z]")
@@ -272,6 +278,7 @@ def extract_citations(text: str) -> list[Found]:
                     "form": "full",
                     "year": year_after(text, m.end("page")),
                     "circuit": circuit_after(text, m.end("page")),
+                    "court": court_after(text, m.end("page")),
                     "volume": m["volume"],
                     "reporter": _squash(m["reporter"]),
                     "page": m["page"],
@@ -315,6 +322,7 @@ def _eyecite_citations(text: str, items: list[Found], taken: list[tuple[int, int
             meta = cite.metadata
             plaintiff, defendant = _parties(text, start, (meta.plaintiff or "", meta.defendant or ""))
             fields = {"form": "full", "year": year_after(text, end), "circuit": circuit_after(text, end)}
+            fields["court"] = court_after(text, end)
             fields |= _volume_reporter_page(cite)
             fields["pin"] = pin_after(text, end)
             if footnote := footnote_after(text, end):
