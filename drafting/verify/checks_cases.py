@@ -232,27 +232,23 @@ def wrong_name_or_year(
         return make_flag(
             item, "block", f"{decided} was decided in {opinion.year}, not {year}.", [page], normalized=key
         )
-    circuit = item.fields.get("circuit") or circuit_cited(item.fields.get("court", ""))
-    if circuit and opinion.circuit and circuit != opinion.circuit:
+    court = _another_court(item, opinion)
+    if court:
         return make_flag(
-            item,
-            "block",
-            f"{decided} was decided by the Court of Appeals for the {opinion.circuit} Circuit, not the "
-            f"{circuit} Circuit ({opinion.file}).",
-            [page],
-            normalized=key,
-        )
-    district = district_cited(item.fields.get("court", ""))
-    if district and opinion.district and district != opinion.district:
-        return make_flag(
-            item,
-            "block",
-            f"{decided} was decided by the District Court for {district_name(opinion.district)}, not "
-            f"{district_name(district)} ({opinion.file}).",
-            [page],
-            normalized=key,
+            item, "block", f"{decided} was decided by {court} ({opinion.file}).", [page], normalized=key
         )
     return None
+
+
+def _another_court(item: Found, opinion: Opinion) -> str:
+    """Where the citation names another circuit or district than the opinion's head, both, in words."""
+    circuit = item.fields.get("circuit") or circuit_cited(item.fields.get("court", ""))
+    if circuit and opinion.circuit and circuit != opinion.circuit:
+        return f"the Court of Appeals for the {opinion.circuit} Circuit, not the {circuit} Circuit"
+    district = district_cited(item.fields.get("court", ""))
+    if district and opinion.district and district != opinion.district:
+        return f"the District Court for {district_name(opinion.district)}, not {district_name(district)}"
+    return ""
 
 
 def check_case(item: Found, opinions: dict[str, Opinion] | None, uncited: Sequence[Opinion] = ()) -> Flag:
