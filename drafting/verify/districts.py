@@ -17,13 +17,11 @@ import re
 from drafting.verify.case_names import GEOGRAPHIC_WORDS
 
 HEAD_CHARS = 1500  # the caption block: further on, an opinion names other courts (the one a case came from)
-_STATES = {name: name for name in GEOGRAPHIC_WORDS.values() if name != "united states"}
-_STATES |= {name: name for name in ("alaska", "hawaii", "idaho", "iowa", "ohio", "utah", "guam")}
+_UNABBREVIATED = ("alaska", "hawaii", "idaho", "iowa", "ohio", "utah", "guam")  # table T10 writes them whole
 _CITIES = {"baltimore", "boston", "dallas", "miami", "phoenix", "los angeles", "philadelphia", "pittsburgh"}
-_CITIES |= {"san francisco", "chicago"}
-_STATE_NAMES = "|".join(
-    re.escape(n).replace(r"\ ", r"\s+") for n in sorted(set(_STATES) - _CITIES, key=len, reverse=True)
-)
+_CITIES |= {"san francisco", "chicago", "united states"}
+_STATES = ({*GEOGRAPHIC_WORDS.values()} - _CITIES) | set(_UNABBREVIATED)
+_STATE_NAMES = "|".join(re.escape(n).replace(r"\ ", r"\s+") for n in sorted(_STATES, key=len, reverse=True))
 _PARTS = {"northern": "n", "southern": "s", "eastern": "e", "western": "w", "middle": "m", "central": "c"}
 _HEAD_NAMED = re.compile(
     rf"\b(?:(northern|southern|eastern|western|middle|central)\s+)?district\s+of\s+({_STATE_NAMES})\b",
@@ -41,15 +39,11 @@ _ANOTHER_COURT = re.compile(
 
 def _written(abbreviation: str) -> str:
     """Table T10's key as a citation writes it: "n.y" is "N.Y.", "w. va" is "W. Va.", "cal" is "Cal."."""
-    return ".".join(part[:1].upper() + part[1:] for part in abbreviation.split(".")) + "."
+    return re.sub(r"(?:^|(?<=[\s.]))[a-z]", lambda m: m[0].upper(), abbreviation) + "."
 
 
-_ABBREVIATED = {
-    _written(a): n for a, n in GEOGRAPHIC_WORDS.items() if n in _STATES and n not in _CITIES and a != "u.s"
-}
-_ABBREVIATED |= {
-    n.title(): n for n in ("alaska", "idaho", "iowa", "ohio", "utah", "guam")
-}  # never abbreviated
+_ABBREVIATED = {_written(a): n for a, n in GEOGRAPHIC_WORDS.items() if n in _STATES}
+_ABBREVIATED |= {n.title(): n for n in _UNABBREVIATED if n != "hawaii"}  # "Haw." is in the table
 _CITED_STATES = "|".join(
     re.escape(a).replace(r"\.", r"\.\s?").replace(r"\ ", r"\s?")
     for a in sorted(_ABBREVIATED, key=len, reverse=True)

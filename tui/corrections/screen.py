@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -29,6 +30,8 @@ from tui.corrections.dialogs import ConfirmScreen, ExportScreen
 from tui.widgets.chambers_screen import ChambersScreen
 from tui.widgets.key_text import KeyText
 from workspace.config import Config
+
+COLUMNS = ("#", "Edit", "Model", "Task", "Accepted")  # what he compares first comes first
 
 
 class CorrectionsScreen(ChambersScreen):
@@ -108,7 +111,7 @@ class CorrectionsScreen(ChambersScreen):
     def on_mount(self) -> None:
         table = self.query_one("#corrections-list", DataTable)
         table.border_title = "Pairs (x exclude, d delete)"
-        table.add_columns("#", "Edit", "Model", "Task", "Accepted")  # what he compares first comes first
+        table.add_columns(*COLUMNS)
         table.focus()
         self.query_one("#corrections-redline-scroll").border_title = "Redline"
         self.load_choices()
@@ -137,9 +140,6 @@ class CorrectionsScreen(ChambersScreen):
     def _show_choices(self, models: list[str], tasks: list[str]) -> None:
         self.query_one("#corrections-model", Select).set_options((m, m) for m in models)
         self.query_one("#corrections-task", Select).set_options((t, t) for t in tasks)
-        # Drop-downs filled after the pairs are listed lay the screen out again, and the list kept the
-        # lines it drew before it had measured its rows, every column as narrow as its label.
-        self.query_one("#corrections-list", DataTable).refresh(layout=True)
 
     @on(Select.Changed)
     @on(Input.Submitted, "#corrections-min")
@@ -163,10 +163,23 @@ class CorrectionsScreen(ChambersScreen):
         self.pairs = pairs
         table = self.query_one("#corrections-list", DataTable)
         row = table.cursor_row
-        table.clear()
-        for p in pairs:
-            edit = "excl." if p.excluded else f"{p.edit_ratio:.0%}"
-            table.add_row(str(p.id), edit, p.model_label, p.task_type, p.accepted_at[:10], key=str(p.id))
+        cells = [
+            (
+                str(p.id),
+                "excl." if p.excluded else f"{p.edit_ratio:.0%}",
+                p.model_label,
+                p.task_type,
+                p.accepted_at[:10],
+            )
+            for p in pairs
+        ]
+        # Each column as wide as its widest cell, given here: a table that sizes its columns itself does so
+        # only once idle, and rows it draws before then keep every column as narrow as its label.
+        table.clear(columns=True)
+        for index, label in enumerate(COLUMNS):
+            table.add_column(label, width=max([cell_len(label), *(cell_len(c[index]) for c in cells)]))
+        for p, row_cells in zip(pairs, cells, strict=True):
+            table.add_row(*row_cells, key=str(p.id))
         if pairs:
             table.move_cursor(row=min(max(row, 0), len(pairs) - 1))
             self.show_selected()
